@@ -1,0 +1,332 @@
+package backend
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Method names the factorisation a solve used.
+type Method string
+
+// The factorisations SymSolve may use, in the order it tries them.
+const (
+	Cholesky     Method = "cholesky"
+	BunchKaufman Method = "bunch-kaufman"
+	LU           Method = "lu"
+)
+
+// SolveInfo describes how a linear system was solved.
+type SolveInfo struct {
+	// Method is the factorisation that produced the solution.
+	Method Method
+	// RCond is the factorisation's reciprocal 1-norm condition estimate of
+	// the matrix (1 for the identity, 0 for a singular matrix).
+	RCond float64
+}
+
+// SymFactor is a factorisation of a symmetric matrix that can solve many
+// right-hand sides: Cholesky when the matrix is positive definite, otherwise
+// Bunch–Kaufman (netlib backend) or pivoted LU. The zero value is ready for
+// Factorize.
+type SymFactor struct {
+	info SolveInfo
+	n    int
+	chol mat.Cholesky
+	lu   mat.LU
+	sym  *mat.SymDense // kept for Bunch–Kaufman, which refactors per solve
+}
+
+// Factorize factorises the symmetric matrix a, which is not modified nor
+// retained (except by the Bunch–Kaufman path, which keeps a copy). It returns
+// ErrSingular (wrapped) when a is singular to working precision, and
+// ErrNotFinite when a holds NaN or Inf.
+func (f *SymFactor) Factorize(a mat.Symmetric) (SolveInfo, error) {
+	n := a.SymmetricDim()
+	f.n = n
+	f.sym = nil
+	if err := finiteSym(a); err != nil {
+		return SolveInfo{}, err
+	}
+	if ok := f.chol.Factorize(a); ok {
+		f.info = SolveInfo{Method: Cholesky, RCond: 1 / f.chol.Cond()}
+		if !(f.info.RCond >= MinRCond) {
+			return f.info, fmt.Errorf("cholesky of %d×%d matrix: rcond %.3g: %w", n, n, f.info.RCond, ErrSingular)
+		}
+		return f.info, nil
+	}
+	if _, ok := active.(SymIndefSolver); ok {
+		f.sym = mat.NewSymDense(n, nil)
+		f.sym.CopySym(a)
+		// Factorise once now to learn the condition number.
+		b := mat.NewDense(n, 1, nil)
+		rc, ok := f.bk(b)
+		f.info = SolveInfo{Method: BunchKaufman, RCond: rc}
+		if !ok || !(rc >= MinRCond) {
+			return f.info, fmt.Errorf("bunch-kaufman of %d×%d matrix: rcond %.3g: %w", n, n, rc, ErrSingular)
+		}
+		return f.info, nil
+	}
+	full := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			full.Set(i, j, a.At(i, j))
+		}
+	}
+	f.lu.Factorize(full)
+	f.info = SolveInfo{Method: LU, RCond: 1 / f.lu.Cond()}
+	if !(f.info.RCond >= MinRCond) {
+		return f.info, fmt.Errorf("lu of %d×%d symmetric matrix: rcond %.3g: %w", n, n, f.info.RCond, ErrSingular)
+	}
+	return f.info, nil
+}
+
+// bk solves in place of b with Bunch–Kaufman on a copy of f.sym.
+func (f *SymFactor) bk(b *mat.Dense) (float64, bool) {
+	s := active.(SymIndefSolver)
+	n := f.n
+	work := make([]float64, n*n)
+	raw := f.sym.RawSymmetric()
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if j >= i {
+				work[i*n+j] = raw.Data[i*raw.Stride+j]
+			} else {
+				work[i*n+j] = raw.Data[j*raw.Stride+i]
+			}
+		}
+	}
+	rb := b.RawMatrix()
+	return s.SymIndefSolve(n, rb.Cols, work, n, rb.Data, rb.Stride)
+}
+
+// Info reports the method and condition estimate of the last Factorize.
+func (f *SymFactor) Info() SolveInfo { return f.info }
+
+// SolveTo solves A X = B, writing X into dst (resized if empty).
+func (f *SymFactor) SolveTo(dst *mat.Dense, b mat.Matrix) error {
+	r, c := b.Dims()
+	if r != f.n {
+		return fmt.Errorf("solve: %d×%d system with %d-row right-hand side: %w", f.n, f.n, r, ErrShape)
+	}
+	switch f.info.Method {
+	case Cholesky:
+		return f.chol.SolveTo(dst, b)
+	case BunchKaufman:
+		if dst.IsEmpty() {
+			dst.ReuseAs(r, c)
+		}
+		dst.Copy(b)
+		if _, ok := f.bk(dst); !ok {
+			return fmt.Errorf("bunch-kaufman solve: %w", ErrSingular)
+		}
+		return nil
+	case LU:
+		return f.lu.SolveTo(dst, false, b)
+	}
+	return fmt.Errorf("solve: SymFactor used before Factorize")
+}
+
+// SolveVecTo solves A x = b for a vector b, writing x into dst.
+func (f *SymFactor) SolveVecTo(dst *mat.VecDense, b mat.Vector) error {
+	if b.Len() != f.n {
+		return fmt.Errorf("solve: %d×%d system with length-%d right-hand side: %w", f.n, f.n, b.Len(), ErrShape)
+	}
+	if f.info.Method == Cholesky {
+		return f.chol.SolveVecTo(dst, b)
+	}
+	if f.info.Method == LU {
+		return f.lu.SolveVecTo(dst, false, b)
+	}
+	var x mat.Dense
+	if err := f.SolveTo(&x, b); err != nil {
+		return err
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAsVec(f.n)
+	}
+	dst.CopyVec(x.ColView(0))
+	return nil
+}
+
+// SymSolve solves the symmetric system A X = B. It tries Cholesky first and,
+// when A is not positive definite, falls back to Bunch–Kaufman (netlib
+// backend) or pivoted LU; the returned SolveInfo says which ran. A singular A
+// gives an error wrapping ErrSingular, never NaNs.
+func SymSolve(a mat.Symmetric, b mat.Matrix) (*mat.Dense, SolveInfo, error) {
+	var f SymFactor
+	info, err := f.Factorize(a)
+	if err != nil {
+		return nil, info, err
+	}
+	var x mat.Dense
+	if err := f.SolveTo(&x, b); err != nil {
+		return nil, info, err
+	}
+	return &x, info, nil
+}
+
+// Solve solves the general square system A X = B by pivoted LU.
+func Solve(a, b mat.Matrix) (*mat.Dense, SolveInfo, error) {
+	n, c := a.Dims()
+	if n != c {
+		return nil, SolveInfo{}, fmt.Errorf("solve: %d×%d matrix is not square: %w", n, c, ErrShape)
+	}
+	if r, _ := b.Dims(); r != n {
+		return nil, SolveInfo{}, fmt.Errorf("solve: %d×%d system with %d-row right-hand side: %w", n, n, r, ErrShape)
+	}
+	if err := finite(a); err != nil {
+		return nil, SolveInfo{}, err
+	}
+	var lu mat.LU
+	lu.Factorize(a)
+	info := SolveInfo{Method: LU, RCond: 1 / lu.Cond()}
+	if !(info.RCond >= MinRCond) {
+		return nil, info, fmt.Errorf("lu of %d×%d matrix: rcond %.3g: %w", n, n, info.RCond, ErrSingular)
+	}
+	var x mat.Dense
+	if err := lu.SolveTo(&x, false, b); err != nil {
+		return nil, info, fmt.Errorf("lu solve: %w", ErrSingular)
+	}
+	return &x, info, nil
+}
+
+// EigenSym returns the eigenvalues of the symmetric matrix a in ascending
+// order and, as the columns of vecs, orthonormal eigenvectors.
+func EigenSym(a mat.Symmetric) (vals []float64, vecs *mat.Dense, err error) {
+	if err := finiteSym(a); err != nil {
+		return nil, nil, err
+	}
+	var e mat.EigenSym
+	if ok := e.Factorize(a, true); !ok {
+		return nil, nil, fmt.Errorf("symmetric eigendecomposition of order %d: %w", a.SymmetricDim(), ErrNotConverged)
+	}
+	vecs = new(mat.Dense)
+	e.VectorsTo(vecs)
+	return e.Values(nil), vecs, nil
+}
+
+// EigenValuesSym returns the eigenvalues of the symmetric matrix a in
+// ascending order, without eigenvectors.
+func EigenValuesSym(a mat.Symmetric) ([]float64, error) {
+	if err := finiteSym(a); err != nil {
+		return nil, err
+	}
+	var e mat.EigenSym
+	if ok := e.Factorize(a, false); !ok {
+		return nil, fmt.Errorf("symmetric eigenvalues of order %d: %w", a.SymmetricDim(), ErrNotConverged)
+	}
+	return e.Values(nil), nil
+}
+
+// SVD returns the thin singular value decomposition a = u diag(s) vt of the
+// m×n matrix a: s has min(m,n) values in descending order, u is m×k and vt is
+// k×n with k = min(m,n).
+func SVD(a mat.Matrix) (s []float64, u, vt *mat.Dense, err error) {
+	if err := finite(a); err != nil {
+		return nil, nil, nil, err
+	}
+	var d mat.SVD
+	if ok := d.Factorize(a, mat.SVDThin); !ok {
+		r, c := a.Dims()
+		return nil, nil, nil, fmt.Errorf("svd of %d×%d matrix: %w", r, c, ErrNotConverged)
+	}
+	u, v := new(mat.Dense), new(mat.Dense)
+	d.UTo(u)
+	d.VTo(v)
+	vt = mat.DenseCopyOf(v.T())
+	return d.Values(nil), u, vt, nil
+}
+
+// PInv returns the Moore–Penrose pseudo-inverse of the m×n matrix a and its
+// numerical rank: singular values below rtol·σ_max are treated as zero
+// (rtol <= 0 selects max(m,n)·eps, LAPACK's usual choice).
+func PInv(a mat.Matrix, rtol float64) (*mat.Dense, int, error) {
+	s, u, vt, err := SVD(a)
+	if err != nil {
+		return nil, 0, err
+	}
+	m, n := a.Dims()
+	if rtol <= 0 {
+		rtol = float64(max(m, n)) * 0x1p-52
+	}
+	rank := 0
+	if len(s) > 0 {
+		for _, v := range s {
+			if v > rtol*s[0] {
+				rank++
+			}
+		}
+	}
+	// pinv = V diag(1/s) U^T over the first rank singular triples.
+	p := mat.NewDense(n, m, nil)
+	if rank == 0 {
+		return p, 0, nil
+	}
+	vr := mat.DenseCopyOf(vt.Slice(0, rank, 0, n).T()) // n×rank
+	for j := 0; j < rank; j++ {
+		for i := 0; i < n; i++ {
+			vr.Set(i, j, vr.At(i, j)/s[j])
+		}
+	}
+	p.Mul(vr, u.Slice(0, m, 0, rank).T())
+	return p, rank, nil
+}
+
+// Mul returns the product a·b computed by the active BLAS.
+func Mul(a, b mat.Matrix) (*mat.Dense, error) {
+	_, ac := a.Dims()
+	br, _ := b.Dims()
+	if ac != br {
+		return nil, fmt.Errorf("mul: inner dimensions %d and %d: %w", ac, br, ErrShape)
+	}
+	var c mat.Dense
+	c.Mul(a, b)
+	return &c, nil
+}
+
+// RCond returns the reciprocal 1-norm condition estimate of the square matrix
+// a (0 when a is singular), from its LU factorisation.
+func RCond(a mat.Matrix) (float64, error) {
+	n, c := a.Dims()
+	if n != c {
+		return 0, fmt.Errorf("rcond: %d×%d matrix is not square: %w", n, c, ErrShape)
+	}
+	if err := finite(a); err != nil {
+		return 0, err
+	}
+	var lu mat.LU
+	lu.Factorize(a)
+	rc := 1 / lu.Cond()
+	if math.IsNaN(rc) {
+		rc = 0
+	}
+	return rc, nil
+}
+
+func finite(a mat.Matrix) error {
+	r, c := a.Dims()
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			v := a.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("entry (%d,%d) = %v: %w", i, j, v, ErrNotFinite)
+			}
+		}
+	}
+	return nil
+}
+
+func finiteSym(a mat.Symmetric) error {
+	n := a.SymmetricDim()
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			v := a.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("entry (%d,%d) = %v: %w", i, j, v, ErrNotFinite)
+			}
+		}
+	}
+	return nil
+}
