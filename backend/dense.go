@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -21,8 +22,10 @@ const (
 type SolveInfo struct {
 	// Method is the factorisation that produced the solution.
 	Method Method
-	// RCond is the factorisation's reciprocal 1-norm condition estimate of
-	// the matrix (1 for the identity, 0 for a singular matrix).
+	// RCond is the factorisation's reciprocal condition estimate of the
+	// matrix (1 for the identity, 0 for a singular matrix): in the 1-norm,
+	// which for a symmetric matrix equals the ∞-norm; Solve's general LU
+	// estimates it in the ∞-norm (gonum's mat.CondNorm).
 	RCond float64
 }
 
@@ -104,11 +107,17 @@ func (f *SymFactor) bk(b *mat.Dense) (float64, bool) {
 // Info reports the method and condition estimate of the last Factorize.
 func (f *SymFactor) Info() SolveInfo { return f.info }
 
-// SolveTo solves A X = B, writing X into dst (resized if empty).
+// SolveTo solves A X = B, writing X into dst (resized if empty; a non-empty
+// dst of the wrong size is an ErrShape error).
 func (f *SymFactor) SolveTo(dst *mat.Dense, b mat.Matrix) error {
 	r, c := b.Dims()
 	if r != f.n {
 		return fmt.Errorf("solve: %d×%d system with %d-row right-hand side: %w", f.n, f.n, r, ErrShape)
+	}
+	if !dst.IsEmpty() {
+		if dr, dc := dst.Dims(); dr != r || dc != c {
+			return fmt.Errorf("solve: %d×%d destination for a %d×%d right-hand side: %w", dr, dc, r, c, ErrShape)
+		}
 	}
 	switch f.info.Method {
 	case Cholesky:
@@ -132,6 +141,9 @@ func (f *SymFactor) SolveTo(dst *mat.Dense, b mat.Matrix) error {
 func (f *SymFactor) SolveVecTo(dst *mat.VecDense, b mat.Vector) error {
 	if b.Len() != f.n {
 		return fmt.Errorf("solve: %d×%d system with length-%d right-hand side: %w", f.n, f.n, b.Len(), ErrShape)
+	}
+	if !dst.IsEmpty() && dst.Len() != f.n {
+		return fmt.Errorf("solve: length-%d destination for a %d×%d system: %w", dst.Len(), f.n, f.n, ErrShape)
 	}
 	if f.info.Method == Cholesky {
 		return f.chol.SolveVecTo(dst, b)
@@ -286,8 +298,8 @@ func Mul(a, b mat.Matrix) (*mat.Dense, error) {
 	return &c, nil
 }
 
-// RCond returns the reciprocal 1-norm condition estimate of the square matrix
-// a (0 when a is singular), from its LU factorisation.
+// RCond returns the reciprocal ∞-norm condition estimate of the square
+// matrix a (0 when a is singular), from its LU factorisation.
 func RCond(a mat.Matrix) (float64, error) {
 	n, c := a.Dims()
 	if n != c {
@@ -307,6 +319,18 @@ func RCond(a mat.Matrix) (float64, error) {
 
 func finite(a mat.Matrix) error {
 	r, c := a.Dims()
+	if rm, ok := a.(mat.RawMatrixer); ok {
+		// Fast path for *mat.Dense: scan the backing slice row by row.
+		raw := rm.RawMatrix()
+		for i := 0; i < r; i++ {
+			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("entry (%d,%d) = %v: %w", i, j, v, ErrNotFinite)
+				}
+			}
+		}
+		return nil
+	}
 	for i := 0; i < r; i++ {
 		for j := 0; j < c; j++ {
 			v := a.At(i, j)
@@ -320,6 +344,18 @@ func finite(a mat.Matrix) error {
 
 func finiteSym(a mat.Symmetric) error {
 	n := a.SymmetricDim()
+	if rs, ok := a.(mat.RawSymmetricer); ok && rs.RawSymmetric().Uplo == blas.Upper {
+		// Fast path for *mat.SymDense: scan the stored upper triangle.
+		raw := rs.RawSymmetric()
+		for i := 0; i < n; i++ {
+			for k, v := range raw.Data[i*raw.Stride+i : i*raw.Stride+n] {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("entry (%d,%d) = %v: %w", i, i+k, v, ErrNotFinite)
+				}
+			}
+		}
+		return nil
+	}
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
 			v := a.At(i, j)

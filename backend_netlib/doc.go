@@ -1,3 +1,26 @@
 // Package backend_netlib is optdp's OpenBLAS/LAPACKE backend, compiled only
-// with `go build -tags netlib` and cgo. See package backend.
+// with `go build -tags netlib` and cgo (CGO_ENABLED=1, Debian packages
+// libopenblas-dev and liblapacke-dev; build/netlib.sh installs them). Package
+// backend selects it at build time; callers use package backend, never this
+// one.
+//
+// BLAS is OpenBLAS through gonum.org/v1/netlib/blas/netlib. LAPACK is gonum's
+// pure-Go implementation with the expensive routines replaced by thin cgo
+// calls to LAPACKE (see Lapack): Dpotrf/Dpotrs (Cholesky), Dgetrf/Dgetrs (LU),
+// Dsyev (symmetric eigendecomposition through dsyevd) and Dgesvd (SVD through
+// the divide-and-conquer dgesdd). Impl also solves symmetric indefinite
+// systems by Bunch–Kaufman (dsytrf/dsytrs/dsycon), see Impl.SymIndefSolve.
+// Everything keeps gonum's row-major conventions: a row-major matrix is the
+// column-major storage of its transpose, so symmetric routines run on the same
+// buffer with the triangle flipped and the SVD swaps its U and Vᵀ buffers.
+//
+// # Threads
+//
+// OpenBLAS's thread count is process-wide. New sets it, in order of
+// precedence, from the environment variable OPTDP_BLAS_THREADS (a positive
+// integer), else leaves OpenBLAS's own choice when OPENBLAS_NUM_THREADS is
+// set, else uses DefaultThreads. backend.SetThreads changes it later.
+//
+// Building with the netlib tag and CGO_ENABLED=0 fails on purpose with an
+// error naming the missing requirement (see nocgo.go).
 package backend_netlib

@@ -2,30 +2,90 @@
 
 package backend_netlib
 
+/*
+#cgo LDFLAGS: -llapacke -lopenblas
+void openblas_set_num_threads(int num_threads);
+int openblas_get_num_threads(void);
+*/
+import "C"
+
 import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack"
-	glapack "gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/netlib/blas/netlib"
 )
 
-// Impl is the OpenBLAS backend (placeholder: LAPACK still gonum's).
+// DefaultThreads is the OpenBLAS thread count New sets when neither
+// OPTDP_BLAS_THREADS nor OPENBLAS_NUM_THREADS is in the environment. One
+// thread: on the 2-core machine this project is developed on, a second thread
+// made Cholesky at n = 2000 and 4000 no faster under load (see bench/README.md,
+// "Backend kernels"), and the solvers above run their own goroutines.
+const DefaultThreads = 1
+
+// ThreadsEnv is the environment variable that sets the OpenBLAS thread count
+// when the backend starts (a positive integer).
+const ThreadsEnv = "OPTDP_BLAS_THREADS"
+
+// Impl is the OpenBLAS/LAPACKE backend. It holds no state of its own: the
+// thread count lives in OpenBLAS. Use New, which applies the thread setting.
 type Impl struct{}
 
-// New returns the backend.
-func New() Impl { return Impl{} }
+// New returns the backend after setting OpenBLAS's thread count from the
+// environment (see the package documentation). A malformed OPTDP_BLAS_THREADS
+// is reported on standard error and ignored.
+func New() Impl {
+	var impl Impl
+	n, set, err := threadsFromEnv(os.Getenv(ThreadsEnv))
+	switch {
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "optdp: ignoring %s: %v\n", ThreadsEnv, err)
+		if os.Getenv("OPENBLAS_NUM_THREADS") == "" {
+			impl.SetThreads(DefaultThreads)
+		}
+	case set:
+		impl.SetThreads(n)
+	case os.Getenv("OPENBLAS_NUM_THREADS") == "":
+		impl.SetThreads(DefaultThreads)
+	}
+	return impl
+}
+
+// threadsFromEnv parses the value of OPTDP_BLAS_THREADS: set is false when it
+// is empty.
+func threadsFromEnv(v string) (n int, set bool, err error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false, nil
+	}
+	n, err = strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, false, fmt.Errorf("%q is not a positive integer", v)
+	}
+	return n, true, nil
+}
 
 // Name reports the backend's name.
 func (Impl) Name() string { return "netlib (OpenBLAS)" }
 
-// Threads reports the BLAS thread count.
-func (Impl) Threads() int { return 1 }
+// Threads reports the number of threads OpenBLAS may use.
+func (Impl) Threads() int { return int(C.openblas_get_num_threads()) }
 
-// SetThreads sets the BLAS thread count.
-func (Impl) SetThreads(int) int { return 1 }
+// SetThreads asks OpenBLAS to use n threads (values below 1 mean 1) and
+// returns the number in force afterwards, which OpenBLAS may cap at the
+// number it was built for.
+func (i Impl) SetThreads(n int) int {
+	n = max(n, 1)
+	C.openblas_set_num_threads(C.int(min(n, 1<<20)))
+	return i.Threads()
+}
 
-// Blas returns OpenBLAS through cgo.
+// Blas returns OpenBLAS through gonum's cgo bindings.
 func (Impl) Blas() blas.Float64 { return netlib.Implementation{} }
 
-// Lapack returns the LAPACK implementation.
-func (Impl) Lapack() lapack.Float64 { return glapack.Implementation{} }
+// Lapack returns gonum's LAPACK with the hot routines running in LAPACKE.
+func (Impl) Lapack() lapack.Float64 { return Lapack{} }

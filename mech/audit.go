@@ -1,5 +1,8 @@
 package mech
 
+// The DP audit (MATH.md §1): the smallest eps for which a noise matrix is
+// eps·d-private.
+
 import (
 	"fmt"
 	"math"
@@ -30,53 +33,82 @@ type AuditReport struct {
 
 // Audit measures the privacy level of the noise matrix x (rows: true answers,
 // columns: outputs) against the metric m, and reports whether it is
-// eps·d-private. For a Graph metric only edges are checked, which suffices;
-// otherwise every pair is. Zeros are handled exactly: 0/0 constrains nothing,
-// positive/0 is +Inf.
+// eps·d-private. For a Graph metric only edges are checked, which suffices
+// (the log-ratio along a path adds up); otherwise every pair is, at
+// O(n² m) cost. Zeros are handled exactly: 0/0 constrains nothing,
+// positive/0 is +Inf; pairs at distance +Inf (different components)
+// constrain nothing. Rows need not sum to 1, but entries must be finite and
+// >= 0, the metric's distances >= 0 and not NaN, and distinct answers at
+// distance > 0; otherwise Audit returns an error.
 func Audit(x *mat.Dense, m Metric, eps float64) (AuditReport, error) {
 	if err := checkEps(eps); err != nil {
-		return AuditReport{}, err
+		return AuditReport{}, fmt.Errorf("audit: %w", err)
 	}
-	r, c := x.Dims()
+	if m == nil {
+		return AuditReport{}, fmt.Errorf("audit: nil metric")
+	}
+	if x == nil || x.IsEmpty() {
+		return AuditReport{}, fmt.Errorf("audit: empty noise matrix")
+	}
+	r, _ := x.Dims()
 	if r != m.Len() {
 		return AuditReport{}, fmt.Errorf("audit: matrix has %d rows, metric %s has %d answers", r, m, m.Len())
 	}
-	rep := AuditReport{Worst: [3]int{-1, -1, -1}}
-	check := func(i, h int, d float64) {
-		if d == 0 || math.IsInf(d, 1) {
-			return
+	for i := 0; i < r; i++ {
+		for o, v := range x.RawRowView(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				return AuditReport{}, fmt.Errorf("audit: X[%d][%d] = %v: entries must be finite and >= 0", i, o, v)
+			}
 		}
+	}
+	rep := AuditReport{Worst: [3]int{-1, -1, -1}}
+	// check folds the pair (i, h) at distance d into rep. Per pair it finds
+	// the largest ratio of two entries of a column by division, and takes a
+	// single logarithm.
+	check := func(i, h int, d float64) {
 		rep.Pairs++
 		ri, rh := x.RawRowView(i), x.RawRowView(h)
-		for o := 0; o < c; o++ {
-			a, b := ri[o], rh[o]
-			var l float64
-			switch {
-			case a == b:
-				continue
-			case a > b:
-				l = logRatio(a, b) / d
-			default:
-				l = logRatio(b, a) / d
-			}
-			if l > rep.Eps {
-				rep.Eps = l
-				if a > b {
-					rep.Worst = [3]int{i, h, o}
-				} else {
-					rep.Worst = [3]int{h, i, o}
-				}
+		ratio, o, up := maxRatio(ri, rh)
+		if o < 0 {
+			return
+		}
+		var l float64
+		switch {
+		case math.IsInf(ratio, 1) && (ri[o] == 0 || rh[o] == 0):
+			l = math.Inf(1)
+		case math.IsInf(ratio, 1): // a quotient overflowed: redo in logs
+			l, o, up = maxLogRatio(ri, rh)
+			l /= d
+		default:
+			l = math.Log(ratio) / d
+		}
+		if l > rep.Eps {
+			rep.Eps = l
+			if up {
+				rep.Worst = [3]int{i, h, o}
+			} else {
+				rep.Worst = [3]int{h, i, o}
 			}
 		}
 	}
 	if g, ok := m.(Graph); ok {
 		for i, h := range g.Edges() {
+			if i < 0 || h < 0 || i >= r || h >= r || i == h {
+				return AuditReport{}, fmt.Errorf("audit: metric %s yields the edge (%d,%d) outside 0..%d", m, i, h, r-1)
+			}
 			check(i, h, 1)
 		}
 	} else {
 		for i := 0; i < r; i++ {
 			for h := i + 1; h < r; h++ {
-				check(i, h, m.Dist(i, h))
+				d := m.Dist(i, h)
+				switch {
+				case math.IsNaN(d) || d <= 0:
+					return AuditReport{}, fmt.Errorf("audit: metric %s has d(%d,%d) = %v: distinct answers need a distance > 0", m, i, h, d)
+				case math.IsInf(d, 1):
+					continue // different components: no constraint
+				}
+				check(i, h, d)
 			}
 		}
 	}
@@ -84,13 +116,53 @@ func Audit(x *mat.Dense, m Metric, eps float64) (AuditReport, error) {
 	return rep, nil
 }
 
-// logRatio is ln(a/b) for a > b >= 0, +Inf when b = 0, computed without
-// overflow for tiny b.
-func logRatio(a, b float64) float64 {
-	if b == 0 {
-		return math.Inf(1)
+// maxRatio is the largest quotient of two entries of a column of the rows
+// ri and rh (the larger over the smaller, so >= 1), its column o, and whether
+// ri holds the larger entry. Columns with equal entries (0/0 included) are
+// skipped; o = -1 when all are. A positive entry over 0 returns +Inf at once.
+// It divides instead of taking logarithms; the comparison a > best·b is
+// a/b > best without a division.
+func maxRatio(ri, rh []float64) (best float64, o int, up bool) {
+	best, o = 1, -1
+	for k, a := range ri {
+		b := rh[k]
+		if a < b {
+			a, b = b, a
+			if b == 0 {
+				return math.Inf(1), k, false
+			}
+			if a > best*b {
+				best, o, up = a/b, k, false
+			}
+			continue
+		}
+		if a > b {
+			if b == 0 {
+				return math.Inf(1), k, true
+			}
+			if a > best*b {
+				best, o, up = a/b, k, true
+			}
+		}
 	}
-	return math.Log(a) - math.Log(b)
+	return best, o, up
+}
+
+// maxLogRatio is maxRatio in logarithms, ln a - ln b, for rows whose
+// quotients overflow float64 (all entries of the compared columns > 0).
+func maxLogRatio(ri, rh []float64) (best float64, o int, up bool) {
+	o = -1
+	for k, a := range ri {
+		b := rh[k]
+		if a == b {
+			continue
+		}
+		l := math.Abs(math.Log(a) - math.Log(b))
+		if o < 0 || l > best {
+			best, o, up = l, k, a > b
+		}
+	}
+	return best, o, up
 }
 
 // checkEps rejects privacy levels that are not finite and positive.

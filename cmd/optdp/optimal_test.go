@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func runOptimalCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(append([]string{"optimal"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestOptimalContract: the JSON carries the contract fields, and on the
+// line 0..4 with eps = ln 2 and the uniform prior the utility is the
+// truncated geometric mechanism's (alpha = 1/2): (2·(2/3) + 3·(1/3))/5 = 7/15.
+// A prior file and --out are read and written.
+func TestOptimalContract(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "mech.csv")
+	code, stdout, stderr := runOptimalCLI("--metric", "line:n=5", "--eps", strconv.FormatFloat(math.Ln2, 'g', -1, 64),
+		"--prior", "uniform", "--out", out, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatalf("bad JSON %q: %v", stdout, err)
+	}
+	for _, f := range []string{"utility", "gap", "audit_eps", "time_s", "primal", "dual", "iterations"} {
+		if _, ok := v[f]; !ok {
+			t.Errorf("JSON lacks %q", f)
+		}
+	}
+	if u := v["utility"].(float64); math.Abs(u-7.0/15) > 1e-8 {
+		t.Errorf("utility %v, want 7/15", u)
+	}
+	if g := v["gap"].(float64); !(g >= -1e-15 && g <= 1e-8) {
+		t.Errorf("gap %v", g)
+	}
+	if a := v["audit_eps"].(float64); !(a <= math.Ln2) {
+		t.Errorf("audit eps %v > ln 2", a)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(rows) != 5 {
+		t.Fatalf("--out has %d rows, want 5", len(rows))
+	}
+	for i, r := range rows {
+		var s float64
+		for _, f := range strings.Split(r, ",") {
+			x, err := strconv.ParseFloat(f, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s += x
+		}
+		if math.Abs(s-1) > 1e-12 {
+			t.Errorf("row %d sums to %v", i, s)
+		}
+	}
+
+	// A peaked (not regular) prior from a file: answer 0 with 0.96. For every
+	// output of the geometric mechanism pi_0 G[0][o] beats the true answer's
+	// 0.01 G[o][o] (e.g. o = 4: 0.96/24 > 0.01·2/3), so the best remap always
+	// guesses 0 and the optimum is max pi = 0.96: no mechanism beats guessing.
+	prior := filepath.Join(dir, "prior.txt")
+	if err := os.WriteFile(prior, []byte("0.96, 0.01\n0.01 0.01 0.01\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runOptimalCLI("--metric", "line:n=5", "--eps", strconv.FormatFloat(math.Ln2, 'g', -1, 64),
+		"--prior", "file:"+prior, "--json")
+	if code != 0 {
+		t.Fatalf("prior file: exit %d: %s", code, stderr)
+	}
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatal(err)
+	}
+	want := 0.96
+	if u := v["utility"].(float64); math.Abs(u-want) > 1e-8 {
+		t.Errorf("prior file: utility %v, want %v", u, want)
+	}
+}
+
+// TestOptimalCLIErrors: usage errors exit 2, bad input exits 1, with a message.
+func TestOptimalCLIErrors(t *testing.T) {
+	dir := t.TempDir()
+	short := filepath.Join(dir, "short.txt")
+	os.WriteFile(short, []byte("0.5 0.5"), 0o644)
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("0.5 x 0 0 0.5"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"--eps", "1", "--prior", "uniform"}, 2, "--metric is required"},
+		{[]string{"--metric", "line:n=5", "--prior", "uniform"}, 2, "--eps is required"},
+		{[]string{"--metric", "line:n=5", "--eps", "1"}, 2, "--prior is required"},
+		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "uniform", "--gain", "hamming"}, 2, "--gain"},
+		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "uniform", "--tol", "0"}, 2, "--tol"},
+		{[]string{"--metric", "lines:n=5", "--eps", "1", "--prior", "uniform"}, 1, "--metric"},
+		{[]string{"--metric", "line:n=5", "--eps", "-1", "--prior", "uniform"}, 1, "eps"},
+		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "peaked"}, 1, "uniform or file:PATH"},
+		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "file:" + short}, 1, "holds 2 numbers, want 5"},
+		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "file:" + bad}, 1, "entry 2"},
+		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "file:" + filepath.Join(dir, "none")}, 1, "no such file"},
+	} {
+		code, _, stderr := runOptimalCLI(c.args...)
+		if code != c.code || !strings.Contains(stderr, c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", c.args, code, stderr, c.code, c.msg)
+		}
+	}
+	// A prior that does not sum to 1 is refused by the library.
+	off := filepath.Join(dir, "off.txt")
+	os.WriteFile(off, []byte("0.5 0.5 0.5 0 0"), 0o644)
+	if code, _, stderr := runOptimalCLI("--metric", "line:n=5", "--eps", "1", "--prior", "file:"+off); code != 1 || !strings.Contains(stderr, "sums to") {
+		t.Errorf("prior summing to 1.5: exit %d, %q", code, stderr)
+	}
+}

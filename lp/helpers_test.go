@@ -1,0 +1,83 @@
+package lp
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// bandPairs are the privacy constraints of the sum-query metric with band v
+// on answers 0..n-1 (i ~ j iff 0 < |i-j| <= v), ratio e^eps on each edge;
+// v = 1 is the line.
+func bandPairs(n, v int, eps float64) []Pair {
+	var ps []Pair
+	w := math.Exp(eps)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j <= i+v && j < n; j++ {
+			ps = append(ps, Pair{I: i, H: j, W: w}, Pair{I: j, H: i, W: w})
+		}
+	}
+	return ps
+}
+
+// binaryProblem is the binary-gain problem C[i][o] = prior_i [i = o].
+func binaryProblem(prior []float64, pairs []Pair) *Problem {
+	n := len(prior)
+	c := make([]float64, n*n)
+	for i, p := range prior {
+		c[i*n+i] = p
+	}
+	return &Problem{N: n, M: n, C: c, Pairs: pairs}
+}
+
+// geometricUtility is the binary-gain utility, after the optimal remap, of
+// the truncated geometric mechanism on 0..n-1 with alpha = e^{-eps/v}
+// (MATH.md §5): U* = sum_o max_i prior_i G[i][o].
+func geometricUtility(prior []float64, eps float64, v int) float64 {
+	n := len(prior)
+	a := math.Exp(-eps / float64(v))
+	var u float64
+	for o := 0; o < n; o++ {
+		best := 0.0
+		for i := 0; i < n; i++ {
+			var g float64
+			switch {
+			case n == 1:
+				g = 1
+			case o == 0:
+				g = math.Pow(a, float64(i)) / (1 + a)
+			case o == n-1:
+				g = math.Pow(a, float64(n-1-i)) / (1 + a)
+			default:
+				g = math.Pow(a, math.Abs(float64(i-o))) * (1 - a) / (1 + a)
+			}
+			best = max(best, prior[i]*g)
+		}
+		u += best
+	}
+	return u
+}
+
+// randomPrior draws a prior; peaked ones put most mass on a few answers.
+func randomPrior(rng *rand.Rand, n int, peaked bool) []float64 {
+	p := make([]float64, n)
+	var s float64
+	for i := range p {
+		p[i] = rng.Float64()
+		if peaked {
+			p[i] = math.Pow(p[i], 12)
+		}
+		s += p[i]
+	}
+	for i := range p {
+		p[i] /= s
+	}
+	return p
+}
+
+func uniformPrior(n int) []float64 {
+	p := make([]float64, n)
+	for i := range p {
+		p[i] = 1 / float64(n)
+	}
+	return p
+}

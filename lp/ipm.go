@@ -1,0 +1,661 @@
+package lp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Options tunes Solve. The zero value (or a nil pointer) means the defaults.
+type Options struct {
+	// Tol is the target relative gap (Dual-Primal)/max(|Dual|,|Primal|)
+	// between the certified bounds; default 1e-8.
+	Tol float64
+	// MaxIter caps the interior-point iterations; default 200.
+	MaxIter int
+	// Workers is the number of goroutines sharing the columns; default
+	// GOMAXPROCS.
+	Workers int
+	// MaxBytes caps the solver's workspace (see Problem.WorkspaceBytes);
+	// default 4 GiB. Larger problems are refused before anything is allocated.
+	MaxBytes float64
+	// Margin is the relative tightening of the ratios used by Repair;
+	// default 1e-12.
+	Margin float64
+	// Progress, when set, is called after every iteration.
+	Progress func(Progress)
+}
+
+// Progress reports the state of the interior-point method after an iteration.
+type Progress struct {
+	// Iter is the iteration just finished (1-based), of at most MaxIter.
+	Iter, MaxIter int
+	// Primal and Dual are the current objective values (not yet certified);
+	// Gap is their relative difference and Mu the complementarity.
+	Primal, Dual, Gap, Mu float64
+}
+
+// Result is a certified solution of a Problem.
+type Result struct {
+	// X is the solution, row-major N×M: nonnegative, rows summing to 1 (up to
+	// rounding), and satisfying every ratio constraint exactly in floating
+	// point (see Repair).
+	X []float64
+	// Primal is the objective C·X of the returned X.
+	Primal float64
+	// Dual is an upper bound on the optimum from an exactly feasible dual
+	// point, so Primal <= optimum <= Dual up to the rounding of the sums.
+	Dual float64
+	// Gap is (Dual-Primal)/max(|Dual|,|Primal|) (0 when both vanish).
+	Gap float64
+	// Iterations is the number of interior-point iterations.
+	Iterations int
+	// Mix is the weight of the uniform matrix mixed in by Repair.
+	Mix float64
+	// Y is the certified dual row multipliers (Dual = sum Y).
+	Y []float64
+}
+
+// ErrNotConverged reports that the iteration limit was reached, or progress
+// stalled, before the certified gap fell below the tolerance. Solve returns
+// it together with the best certified Result it has.
+var ErrNotConverged = errors.New("lp: interior-point method did not reach the tolerance")
+
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if !(r.Tol > 0) {
+		r.Tol = 1e-8
+	}
+	if r.MaxIter <= 0 {
+		r.MaxIter = 200
+	}
+	if r.Workers <= 0 {
+		r.Workers = runtime.GOMAXPROCS(0)
+	}
+	if !(r.MaxBytes > 0) {
+		r.MaxBytes = 4 << 30
+	}
+	if !(r.Margin > 0) {
+		r.Margin = 1e-12
+	}
+	return r
+}
+
+// ipm holds the interior-point state. Per-column data is stored column by
+// column: x[o*n+i] is X[i][o], s[o*np+k] is the slack of pair k in column o.
+type ipm struct {
+	p       *Problem
+	n, m    int
+	np      int
+	workers int
+
+	c               []float64 // c[o*n+i] = -C[i][o] (minimisation form)
+	x, zx           []float64 // primal X and the duals of X >= 0
+	s, lam          []float64 // ratio slacks W x_H - x_I and their duals
+	y               []float64 // row-sum duals
+	rd, rp, rs      []float64 // dual, row-sum and ratio residuals
+	rcx, rcs        []float64 // complementarity right-hand sides
+	d, c2, e        newton    // the direction, a correction, a residual
+	cx, cs          []float64 // Mehrotra's second-order terms dx∘dzx, ds∘dlam
+	scratchN        []float64
+	order           []int       // pairs sorted by min(I,H)
+	wt, qrR, qrWork [][]float64 // per-worker scratch of factor
+	r1              []float64   // reduced right-hand sides, per column
+	fac             []band      // per-column banded factors of H_o
+	schur           *mat.SymDense
+	chol            mat.Cholesky
+	accS            [][]float64 // per-worker accumulators of sum_o H_o^{-1}
+	accV            [][]float64 // per-worker accumulators of sum_o H_o^{-1} r1_o
+	ring, scratch   [][]float64
+	kappa           float64 // scale of the gain
+}
+
+// Solve maximises the problem p with a Mehrotra predictor-corrector
+// interior-point method (see the package documentation) and returns a
+// certified solution: an exactly feasible X (after Repair) and a dual bound.
+// It returns an error before allocating when the workspace would exceed
+// opts.MaxBytes (wrapping ErrTooLarge), when the problem is malformed, when
+// ctx is cancelled, and ErrNotConverged (with the best Result) when the
+// tolerance was not reached.
+func Solve(ctx context.Context, p *Problem, opts *Options) (*Result, error) {
+	o := opts.withDefaults()
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	// The bound uses the given numbering; a renumbering only shrinks it.
+	if need := p.WorkspaceBytes(o.Workers); !(need <= o.MaxBytes) {
+		return nil, fmt.Errorf("lp: %d×%d problem with %d ratio pairs needs about %.3g GB of workspace, limit %.3g GB: %w",
+			p.N, p.M, len(p.Pairs), need/1e9, o.MaxBytes/1e9, ErrTooLarge)
+	}
+	// Renumber the rows to shrink the bandwidth when that helps (rings,
+	// grids, general graphs); the answer is numbered back.
+	perm := rcm(p)
+	q := permuted(p, perm)
+	if q.bandwidth() >= p.bandwidth() {
+		return newIPM(p, o.Workers).run(ctx, o)
+	}
+	r, err := newIPM(q, o.Workers).run(ctx, o)
+	if r != nil {
+		x, y := make([]float64, len(r.X)), make([]float64, p.N)
+		for k, old := range perm {
+			copy(x[old*p.M:(old+1)*p.M], r.X[k*p.M:(k+1)*p.M])
+			y[old] = r.Y[k]
+		}
+		r.X, r.Y = x, y
+	}
+	return r, err
+}
+
+func newIPM(p *Problem, workers int) *ipm {
+	n, m, np := p.N, p.M, len(p.Pairs)
+	workers = max(1, min(workers, m))
+	nm, pm := n*m, np*m
+	s := &ipm{p: p, n: n, m: m, np: np, workers: workers}
+	alloc := func(k int) []float64 { return make([]float64, k) }
+	s.c, s.x, s.zx, s.rd, s.rcx, s.cx, s.r1 = alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm)
+	s.s, s.lam, s.rs, s.rcs, s.cs = alloc(pm), alloc(pm), alloc(pm), alloc(pm), alloc(pm)
+	s.y, s.rp, s.scratchN = alloc(n), alloc(n), alloc(n)
+	s.d = newNewton(nm, pm, n)
+	b := p.bandwidth()
+	facData := alloc(m * n * (b + 1))
+	s.fac = make([]band, m)
+	for o := range s.fac {
+		s.fac[o] = band{n: n, b: b, a: facData[o*n*(b+1) : (o+1)*n*(b+1)]}
+	}
+	s.schur = mat.NewSymDense(n, nil)
+	s.accS = make([][]float64, workers)
+	s.accV = make([][]float64, workers)
+	s.ring = make([][]float64, workers)
+	s.scratch = make([][]float64, workers)
+	s.wt = make([][]float64, workers)
+	s.qrR = make([][]float64, workers)
+	s.qrWork = make([][]float64, workers)
+	s.order = make([]int, np)
+	for k := range s.order {
+		s.order[k] = k
+	}
+	slices.SortStableFunc(s.order, func(a, c int) int {
+		qa, qc := p.Pairs[a], p.Pairs[c]
+		return min(qa.I, qa.H) - min(qc.I, qc.H)
+	})
+	for w := range workers {
+		if w > 0 {
+			s.accS[w] = alloc(n * n)
+		}
+		s.accV[w] = alloc(n)
+		s.ring[w] = alloc((b + 1) * n)
+		s.scratch[w] = alloc(n)
+		s.wt[w] = alloc(np)
+		s.qrR[w] = alloc(n * (b + 1))
+		s.qrWork[w] = alloc(n + b + 1)
+	}
+	for i := 0; i < n; i++ {
+		for o := 0; o < m; o++ {
+			s.c[o*n+i] = -p.C[i*m+o]
+		}
+	}
+	return s
+}
+
+// parallel runs f(o, w) for every column o, the columns split into
+// contiguous blocks, one per worker w.
+func (s *ipm) parallel(f func(o, w int)) {
+	if s.workers == 1 {
+		for o := 0; o < s.m; o++ {
+			f(o, 0)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < s.workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for o := w * s.m / s.workers; o < (w+1)*s.m/s.workers; o++ {
+				f(o, w)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// start sets a strictly interior, primal and dual feasible point: the
+// uniform matrix, unit-scaled complementarity products, and row duals large
+// enough for the dual constraints.
+func (s *ipm) start() {
+	n, m, np := s.n, s.m, s.np
+	kappa := 0.0
+	for _, v := range s.c {
+		kappa = max(kappa, math.Abs(v))
+	}
+	if kappa == 0 {
+		kappa = 1
+	}
+	s.kappa = kappa
+	for k := range s.x {
+		s.x[k] = 1 / float64(m)
+	}
+	for o := 0; o < m; o++ {
+		for k, q := range s.p.Pairs {
+			s.s[o*np+k] = (q.W - 1) / float64(m)
+			s.lam[o*np+k] = kappa / max(q.W-1, 1e-3)
+		}
+	}
+	// y_i = max_o (-c - G^T lam) + kappa, zx = c + y + G^T lam >= kappa.
+	gl := make([]float64, n*m)
+	s.addGTlam(gl, s.lam, 1)
+	for i := range s.y {
+		s.y[i] = math.Inf(-1)
+	}
+	for o := 0; o < m; o++ {
+		for i := 0; i < n; i++ {
+			s.y[i] = max(s.y[i], -s.c[o*n+i]-gl[o*n+i])
+		}
+	}
+	for i := range s.y {
+		s.y[i] += kappa
+	}
+	for o := 0; o < m; o++ {
+		for i := 0; i < n; i++ {
+			s.zx[o*n+i] = s.c[o*n+i] + s.y[i] + gl[o*n+i]
+		}
+	}
+}
+
+// addGTlam adds scale·G^T lam_o to dst_o for every column (dst column-major).
+func (s *ipm) addGTlam(dst, lam []float64, scale float64) {
+	n, np := s.n, s.np
+	for o := 0; o < s.m; o++ {
+		d, l := dst[o*n:o*n+n], lam[o*np:o*np+np]
+		for k, q := range s.p.Pairs {
+			d[q.I] += scale * l[k]
+			d[q.H] -= scale * q.W * l[k]
+		}
+	}
+}
+
+// residuals computes rd = c + y + G^T lam - zx, rp = sum_o x_o - 1 and
+// rs = G x + s.
+func (s *ipm) residuals() {
+	n, np := s.n, s.np
+	for o := 0; o < s.m; o++ {
+		for i := 0; i < n; i++ {
+			k := o*n + i
+			s.rd[k] = s.c[k] + s.y[i] - s.zx[k]
+		}
+	}
+	s.addGTlam(s.rd, s.lam, 1)
+	for i := range s.rp {
+		s.rp[i] = -1
+	}
+	for o := 0; o < s.m; o++ {
+		xo := s.x[o*n : o*n+n]
+		for i, v := range xo {
+			s.rp[i] += v
+		}
+		so, ro := s.s[o*np:o*np+np], s.rs[o*np:o*np+np]
+		for k, q := range s.p.Pairs {
+			ro[k] = xo[q.I] - q.W*xo[q.H] + so[k]
+		}
+	}
+}
+
+func maxAbs(v []float64) float64 {
+	var r float64
+	for _, x := range v {
+		r = max(r, math.Abs(x))
+	}
+	return r
+}
+
+// factor builds and factors H_o = diag(zx/x) + G^T diag(lam/s) G for every
+// column, assembles the Schur complement sum_o H_o^{-1} and factors it.
+func (s *ipm) factor() error {
+	n, np := s.n, s.np
+	s.parallel(func(o, w int) {
+		f := &s.fac[o]
+		diag, wt := s.scratch[w], s.wt[w]
+		for i := 0; i < n; i++ {
+			diag[i] = s.zx[o*n+i] / s.x[o*n+i]
+		}
+		for k := range wt {
+			wt[k] = s.lam[o*np+k] / s.s[o*np+k]
+		}
+		f.qrFactor(diag, s.p.Pairs, wt, s.order, s.qrR[w], s.qrWork[w])
+		acc := s.accS[w]
+		if w == 0 {
+			acc = s.schur.RawSymmetric().Data
+			if o == 0 {
+				clear(acc)
+			}
+		} else if o == w*s.m/s.workers {
+			clear(acc)
+		}
+		f.addInverse(acc, s.ring[w])
+	})
+	raw := s.schur.RawSymmetric().Data
+	for w := 1; w < s.workers; w++ {
+		for k, v := range s.accS[w] {
+			raw[k] += v
+		}
+	}
+	if s.chol.Factorize(s.schur) {
+		return nil
+	}
+	// Rounding made the Schur complement indefinite: regularise slightly.
+	var dmax float64
+	for i := 0; i < n; i++ {
+		dmax = max(dmax, raw[i*n+i])
+	}
+	for reg := 1e-14; reg < 1e-4; reg *= 100 {
+		for i := 0; i < n; i++ {
+			raw[i*n+i] += reg * dmax
+		}
+		if s.chol.Factorize(s.schur) {
+			return nil
+		}
+	}
+	return errors.New("lp: Schur complement is not positive definite")
+}
+
+// newton is a right-hand side or a solution of the Newton system, in the
+// layout of the iterate.
+type newton struct {
+	x, zx, s, lam, y []float64
+}
+
+func newNewton(nm, pm, n int) newton {
+	return newton{make([]float64, nm), make([]float64, nm), make([]float64, pm), make([]float64, pm), make([]float64, n)}
+}
+
+// direction solves the Newton system for the complementarity targets
+// x∘zx -> sigmaMu - cx and s∘lam -> sigmaMu - cs, where cx, cs are
+// Mehrotra's second-order terms when corr is set. The result is in s.d.
+func (s *ipm) direction(sigmaMu float64, corr bool) {
+	// The right-hand side: rd, rp, rs from the residuals, and the
+	// complementarity targets rcx (for x∘zx) and rcs (for s∘lam).
+	for j := range s.x {
+		v := sigmaMu - s.x[j]*s.zx[j]
+		if corr {
+			v -= s.cx[j]
+		}
+		s.rcx[j] = v
+	}
+	for j := range s.s {
+		v := sigmaMu - s.s[j]*s.lam[j]
+		if corr {
+			v -= s.cs[j]
+		}
+		s.rcs[j] = v
+	}
+	s.solveNewton(s.rd, s.rp, s.rs, s.rcx, s.rcs, &s.d)
+}
+
+// solveNewton solves the Newton system
+//
+//	B^T dy + G^T dlam - dzx = -rd,  B dx = -rp,  G dx + ds = -rs,
+//	zx∘dx + x∘dzx = rcx,  lam∘ds + s∘dlam = rcs
+//
+// with the factorisations of factor(), writing the solution into d.
+func (s *ipm) solveNewton(rd, rp, rs, rcx, rcs []float64, d *newton) {
+	n, np := s.n, s.np
+	for w := range s.accV {
+		clear(s.accV[w])
+	}
+	// r1 = -rd + rcx/x - G^T ((rcs + lam rs)/s), per column; u = H_o^{-1} r1.
+	s.parallel(func(o, w int) {
+		r := s.r1[o*n : o*n+n]
+		for i := range r {
+			j := o*n + i
+			r[i] = -rd[j] + rcx[j]/s.x[j]
+		}
+		for k, q := range s.p.Pairs {
+			j := o*np + k
+			t := (rcs[j] + s.lam[j]*rs[j]) / s.s[j]
+			r[q.I] -= t
+			r[q.H] += q.W * t
+		}
+		u := s.scratch[w]
+		copy(u, r)
+		s.fac[o].solve(u)
+		for i, v := range u {
+			s.accV[w][i] += v
+		}
+	})
+	// S dy = sum_o H_o^{-1} r1_o + rp.
+	for i := range d.y {
+		v := rp[i]
+		for w := range s.accV {
+			v += s.accV[w][i]
+		}
+		d.y[i] = v
+	}
+	dy := mat.NewVecDense(n, d.y)
+	// An ill-conditioned Schur complement is normal near the optimum; the
+	// mat.Condition warning it raises is not an error here.
+	_ = s.chol.SolveVecTo(dy, dy)
+	s.parallel(func(o, w int) {
+		dx := d.x[o*n : o*n+n]
+		r := s.r1[o*n : o*n+n]
+		for i := range dx {
+			dx[i] = r[i] - d.y[i]
+		}
+		s.fac[o].solve(dx)
+	})
+	s.refine(rp, d)
+	s.parallel(func(o, w int) {
+		dx := d.x[o*n : o*n+n]
+		dz := d.zx[o*n : o*n+n]
+		// dzx from the dual equation, so that the dual residual shrinks by
+		// exactly (1-alpha) whatever the rounding in dx ...
+		for i := range dz {
+			dz[i] = rd[o*n+i] + d.y[i]
+		}
+		for k, q := range s.p.Pairs {
+			j := o*np + k
+			d.s[j] = -rs[j] - (dx[q.I] - q.W*dx[q.H])
+			dl := (rcs[j] - s.lam[j]*d.s[j]) / s.s[j]
+			d.lam[j] = dl
+			dz[q.I] += dl
+			dz[q.H] -= q.W * dl
+		}
+		// ... except where x is large and zx small (x basic): there the
+		// complementarity equation gives dzx with far better relative accuracy.
+		for i := range dz {
+			j := o*n + i
+			if s.zx[j] < s.kappa*s.x[j] {
+				dz[i] = (rcx[j] - s.zx[j]*dx[i]) / s.x[j]
+			}
+		}
+	})
+}
+
+// refine corrects dy and dx so that the row-sum equations B dx = -rp hold to
+// working precision: with e = B dx + rp, the correction d solves S d = e, then
+// dy += d and dx_o -= H_o^{-1} d. Two rounds of this iterative refinement
+// recover the accuracy lost in the ill-conditioned Schur complement.
+func (s *ipm) refine(rp []float64, d *newton) {
+	n := s.n
+	e := s.scratchN
+	for range 2 {
+		copy(e, rp)
+		for o := 0; o < s.m; o++ {
+			for i, v := range d.x[o*n : o*n+n] {
+				e[i] += v
+			}
+		}
+		if maxAbs(e) == 0 {
+			return
+		}
+		ev := mat.NewVecDense(n, e)
+		_ = s.chol.SolveVecTo(ev, ev)
+		axpy(d.y, 1, e)
+		s.parallel(func(o, w int) {
+			u := s.scratch[w]
+			copy(u, e)
+			s.fac[o].solve(u)
+			axpy(d.x[o*n:o*n+n], -1, u)
+		})
+	}
+}
+
+// maxStep is the largest alpha in (0, 1] keeping v + alpha·dv >= 0.
+func maxStep(v, dv []float64, alpha float64) float64 {
+	for k, d := range dv {
+		if d < 0 {
+			alpha = min(alpha, -v[k]/d)
+		}
+	}
+	return alpha
+}
+
+// steps returns the primal and dual step limits of the current direction.
+func (s *ipm) steps() (ap, ad float64) {
+	ap = maxStep(s.s, s.d.s, maxStep(s.x, s.d.x, 1))
+	ad = maxStep(s.lam, s.d.lam, maxStep(s.zx, s.d.zx, 1))
+	return ap, ad
+}
+
+// complementarity returns the mean of x∘zx and s∘lam after steps ap, ad.
+func (s *ipm) complementarity(ap, ad float64) float64 {
+	var sum float64
+	for k := range s.x {
+		sum += (s.x[k] + ap*s.d.x[k]) * (s.zx[k] + ad*s.d.zx[k])
+	}
+	for k := range s.s {
+		sum += (s.s[k] + ap*s.d.s[k]) * (s.lam[k] + ad*s.d.lam[k])
+	}
+	return sum / float64(len(s.x)+len(s.s))
+}
+
+// certify repairs a copy of the current X and bounds the optimum from the
+// current multipliers.
+func (s *ipm) certify(margin float64) (*Result, error) {
+	n, m, np := s.n, s.m, s.np
+	x := make([]float64, n*m)
+	for o := 0; o < m; o++ {
+		for i := 0; i < n; i++ {
+			x[i*m+o] = s.x[o*n+i]
+		}
+	}
+	t, err := Repair(s.p, x, margin)
+	if err != nil {
+		return nil, err
+	}
+	primal := s.p.objective(x)
+	dual, y := dualBound(s.p, s.lam[:np*m])
+	gap := 0.0
+	if scale := max(math.Abs(primal), math.Abs(dual)); scale > 0 {
+		gap = (dual - primal) / scale
+	}
+	return &Result{X: x, Primal: primal, Dual: dual, Gap: gap, Mix: t, Y: y}, nil
+}
+
+func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
+	s.start()
+	var best *Result
+	keep := func(r *Result) {
+		if best == nil || r.Gap < best.Gap {
+			best = r
+		}
+	}
+	bad := 0 // iterations that lost ground, a sign of numerical breakdown
+	for it := 1; it <= o.MaxIter; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("lp: solve interrupted after %d iterations: %w", it-1, err)
+		}
+		s.residuals()
+		mu := (dot(s.x, s.zx) + dot(s.s, s.lam)) / float64(len(s.x)+len(s.s))
+		if err := s.factor(); err != nil {
+			return best, fmt.Errorf("lp: iteration %d: %w", it, err)
+		}
+		s.direction(0, false)
+		ap, ad := s.steps()
+		muAff := s.complementarity(ap, ad)
+		sigma := math.Pow(muAff/mu, 3)
+		for k := range s.cx {
+			s.cx[k] = s.d.x[k] * s.d.zx[k]
+		}
+		for k := range s.cs {
+			s.cs[k] = s.d.s[k] * s.d.lam[k]
+		}
+		s.direction(sigma*mu, true)
+		ap, ad = s.steps()
+		const eta = 0.995
+		ap, ad = min(1, eta*ap), min(1, eta*ad)
+		axpy(s.x, ap, s.d.x)
+		axpy(s.s, ap, s.d.s)
+		axpy(s.zx, ad, s.d.zx)
+		axpy(s.lam, ad, s.d.lam)
+		axpy(s.y, ad, s.d.y)
+		// The positivity of x, s, zx, lam is kept by the step rule; guard
+		// against an exact zero from rounding.
+		for _, v := range [][]float64{s.x, s.s, s.zx, s.lam} {
+			for k := range v {
+				v[k] = max(v[k], 1e-300)
+			}
+		}
+
+		primal := -dot(s.c, s.x)
+		var dual float64
+		for _, v := range s.y {
+			dual += v
+		}
+		gap := math.Abs(dual-primal) / max(math.Abs(primal), math.Abs(dual), 1e-300)
+		if o.Progress != nil {
+			o.Progress(Progress{Iter: it, MaxIter: o.MaxIter, Primal: primal, Dual: dual, Gap: gap, Mu: mu})
+		}
+		// Certify once the iterates are close; keep the best certificate, as
+		// rounding eventually limits how far the iteration can go.
+		if gap <= max(1e-3, o.Tol) || it == o.MaxIter {
+			r, err := s.certify(o.Margin)
+			if err != nil {
+				return nil, err
+			}
+			r.Iterations = it
+			keep(r)
+			if r.Gap <= o.Tol {
+				return r, nil
+			}
+			if r.Gap > 100*best.Gap {
+				bad++
+			}
+		}
+		if ap < 1e-8 && ad < 1e-8 {
+			bad++
+		}
+		if bad >= 3 {
+			if best == nil {
+				return nil, fmt.Errorf("%w: stalled at iteration %d with relative gap %.3g", ErrNotConverged, it, gap)
+			}
+			return best, fmt.Errorf("%w: stalled at iteration %d; best certified gap %.3g (tolerance %.3g)", ErrNotConverged, it, best.Gap, o.Tol)
+		}
+	}
+	if best == nil {
+		return nil, fmt.Errorf("%w: relative gap still above 1e-3 after %d iterations", ErrNotConverged, o.MaxIter)
+	}
+	return best, fmt.Errorf("%w: certified gap %.3g after %d iterations (tolerance %.3g)", ErrNotConverged, best.Gap, o.MaxIter, o.Tol)
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for k, v := range a {
+		s += v * b[k]
+	}
+	return s
+}
+
+func axpy(dst []float64, a float64, x []float64) {
+	for k, v := range x {
+		dst[k] += a * v
+	}
+}

@@ -1,0 +1,92 @@
+package lp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Pair is one ratio constraint X[I][o] <= W·X[H][o], imposed on every column o.
+type Pair struct {
+	I, H int
+	// W > 1 is the allowed ratio, e^{eps d(I,H)} for a privacy constraint.
+	W float64
+}
+
+// Problem is the linear program of the package documentation: n rows, m
+// columns, the gain matrix C and the ratio constraints Pairs shared by all
+// columns.
+type Problem struct {
+	// N is the number of rows (true answers), M the number of columns (outputs).
+	N, M int
+	// C holds the objective coefficients row-major: C[i*M+o] multiplies X[i][o].
+	C []float64
+	// Pairs are the ratio constraints; each ordered pair is listed separately
+	// (a symmetric privacy constraint is two pairs).
+	Pairs []Pair
+}
+
+// ErrTooLarge reports a problem whose solver workspace would exceed the
+// memory limit (Options.MaxBytes).
+var ErrTooLarge = errors.New("problem too large for the memory limit")
+
+// validate checks the problem's shape and values.
+func (p *Problem) validate() error {
+	if p == nil {
+		return errors.New("lp: nil problem")
+	}
+	if p.N < 1 || p.M < 1 {
+		return fmt.Errorf("lp: need at least one row and one column, got %d×%d", p.N, p.M)
+	}
+	if p.N > math.MaxInt32 || p.M > math.MaxInt32 || p.N*p.M/p.M != p.N {
+		return fmt.Errorf("lp: %d×%d variables: %w", p.N, p.M, ErrTooLarge)
+	}
+	if len(p.C) != p.N*p.M {
+		return fmt.Errorf("lp: gain has %d entries, want N·M = %d", len(p.C), p.N*p.M)
+	}
+	for k, c := range p.C {
+		if math.IsNaN(c) || math.IsInf(c, 0) {
+			return fmt.Errorf("lp: gain entry (%d,%d) is %v, want a finite number", k/p.M, k%p.M, c)
+		}
+	}
+	for k, q := range p.Pairs {
+		if q.I < 0 || q.I >= p.N || q.H < 0 || q.H >= p.N || q.I == q.H {
+			return fmt.Errorf("lp: pair %d = (%d,%d): rows must be distinct and in [0,%d)", k, q.I, q.H, p.N)
+		}
+		if !(q.W > 1) || math.IsInf(q.W, 1) {
+			return fmt.Errorf("lp: pair %d = (%d,%d) has ratio %v, want a finite ratio > 1", k, q.I, q.H, q.W)
+		}
+	}
+	return nil
+}
+
+// bandwidth is the largest |I-H| over the pairs: the half-bandwidth of the
+// per-column Newton matrices.
+func (p *Problem) bandwidth() int {
+	b := 0
+	for _, q := range p.Pairs {
+		b = max(b, q.I-q.H, q.H-q.I)
+	}
+	return b
+}
+
+// WorkspaceBytes estimates the memory Solve allocates for p with the given
+// number of parallel workers: 11 arrays of N·M values (iterate, residuals,
+// direction, certificate), 7 of len(Pairs)·M, the M banded factors of
+// bandwidth b, the N×N Schur complement and one N×N accumulator per extra
+// worker, and per-worker scratch.
+func (p *Problem) WorkspaceBytes(workers int) float64 {
+	n, m, np := float64(p.N), float64(p.M), float64(len(p.Pairs))
+	b, w := float64(p.bandwidth()), float64(max(1, workers))
+	floats := 11*n*m + 7*np*m + m*n*(b+1) + w*n*n + w*(2*(b+1)*n+np+2*n)
+	return 8 * floats
+}
+
+// objective is sum C∘X for X row-major.
+func (p *Problem) objective(x []float64) float64 {
+	var v float64
+	for k, c := range p.C {
+		v += c * x[k]
+	}
+	return v
+}

@@ -1,0 +1,153 @@
+package mech
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestAuditKnownViolation(t *testing.T) {
+	// On the line 0-1-2, rows 0 and 1 differ by the factor 3 in column 2
+	// (0.3 vs 0.1) and by 2 elsewhere at most: Eps = ln 3 at (0, 1, 2).
+	x := mat.NewDense(3, 3, []float64{
+		0.4, 0.3, 0.3,
+		0.5, 0.4, 0.1,
+		0.5, 0.3, 0.2,
+	})
+	rep, err := Audit(x, refLine(3), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Eps != math.Log(3) || rep.Worst != [3]int{0, 1, 2} || rep.Pairs != 2 || rep.Private {
+		t.Errorf("audit %+v, want Eps = ln 3 exactly at (0,1,2), 2 pairs, not private at 1", rep)
+	}
+	rep, _ = Audit(x, refLine(3), math.Log(3))
+	if !rep.Private {
+		t.Errorf("audit at ln 3: %+v, want private", rep)
+	}
+	// The same matrix against a non-graph metric with d(0,1) = 2, d(1,2) = 1,
+	// d(0,2) = 3: all pairs are checked, and the worst is now rows 1, 2 in
+	// column 2 (0.2/0.1, distance 1): ln 2 > ln(3)/2.
+	m := refMatrix{name: "weighted", n: 3, d: func(i, j int) float64 {
+		return [3][3]float64{{0, 2, 3}, {2, 0, 1}, {3, 1, 0}}[i][j]
+	}}
+	rep, _ = Audit(x, m, 1)
+	if rep.Eps != math.Log(0.2/0.1) || rep.Worst != [3]int{2, 1, 2} || rep.Pairs != 3 || !rep.Private {
+		t.Errorf("weighted audit %+v, want Eps = ln 2 at (2,1,2), 3 pairs, private at 1", rep)
+	}
+}
+
+func TestAuditZeros(t *testing.T) {
+	// Column 1 is 0/0 between rows 0 and 1: no constraint; column 2 is
+	// positive over 0 between rows 1 and 2: +Inf.
+	x := mat.NewDense(3, 3, []float64{
+		0.5, 0, 0.5,
+		0.5, 0, 0.5,
+		0.5, 0.5, 0,
+	})
+	rep, err := Audit(x, refLine(3), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsInf(rep.Eps, 1) || rep.Private || rep.Worst != [3]int{2, 1, 1} {
+		t.Errorf("audit %+v, want +Inf at (2,1,1)", rep)
+	}
+	// Only rows 0 and 1 (identical, with 0/0): level 0.
+	y := mat.NewDense(2, 3, []float64{0.5, 0, 0.5, 0.5, 0, 0.5})
+	rep, _ = Audit(y, refLine(2), 1)
+	if rep.Eps != 0 || !rep.Private || rep.Worst != [3]int{-1, -1, -1} || rep.Pairs != 1 {
+		t.Errorf("0/0 audit %+v, want 0 with no worst", rep)
+	}
+	// Disconnected components: rows 0 and 2 may differ arbitrarily.
+	two := newRefGraph("0-1 2", 3, func(i, j int) bool { return i+j == 1 })
+	z := mat.NewDense(3, 2, []float64{0.5, 0.5, 0.5, 0.5, 1, 0})
+	rep, _ = Audit(z, two, 1)
+	if rep.Eps != 0 || rep.Pairs != 1 {
+		t.Errorf("disconnected graph audit %+v, want 0 over 1 edge", rep)
+	}
+	inf := refMatrix{name: "inf", n: 3, d: two.Dist}
+	rep, _ = Audit(z, inf, 1)
+	if rep.Eps != 0 || rep.Pairs != 1 {
+		t.Errorf("Dist=+Inf audit %+v, want 0 over the 1 pair at finite distance", rep)
+	}
+	// Quotients that overflow float64 but are finite: 1 / 1e-300 on a pair.
+	rep, _ = Audit(mat.NewDense(2, 2, []float64{1e-300, 1, 1, 1e-300}), refLine(2), 1)
+	if want := math.Log(1) - math.Log(1e-300); math.Abs(rep.Eps-want) > 1e-12 {
+		t.Errorf("tiny entries: Eps %v, want %v", rep.Eps, want)
+	}
+	rep, _ = Audit(mat.NewDense(2, 1, []float64{1e300, 1e-300}), refLine(2), 1)
+	if want := math.Log(1e300) - math.Log(1e-300); math.Abs(rep.Eps-want) > 1e-12 {
+		t.Errorf("overflowing quotient: Eps %v, want %v", rep.Eps, want)
+	}
+}
+
+func TestAuditTolerance(t *testing.T) {
+	eps := 0.5
+	for _, c := range []struct {
+		rel     float64
+		private bool
+	}{{0, true}, {1e-12, true}, {5e-10, true}, {1e-8, false}} {
+		e := eps * (1 + c.rel)
+		x := mat.NewDense(2, 2, []float64{1 / (1 + math.Exp(-e)), math.Exp(-e) / (1 + math.Exp(-e)), math.Exp(-e) / (1 + math.Exp(-e)), 1 / (1 + math.Exp(-e))})
+		rep, _ := Audit(x, refLine(2), eps)
+		if rep.Private != c.private || math.Abs(rep.Eps-e) > 1e-14 {
+			t.Errorf("level eps(1+%g): audit %+v, want private=%v", c.rel, rep, c.private)
+		}
+	}
+}
+
+// TestAuditEdgesEqualAllPairs: on a graph the edge audit and the all-pairs
+// audit (the same graph seen as a plain metric) measure the same level.
+func TestAuditEdgesEqualAllPairs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, g := range []*refGraph{refLine(6), refRing(7), refSum(3, 2), refKCount(2, 2), refHamming(2, 3)} {
+		plain := refMatrix{name: g.name, n: g.n, d: g.Dist}
+		for trial := 0; trial < 10; trial++ {
+			x := refRandomStochastic(rng, g.n, 1+rng.IntN(8), false)
+			a, err := Audit(x, g, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := Audit(x, plain, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(a.Eps-b.Eps) > 1e-14*a.Eps {
+				t.Errorf("%s: edges %v, all pairs %v", g, a.Eps, b.Eps)
+			}
+		}
+	}
+}
+
+func TestAuditErrors(t *testing.T) {
+	x := mat.NewDense(2, 2, []float64{0.5, 0.5, 0.5, 0.5})
+	zero := refMatrix{name: "zero", n: 2, d: func(i, j int) float64 { return 0 }}
+	cases := []struct {
+		name, want string
+		f          func() error
+	}{
+		{"dims", "matrix has 2 rows, metric line:n=3 has 3", func() error { _, err := Audit(x, refLine(3), 1); return err }},
+		{"eps", "eps must be", func() error { _, err := Audit(x, refLine(2), 0); return err }},
+		{"eps NaN", "eps must be", func() error { _, err := Audit(x, refLine(2), math.NaN()); return err }},
+		{"nil x", "empty noise matrix", func() error { _, err := Audit(nil, refLine(2), 1); return err }},
+		{"nil metric", "nil metric", func() error { _, err := Audit(x, nil, 1); return err }},
+		{"NaN entry", "X[1][0] = NaN", func() error {
+			_, err := Audit(mat.NewDense(2, 2, []float64{0.5, 0.5, math.NaN(), 0.5}), refLine(2), 1)
+			return err
+		}},
+		{"negative entry", "X[0][1] = -0.5", func() error {
+			_, err := Audit(mat.NewDense(2, 2, []float64{1.5, -0.5, 0.5, 0.5}), refLine(2), 1)
+			return err
+		}},
+		{"zero distance", "d(0,1) = 0", func() error { _, err := Audit(x, zero, 1); return err }},
+	}
+	for _, c := range cases {
+		err := c.f()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}

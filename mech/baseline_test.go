@@ -1,0 +1,260 @@
+package mech
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// checkRows fails unless every row of x is non-negative and sums to 1 within tol.
+func refCheckRows(t *testing.T, name string, x *mat.Dense, tol float64) {
+	t.Helper()
+	r, _ := x.Dims()
+	for i := 0; i < r; i++ {
+		s := 0.0
+		for _, v := range x.RawRowView(i) {
+			if v < 0 || math.IsNaN(v) {
+				t.Fatalf("%s: row %d has entry %v", name, i, v)
+			}
+			s += v
+		}
+		if math.Abs(s-1) > tol {
+			t.Fatalf("%s: row %d sums to %.17g", name, i, s)
+		}
+	}
+}
+
+func refAudit(t *testing.T, x *mat.Dense, m Metric, eps float64) AuditReport {
+	t.Helper()
+	rep, err := Audit(x, m, eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func TestTruncatedGeometricPaperTable(t *testing.T) {
+	// Journal paper, Table 2(a): the 5-voter counting query at eps = ln 2.
+	paper := [6][6]float64{
+		{2. / 3, 1. / 6, 1. / 12, 1. / 24, 1. / 48, 1. / 48},
+		{1. / 3, 1. / 3, 1. / 6, 1. / 12, 1. / 24, 1. / 24},
+		{1. / 6, 1. / 6, 1. / 3, 1. / 6, 1. / 12, 1. / 12},
+		{1. / 12, 1. / 12, 1. / 6, 1. / 3, 1. / 6, 1. / 6},
+		{1. / 24, 1. / 24, 1. / 12, 1. / 6, 1. / 3, 1. / 3},
+		{1. / 48, 1. / 48, 1. / 24, 1. / 12, 1. / 6, 2. / 3},
+	}
+	x, err := TruncatedGeometric(6, math.Ln2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range paper {
+		for k := range paper[i] {
+			if got := x.At(i, k); math.Abs(got-paper[i][k]) > 1e-15 {
+				t.Errorf("X[%d][%d] = %v, paper %v", i, k, got, paper[i][k])
+			}
+		}
+	}
+	u, err := Utility(x, refUniform(6), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(u-4.0/9) > 1e-12 {
+		t.Errorf("utility = %.17g, paper 4/9", u)
+	}
+	// The identity is the optimal remap here (diagonal dominates columns).
+	if _, ustar, _ := OptimalRemap(x, refUniform(6)); math.Abs(ustar-4.0/9) > 1e-12 {
+		t.Errorf("optimal utility = %v, want 4/9", ustar)
+	}
+	if rep := refAudit(t, x, refLine(6), math.Ln2); !rep.Private || math.Abs(rep.Eps-math.Ln2) > 1e-14 {
+		t.Errorf("audit on line:n=6: %+v, want eps = ln 2 exactly", rep)
+	}
+}
+
+func TestTruncatedGeometric(t *testing.T) {
+	for _, c := range []struct {
+		n, sens int
+		eps     float64
+	}{{1, 1, 1}, {2, 1, 0.3}, {11, 1, 2}, {16, 3, 0.9}, {31, 5, 1.2}, {50, 1, 1e-3}, {3, 1, 300}} {
+		x, err := TruncatedGeometric(c.n, c.eps, c.sens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refCheckRows(t, "geometric", x, 1e-14)
+		if c.n < 2 {
+			continue
+		}
+		var m Metric = refLine(c.n)
+		if c.sens > 1 {
+			// answers 0..uv of a sum query with values in 0..sens.
+			m = refSum((c.n-1)/c.sens, c.sens)
+		}
+		rep := refAudit(t, x, m, c.eps)
+		if !rep.Private || math.Abs(rep.Eps-c.eps) > 1e-12*c.eps {
+			t.Errorf("%+v: audit %+v, want eps exactly %v", c, rep, c.eps)
+		}
+	}
+}
+
+func TestGeometricPerCount(t *testing.T) {
+	u, k, eps := 3, 2, 1.0
+	x, err := GeometricPerCount(u, k, eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refCheckRows(t, "geometric per count", x, 1e-14)
+	if rep := refAudit(t, x, refKCount(u, k), eps); !rep.Private || math.Abs(rep.Eps-eps) > 1e-12 {
+		t.Errorf("audit %+v, want eps exactly %v", rep, eps)
+	}
+	// Closed form with alpha = e^{-1/2}, N = 3: answer (1,2) -> output (0,2)
+	// is X1[1][0] X1[2][2] = alpha/(1+alpha) * (1-alpha)/(1+alpha).
+	a := math.Exp(-0.5)
+	want := a / (1 + a) * (1 - a) / (1 + a)
+	if got := x.At(1*4+2, 0*4+2); math.Abs(got-want) > 1e-15 {
+		t.Errorf("X[(1,2)][(0,2)] = %v, want %v", got, want)
+	}
+	// (3,0) -> (3,3): 1/(1+alpha) * alpha^3/(1+alpha).
+	want = 1 / (1 + a) * a * a * a / (1 + a)
+	if got := x.At(3*4+0, 3*4+3); math.Abs(got-want) > 1e-15 {
+		t.Errorf("X[(3,0)][(3,3)] = %v, want %v", got, want)
+	}
+	x3, err := GeometricPerCount(2, 3, 0.6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refCheckRows(t, "geometric per count k=3", x3, 1e-14)
+	if rep := refAudit(t, x3, refKCount(2, 3), 0.6); !rep.Private || math.Abs(rep.Eps-0.6) > 1e-12 {
+		t.Errorf("k=3 audit %+v, want eps 0.6", rep)
+	}
+}
+
+func TestRandomizedResponse(t *testing.T) {
+	for _, c := range []struct {
+		n   int
+		eps float64
+	}{{6, math.Ln2}, {2, 0.5}, {10, 3}, {1, 1}} {
+		x, err := RandomizedResponse(c.n, c.eps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refCheckRows(t, "randomized response", x, 1e-14)
+		e := math.Exp(c.eps)
+		u, _ := Utility(x, refUniform(c.n), nil)
+		if want := e / (e + float64(c.n-1)); math.Abs(u-want) > 1e-15 {
+			t.Errorf("%+v: utility %v, want %v", c, u, want)
+		}
+		l, _ := Leakage(x, refUniform(c.n))
+		if want := math.Log2(float64(c.n) * e / (e + float64(c.n-1))); math.Abs(l-want) > 1e-14 {
+			t.Errorf("%+v: leakage %v, want %v", c, l, want)
+		}
+		if c.n > 1 {
+			if rep := refAudit(t, x, refClique(c.n), c.eps); !rep.Private || math.Abs(rep.Eps-c.eps) > 1e-14 {
+				t.Errorf("%+v: audit %+v", c, rep)
+			}
+		}
+	}
+	// The six cities at eps = ln 2 (both papers, mechanism M2): 2/7.
+	x, _ := RandomizedResponse(6, math.Ln2)
+	if u, _ := Utility(x, refUniform(6), nil); math.Abs(u-2.0/7) > 1e-15 {
+		t.Errorf("six cities utility %v, want 2/7", u)
+	}
+	// eps = 700: e^eps overflows nothing since the entries are formed
+	// divided through by e^eps; the audit still measures 700.
+	x, err := RandomizedResponse(3, 700)
+	if err != nil || x.At(0, 0) != 1 || x.At(0, 1) != math.Exp(-700) {
+		t.Fatalf("eps=700: %v, %v", x, err)
+	}
+	if rep := refAudit(t, x, refClique(3), 700); math.Abs(rep.Eps-700) > 1e-12 {
+		t.Errorf("eps=700: audit %+v", rep)
+	}
+}
+
+func TestExponential(t *testing.T) {
+	metrics := []Metric{refLine(7), refRing(6), refSum(3, 2), refKCount(2, 2), refHamming(2, 3), refEuclid(3, 3, 1.5)}
+	for _, m := range metrics {
+		for _, eps := range []float64{0.2, 1, 4} {
+			x, err := Exponential(m, eps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			refCheckRows(t, m.String(), x, 1e-14)
+			if rep := refAudit(t, x, m, eps); !rep.Private || rep.Eps > eps {
+				t.Errorf("%s eps=%v: audit %+v", m, eps, rep)
+			}
+		}
+	}
+	// Clique closed form: X[i][i] = 1/(1+(n-1)e^{-eps/2}).
+	x, _ := Exponential(refClique(5), 1)
+	if want := 1 / (1 + 4*math.Exp(-0.5)); math.Abs(x.At(2, 2)-want) > 1e-15 {
+		t.Errorf("clique diagonal %v, want %v", x.At(2, 2), want)
+	}
+	// A disconnected pair gets probability 0 and costs nothing.
+	two := newRefGraph("two points", 2, func(i, j int) bool { return false })
+	x, err := Exponential(two, 1)
+	if err != nil || x.At(0, 1) != 0 || x.At(0, 0) != 1 {
+		t.Errorf("disconnected: %v, %v", x, err)
+	}
+}
+
+func TestPlanarGeometricIsTwoEps(t *testing.T) {
+	w, h, step, eps := 3, 3, 1.0, 0.8
+	x, err := PlanarGeometric(w, h, step, eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refCheckRows(t, "planar geometric", x, 1e-14)
+	rep := refAudit(t, x, refEuclid(w, h, step), eps)
+	if rep.Private || rep.Eps <= eps*1.01 || rep.Eps > 2*eps {
+		t.Errorf("audit %+v: want a level strictly between eps = %v and 2 eps", rep, eps)
+	}
+	// The same shape at eps/2 is the exponential mechanism at eps: private.
+	half, _ := PlanarGeometric(w, h, step, eps/2)
+	ex, _ := Exponential(refEuclid(w, h, step), eps)
+	if !mat.EqualApprox(half, ex, 1e-15) {
+		t.Error("PlanarGeometric(eps/2) != Exponential(grid, eps)")
+	}
+	if rep := refAudit(t, half, refEuclid(w, h, step), eps); !rep.Private {
+		t.Errorf("PlanarGeometric(eps/2) audit %+v, want private at eps", rep)
+	}
+}
+
+func TestBaselineErrors(t *testing.T) {
+	nanMetric := refMatrix{name: "nan", n: 2, d: func(i, j int) float64 {
+		if i == j {
+			return 0
+		}
+		return math.NaN()
+	}}
+	cases := []struct {
+		name, want string
+		f          func() error
+	}{
+		{"geom eps", "eps must be", func() error { _, err := TruncatedGeometric(5, 0, 1); return err }},
+		{"geom NaN", "eps must be", func() error { _, err := TruncatedGeometric(5, math.NaN(), 1); return err }},
+		{"geom n", "must be positive", func() error { _, err := TruncatedGeometric(0, 1, 1); return err }},
+		{"geom sens", "sensitivity must be >= 1", func() error { _, err := TruncatedGeometric(5, 1, 0); return err }},
+		{"geom huge", "exceeds the limit", func() error { _, err := TruncatedGeometric(1<<20, 1, 1); return err }},
+		{"geom underflow", "underflows", func() error { _, err := TruncatedGeometric(40, 800, 1); return err }},
+		{"geom underflow far", "underflows", func() error { _, err := TruncatedGeometric(100, 10, 1); return err }},
+		{"rr underflow", "underflows", func() error { _, err := RandomizedResponse(3, 800); return err }},
+		{"exp underflow", "underflows", func() error { _, err := Exponential(refLine(100), 20); return err }},
+		{"pg underflow", "underflow", func() error { _, err := PlanarGeometric(10, 10, 10, 10); return err }},
+		{"bnd underflow", "underflows", func() error { _, err := BndMechanism(3, 2, 300); return err }},
+		{"per count k", "need u >= 1 and k >= 1", func() error { _, err := GeometricPerCount(3, 0, 1); return err }},
+		{"per count huge", "would exceed", func() error { _, err := GeometricPerCount(100, 5, 1); return err }},
+		{"rr eps", "eps must be", func() error { _, err := RandomizedResponse(4, -1); return err }},
+		{"rr n", "must be positive", func() error { _, err := RandomizedResponse(0, 1); return err }},
+		{"exp nil", "nil metric", func() error { _, err := Exponential(nil, 1); return err }},
+		{"exp NaN", "d(0,1) = NaN", func() error { _, err := Exponential(nanMetric, 1); return err }},
+		{"pg step", "step must be", func() error { _, err := PlanarGeometric(3, 3, 0, 1); return err }},
+		{"pg size", "at least 1 x 1", func() error { _, err := PlanarGeometric(0, 3, 1, 1); return err }},
+		{"pg huge", "exceeds the limit", func() error { _, err := PlanarGeometric(200, 200, 1, 1); return err }},
+	}
+	for _, c := range cases {
+		err := c.f()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,38 @@
+// Package linear implements the matrix mechanism for linear counting queries
+// (shared/MATH.md section 7; Li, Hay, Rastogi, Miklau and McGregor,
+// "Optimizing Linear Counting Queries Under Differential Privacy").
+//
+// A data vector x holds n counts. A Workload W (m×n) is the set of linear
+// queries the analyst wants; a Strategy A (p×n, full column rank) is the set
+// the mechanism actually asks. The mechanism releases y = A x + noise,
+// reconstructs x_hat = A^+ y by least squares and answers W x_hat. Its error
+// depends on W only through the Gram matrix W^T W:
+//
+//	TSE(W, A) = Var(noise) · tr(W^T W (A^T A)^+),   Var = 2 (D1(A)/eps)^2 for Laplace.
+//
+// The pieces, and where each formula lives:
+//   - workloads (workload.go): Identity, Total, AllRange, Prefix,
+//     WidthRange, RandomRange, Ranges, Kron (d-D ranges, e.g. Range2D),
+//     Marginals, Union, FromMatrix, ReadMatrix; each exposes its Gram in a
+//     structured form (Gram: a sum of Kronecker products, gram.go);
+//   - strategies (strategy.go): IdentityStrategy, Hierarchical, Wavelet,
+//     WorkloadStrategy, Eigen, KronStrategy, StrategyFromMatrix; sensitivities
+//     L1 and L2 (for Kronecker products, the factors' sensitivities multiply);
+//   - exact error (error.go, gaussian.go): ProfileTrace, LaplaceNoise,
+//     GaussianNoise (the paper's calibration), AnalyticGaussianNoise (Balle and
+//     Wang 2018), Evaluate (TSE and RMSE), QueryVariances, Profile and
+//     MinL2Strategy (the L2-minimal strategy of an error profile);
+//   - private answering (answer.go, noise.go): Answer (eps-DP, exact
+//     discrete Laplace noise on a fine dyadic grid) and AnswerGaussian
+//     ((eps, delta)-DP, exact discrete Gaussian, zCDP calibration), with
+//     randomness from a Source: CryptoSource() for releases, SeededSource
+//     for experiments.
+//
+// Kronecker structure is kept throughout: for W = ⊗ W_f and A = ⊗ A_f the
+// trace term is the product of the factors' trace terms and D1(A) is the
+// product of the factors' D1, so a 256×256 domain never forms a 65536² matrix.
+//
+// Hooking in an optimised strategy: an optimiser that takes the Gram matrix
+// as a *mat.SymDense (Workload.Gram().Dense()) and returns a strategy matrix
+// *mat.Dense is wired in with StrategyFromMatrix.
+package linear

@@ -1,0 +1,171 @@
+package mech
+
+// Drawing reported answers from a noise matrix.
+
+import (
+	crand "crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Source is a source of uniformly random 64-bit words. Releases use
+// CryptoSource; experiments that must be reproducible use SeededSource.
+type Source interface {
+	// Uint64 returns 64 uniformly random bits.
+	Uint64() uint64
+}
+
+// CryptoSource returns a Source backed by crypto/rand, the one to use for
+// real releases. It is safe for concurrent use.
+func CryptoSource() Source { return cryptoSource{} }
+
+type cryptoSource struct{}
+
+// Uint64 reads 8 bytes from crypto/rand (which does not fail on supported
+// platforms: the Go runtime aborts rather than return weak randomness).
+func (cryptoSource) Uint64() uint64 {
+	var b [8]byte
+	_, _ = crand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// SeededSource returns a deterministic PCG generator (math/rand/v2) seeded
+// with seed, for reproducible experiments and tests. It is predictable and
+// must NOT be used for real releases; it is not safe for concurrent use.
+func SeededSource(seed uint64) Source {
+	return rand.NewPCG(seed, 0x9e3779b97f4a7c15)
+}
+
+// Uniform01 returns a uniform float64 in [0, 1) made of the 53 high bits of
+// one draw from src.
+func Uniform01(src Source) float64 {
+	return float64(src.Uint64()>>11) * 0x1p-53
+}
+
+// uniformInt returns a uniform integer in [0, n), n > 0, without modulo bias
+// (Lemire's multiply-and-reject).
+func uniformInt(src Source, n int) int {
+	un := uint64(n)
+	hi, lo := bits.Mul64(src.Uint64(), un)
+	if lo < un {
+		thresh := -un % un
+		for lo < thresh {
+			hi, lo = bits.Mul64(src.Uint64(), un)
+		}
+	}
+	return int(hi)
+}
+
+// AliasTable draws from a discrete distribution in O(1) per draw (Walker's
+// alias method, built by Vose's algorithm in O(n)). An outcome of
+// probability 0 is never drawn; the others are drawn with their probability
+// to within about 2^-53 (the resolution of a 53-bit uniform), which is the
+// limit of any float64 sampler.
+type AliasTable struct {
+	prob  []float64 // probability of keeping column k when k is proposed
+	alias []int     // the outcome drawn instead
+}
+
+// NewAliasTable builds an alias table for the distribution p: entries finite
+// and >= 0, summing to 1 within SumTol (p is normalised by its sum).
+func NewAliasTable(p []float64) (*AliasTable, error) {
+	if len(p) == 0 {
+		return nil, fmt.Errorf("alias table: empty distribution")
+	}
+	if err := validateDistribution(p, len(p), "distribution"); err != nil {
+		return nil, fmt.Errorf("alias table: %w", err)
+	}
+	n := len(p)
+	sum := 0.0
+	for _, v := range p {
+		sum += v
+	}
+	t := &AliasTable{prob: make([]float64, n), alias: make([]int, n)}
+	scaled := make([]float64, n)
+	var small, large []int
+	heaviest := 0
+	for k, v := range p {
+		scaled[k] = v / sum * float64(n)
+		if scaled[k] < 1 {
+			small = append(small, k)
+		} else {
+			large = append(large, k)
+		}
+		if v > p[heaviest] {
+			heaviest = k
+		}
+		t.alias[k] = k
+	}
+	for len(small) > 0 && len(large) > 0 {
+		s, l := small[len(small)-1], large[len(large)-1]
+		small = small[:len(small)-1]
+		t.prob[s], t.alias[s] = scaled[s], l
+		scaled[l] -= 1 - scaled[s]
+		if scaled[l] < 1 {
+			large = large[:len(large)-1]
+			small = append(small, l)
+		}
+	}
+	// Leftovers have scaled probability 1 up to rounding. A leftover of
+	// probability 0 must stay impossible: it defers to the heaviest outcome.
+	for _, k := range append(small, large...) {
+		if p[k] == 0 {
+			t.prob[k], t.alias[k] = 0, heaviest
+		} else {
+			t.prob[k] = 1
+		}
+	}
+	return t, nil
+}
+
+// Len is the number of outcomes.
+func (t *AliasTable) Len() int { return len(t.prob) }
+
+// Sample draws an outcome in 0..Len()-1 using two words of src.
+func (t *AliasTable) Sample(src Source) int {
+	k := uniformInt(src, len(t.prob))
+	if Uniform01(src) < t.prob[k] {
+		return k
+	}
+	return t.alias[k]
+}
+
+// Sampler draws reported answers from a noise matrix, one alias table per
+// row (true answer).
+type Sampler struct {
+	rows []*AliasTable
+}
+
+// NewSampler prepares to sample from the row-stochastic noise matrix x
+// (validated), in O(n m) time and memory.
+func NewSampler(x *mat.Dense) (*Sampler, error) {
+	if err := validateStochastic(x, "noise matrix"); err != nil {
+		return nil, fmt.Errorf("sampler: %w", err)
+	}
+	n, _ := x.Dims()
+	s := &Sampler{rows: make([]*AliasTable, n)}
+	for i := range s.rows {
+		t, err := NewAliasTable(x.RawRowView(i))
+		if err != nil {
+			return nil, fmt.Errorf("sampler: row %d: %w", i, err)
+		}
+		s.rows[i] = t
+	}
+	return s, nil
+}
+
+// Sample draws the reported answer for trueAnswer (a row of the matrix) with
+// randomness from src; pass CryptoSource() for a real release.
+func (s *Sampler) Sample(trueAnswer int, src Source) (int, error) {
+	if trueAnswer < 0 || trueAnswer >= len(s.rows) {
+		return 0, fmt.Errorf("sampler: true answer %d outside 0..%d", trueAnswer, len(s.rows)-1)
+	}
+	if src == nil {
+		return 0, fmt.Errorf("sampler: nil randomness source (use mech.CryptoSource() for releases)")
+	}
+	return s.rows[trueAnswer].Sample(src), nil
+}

@@ -1,0 +1,158 @@
+package mech
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// chiSquare draws n samples from t and compares the counts with p by
+// Pearson's statistic, over the outcomes of positive probability, against the
+// 1 - 1e-6 quantile of chi-square with (#positive - 1) degrees of freedom:
+// a correct sampler fails with probability 1e-6 per call. Outcomes of
+// probability 0 must never be drawn.
+func refChiSquare(t *testing.T, name string, p []float64, draw func() int, n int) {
+	t.Helper()
+	counts := make([]int, len(p))
+	for s := 0; s < n; s++ {
+		counts[draw()]++
+	}
+	stat, cells := 0.0, 0
+	for k, pk := range p {
+		if pk == 0 {
+			if counts[k] != 0 {
+				t.Errorf("%s: outcome %d of probability 0 drawn %d times", name, k, counts[k])
+			}
+			continue
+		}
+		e := float64(n) * pk
+		stat += (float64(counts[k]) - e) * (float64(counts[k]) - e) / e
+		cells++
+	}
+	if cells < 2 {
+		return
+	}
+	limit := distuv.ChiSquared{K: float64(cells - 1)}.Quantile(1 - 1e-6)
+	if stat > limit {
+		t.Errorf("%s: chi-square %.2f > %.2f (dof %d, false-alarm rate 1e-6); counts %v", name, stat, limit, cells-1, counts)
+	}
+}
+
+func TestAliasTableChiSquare(t *testing.T) {
+	geo, _ := TruncatedGeometric(6, math.Ln2, 1)
+	rows := [][]float64{
+		{0.5, 0.25, 0.125, 0.125},
+		{0, 0.3, 0, 0.7, 0},
+		{0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1},
+		{1, 0, 0},
+		{0, 0, 1},
+		geo.RawRowView(0),
+		geo.RawRowView(3),
+		{0.01, 0.2, 0, 0.39, 0.4},
+	}
+	src := SeededSource(20261122)
+	for i, p := range rows {
+		tab, err := NewAliasTable(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tab.Len() != len(p) {
+			t.Fatalf("row %d: Len %d", i, tab.Len())
+		}
+		refChiSquare(t, fmt.Sprintf("row %d", i), p, func() int { return tab.Sample(src) }, 200000)
+	}
+}
+
+func TestSamplerChiSquare(t *testing.T) {
+	x, _ := TruncatedGeometric(6, math.Ln2, 1)
+	s, err := NewSampler(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := SeededSource(7)
+	for _, i := range []int{0, 2, 5} {
+		refChiSquare(t, "geometric row", x.RawRowView(i), func() int {
+			o, err := s.Sample(i, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return o
+		}, 100000)
+	}
+}
+
+func TestSeededSourceReproducible(t *testing.T) {
+	a, b, c := SeededSource(1), SeededSource(1), SeededSource(2)
+	same, diff := true, false
+	for k := 0; k < 100; k++ {
+		va, vb, vc := a.Uint64(), b.Uint64(), c.Uint64()
+		same = same && va == vb
+		diff = diff || va != vc
+	}
+	if !same || !diff {
+		t.Errorf("seeded sources: same seed equal %v, different seeds differ %v", same, diff)
+	}
+}
+
+func TestCryptoSourceSmoke(t *testing.T) {
+	src := CryptoSource()
+	first := src.Uint64()
+	allEqual := true
+	for k := 0; k < 1000; k++ {
+		if src.Uint64() != first {
+			allEqual = false
+		}
+		if f := Uniform01(src); f < 0 || f >= 1 {
+			t.Fatalf("Uniform01 = %v outside [0,1)", f)
+		}
+		if v := uniformInt(src, 7); v < 0 || v >= 7 {
+			t.Fatalf("uniformInt(7) = %d", v)
+		}
+	}
+	if allEqual {
+		t.Error("crypto source returned 1001 equal words")
+	}
+	x, _ := RandomizedResponse(4, 1)
+	x.Set(2, 3, 0)
+	x.Set(2, 2, x.At(2, 2)+x.At(0, 1))
+	s, err := NewSampler(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 1000; k++ {
+		o, err := s.Sample(2, src)
+		if err != nil || o < 0 || o > 2 {
+			t.Fatalf("crypto sample from row 2 = %d, %v (output 3 has probability 0)", o, err)
+		}
+	}
+}
+
+func TestSampleErrors(t *testing.T) {
+	x := mat.NewDense(2, 2, []float64{0.5, 0.5, 0.5, 0.5})
+	s, _ := NewSampler(x)
+	cases := []struct {
+		name, want string
+		f          func() error
+	}{
+		{"answer range", "true answer 2 outside 0..1", func() error { _, err := s.Sample(2, SeededSource(1)); return err }},
+		{"negative answer", "true answer -1", func() error { _, err := s.Sample(-1, SeededSource(1)); return err }},
+		{"nil source", "nil randomness source", func() error { _, err := s.Sample(0, nil); return err }},
+		{"bad matrix", "row 1 sums to", func() error {
+			_, err := NewSampler(mat.NewDense(2, 2, []float64{0.5, 0.5, 0.5, 0.6}))
+			return err
+		}},
+		{"empty", "empty distribution", func() error { _, err := NewAliasTable(nil); return err }},
+		{"NaN", "distribution[1] = NaN", func() error { _, err := NewAliasTable([]float64{0.5, math.NaN()}); return err }},
+		{"sum", "distribution sums to", func() error { _, err := NewAliasTable([]float64{0.5, 0.6}); return err }},
+	}
+	for _, c := range cases {
+		err := c.f()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}

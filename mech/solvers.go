@@ -1,0 +1,169 @@
+package mech
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/optdp/optdp/solve"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Solver names accepted by TightOptions.Solver.
+const (
+	SolverAuto       = "auto"
+	SolverDense      = "dense"
+	SolverClosedForm = "closed-form"
+)
+
+// tightSolver is one way of computing the tight-constraints mechanism. To add
+// a structured solver (Toeplitz, Kronecker, ...): append an entry to
+// tightSolvers in the position "auto" should try it; applies must be cheap
+// and say whether the metric has the structure; run fills Exists, Z (or nil
+// with ConstantZ), MinZ, ZErr, Unique, Solver, RCond, Certificate and
+// Utility. Tight then builds and audits X.
+type tightSolver struct {
+	name    string
+	applies func(m Metric) bool
+	run     func(ctx context.Context, m Metric, eps float64, o *TightOptions) (*TightResult, error)
+}
+
+// tightSolvers lists the solvers in the order "auto" tries them.
+func tightSolvers() []tightSolver {
+	return []tightSolver{
+		{name: SolverClosedForm, applies: func(m Metric) bool { return ballSizes(m) != nil }, run: tightClosedForm},
+		{name: SolverDense, applies: func(Metric) bool { return true }, run: tightDense},
+	}
+}
+
+// TightSolvers returns the solver names TightOptions.Solver accepts.
+func TightSolvers() []string {
+	names := []string{SolverAuto}
+	for _, s := range tightSolvers() {
+		names = append(names, s.name)
+	}
+	return names
+}
+
+// selectTightSolver picks the solver named name ("auto": the first that
+// applies), or says why the named one does not apply.
+func selectTightSolver(m Metric, name string) (tightSolver, error) {
+	for _, s := range tightSolvers() {
+		if name == SolverAuto && s.applies(m) {
+			return s, nil
+		}
+		if name == s.name {
+			if !s.applies(m) {
+				return tightSolver{}, fmt.Errorf("solver %q does not apply to this metric", name)
+			}
+			return s, nil
+		}
+	}
+	return tightSolver{}, fmt.Errorf("unknown solver %q (want one of %s)", name, strings.Join(TightSolvers(), ", "))
+}
+
+// tightDense solves Phi z = 1 with a dense factorisation (solve.DenseSystem).
+func tightDense(ctx context.Context, m Metric, eps float64, o *TightOptions) (*TightResult, error) {
+	n := m.Len()
+	copies := 2 // Phi and its factorisation
+	if !o.NoMechanism && n <= o.MaxMechanismN {
+		copies++
+	}
+	if err := checkDense(n, copies, o.MaxDenseBytes, "dense tight-constraints solve"); err != nil {
+		return nil, err
+	}
+	phi := mat.NewSymDense(n, nil)
+	if err := PhiTo(phi, m, eps); err != nil {
+		return nil, err
+	}
+	var sys solve.DenseSystem
+	if err := sys.Factorize(phi); err != nil {
+		return nil, err
+	}
+	return denseTightResult(ctx, &sys, n)
+}
+
+// denseTightResult solves Phi z = 1 on a factorised system.
+func denseTightResult(ctx context.Context, sys *solve.DenseSystem, n int) (*TightResult, error) {
+	ones := make([]float64, n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	s, err := sys.SolveNonneg(ctx, ones)
+	if err != nil {
+		return nil, err
+	}
+	return &TightResult{
+		Exists: s.Verdict, Z: s.X, MinZ: s.Min, ZErr: s.Err, Unique: s.Unique,
+		Solver: "dense-" + s.Method, RCond: s.RCond, Certificate: s.Certificate,
+		Utility: meanOf(s.X),
+	}, nil
+}
+
+// tightClosedForm is the ball-symmetric closed form z = 1/Σ_r n_r e^{-eps r}
+// (MATH.md §4).
+func tightClosedForm(ctx context.Context, m Metric, eps float64, o *TightOptions) (*TightResult, error) {
+	sizes := ballSizes(m)
+	if sizes == nil {
+		return nil, fmt.Errorf("closed form: %s is not ball-symmetric", m)
+	}
+	z, zerr := BallTightZ(sizes, eps)
+	r := &TightResult{
+		Exists: Yes, ConstantZ: true, MinZ: z, ZErr: zerr, Utility: z,
+		Solver: "closed-form-ball-symmetric", Certificate: "closed-form",
+	}
+	if n := m.Len(); n <= MaxVectorN {
+		r.Z = make([]float64, n)
+		for k := range r.Z {
+			r.Z[k] = z
+		}
+	}
+	unique, rcond, err := phiNonsingular(ctx, m, eps, o)
+	if err != nil {
+		return nil, err
+	}
+	r.Unique, r.RCond = unique, rcond
+	if !unique && rcond == 0 {
+		r.Note = "uniqueness not established: Phi too large to factorise densely"
+	}
+	return r, nil
+}
+
+// phiNonsingular reports whether Phi is nonsingular. Ring, clique, Hamming,
+// line and Manhattan/Euclidean grid metrics are l1-embeddable (or
+// Euclidean), hence of negative type, so exp(-eps·d) is positive definite
+// for every eps > 0 (Schoenberg's theorem): no computation is needed
+// (rcond reported as 1 meaning "not computed, PD"). Other metrics are
+// factorised densely when that fits the memory limit; otherwise the answer
+// is false with rcond 0 (unknown).
+func phiNonsingular(ctx context.Context, m Metric, eps float64, o *TightOptions) (bool, float64, error) {
+	switch mm := m.(type) {
+	case *RingMetric, *CliqueMetric, *HammingMetric, *LineMetric:
+		return true, 1, nil
+	case *GridMetric:
+		if mm.norm != Chebyshev || mm.w == 1 || mm.h == 1 {
+			return true, 1, nil
+		}
+	}
+	n := m.Len()
+	if checkDense(n, 2, o.MaxDenseBytes, "") != nil {
+		return false, 0, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return false, 0, err
+	}
+	phi := mat.NewSymDense(n, nil)
+	if err := PhiTo(phi, m, eps); err != nil {
+		return false, 0, err
+	}
+	var sys solve.DenseSystem
+	if err := sys.Factorize(phi); err != nil {
+		return false, 0, err
+	}
+	rc := sys.Info().RCond
+	if math.IsNaN(rc) {
+		rc = 0
+	}
+	return !sys.Singular(), rc, nil
+}

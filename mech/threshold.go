@@ -1,0 +1,185 @@
+package mech
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/optdp/optdp/solve"
+	"gonum.org/v1/gonum/mat"
+)
+
+// ThresholdOptions tunes Threshold. Zero fields take the defaults.
+type ThresholdOptions struct {
+	// Lo and Hi bound the search (defaults 0.01 and 10; 0 < Lo < Hi).
+	Lo, Hi float64
+	// Tol is the width of the final bracket in eps (default 1e-6).
+	Tol float64
+	// Steps is the number of intervals of the coarse, geometrically
+	// spaced scan of [Lo, Hi] (default 16).
+	Steps int
+	// MaxDenseBytes limits the memory of the dense matrices (<= 0:
+	// DefaultMaxDenseBytes).
+	MaxDenseBytes int64
+}
+
+// Threshold statuses.
+const (
+	// ThresholdBracketed: the mechanism does not exist at Lo and exists at
+	// Hi of the returned bracket, whose width is at most Tol.
+	ThresholdBracketed = "bracketed"
+	// ThresholdAlways: the mechanism exists for every eps > 0 by a theorem
+	// (lines, ball-symmetric spaces); EpsStar is 0 and nothing was solved.
+	ThresholdAlways = "exists-for-all-eps"
+	// ThresholdAtLo: it exists everywhere in the scan, from the requested
+	// Lo on; EpsStar <= Lo (lower Lo to learn more).
+	ThresholdAtLo = "exists-at-lo"
+)
+
+// ThresholdResult is the smallest eps at which the tight-constraints
+// mechanism exists (MATH.md §4).
+type ThresholdResult struct {
+	// EpsStar is the threshold: the upper end of the final bracket (the
+	// mechanism exists there), 0 for ThresholdAlways, Lo for ThresholdAtLo.
+	EpsStar float64 `json:"eps_star"`
+	// Lo and Hi are the final bracket (equal to EpsStar when not bracketed).
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+	// Status is ThresholdBracketed, ThresholdAlways or ThresholdAtLo.
+	Status string `json:"status"`
+	// Bracketed reports Status == ThresholdBracketed.
+	Bracketed bool `json:"bracketed"`
+	// Reason explains ThresholdAlways.
+	Reason string `json:"reason,omitempty"`
+	// Evaluations counts the dense solves.
+	Evaluations int `json:"evaluations"`
+	// Crossings lists every sign change of min z found by the scan, each
+	// narrowed to Tol. More than one means existence is not monotone in
+	// eps over [Lo, Hi] (EpsStar is then the first upward crossing).
+	Crossings []solve.Crossing `json:"crossings"`
+	// ScanEps and ScanMinZ are the coarse scan (min z at each point).
+	ScanEps  []float64 `json:"scan_eps"`
+	ScanMinZ []float64 `json:"scan_min_z"`
+	// MinZ and Verdict are min z and the existence verdict at EpsStar.
+	MinZ    float64 `json:"min_z"`
+	Verdict Verdict `json:"exists"`
+}
+
+// Threshold finds the smallest eps at which the tight-constraints mechanism
+// of m exists, i.e. at which min z(eps) crosses from < 0 to >= 0: a coarse
+// geometric scan of [Lo, Hi] brackets every crossing (several are reported,
+// not assumed away), then bisection narrows each to Tol. The distances,
+// the Phi buffer and the factorisation storage are reused across steps.
+// For lines and ball-symmetric metrics it returns ThresholdAlways without
+// solving. It is an error when the mechanism exists nowhere in the scan
+// (raise Hi), for bad options, or when Phi does not fit in memory.
+func Threshold(ctx context.Context, m Metric, opts *ThresholdOptions) (*ThresholdResult, error) {
+	var o ThresholdOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Lo == 0 {
+		o.Lo = 0.01
+	}
+	if o.Hi == 0 {
+		o.Hi = 10
+	}
+	if o.Tol == 0 {
+		o.Tol = 1e-6
+	}
+	if o.Steps == 0 {
+		o.Steps = 16
+	}
+	switch {
+	case !(o.Lo > 0) || math.IsInf(o.Lo, 0):
+		return nil, fmt.Errorf("threshold: lo must be a finite number > 0, got %v", o.Lo)
+	case !(o.Hi > o.Lo) || math.IsInf(o.Hi, 0):
+		return nil, fmt.Errorf("threshold: hi must be finite and > lo = %v, got %v", o.Lo, o.Hi)
+	case !(o.Tol > 0):
+		return nil, fmt.Errorf("threshold: tol must be > 0, got %v", o.Tol)
+	case o.Steps < 1:
+		return nil, fmt.Errorf("threshold: steps must be >= 1, got %d", o.Steps)
+	}
+	if ok, why := alwaysTight(m); ok {
+		return &ThresholdResult{Status: ThresholdAlways, Reason: why, Verdict: Yes, Crossings: []solve.Crossing{}}, nil
+	}
+	n := m.Len()
+	if err := checkDense(n, 3, o.MaxDenseBytes, "threshold of "+m.String()); err != nil {
+		return nil, err
+	}
+	w := &thresholdWork{dc: newDistCache(m), phi: mat.NewSymDense(n, nil), ones: make([]float64, n)}
+	for i := range w.ones {
+		w.ones[i] = 1
+	}
+	res := &ThresholdResult{Crossings: []solve.Crossing{}}
+	sc, err := solve.Scan(ctx, w.eval, o.Lo, o.Hi, o.Steps)
+	if err != nil {
+		return nil, fmt.Errorf("threshold %s: %w", m, err)
+	}
+	res.ScanEps, res.ScanMinZ = sc.Eps, sc.Vals
+	for _, c := range sc.Crossings {
+		nc, _, err := solve.Bisect(ctx, w.eval, c, o.Tol)
+		if err != nil {
+			return nil, fmt.Errorf("threshold %s: %w", m, err)
+		}
+		res.Crossings = append(res.Crossings, nc)
+	}
+	var first *solve.Crossing
+	for k := range res.Crossings {
+		if res.Crossings[k].Up {
+			first = &res.Crossings[k]
+			break
+		}
+	}
+	switch {
+	case sc.Vals[0] >= 0 && first == nil:
+		res.Status, res.EpsStar, res.Lo, res.Hi = ThresholdAtLo, o.Lo, o.Lo, o.Lo
+	case first != nil:
+		res.Status, res.Bracketed = ThresholdBracketed, true
+		res.EpsStar, res.Lo, res.Hi = first.Hi, first.Lo, first.Hi
+	default:
+		return nil, fmt.Errorf("threshold %s: the tight-constraints mechanism does not exist anywhere in the scan of [%v, %v] (min z = %v at eps = %v); raise hi",
+			m, o.Lo, o.Hi, sc.Vals[len(sc.Vals)-1], o.Hi)
+	}
+	v, err := w.eval(ctx, res.EpsStar)
+	if err != nil {
+		return nil, fmt.Errorf("threshold %s: %w", m, err)
+	}
+	res.MinZ, res.Verdict = w.last.Min, w.last.Verdict
+	_ = v
+	res.Evaluations = w.evals
+	return res, nil
+}
+
+// thresholdWork holds the buffers reused by every evaluation.
+type thresholdWork struct {
+	dc    *distCache
+	phi   *mat.SymDense
+	sys   solve.DenseSystem
+	ones  []float64
+	evals int
+	last  solve.NonnegResult
+}
+
+// eval is min z(eps) as a sign function: >= 0 iff the mechanism exists.
+// A verdict settled by a certificate overrides the sign of the computed
+// minimum; a borderline one keeps it.
+func (w *thresholdWork) eval(ctx context.Context, eps float64) (float64, error) {
+	w.evals++
+	w.dc.phiTo(w.phi, eps)
+	if err := w.sys.Factorize(w.phi); err != nil {
+		return 0, err
+	}
+	s, err := w.sys.SolveNonneg(ctx, w.ones)
+	if err != nil {
+		return 0, err
+	}
+	w.last = s
+	switch s.Verdict {
+	case Yes:
+		return max(s.Min, 0), nil
+	case No:
+		return min(s.Min, -math.SmallestNonzeroFloat64), nil
+	}
+	return s.Min, nil
+}

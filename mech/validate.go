@@ -1,0 +1,91 @@
+package mech
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// SumTol is the absolute tolerance with which a prior, or a row of a noise
+// matrix or remap, must sum to 1.
+const SumTol = 1e-9
+
+// MaxDenseEntries is the largest number of float64 entries (1 GiB) that a
+// function of this package allocates for a dense matrix; larger requests are
+// refused with an error before anything is allocated.
+const MaxDenseEntries = 1 << 27
+
+// validatePrior checks that prior is a probability distribution on n
+// answers: length n, every entry finite and >= 0, summing to 1 within SumTol.
+func validatePrior(prior []float64, n int) error {
+	return validateDistribution(prior, n, "prior")
+}
+
+// validateDistribution is validatePrior for a distribution called name.
+func validateDistribution(p []float64, n int, name string) error {
+	if len(p) != n {
+		return fmt.Errorf("%s has %d entries, want %d (one per answer)", name, len(p), n)
+	}
+	sum := 0.0
+	for i, v := range p {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return fmt.Errorf("%s[%d] = %v: every probability must be finite and >= 0", name, i, v)
+		}
+		sum += v
+	}
+	if math.Abs(sum-1) > SumTol {
+		return fmt.Errorf("%s sums to %.17g, want 1 (within %g)", name, sum, SumTol)
+	}
+	return nil
+}
+
+// validateStochastic checks that x is a non-empty row-stochastic matrix:
+// every entry finite and >= 0 and every row summing to 1 within SumTol.
+// name ("noise matrix", "remap") is used in the error message.
+func validateStochastic(x *mat.Dense, name string) error {
+	if x == nil || x.IsEmpty() {
+		return fmt.Errorf("%s is empty", name)
+	}
+	r, c := x.Dims()
+	for i := 0; i < r; i++ {
+		row := x.RawRowView(i)
+		sum := 0.0
+		for o, v := range row[:c] {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				return fmt.Errorf("%s[%d][%d] = %v: every entry must be finite and >= 0", name, i, o, v)
+			}
+			sum += v
+		}
+		if math.Abs(sum-1) > SumTol {
+			return fmt.Errorf("%s row %d sums to %.17g, want 1 (within %g)", name, i, sum, SumTol)
+		}
+	}
+	return nil
+}
+
+// validateDenseSize refuses an r x c dense matrix that is empty or would
+// hold more than MaxDenseEntries entries, before it is allocated.
+func validateDenseSize(r, c int, what string) error {
+	if r <= 0 || c <= 0 {
+		return fmt.Errorf("%s: size %d x %d must be positive", what, r, c)
+	}
+	if r > MaxDenseEntries/c {
+		return fmt.Errorf("%s: a %d x %d dense matrix (%.3g GB) exceeds the limit of %d entries (%d GB)",
+			what, r, c, float64(r)*float64(c)*8/1e9, MaxDenseEntries, MaxDenseEntries*8>>30)
+	}
+	return nil
+}
+
+// validateNoUnderflow refuses a mechanism whose entries, all positive in
+// exact arithmetic, include one below the smallest normal float64: there the
+// ratios that privacy is made of are lost (a 0 next to a positive entry is an
+// infinite privacy loss), so the mechanism cannot be represented.
+func validateNoUnderflow(data []float64, what string) error {
+	for _, v := range data {
+		if v < 0x1p-1022 { // the smallest normal float64
+			return fmt.Errorf("%s: an entry underflows float64 (%v): eps times the largest distance is too large (> ~708) to represent the mechanism; use a smaller eps or domain", what, v)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,31 @@
+// Package sdp finds strategies for the matrix mechanism by convex and
+// rank-constrained optimisation (MATH.md section 7, "Optimisation").
+//
+// Every solver takes the workload only through its Gram matrix G = W^T W (a
+// *mat.SymDense, or a list of factor Grams for Kronecker and marginal
+// workloads) and returns strategies as *mat.Dense, so the package does not
+// depend on how workloads are represented.
+//
+// Two problems are solved:
+//
+//   - L2 (the (eps, delta) Gaussian mechanism, convex): minimise
+//     tr(G X^{-1}) over positive definite X with diag(X) <= 1; the strategy is
+//     any A with A^T A = X. [OptimizeL2] runs a Newton-CG method on
+//     {X : diag(X) = 1} and certifies its answer with the Lagrange dual bound
+//     [L2Dual]; [SVDBound] is the closed-form lower bound of Li et al.
+//   - L1 (the eps-DP Laplace mechanism, not convex): minimise
+//     D1(A)^2 tr(G (A^T A)^{-1}), D1 the largest column L1 norm ([L1Error]).
+//     [OptimizeL1] optimises a p-Identity strategy A = [I; Θ] D^{-1} (Θ >= 0,
+//     D normalising columns to unit L1 norm) by L-BFGS with seeded restarts
+//     and never returns anything worse than the caller's baselines;
+//     [OptimizeL1Kron] and [OptimizeL1Marginals] do the same factor-wise for
+//     Kronecker products and unions of Kronecker products (marginals).
+//     [ConvexIteration] solves the rank-constrained SDP of Li et al. for
+//     small n by alternating an ADMM-solved SDP with a direction matrix.
+//
+// All long-running functions take a context.Context first (cancellation
+// returns ctx.Err() wrapped) and report progress through an optional
+// callback; results are deterministic for a given seed. Linear algebra runs
+// through gonum's mat types and package backend, so `-tags netlib` moves it
+// to OpenBLAS.
+package sdp

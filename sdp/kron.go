@@ -1,0 +1,286 @@
+package sdp
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// KronResult is the answer of OptimizeL1Kron and OptimizeL1Marginals: the
+// strategy A = Factors[0] ⊗ Factors[1] ⊗ ... (never formed).
+type KronResult struct {
+	// Factors are the factor strategies (D1 = 1 for optimised factors).
+	Factors []*mat.Dense
+	// Objective is D1(A)^2 tr(G (A^T A)^{-1}) for the whole workload.
+	Objective float64
+	// FactorResults are the per-factor results (OptimizeL1Kron only).
+	FactorResults []*L1Result
+	// Iterations is the total number of L-BFGS iterations.
+	Iterations int
+}
+
+// factorSeed derives the seed of factor f from the caller's seed.
+func factorSeed(seed uint64, f int) uint64 { return seed + uint64(f)*0x9e3779b97f4a7c15 }
+
+// OptimizeL1Kron optimises an eps-DP strategy for a Kronecker product
+// workload with Gram matrix G = grams[0] ⊗ grams[1] ⊗ ... (for example
+// 2-D ranges: AllRange(64) ⊗ AllRange(64)). For A = ⊗ A_f both factors of
+// the error factorise, D1(⊗ A_f) = ∏ D1(A_f) and
+// tr(⊗G_f (⊗ A_f^T A_f)^{-1}) = ∏ tr(G_f (A_f^T A_f)^{-1}), so each factor
+// is optimised on its own by OptimizeL1 (seed derived from opt.Seed and the
+// factor index) against its own baselines baselines[f] (may be nil), and
+// Objective is the product. opt.Baselines must be nil (use baselines).
+func OptimizeL1Kron(ctx context.Context, grams []*mat.SymDense, baselines [][]*mat.Dense, opt L1Options) (*KronResult, error) {
+	if len(grams) == 0 {
+		return nil, fmt.Errorf("%w: no Kronecker factors", ErrBadInput)
+	}
+	if opt.Baselines != nil {
+		return nil, fmt.Errorf("%w: OptimizeL1Kron takes per-factor baselines, not L1Options.Baselines", ErrBadInput)
+	}
+	if baselines != nil && len(baselines) != len(grams) {
+		return nil, fmt.Errorf("%w: %d baseline lists for %d factors", ErrBadInput, len(baselines), len(grams))
+	}
+	res := &KronResult{Objective: 1}
+	for f, g := range grams {
+		o := opt
+		o.Seed = factorSeed(opt.Seed, f)
+		if baselines != nil {
+			o.Baselines = baselines[f]
+		}
+		r, err := OptimizeL1(ctx, g, o)
+		if err != nil {
+			return nil, fmt.Errorf("sdp: Kronecker factor %d: %w", f, err)
+		}
+		res.Factors = append(res.Factors, r.A)
+		res.FactorResults = append(res.FactorResults, r)
+		res.Objective *= r.Objective
+		res.Iterations += r.Iterations
+	}
+	return res, nil
+}
+
+// KronTerm is one Kronecker product term Weight * (Factors[0] ⊗ ...) of a
+// Gram matrix that is a sum of such terms (a union of Kronecker workloads,
+// e.g. marginals: for a marginal on attribute set S the factor of attribute
+// f is I when f is in S and the all-ones matrix otherwise).
+type KronTerm struct {
+	Weight  float64
+	Factors []*mat.SymDense
+}
+
+// KronError returns D1(A)^2 tr(G (A^T A)^{-1}) for G = sum_t w_t ⊗_f G_tf
+// and A = ⊗_f factors[f], computed term-wise:
+// ∏_f D1(A_f)^2 · sum_t w_t ∏_f tr(G_tf (A_f^T A_f)^{-1}).
+func KronError(terms []KronTerm, factors []*mat.Dense) (float64, error) {
+	if err := checkTerms(terms); err != nil {
+		return 0, err
+	}
+	if len(factors) != len(terms[0].Factors) {
+		return 0, fmt.Errorf("%w: %d strategy factors for %d workload factors", ErrBadInput, len(factors), len(terms[0].Factors))
+	}
+	d := 1.0
+	for f, a := range factors {
+		d1, err := maxColNorm1(a, terms[0].Factors[f].SymmetricDim())
+		if err != nil {
+			return 0, fmt.Errorf("sdp: factor %d: %w", f, err)
+		}
+		d *= d1 * d1
+	}
+	total := 0.0
+	for t, term := range terms {
+		v := term.Weight
+		for f, g := range term.Factors {
+			tr, err := traceInvGram(g, factors[f])
+			if err != nil {
+				return 0, fmt.Errorf("sdp: term %d factor %d: %w", t, f, err)
+			}
+			v *= tr
+		}
+		total += v
+	}
+	return d * total, nil
+}
+
+func checkTerms(terms []KronTerm) error {
+	if len(terms) == 0 {
+		return fmt.Errorf("%w: no workload terms", ErrBadInput)
+	}
+	nf := len(terms[0].Factors)
+	if nf == 0 {
+		return fmt.Errorf("%w: workload term without factors", ErrBadInput)
+	}
+	for t, term := range terms {
+		if !(term.Weight > 0) || math.IsInf(term.Weight, 0) {
+			return fmt.Errorf("%w: term %d has weight %v, want finite > 0", ErrBadInput, t, term.Weight)
+		}
+		if len(term.Factors) != nf {
+			return fmt.Errorf("%w: term %d has %d factors, term 0 has %d", ErrBadInput, t, len(term.Factors), nf)
+		}
+		for f, g := range term.Factors {
+			n, err := checkGram(g)
+			if err != nil {
+				return fmt.Errorf("term %d factor %d: %w", t, f, err)
+			}
+			if n != terms[0].Factors[f].SymmetricDim() {
+				return fmt.Errorf("%w: term %d factor %d is %d x %d, term 0's is %d x %d", ErrBadInput, t, f, n, n,
+					terms[0].Factors[f].SymmetricDim(), terms[0].Factors[f].SymmetricDim())
+			}
+		}
+	}
+	return nil
+}
+
+// OptimizeL1Marginals optimises a Kronecker-product strategy
+// A = ⊗_f [I; Θ_f] D_f^{-1} (a p-Identity per attribute, p_f = opt.P or
+// max(1, n_f/16)) for a workload whose Gram matrix is a sum of Kronecker
+// terms, such as a set of marginals. Every factor has D1 = 1, so the
+// objective is the term-wise sum F = sum_t w_t ∏_f F_tf(Θ_f) with
+// F_tf = tr(G_tf (A_f^T A_f)^{-1}); its gradient in Θ_f is
+// sum_t w_t (∏_{g≠f} F_tg) ∂F_tf/∂Θ_f, and all Θ_f are optimised jointly by
+// projected L-BFGS with opt.Restarts seeded restarts. baselines, if
+// non-nil, are candidate factor lists (each a full list of factors),
+// evaluated with KronError; the best of optimised and baselines is
+// returned. This is a heuristic (the optimum for marginals need not be a
+// Kronecker product); for small domains a dense OptimizeL1 on the full
+// Gram matrix is a useful comparison.
+func OptimizeL1Marginals(ctx context.Context, terms []KronTerm, baselines [][]*mat.Dense, opt L1Options) (*KronResult, error) {
+	if err := checkTerms(terms); err != nil {
+		return nil, err
+	}
+	if opt.Baselines != nil {
+		return nil, fmt.Errorf("%w: OptimizeL1Marginals takes baseline factor lists, not L1Options.Baselines", ErrBadInput)
+	}
+	nf := len(terms[0].Factors)
+	o, err := opt.defaults(terms[0].Factors[0].SymmetricDim())
+	if err != nil {
+		return nil, err
+	}
+	// Per-factor evaluators, one per (term, factor).
+	dims := make([]int, nf)
+	ps := make([]int, nf)
+	offs := make([]int, nf+1)
+	for f := 0; f < nf; f++ {
+		dims[f] = terms[0].Factors[f].SymmetricDim()
+		ps[f] = opt.P
+		if ps[f] == 0 {
+			ps[f] = max(1, dims[f]/16)
+		}
+		offs[f+1] = offs[f] + ps[f]*dims[f]
+	}
+	evals := make([][]*pidentity, len(terms))
+	for t, term := range terms {
+		evals[t] = make([]*pidentity, nf)
+		for f, g := range term.Factors {
+			evals[t][f] = newPIdentity(mat.DenseCopyOf(g), ps[f])
+		}
+	}
+	thetas := make([]*mat.Dense, nf)
+	grads := make([][]*mat.Dense, len(terms))
+	for t := range terms {
+		grads[t] = make([]*mat.Dense, nf)
+		for f := 0; f < nf; f++ {
+			grads[t][f] = mat.NewDense(ps[f], dims[f], nil)
+		}
+	}
+	vals := make([][]float64, len(terms))
+	for t := range vals {
+		vals[t] = make([]float64, nf)
+	}
+	fg := func(x, g []float64) (float64, bool) {
+		for f := 0; f < nf; f++ {
+			thetas[f] = mat.NewDense(ps[f], dims[f], x[offs[f]:offs[f+1]])
+		}
+		for t := range terms {
+			for f := 0; f < nf; f++ {
+				var gr *mat.Dense
+				if g != nil {
+					gr = grads[t][f]
+				}
+				v, ok := evals[t][f].eval(thetas[f], gr)
+				if !ok {
+					return math.Inf(1), false
+				}
+				vals[t][f] = v
+			}
+		}
+		total := 0.0
+		for t, term := range terms {
+			prod := term.Weight
+			for f := 0; f < nf; f++ {
+				prod *= vals[t][f]
+			}
+			total += prod
+		}
+		if g == nil {
+			return total, true
+		}
+		for k := range g {
+			g[k] = 0
+		}
+		for t, term := range terms {
+			for f := 0; f < nf; f++ {
+				c := term.Weight
+				for h := 0; h < nf; h++ {
+					if h != f {
+						c *= vals[t][h]
+					}
+				}
+				gd := grads[t][f].RawMatrix().Data
+				out := g[offs[f]:offs[f+1]]
+				for k, v := range gd {
+					out[k] += c * v
+				}
+			}
+		}
+		return total, true
+	}
+	res := &KronResult{Objective: math.Inf(1)}
+	var bestX []float64
+	for r := 0; r < o.Restarts; r++ {
+		x := make([]float64, offs[nf])
+		for f := 0; f < nf; f++ {
+			copy(x[offs[f]:], randomTheta(ps[f], dims[f], o.Seed, uint64(r*nf+f)).RawMatrix().Data)
+		}
+		var report func(int, float64)
+		if o.Progress != nil {
+			rr := r
+			report = func(k int, fx float64) {
+				o.Progress(Progress{Stage: "lbfgs", Restart: rr, Iteration: k, Objective: fx, Certificate: math.NaN()})
+			}
+		}
+		v, iters, err := lbfgsB(ctx, func(x, g []float64) (float64, bool) { return fg(x, g) }, x, o.MaxIter, 1e-10, report)
+		if err != nil {
+			return nil, err
+		}
+		res.Iterations += iters
+		if v < res.Objective {
+			res.Objective, bestX = v, x
+		}
+	}
+	res.Factors = make([]*mat.Dense, nf)
+	for f := 0; f < nf; f++ {
+		th := mat.NewDense(ps[f], dims[f], append([]float64(nil), bestX[offs[f]:offs[f+1]]...))
+		res.Factors[f] = pIdentityStrategy(th)
+	}
+	exact, err := KronError(terms, res.Factors)
+	if err != nil {
+		return nil, err
+	}
+	res.Objective = exact
+	for i, b := range baselines {
+		v, err := KronError(terms, b)
+		if err != nil {
+			return nil, fmt.Errorf("sdp: baseline %d: %w", i, err)
+		}
+		if v <= res.Objective {
+			res.Objective = v
+			res.Factors = make([]*mat.Dense, nf)
+			for f, a := range b {
+				res.Factors[f] = mat.DenseCopyOf(a)
+			}
+		}
+	}
+	return res, nil
+}
