@@ -94,7 +94,7 @@ func Audit(x *mat.Dense, m Metric, eps float64) (AuditReport, error) {
 	if g, ok := m.(Graph); ok {
 		for i, h := range g.Edges() {
 			if i < 0 || h < 0 || i >= r || h >= r || i == h {
-				return AuditReport{}, fmt.Errorf("audit: metric %s yields the edge (%d,%d) outside 0..%d", m, i, h, r-1)
+				return AuditReport{}, fmt.Errorf("audit: metric %s yields an invalid edge (%d,%d) for answers 0..%d", m, i, h, r-1)
 			}
 			check(i, h, 1)
 		}

@@ -1,6 +1,7 @@
 package mech
 
 import (
+	"iter"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -148,6 +149,45 @@ func TestAuditErrors(t *testing.T) {
 		err := c.f()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// benchLine is the path 0..n-1 in closed form (refLine's BFS is too slow
+// for benchmark sizes).
+type benchLine int
+
+func (l benchLine) Len() int              { return int(l) }
+func (l benchLine) Dist(i, j int) float64 { return math.Abs(float64(i - j)) }
+func (l benchLine) String() string        { return "line" }
+func (l benchLine) Edges() iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for i := 0; i+1 < int(l); i++ {
+			if !yield(i, i+1) {
+				return
+			}
+		}
+	}
+}
+
+// BenchmarkAuditLine: the edge audit of a 2000 x 2000 geometric mechanism.
+func BenchmarkAuditLine(b *testing.B) {
+	x, _ := TruncatedGeometric(2000, 0.01, 1)
+	for b.Loop() {
+		if _, err := Audit(x, benchLine(2000), 0.01); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAuditAllPairs: the all-pairs audit of a 300 x 300 mechanism
+// against a non-graph metric (45,000 pairs x 300 outputs).
+func BenchmarkAuditAllPairs(b *testing.B) {
+	x, _ := TruncatedGeometric(300, 0.1, 1)
+	m := refMatrix{name: "line", n: 300, d: benchLine(300).Dist}
+	for b.Loop() {
+		if _, err := Audit(x, m, 0.1); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

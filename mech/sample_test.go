@@ -156,3 +156,20 @@ func TestSampleErrors(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAliasSample: one draw from a 10^4-outcome table with the crypto
+// source and with the seeded one.
+func BenchmarkAliasSample(b *testing.B) {
+	row, _ := PlanarLaplaceRow(100, 100, 1, 1, 5050)
+	tab, _ := NewAliasTable(row)
+	for _, c := range []struct {
+		name string
+		src  Source
+	}{{"crypto", CryptoSource()}, {"seeded", SeededSource(1)}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				tab.Sample(c.src)
+			}
+		})
+	}
+}
