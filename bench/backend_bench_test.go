@@ -5,6 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/optdp/optdp/backend"
@@ -75,6 +78,27 @@ func BenchmarkCholesky(b *testing.B) {
 			info, err := f.Factorize(a)
 			if err != nil || info.Method != backend.Cholesky {
 				b.Fatalf("Factorize: %v, %+v", err, info)
+			}
+		}
+	})
+}
+
+// BenchmarkPotrf times the bare Cholesky kernel, lapack64.Potrf on a
+// row-major upper triangle (OpenBLAS's dpotrf in the netlib build, gonum's
+// Dpotrf otherwise), without the copy and condition estimate that
+// BenchmarkCholesky includes: the figure to compare with LAPACK called from C
+// (bench/c/dpotrf.c). The input is restored, untimed, before each call.
+func BenchmarkPotrf(b *testing.B) {
+	sizes(b, func(b *testing.B, n int) {
+		src := randSym(n, float64(n)).RawSymmetric()
+		work := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: make([]float64, n*n)}
+		b.ResetTimer()
+		for range b.N {
+			b.StopTimer()
+			copy(work.Data, src.Data)
+			b.StartTimer()
+			if _, ok := lapack64.Potrf(work); !ok {
+				b.Fatal("Potrf: not positive definite")
 			}
 		}
 	})

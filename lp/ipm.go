@@ -104,7 +104,7 @@ type ipm struct {
 	y               []float64 // row-sum duals
 	rd, rp, rs      []float64 // dual, row-sum and ratio residuals
 	rcx, rcs        []float64 // complementarity right-hand sides
-	d, c2, e        newton    // the direction, a correction, a residual
+	d               newton    // the Newton direction
 	cx, cs          []float64 // Mehrotra's second-order terms dx∘dzx, ds∘dlam
 	scratchN        []float64
 	order           []int       // pairs sorted by min(I,H)
@@ -131,16 +131,18 @@ func Solve(ctx context.Context, p *Problem, opts *Options) (*Result, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	// The bound uses the given numbering; a renumbering only shrinks it.
-	if need := p.WorkspaceBytes(o.Workers); !(need <= o.MaxBytes) {
-		return nil, fmt.Errorf("lp: %d×%d problem with %d ratio pairs needs about %.3g GB of workspace, limit %.3g GB: %w",
-			p.N, p.M, len(p.Pairs), need/1e9, o.MaxBytes/1e9, ErrTooLarge)
-	}
 	// Renumber the rows to shrink the bandwidth when that helps (rings,
 	// grids, general graphs); the answer is numbered back.
 	perm := rcm(p)
 	q := permuted(p, perm)
 	if q.bandwidth() >= p.bandwidth() {
+		q, perm = p, nil
+	}
+	if need := q.WorkspaceBytes(o.Workers); !(need <= o.MaxBytes) {
+		return nil, fmt.Errorf("lp: %d×%d problem with %d ratio pairs needs about %.3g GB of workspace, limit %.3g GB: %w",
+			p.N, p.M, len(p.Pairs), need/1e9, o.MaxBytes/1e9, ErrTooLarge)
+	}
+	if perm == nil {
 		return newIPM(p, o.Workers).run(ctx, o)
 	}
 	r, err := newIPM(q, o.Workers).run(ctx, o)
@@ -563,9 +565,12 @@ func (s *ipm) certify(margin float64) (*Result, error) {
 func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 	s.start()
 	var best *Result
+	stale := 0 // certified iterations since the best certificate improved
 	keep := func(r *Result) {
 		if best == nil || r.Gap < best.Gap {
-			best = r
+			best, stale = r, 0
+		} else {
+			stale++
 		}
 	}
 	bad := 0 // iterations that lost ground, a sign of numerical breakdown
@@ -633,7 +638,7 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 		if ap < 1e-8 && ad < 1e-8 {
 			bad++
 		}
-		if bad >= 3 {
+		if bad >= 3 || stale >= 8 {
 			if best == nil {
 				return nil, fmt.Errorf("%w: stalled at iteration %d with relative gap %.3g", ErrNotConverged, it, gap)
 			}

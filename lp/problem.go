@@ -71,7 +71,8 @@ func (p *Problem) bandwidth() int {
 }
 
 // WorkspaceBytes estimates the memory Solve allocates for p with the given
-// number of parallel workers: 11 arrays of N·M values (iterate, residuals,
+// number of parallel workers (Solve checks it for the row numbering it
+// solves with, which may be a bandwidth-reducing renumbering of p): 11 arrays of N·M values (iterate, residuals,
 // direction, certificate), 7 of len(Pairs)·M, the M banded factors of
 // bandwidth b, the N×N Schur complement and one N×N accumulator per extra
 // worker, and per-worker scratch.

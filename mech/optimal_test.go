@@ -241,6 +241,16 @@ func TestOptimalErrors(t *testing.T) {
 			_, err := Optimal(ctx, m, 1, u, &OptimalOptions{GainMatrix: g})
 			return err
 		}, nil},
+		{"dense size", func() error {
+			big, _ := Line(20000) // 4·10^8 entries: refused before allocating
+			_, err := Optimal(ctx, big, 1, nil, nil)
+			return err
+		}, nil},
+		{"dense size", func() error {
+			huge, _ := Line(20000) // 4·10^8 entries: refused before allocating
+			_, err := Optimal(ctx, huge, 1, nil, nil)
+			return err
+		}, nil},
 		{"memory", func() error { _, err := Optimal(ctx, m, 1, u, &OptimalOptions{MaxBytes: 100}); return err }, lp.ErrTooLarge},
 		{"cancelled", func() error { _, err := Optimal(cancelled, m, 1, u, nil); return err }, context.Canceled},
 	}

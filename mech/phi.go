@@ -24,19 +24,31 @@ func checkDense(n, copies int, maxBytes int64, what string) error {
 	}
 	need := 8 * float64(n) * float64(n) * float64(copies)
 	if need > float64(maxBytes) {
-		return fmt.Errorf("%s: n = %d needs %d dense %d×%d matrices, %s, above the limit of %s; raise the limit or use a structured solver (lattice, separable or ball-symmetric metrics): %w",
-			what, n, copies, n, n, fmtBytes(need), fmtBytes(float64(maxBytes)), ErrTooLarge)
+		plural := "matrix"
+		if copies > 1 {
+			plural = "matrices"
+		}
+		return fmt.Errorf("%s: n = %d needs %d dense %d×%d %s, %s, above the limit of %s; raise the limit or use a structured solver (lattice, separable or ball-symmetric metrics): %w",
+			what, n, copies, n, n, plural, fmtBytes(need), fmtBytes(float64(maxBytes)), ErrTooLarge)
 	}
 	return nil
 }
 
-// fmtBytes formats a byte count with a binary unit.
+// fmtBytes formats a byte count with a binary unit, followed by the exact
+// count in bytes.
 func fmtBytes(b float64) string {
+	return fmtUnit(b) + fmt.Sprintf(" (%.4g bytes)", b)
+}
+
+func fmtUnit(b float64) string {
 	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
 	k := 0
 	for b >= 1024 && k < len(units)-1 {
 		b /= 1024
 		k++
+	}
+	if k == 0 {
+		return fmt.Sprintf("%.0f B", b)
 	}
 	return fmt.Sprintf("%.3g %s", b, units[k])
 }

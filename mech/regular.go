@@ -30,7 +30,9 @@ type RegularResult struct {
 	SumY         float64 `json:"sum_y"`
 	UtilityBound float64 `json:"utility_bound"`
 	// LeakageBoundBits is log2(Σ y / max pi): for a regular prior, no
-	// eps-private mechanism leaks more min-entropy (MATH.md §3).
+	// eps-private mechanism leaks more min-entropy (MATH.md §3). SumY,
+	// UtilityBound and LeakageBoundBits are bounds only when Regular is
+	// Yes; they are reported regardless.
 	LeakageBoundBits float64 `json:"leakage_bound_bits"`
 	// Solver and Certificate are as in TightResult.
 	Solver      string  `json:"solver"`

@@ -123,7 +123,7 @@ func TestCornerPriors(t *testing.T) {
 // 1.2 bits at eps = 0.5; the bound formula indeed gives 1.21 bits there, but
 // y has negative entries at eps = 0.5 (checked below on the full 4^5 = 1024
 // databases with a dense solve), so the prior is not regular and the bound
-// is not established there. See the NOTES in doc.go.
+// is not established there. See the notes in threshold.go.
 func TestRegularProductPaperExample(t *testing.T) {
 	p := []float64{0.3, 0.27, 0.23, 0.2}
 	y1 := func(eps float64) []float64 {

@@ -32,7 +32,7 @@ type tightSolver struct {
 // tightSolvers lists the solvers in the order "auto" tries them.
 func tightSolvers() []tightSolver {
 	return []tightSolver{
-		{name: SolverClosedForm, applies: func(m Metric) bool { return ballSizes(m) != nil }, run: tightClosedForm},
+		{name: SolverClosedForm, applies: func(m Metric) bool { return lineStep(m) > 0 || ballSizes(m) != nil }, run: tightClosedForm},
 		{name: SolverDense, applies: func(Metric) bool { return true }, run: tightDense},
 	}
 }
@@ -97,13 +97,17 @@ func denseTightResult(ctx context.Context, sys *solve.DenseSystem, n int) (*Tigh
 	return &TightResult{
 		Exists: s.Verdict, Z: s.X, MinZ: s.Min, ZErr: s.Err, Unique: s.Unique,
 		Solver: "dense-" + s.Method, RCond: s.RCond, Certificate: s.Certificate,
-		Utility: meanOf(s.X),
+		Utility: meanOf(s.X), Note: s.Note,
 	}, nil
 }
 
-// tightClosedForm is the ball-symmetric closed form z = 1/Σ_r n_r e^{-eps r}
-// (MATH.md §4).
+// tightClosedForm is the closed form of a line (the truncated geometric
+// mechanism, MATH.md §5) or of a ball-symmetric space,
+// z = 1/Σ_r n_r e^{-eps r} (MATH.md §4).
 func tightClosedForm(ctx context.Context, m Metric, eps float64, o *TightOptions) (*TightResult, error) {
+	if step := lineStep(m); step > 0 {
+		return tightLine(m.Len(), eps*step), nil
+	}
 	sizes := ballSizes(m)
 	if sizes == nil {
 		return nil, fmt.Errorf("closed form: %s is not ball-symmetric", m)
@@ -166,4 +170,54 @@ func phiNonsingular(ctx context.Context, m Metric, eps float64, o *TightOptions)
 		rc = 0
 	}
 	return !sys.Singular(), rc, nil
+}
+
+// lineStep is the spacing of a metric that is a path 0..n-1 with
+// d(i,j) = step·|i-j| (a Line, or a grid with one row or column), else 0.
+func lineStep(m Metric) float64 {
+	switch mm := m.(type) {
+	case *LineMetric:
+		return 1
+	case *GridMetric:
+		if mm.w == 1 || mm.h == 1 {
+			return mm.step
+		}
+	}
+	return 0
+}
+
+// tightLine is the tight-constraints mechanism of a path with n points and
+// per-step level e: the truncated geometric mechanism, a = e^-e,
+// z_0 = z_{n-1} = 1/(1+a), z_k = (1-a)/(1+a) inside (MATH.md §5), with
+// 1-a = -expm1(-e) computed without cancellation so that z stays accurate
+// (and positive) for tiny eps. Phi (Kac–Murdock–Szegő) is positive
+// definite, so the mechanism is unique.
+func tightLine(n int, e float64) *TightResult {
+	a := math.Exp(-e)
+	end, mid := 1/(1+a), -math.Expm1(-e)/(1+a)
+	if n == 1 {
+		end = 1
+	}
+	r := &TightResult{
+		Exists: Yes, MinZ: min(end, mid), ZErr: 8 * 0x1p-53 * end,
+		Unique: true, RCond: 1, Solver: "closed-form-line", Certificate: "closed-form",
+	}
+	if n <= 2 {
+		r.MinZ = end
+	}
+	sum := 0.0
+	if n <= MaxVectorN {
+		r.Z = make([]float64, n)
+		for k := range r.Z {
+			r.Z[k] = mid
+			if k == 0 || k == n-1 {
+				r.Z[k] = end
+			}
+			sum += r.Z[k]
+		}
+		r.Utility = sum / float64(n)
+	} else {
+		r.Utility = (2*end + float64(n-2)*mid) / float64(n)
+	}
+	return r
 }

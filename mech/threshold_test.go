@@ -122,7 +122,7 @@ func TestThresholdStatuses(t *testing.T) {
 // Tight's dense solve (Cholesky through the backend, with its error bound)
 // and an independent Gaussian elimination with partial pivoting written
 // below, whose residual is checked. Just around our eps* (±1e-5) the
-// verdict flips from no to yes. See the NOTES in doc.go.
+// verdict flips from no to yes. See the notes in threshold.go.
 func TestThresholdPaperCaseStudies(t *testing.T) {
 	sum, _ := Sum(150, 5)
 	r, err := Threshold(context.Background(), sum, nil)

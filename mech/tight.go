@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/optdp/optdp/backend"
 	"github.com/optdp/optdp/solve"
@@ -32,8 +33,9 @@ const MaxVectorN = 1 << 24
 
 // TightOptions tunes Tight. The zero value (or nil) selects the defaults.
 type TightOptions struct {
-	// Solver is "auto" (default: closed form for ball-symmetric metrics,
-	// else dense), "dense" or "closed-form"; see TightSolvers.
+	// Solver is "auto" (default: the closed form for lines and
+	// ball-symmetric metrics, else dense), "dense" or "closed-form"; see
+	// TightSolvers.
 	Solver string
 	// MaxDenseBytes limits the memory of dense matrices (<= 0:
 	// DefaultMaxDenseBytes).
@@ -85,7 +87,8 @@ type TightResult struct {
 	// exists) is unique.
 	Unique bool `json:"unique"`
 	// Solver names the method: "dense-cholesky", "dense-bunch-kaufman",
-	// "dense-lu", "dense-nnls" (singular Phi), "closed-form-ball-symmetric".
+	// "dense-lu", "dense-nnls" (singular Phi), "closed-form-line" (the
+	// truncated geometric), "closed-form-ball-symmetric".
 	Solver string `json:"solver"`
 	// Backend is the linear-algebra backend's name.
 	Backend string `json:"backend"`
@@ -150,7 +153,7 @@ func attachMechanism(r *TightResult, m Metric, eps float64, o *TightOptions) err
 	n := m.Len()
 	switch {
 	case r.Exists != Yes:
-		r.Note = "no mechanism: it does not exist or its existence is borderline"
+		r.Note = strings.TrimPrefix(r.Note+"; no mechanism: it does not exist or its existence is borderline", "; ")
 		return nil
 	case n > o.MaxMechanismN:
 		r.Note = fmt.Sprintf("X not built: n = %d > MaxMechanismN = %d; row i is exp(-eps·d(i,k))·z_k", n, o.MaxMechanismN)
@@ -179,11 +182,31 @@ func attachMechanism(r *TightResult, m Metric, eps float64, o *TightOptions) err
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
+	if !rep.Private && roundingOnly(rep, m, eps) {
+		r.Note = fmt.Sprintf("X not returned: at eps = %g the float64 rounding of its entries (about 1e-16 in each log-ratio) exceeds the audit's relative tolerance (measured %v); the mechanism is defined exactly by z (row i is exp(-eps·d(i,k))·z_k)", eps, rep.Eps)
+		return nil
+	}
 	if !rep.Private {
 		return fmt.Errorf("internal error: the tight-constraints mechanism failed its DP audit (measured eps %v at %v, wanted %v)", rep.Eps, rep.Worst, eps)
 	}
 	r.X, r.Audit = x, rep
 	return nil
+}
+
+// roundingOnly reports that a failed audit exceeds eps by no more than the
+// rounding of float64 entries can explain: an absolute excess in the worst
+// log-ratio of at most 64 ulps of 1. This only happens for tiny eps, where
+// the audit's relative tolerance is below the resolution of float64.
+func roundingOnly(rep AuditReport, m Metric, eps float64) bool {
+	i, h := rep.Worst[0], rep.Worst[1]
+	if i < 0 || h < 0 || math.IsInf(rep.Eps, 1) {
+		return false
+	}
+	d := m.Dist(i, h)
+	if _, ok := m.(Graph); ok {
+		d = 1 // a Graph audit measures edges
+	}
+	return (rep.Eps-eps)*d <= 64*0x1p-52
 }
 
 // meanOf is the arithmetic mean.

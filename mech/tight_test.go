@@ -2,6 +2,7 @@ package mech
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/big"
@@ -122,6 +123,10 @@ func TestTightCountingQuery(t *testing.T) {
 		}
 	}
 	r := mustTight(t, line, ln2, nil)
+	if r.Solver != "closed-form-line" {
+		t.Errorf("auto picked %s for a line", r.Solver)
+	}
+	checkMechanism(t, r, line, ln2)
 	if math.Abs(r.Utility-4.0/9) > 1e-12 {
 		t.Errorf("geometric utility %.17g, want 4/9", r.Utility)
 	}
@@ -403,6 +408,33 @@ func TestTightLargeEps(t *testing.T) {
 	checkMechanism(t, r, k, 40)
 }
 
+// Tiny eps: the line's closed form stays exact (z inside = (1-a)/(1+a) ≈
+// eps/2 via expm1); a clique's X at eps = 1e-10 cannot pass the audit's
+// relative tolerance in float64 and is withheld with a note, not returned
+// and not an error; a grid at eps = 1e-14 has Phi = all-ones to rounding, so
+// its verdict is borderline.
+func TestTightTinyEps(t *testing.T) {
+	l, _ := Line(6)
+	r := mustTight(t, l, 1e-10, nil)
+	if r.Solver != "closed-form-line" || r.Exists != Yes || math.Abs(r.MinZ-5e-11)/5e-11 > 1e-9 || !r.Unique {
+		t.Errorf("line 1e-10: %s %v z %v", r.Solver, r.Exists, r.MinZ)
+	}
+	c, _ := Clique(6)
+	r = mustTight(t, c, 1e-10, &TightOptions{Solver: "dense"})
+	if r.Exists != Yes || r.X != nil || !strings.Contains(r.Note, "rounding") {
+		t.Errorf("clique 1e-10: %v X nil %v note %q", r.Exists, r.X == nil, r.Note)
+	}
+	g, _ := Grid(5, 5, 0.3, Euclid)
+	r = mustTight(t, g, 1e-14, nil)
+	if r.Exists != Borderline || r.X != nil || !strings.Contains(r.Note, "all-ones") {
+		t.Errorf("grid 1e-14: %v note %q", r.Exists, r.Note)
+	}
+	// ... while at 1e-4 it is clearly "no" (min z ≈ -0.1095).
+	if r := mustTight(t, g, 1e-4, nil); r.Exists != No || math.Abs(r.MinZ+0.1095) > 1e-3 {
+		t.Errorf("grid 1e-4: %v %v", r.Exists, r.MinZ)
+	}
+}
+
 func TestTightHugeHamming(t *testing.T) {
 	h, err := Hamming(20, 4) // 4^20 ≈ 1.1e12 databases
 	if err != nil {
@@ -432,16 +464,65 @@ func TestTightErrors(t *testing.T) {
 	if _, err := Tight(context.Background(), l, 1, &TightOptions{Solver: "magic"}); err == nil || !strings.Contains(err.Error(), "unknown solver") {
 		t.Errorf("unknown solver: %v", err)
 	}
-	if _, err := Tight(context.Background(), l, 1, &TightOptions{Solver: "closed-form"}); err == nil || !strings.Contains(err.Error(), "does not apply") {
-		t.Errorf("closed form on a line: %v", err)
+	s, _ := Sum(2, 2)
+	if _, err := Tight(context.Background(), s, 1, &TightOptions{Solver: "closed-form"}); err == nil || !strings.Contains(err.Error(), "does not apply") {
+		t.Errorf("closed form on a sum query: %v", err)
 	}
-	big, _ := Line(100000)
+	big, _ := Sum(99999, 1)
 	if _, err := Tight(context.Background(), big, 1, &TightOptions{MaxDenseBytes: 1 << 30}); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("line 1e5 with a 1 GiB limit: %v", err)
+		t.Errorf("n = 1e5 with a 1 GiB limit: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := Tight(ctx, cubeAntipodal(t), ln3, &TightOptions{Solver: "dense"}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v", err)
+	}
+}
+
+// The JSON fields the CLI relies on.
+func TestTightResultJSON(t *testing.T) {
+	c, _ := Clique(6)
+	r := mustTight(t, c, ln2, nil)
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	for _, k := range []string{"n", "eps", "exists", "min_z", "utility", "unique", "solver", "backend"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("field %q missing from %s", k, b)
+		}
+	}
+	if m["exists"] != true || m["n"] != 6.0 {
+		t.Errorf("exists %v n %v", m["exists"], m["n"])
+	}
+	r.Exists = Borderline
+	b, _ = json.Marshal(r)
+	json.Unmarshal(b, &m)
+	if m["exists"] != "borderline" {
+		t.Errorf("borderline marshals as %v", m["exists"])
+	}
+}
+
+// BenchmarkTightSum measures one dense tight-constraints solve of the sum
+// query u=150, v=5 (n = 751), without building X.
+func BenchmarkTightSum(b *testing.B) {
+	s, _ := Sum(150, 5)
+	for b.Loop() {
+		if _, err := Tight(context.Background(), s, 1, &TightOptions{NoMechanism: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkThresholdSum measures the threshold search of the sum query
+// u=150, v=5 to 1e-6.
+func BenchmarkThresholdSum(b *testing.B) {
+	s, _ := Sum(150, 5)
+	for b.Loop() {
+		if _, err := Threshold(context.Background(), s, nil); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -163,6 +163,9 @@ func TestCertify(t *testing.T) {
 			if s := c.Sign(mz); s != 0 && s != wantSign {
 				t.Errorf("%s: Sign = %d but dense min z = %.6g", tc.name, s, slices.Min(want))
 			}
+			if v := c.Verdict(mz); (v == Yes) != (c.Sign(mz) == 1) || (v == No) != (c.Sign(mz) == -1) {
+				t.Errorf("%s: Verdict %v disagrees with Sign %d", tc.name, v, c.Sign(mz))
+			}
 			if tol == 1e-12 && c.Sign(mz) != wantSign {
 				t.Errorf("%s: accurate solve not certified: Sign = %d, bound %.3g, min z %.3g", tc.name, c.Sign(mz), c.ErrBound, mz)
 			}

@@ -17,7 +17,11 @@ import (
 // A Circulant keeps FFT workspaces and is not safe for concurrent use.
 type Circulant struct {
 	dims []int
-	n    int
+	// sub is the shape of the vectors it acts on: dims for a circulant,
+	// smaller for the compressed (zero-padded) preconditioners of Toeplitz
+	// systems, which act as P^T C P with P the zero-padding.
+	sub  []int
+	n    int       // prod(sub)
 	eig  []float64 // eigenvalues on the half spectrum (see fftN)
 	plan *fftN
 }
@@ -59,7 +63,7 @@ func NewCirculant(dims []int, col []float64) (*Circulant, error) {
 			return nil, fmt.Errorf("circulant column is not symmetric at %v (%v vs %v): %w", j, col[k], col[neg], ErrBadKernel)
 		}
 	}
-	c := &Circulant{dims: append([]int(nil), dims...), n: n, plan: newFFTN(dims)}
+	c := &Circulant{dims: append([]int(nil), dims...), sub: append([]int(nil), dims...), n: n, plan: newFFTN(dims)}
 	c.plan.forward(col, dims)
 	c.eig = make([]float64, len(c.plan.spec))
 	for k, v := range c.plan.spec {
@@ -127,7 +131,7 @@ func (c *Circulant) SolveVec(dst, b []float64) error {
 // apply multiplies by the diagonal d in Fourier space (or divides by it).
 func (c *Circulant) apply(dst, x, d []float64, divide bool) {
 	p := c.plan
-	p.forward(x, c.dims)
+	p.forward(x, c.sub)
 	if divide {
 		for k, v := range d {
 			p.spec[k] /= complex(v, 0)
@@ -137,7 +141,7 @@ func (c *Circulant) apply(dst, x, d []float64, divide bool) {
 			p.spec[k] *= complex(v, 0)
 		}
 	}
-	p.inverse(dst, c.dims)
+	p.inverse(dst, c.sub)
 }
 
 // circInverse applies the inverse of a circulant whose eigenvalues have been

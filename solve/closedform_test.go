@@ -50,7 +50,6 @@ func TestLineOnesExact(t *testing.T) {
 	}
 }
 
-
 // TestClosedFormsDense compares the closed forms with dense solves for
 // several sizes and privacy levels, with ones and random right-hand sides.
 func TestClosedFormsDense(t *testing.T) {

@@ -94,7 +94,15 @@ type NonnegResult struct {
 	// Certificate names what settled the verdict: "error-bound",
 	// "diagonal-dominance", "nnls-residual", "farkas" or "" (borderline).
 	Certificate string
+	// Note explains a borderline verdict of the singular path.
+	Note string
 }
+
+// NearConstant is how close to 1 every entry of a singular Phi may be before
+// the feasibility test's "yes" is downgraded to Borderline: such a Phi (eps·d
+// tiny for every pair) is the all-ones matrix up to rounding, which is
+// feasible, while the exact Phi it rounds may not be; float64 cannot tell.
+const NearConstant = 1e-6
 
 // DenseSystem solves systems with one dense symmetric Phi: Factorize once,
 // then SolveNonneg for each right-hand side. Phi is retained (not copied)
@@ -109,6 +117,7 @@ type DenseSystem struct {
 	norm1    float64 // ||Phi||_1 = ||Phi||_inf
 	offSum   float64 // max_i Σ_{j≠i} |Phi_ij|
 	nonneg   bool    // Phi >= 0 entrywise with unit diagonal
+	minEntry float64 // smallest entry of Phi
 	x        mat.VecDense
 }
 
@@ -118,7 +127,7 @@ type DenseSystem struct {
 func (s *DenseSystem) Factorize(phi *mat.SymDense) error {
 	n := phi.SymmetricDim()
 	s.phi = phi
-	s.norm1, s.offSum, s.nonneg = 0, 0, true
+	s.norm1, s.offSum, s.nonneg, s.minEntry = 0, 0, true, math.Inf(1)
 	raw := phi.RawSymmetric()
 	for i := 0; i < n; i++ {
 		var row, off float64
@@ -136,6 +145,7 @@ func (s *DenseSystem) Factorize(phi *mat.SymDense) error {
 				s.nonneg = false
 			}
 			row += math.Abs(a)
+			s.minEntry = min(s.minEntry, a)
 			if i != j {
 				off += math.Abs(a)
 			}
@@ -177,7 +187,11 @@ func (s *DenseSystem) Info() backend.SolveInfo { return s.info }
 // eps·d is large and exp underflows), x > 0 is certain and the verdict is
 // Yes by that argument.
 //
-// Singular Phi: the verdict comes from Feasible, and Unique is false.
+// Singular Phi: the verdict comes from Feasible, and Unique is false. A
+// "yes" there means some x >= 0 solves a system within rounding of Phi
+// (exactly right when Phi is singular in exact arithmetic, like the cube with
+// antipodal edges at e^-eps = 1/3); when every entry of Phi is within
+// NearConstant of 1 it is downgraded to Borderline.
 func (s *DenseSystem) SolveNonneg(ctx context.Context, b []float64) (NonnegResult, error) {
 	if s.phi == nil {
 		return NonnegResult{}, errors.New("solve: DenseSystem used before Factorize")
@@ -196,11 +210,16 @@ func (s *DenseSystem) SolveNonneg(ctx context.Context, b []float64) (NonnegResul
 		if err != nil {
 			return NonnegResult{}, err
 		}
-		return NonnegResult{
+		r := NonnegResult{
 			X: fr.X, Verdict: fr.Verdict, Min: minOf(fr.X), Err: math.Inf(1),
 			Unique: false, Method: "nnls", RCond: s.info.RCond,
 			Residual: fr.Residual, Certificate: fr.Certificate,
-		}, nil
+		}
+		if r.Verdict == Yes && s.minEntry > 1-NearConstant {
+			r.Verdict, r.Certificate = Borderline, ""
+			r.Note = fmt.Sprintf("Phi is within %g of the all-ones matrix (eps·d tiny for every pair): its sign structure is lost to rounding", NearConstant)
+		}
+		return r, nil
 	}
 	if err := ctx.Err(); err != nil {
 		return NonnegResult{}, err

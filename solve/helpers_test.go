@@ -57,7 +57,6 @@ func denseFromKernel(dims []int, k func([]int) float64) *mat.SymDense {
 	return a
 }
 
-
 // relDiff returns max|x-y| / max|y|.
 func relDiff(x, y []float64) float64 {
 	var d, s float64

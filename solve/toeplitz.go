@@ -198,12 +198,14 @@ type Precond int
 
 const (
 	// PrecondStrang copies the central diagonals of T into a circulant
-	// (Strang 1986): c(j) = t(min(j, n-j)) per dimension.
+	// (Strang 1986): c(j) = t(min(j, m-j)) per dimension, m the
+	// preconditioner's size (see SolveToeplitz).
 	PrecondStrang Precond = iota
 	// PrecondTChan is the circulant nearest to T in the Frobenius norm
-	// (T. Chan 1988): c(j) = ((n-j) t(j) + j t(n-j)) / n per dimension. Its
-	// eigenvalues are Rayleigh quotients of T, so it is positive definite
-	// whenever T is.
+	// (T. Chan 1988): c(j) = ((m-j) t(j) + j t(m-j)) / m per dimension. Its
+	// eigenvalues are Rayleigh quotients of T (of T's zero extension to size
+	// m when m > n), so without padding it is positive definite whenever T
+	// is.
 	PrecondTChan
 	// PrecondNone uses no preconditioner.
 	PrecondNone
@@ -222,28 +224,46 @@ func (p Precond) String() string {
 	return fmt.Sprintf("Precond(%d)", int(p))
 }
 
-// Circulant returns the multi-level circulant approximation of T of the given
-// kind (PrecondStrang or PrecondTChan), with the same shape as T.
-func (t *Toeplitz) Circulant(kind Precond) (*Circulant, error) {
+// precond returns the multi-level circulant preconditioner of the given
+// kind (PrecondStrang or PrecondTChan). Its size per dimension is
+// m_i = nextFast(dims[i]) so that its FFTs are fast (a prime size would make
+// them quadratic); when m_i > dims[i] it acts as P^T C P, P the zero-padding,
+// which is symmetric positive definite whenever C is. Offsets >= dims[i] have
+// kernel value 0 in the formulas.
+func (t *Toeplitz) precond(kind Precond) (*Circulant, error) {
 	d := len(t.dims)
-	col := make([]float64, t.n)
+	m := make([]int, d)
+	size := 1
+	for i, v := range t.dims {
+		m[i] = nextFast(v)
+		size *= m[i]
+	}
+	col := make([]float64, size)
 	j := make([]int, d)
 	off := make([]int, d)
-	for k := range t.n {
-		decode(k, t.dims, j)
+	kern := func() float64 {
+		for i, o := range off {
+			if o >= t.dims[i] {
+				return 0
+			}
+		}
+		return t.Kernel(off)
+	}
+	for k := range size {
+		decode(k, m, j)
 		switch kind {
 		case PrecondStrang:
-			for i, v := range t.dims {
+			for i, v := range m {
 				off[i] = min(j[i], v-j[i])
 			}
-			col[k] = t.Kernel(off)
+			col[k] = kern()
 		case PrecondTChan:
-			// Sum over the 2^d choices of offset j[i] (weight (n-j)/n) or
-			// n-j[i] (weight j/n) in each dimension.
+			// Sum over the 2^d choices of offset j[i] (weight (m-j)/m) or
+			// m-j[i] (weight j/m) in each dimension.
 			var s float64
 			for mask := 0; mask < 1<<d; mask++ {
 				w := 1.0
-				for i, v := range t.dims {
+				for i, v := range m {
 					if mask>>i&1 == 0 {
 						off[i] = j[i]
 						w *= float64(v-j[i]) / float64(v)
@@ -253,7 +273,7 @@ func (t *Toeplitz) Circulant(kind Precond) (*Circulant, error) {
 					}
 				}
 				if w != 0 {
-					s += w * t.Kernel(off)
+					s += w * kern()
 				}
 			}
 			col[k] = s
@@ -261,7 +281,13 @@ func (t *Toeplitz) Circulant(kind Precond) (*Circulant, error) {
 			return nil, fmt.Errorf("no circulant for preconditioner %v: %w", kind, ErrShape)
 		}
 	}
-	return NewCirculant(t.dims, col)
+	c, err := NewCirculant(m, col)
+	if err != nil {
+		return nil, err
+	}
+	c.sub = append([]int(nil), t.dims...)
+	c.n = t.n
+	return c, nil
 }
 
 // precondFloor is the relative floor below which a circulant eigenvalue is
@@ -275,10 +301,13 @@ const precondFloor = 1e-8
 // opt.Precond (Strang by default). A Strang circulant with an eigenvalue
 // <= 1e-8 times its largest is not a usable SPD preconditioner, so the solve
 // switches to T. Chan's, whose eigenvalues are Rayleigh quotients of T. A
-// T. Chan eigenvalue <= 0 proves T indefinite, and PCG breaking down
-// (p·Tp <= 0) proves it too; T is then solved by MINRES preconditioned with
-// |C|, the circulant with the absolute values of the eigenvalues (floored at
-// 1e-8 times the largest). Result.Solver says what ran, e.g.
+// T. Chan eigenvalue <= 1e-8 times the largest means T is (or, for padded
+// preconditioners, may be) indefinite or nearly singular, and PCG breaking
+// down (p·Tp <= 0) proves T indefinite; T is then solved by MINRES
+// preconditioned with |C|, the circulant with the absolute values of the
+// eigenvalues (floored at 1e-8 times the largest). Preconditioners have
+// size nextFast(dims[i]) per dimension and act through zero-padding when
+// that exceeds dims[i] (see precond). Result.Solver says what ran, e.g.
 // "toeplitz-pcg-strang", "toeplitz-pcg-tchan", "toeplitz-minres-abs-tchan".
 //
 // Errors: ErrShape for a b of the wrong length, ErrNotConverged (with the
@@ -292,7 +321,7 @@ func SolveToeplitz(ctx context.Context, t *Toeplitz, b []float64, opt Options) (
 	var c *Circulant
 	if kind != PrecondNone {
 		var err error
-		if c, err = t.Circulant(kind); err != nil {
+		if c, err = t.precond(kind); err != nil {
 			return Result{}, err
 		}
 	}
@@ -304,15 +333,16 @@ func SolveToeplitz(ctx context.Context, t *Toeplitz, b []float64, opt Options) (
 			// Strang is not positive definite: T. Chan is whenever T is.
 			kind = PrecondTChan
 			var err error
-			if c, err = t.Circulant(kind); err != nil {
+			if c, err = t.precond(kind); err != nil {
 				return Result{}, err
 			}
 			lo, _ = c.MinEig()
 			big = maxAbs(c.eig)
 		}
-		if lo <= 0 && kind == PrecondTChan {
-			useMINRES = true // a Rayleigh quotient of T is <= 0
-		} else if lo <= precondFloor*big {
+		if lo <= precondFloor*big && opt.Method != MethodPCG {
+			// T. Chan's eigenvalues are Rayleigh quotients of T (of its
+			// zero-extension when padded): T is, or may be, indefinite.
+			// (A forced PCG runs with the eigenvalues clamped instead.)
 			useMINRES = true
 		}
 	}

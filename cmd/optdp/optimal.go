@@ -79,9 +79,12 @@ func runOptimal(env *runEnv, args []string) error {
 	}}
 	r, err := mech.Optimal(context.Background(), m, *eps, pi, opts)
 	bar.Done()
-	if err != nil {
+	if r == nil {
 		return err
 	}
+	// With lp.ErrNotConverged the result is still certified (private, with
+	// valid bounds) but its gap exceeds --tol: print it, then fail.
+	solveErr := err
 	res := optimalResult{Metric: m.String(), N: m.Len(), Eps: *eps, Gain: *gain, Utility: r.Utility,
 		Primal: r.Primal, Dual: r.Dual, Gap: r.Gap, AuditEps: r.AuditEps, Iterations: r.Iterations,
 		Mix: r.Mix, TimeS: r.TimeS, Out: *out}
@@ -91,7 +94,10 @@ func runOptimal(env *runEnv, args []string) error {
 		}
 	}
 	if *asJSON {
-		return writeJSON(env.stdout, res)
+		if err := writeJSON(env.stdout, res); err != nil {
+			return err
+		}
+		return solveErr
 	}
 	w := env.stdout
 	fmt.Fprintf(w, "metric     %s (n = %d), eps = %g, gain %s\n", res.Metric, res.N, res.Eps, res.Gain)
@@ -101,7 +107,7 @@ func runOptimal(env *runEnv, args []string) error {
 	if *out != "" {
 		fmt.Fprintf(w, "mechanism  written to %s\n", *out)
 	}
-	return nil
+	return solveErr
 }
 
 // readPriorSpec reads a prior spec: "uniform" on n answers, or "file:PATH"

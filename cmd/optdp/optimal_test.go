@@ -127,3 +127,19 @@ func TestOptimalCLIErrors(t *testing.T) {
 		t.Errorf("prior summing to 1.5: exit %d, %q", code, stderr)
 	}
 }
+
+// TestOptimalNotConverged: a tolerance beyond double precision cannot be
+// met; the certified result is still printed, and the command fails.
+func TestOptimalNotConverged(t *testing.T) {
+	code, stdout, stderr := runOptimalCLI("--metric", "line:n=8", "--eps", "1", "--prior", "uniform", "--tol", "1e-17", "--json")
+	if code != 1 || !strings.Contains(stderr, "did not reach the tolerance") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatalf("bad JSON %q: %v", stdout, err)
+	}
+	if g := v["gap"].(float64); !(g < 1e-8) {
+		t.Errorf("gap %v", g)
+	}
+}
