@@ -51,6 +51,22 @@ type SymIndefSolver interface {
 	SymIndefSolve(n, nrhs int, a []float64, lda int, b []float64, ldb int) (rcond float64, ok bool)
 }
 
+// SymIndefFactorizer is implemented by backends whose Bunch–Kaufman
+// factorisation can be kept and reused for many right-hand sides; SymFactor
+// uses it. The netlib backend implements it with dsytrf/dsycon/dsytrs.
+type SymIndefFactorizer interface {
+	// SymIndefFactorize overwrites the symmetric n×n row-major matrix a
+	// (full storage, lda stride) with its Bunch–Kaufman factors and ipiv
+	// (length n) with the pivots. It returns the reciprocal 1-norm
+	// condition estimate of A and false when A is exactly singular (a zero
+	// pivot block), in which case the factors must not be used.
+	SymIndefFactorize(n int, a []float64, lda int, ipiv []int) (rcond float64, ok bool)
+	// SymIndefSolveFactored solves A X = B in place of the n×nrhs
+	// row-major b (ldb stride) with the factors and pivots of a successful
+	// SymIndefFactorize.
+	SymIndefSolveFactored(n, nrhs int, a []float64, lda int, ipiv []int, b []float64, ldb int)
+}
+
 func init() {
 	blas64.Use(active.Blas())
 	lapack64.Use(active.Lapack())
@@ -74,7 +90,7 @@ func SetThreads(n int) int {
 // HasSymIndef reports whether the active backend has a Bunch–Kaufman
 // factorisation (otherwise symmetric indefinite systems fall back to LU).
 func HasSymIndef() bool {
-	_, ok := active.(SymIndefSolver)
+	_, ok := active.(SymIndefFactorizer)
 	return ok
 }
 

@@ -3,6 +3,7 @@ package backend
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -36,19 +37,22 @@ type SolveInfo struct {
 type SymFactor struct {
 	info SolveInfo
 	n    int
+	ok   bool // the last Factorize succeeded
 	chol mat.Cholesky
 	lu   mat.LU
-	sym  *mat.SymDense // kept for Bunch–Kaufman, which refactors per solve
+	bk   []float64 // Bunch–Kaufman factors, n×n row-major (netlib backend)
+	piv  []int     // Bunch–Kaufman pivots
 }
 
 // Factorize factorises the symmetric matrix a, which is not modified nor
-// retained (except by the Bunch–Kaufman path, which keeps a copy). It returns
-// ErrSingular (wrapped) when a is singular to working precision, and
-// ErrNotFinite when a holds NaN or Inf.
+// retained. It returns ErrSingular (wrapped) when a is singular to working
+// precision, and ErrNotFinite when a holds NaN or Inf; f cannot solve
+// afterwards.
 func (f *SymFactor) Factorize(a mat.Symmetric) (SolveInfo, error) {
 	n := a.SymmetricDim()
 	f.n = n
-	f.sym = nil
+	f.ok = false
+	f.info = SolveInfo{}
 	if err := finiteSym(a); err != nil {
 		return SolveInfo{}, err
 	}
@@ -57,51 +61,41 @@ func (f *SymFactor) Factorize(a mat.Symmetric) (SolveInfo, error) {
 		if !(f.info.RCond >= MinRCond) {
 			return f.info, fmt.Errorf("cholesky of %d×%d matrix: rcond %.3g: %w", n, n, f.info.RCond, ErrSingular)
 		}
+		f.ok = true
 		return f.info, nil
 	}
-	if _, ok := active.(SymIndefSolver); ok {
-		f.sym = mat.NewSymDense(n, nil)
-		f.sym.CopySym(a)
-		// Factorise once now to learn the condition number.
-		b := mat.NewDense(n, 1, nil)
-		rc, ok := f.bk(b)
+	if bk, ok := active.(SymIndefFactorizer); ok {
+		f.bk = fullSym(f.bk, a)
+		f.piv = slices.Grow(f.piv[:0], n)[:n]
+		rc, ok := bk.SymIndefFactorize(n, f.bk, n, f.piv)
 		f.info = SolveInfo{Method: BunchKaufman, RCond: rc}
 		if !ok || !(rc >= MinRCond) {
 			return f.info, fmt.Errorf("bunch-kaufman of %d×%d matrix: rcond %.3g: %w", n, n, rc, ErrSingular)
 		}
+		f.ok = true
 		return f.info, nil
 	}
-	full := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			full.Set(i, j, a.At(i, j))
-		}
-	}
-	f.lu.Factorize(full)
+	f.lu.Factorize(mat.NewDense(n, n, fullSym(nil, a)))
 	f.info = SolveInfo{Method: LU, RCond: 1 / f.lu.Cond()}
 	if !(f.info.RCond >= MinRCond) {
 		return f.info, fmt.Errorf("lu of %d×%d symmetric matrix: rcond %.3g: %w", n, n, f.info.RCond, ErrSingular)
 	}
+	f.ok = true
 	return f.info, nil
 }
 
-// bk solves in place of b with Bunch–Kaufman on a copy of f.sym.
-func (f *SymFactor) bk(b *mat.Dense) (float64, bool) {
-	s := active.(SymIndefSolver)
-	n := f.n
-	work := make([]float64, n*n)
-	raw := f.sym.RawSymmetric()
+// fullSym writes the symmetric a into dst (reused if large enough) as a
+// full n×n row-major matrix and returns it.
+func fullSym(dst []float64, a mat.Symmetric) []float64 {
+	n := a.SymmetricDim()
+	dst = slices.Grow(dst[:0], n*n)[:n*n]
 	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			if j >= i {
-				work[i*n+j] = raw.Data[i*raw.Stride+j]
-			} else {
-				work[i*n+j] = raw.Data[j*raw.Stride+i]
-			}
+		for j := i; j < n; j++ {
+			v := a.At(i, j)
+			dst[i*n+j], dst[j*n+i] = v, v
 		}
 	}
-	rb := b.RawMatrix()
-	return s.SymIndefSolve(n, rb.Cols, work, n, rb.Data, rb.Stride)
+	return dst
 }
 
 // Info reports the method and condition estimate of the last Factorize.
@@ -119,6 +113,9 @@ func (f *SymFactor) SolveTo(dst *mat.Dense, b mat.Matrix) error {
 			return fmt.Errorf("solve: %d×%d destination for a %d×%d right-hand side: %w", dr, dc, r, c, ErrShape)
 		}
 	}
+	if !f.ok {
+		return f.notFactorized()
+	}
 	switch f.info.Method {
 	case Cholesky:
 		return f.chol.SolveTo(dst, b)
@@ -127,14 +124,21 @@ func (f *SymFactor) SolveTo(dst *mat.Dense, b mat.Matrix) error {
 			dst.ReuseAs(r, c)
 		}
 		dst.Copy(b)
-		if _, ok := f.bk(dst); !ok {
-			return fmt.Errorf("bunch-kaufman solve: %w", ErrSingular)
-		}
+		raw := dst.RawMatrix()
+		active.(SymIndefFactorizer).SymIndefSolveFactored(f.n, raw.Cols, f.bk, f.n, f.piv, raw.Data, raw.Stride)
 		return nil
 	case LU:
 		return f.lu.SolveTo(dst, false, b)
 	}
-	return fmt.Errorf("solve: SymFactor used before Factorize")
+	return f.notFactorized()
+}
+
+// notFactorized is SolveTo's error when f holds no usable factorisation.
+func (f *SymFactor) notFactorized() error {
+	if f.info.Method == "" {
+		return fmt.Errorf("solve: SymFactor used before a successful Factorize")
+	}
+	return fmt.Errorf("solve: %s factorisation failed: %w", f.info.Method, ErrSingular)
 }
 
 // SolveVecTo solves A x = b for a vector b, writing x into dst.
@@ -144,6 +148,9 @@ func (f *SymFactor) SolveVecTo(dst *mat.VecDense, b mat.Vector) error {
 	}
 	if !dst.IsEmpty() && dst.Len() != f.n {
 		return fmt.Errorf("solve: length-%d destination for a %d×%d system: %w", dst.Len(), f.n, f.n, ErrShape)
+	}
+	if !f.ok {
+		return f.notFactorized()
 	}
 	if f.info.Method == Cholesky {
 		return f.chol.SolveVecTo(dst, b)

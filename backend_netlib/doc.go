@@ -18,8 +18,10 @@
 //
 // OpenBLAS's thread count is process-wide. New sets it, in order of
 // precedence, from the environment variable OPTDP_BLAS_THREADS (a positive
-// integer), else leaves OpenBLAS's own choice when OPENBLAS_NUM_THREADS is
-// set, else uses DefaultThreads. backend.SetThreads changes it later.
+// integer; a malformed value is reported on standard error and ignored), else
+// leaves OpenBLAS's own choice when OPENBLAS_NUM_THREADS is set, else uses
+// DefaultThreads (1). backend.SetThreads changes it later. Counts are clamped
+// to [1, runtime.NumCPU()].
 //
 // Building with the netlib tag and CGO_ENABLED=0 fails on purpose with an
 // error naming the missing requirement (see nocgo.go).

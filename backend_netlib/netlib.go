@@ -12,6 +12,7 @@ import "C"
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -21,10 +22,12 @@ import (
 )
 
 // DefaultThreads is the OpenBLAS thread count New sets when neither
-// OPTDP_BLAS_THREADS nor OPENBLAS_NUM_THREADS is in the environment. One
-// thread: on the 2-core machine this project is developed on, a second thread
-// made Cholesky at n = 2000 and 4000 no faster under load (see bench/README.md,
-// "Backend kernels"), and the solvers above run their own goroutines.
+// OPTDP_BLAS_THREADS nor OPENBLAS_NUM_THREADS is in the environment. On the
+// 2-core machine optdp was measured on (bench/README.md, "Backend kernels"),
+// a second thread sped Cholesky up 1.6–1.8× at n = 4000 only when the machine
+// was otherwise idle, gained nothing at n = 2000, and made every size slower
+// whenever the other core was busy; optdp runs goroutines of its own next to
+// the BLAS, so one thread is the default.
 const DefaultThreads = 1
 
 // ThreadsEnv is the environment variable that sets the OpenBLAS thread count
@@ -75,12 +78,12 @@ func (Impl) Name() string { return "netlib (OpenBLAS)" }
 // Threads reports the number of threads OpenBLAS may use.
 func (Impl) Threads() int { return int(C.openblas_get_num_threads()) }
 
-// SetThreads asks OpenBLAS to use n threads (values below 1 mean 1) and
-// returns the number in force afterwards, which OpenBLAS may cap at the
-// number it was built for.
+// SetThreads asks OpenBLAS to use n threads, clamped to [1, runtime.NumCPU()]
+// (more threads than CPUs only makes OpenBLAS's spinning threads fight), and
+// returns the number in force afterwards.
 func (i Impl) SetThreads(n int) int {
-	n = max(n, 1)
-	C.openblas_set_num_threads(C.int(min(n, 1<<20)))
+	n = min(max(n, 1), runtime.NumCPU())
+	C.openblas_set_num_threads(C.int(n))
 	return i.Threads()
 }
 

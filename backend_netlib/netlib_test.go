@@ -5,6 +5,7 @@ package backend_netlib
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -402,8 +403,11 @@ func TestThreads(t *testing.T) {
 	if got := impl.SetThreads(0); got != 1 {
 		t.Errorf("SetThreads(0) = %d, want 1", got)
 	}
-	if got := impl.SetThreads(2); got < 1 || got > 2 || got != impl.Threads() {
-		t.Errorf("SetThreads(2) = %d, Threads %d", got, impl.Threads())
+	if got, want := impl.SetThreads(2), min(2, runtime.NumCPU()); got != want || got != impl.Threads() {
+		t.Errorf("SetThreads(2) = %d, Threads %d, want %d", got, impl.Threads(), want)
+	}
+	if got := impl.SetThreads(1 << 20); got != runtime.NumCPU() {
+		t.Errorf("SetThreads(2²⁰) = %d, want NumCPU = %d", got, runtime.NumCPU())
 	}
 	if impl.Name() != "netlib (OpenBLAS)" {
 		t.Errorf("Name = %q", impl.Name())

@@ -13,13 +13,18 @@
 //     any A with A^T A = X. [OptimizeL2] runs a Newton-CG method on
 //     {X : diag(X) = 1} and certifies its answer with the Lagrange dual bound
 //     [L2Dual]; [SVDBound] is the closed-form lower bound of Li et al.
+//     [OptimizeL2Kron] solves Kronecker workloads factor-wise with a
+//     certificate for the whole problem; [SolveL2ADMM] is a slow generic
+//     SDP solver used as an independent check.
 //   - L1 (the eps-DP Laplace mechanism, not convex): minimise
 //     D1(A)^2 tr(G (A^T A)^{-1}), D1 the largest column L1 norm ([L1Error]).
 //     [OptimizeL1] optimises a p-Identity strategy A = [I; Θ] D^{-1} (Θ >= 0,
 //     D normalising columns to unit L1 norm) by L-BFGS with seeded restarts
 //     and never returns anything worse than the caller's baselines;
 //     [OptimizeL1Kron] and [OptimizeL1Marginals] do the same factor-wise for
-//     Kronecker products and unions of Kronecker products (marginals).
+//     Kronecker products and unions of Kronecker products (marginals);
+//     [OptimizeL1MarginalWeights] optimises a weighted union of marginals
+//     for marginal workloads with an exact spectral formula.
 //     [ConvexIteration] solves the rank-constrained SDP of Li et al. for
 //     small n by alternating an ADMM-solved SDP with a direction matrix.
 //

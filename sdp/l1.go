@@ -126,7 +126,8 @@ type L1Options struct {
 	// Restarts is the number of random starting points; 0 means 1.
 	Restarts int
 	// Seed makes the random starts reproducible: results are a
-	// deterministic function of (G, options).
+	// deterministic function of (G, options) on a given backend (pure Go
+	// and OpenBLAS round differently).
 	Seed uint64
 	// MaxIter bounds the L-BFGS iterations per restart; 0 means 500.
 	MaxIter int
@@ -401,6 +402,9 @@ func OptimizeL1(ctx context.Context, g *mat.SymDense, opt L1Options) (*L1Result,
 		if v < res.Objective {
 			res.Objective, res.Theta = v, theta
 		}
+	}
+	if res.Theta == nil {
+		return nil, fmt.Errorf("sdp: no restart produced a finite objective: %w", backend.ErrNotConverged)
 	}
 	res.A = pIdentityStrategy(res.Theta)
 	// Recompute exactly from the strategy (guards the parameterised formula).

@@ -209,6 +209,15 @@ func TestL1BadInput(t *testing.T) {
 	if _, err := OptimizeL1Marginals(ctx, []KronTerm{{Weight: -1, Factors: []*mat.SymDense{g}}}, nil, L1Options{}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("negative weight: %v", err)
 	}
+	if _, err := ConvexIteration(ctx, allRangeGram(65), ADMMOptions{}); !errors.Is(err, ErrBadInput) {
+		t.Errorf("convex iteration on n = 65: %v", err)
+	}
+	if _, err := SolveL2ADMM(ctx, g, ADMMOptions{Tol: -1}); !errors.Is(err, ErrBadInput) {
+		t.Errorf("negative ADMM tolerance: %v", err)
+	}
+	if _, err := L1Error(g, identity(3)); !errors.Is(err, ErrBadInput) {
+		t.Errorf("L1Error with a 3-column strategy on n = 4: %v", err)
+	}
 }
 
 func TestL1Cancel(t *testing.T) {

@@ -314,8 +314,11 @@ func newtonL2(ctx context.Context, g, x0 *mat.SymDense, maxIter, maxCG int, tol 
 		}
 		iters = it
 		// Newton direction on the zero-diagonal subspace.
-		steps, dec := w.newtonDirection(maxCG)
+		steps, dec := w.newtonDirection(ctx, maxCG)
 		cgSteps += steps
+		if err := ctxErr(ctx, "L2 Newton"); err != nil {
+			return nil, nil, 0, 0, err
+		}
 		if !(dec > 0) {
 			break // no descent direction left: stationary to rounding
 		}
@@ -409,7 +412,9 @@ func (w *l2Work) hess(dst, d *mat.Dense) {
 
 // newtonDirection solves the Newton system by preconditioned CG into w.d
 // and returns the number of Hessian products and the decrement <S, D>.
-func (w *l2Work) newtonDirection(maxCG int) (int, float64) {
+// It stops early (returning the direction so far) when ctx is cancelled;
+// the caller then sees the cancellation at its next check.
+func (w *l2Work) newtonDirection(ctx context.Context, maxCG int) (int, float64) {
 	n := w.n
 	// Right-hand side R = offdiag(S); Jacobi preconditioner
 	// pc_ij = S_ii Xi_jj + S_jj Xi_ii + 2 S_ij Xi_ij (the Hessian's
@@ -451,7 +456,7 @@ func (w *l2Work) newtonDirection(maxCG int) (int, float64) {
 	w.p.Copy(w.z)
 	rz := dot(w.r, w.z)
 	steps := 0
-	for k := 0; k < maxCG; k++ {
+	for k := 0; k < maxCG && ctx.Err() == nil; k++ {
 		w.hess(w.hp, w.p)
 		steps++
 		php := dot(w.p, w.hp)

@@ -100,9 +100,9 @@ func Experiments() []Experiment {
 		utilityExperiment(),
 		geoExperiment(),
 		leakageExperiment(),
-		// regionsExperiment(),
-		// singularExperiment(),
-		// matrixExperiment(),
+		regionsExperiment(),
+		singularExperiment(),
+		matrixExperiment(),
 	}
 }
 
