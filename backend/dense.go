@@ -53,6 +53,9 @@ func (f *SymFactor) Factorize(a mat.Symmetric) (SolveInfo, error) {
 	f.n = n
 	f.ok = false
 	f.info = SolveInfo{}
+	if n == 0 {
+		return SolveInfo{}, fmt.Errorf("factorize: empty matrix: %w", ErrShape)
+	}
 	if err := finiteSym(a); err != nil {
 		return SolveInfo{}, err
 	}

@@ -254,6 +254,19 @@ func TestSymFactorReuse(t *testing.T) {
 				t.Errorf("diag %v: backward error %.3g with 4 right-hand sides (%s)", diag, r, info.Method)
 			}
 		}
+		// A destination that is a view into a wider matrix (stride > cols).
+		wide := mat.NewDense(n, 6, nil)
+		view := wide.Slice(0, n, 1, 3).(*mat.Dense)
+		b3 := randDense(rnd, n, 2)
+		if err := f.SolveTo(view, b3); err != nil {
+			t.Fatal(err)
+		}
+		if r := relResidual(a, view, b3); r > 10*eps {
+			t.Errorf("diag %v: backward error %.3g into a strided view (%s)", diag, r, info.Method)
+		}
+		if wide.At(0, 0) != 0 || wide.At(n-1, 5) != 0 {
+			t.Errorf("diag %v: solve wrote outside its view", diag)
+		}
 		if err := f.SolveTo(new(mat.Dense), randDense(rnd, n+1, 1)); !errors.Is(err, backend.ErrShape) {
 			t.Errorf("wrong-size right-hand side: err = %v", err)
 		}
@@ -270,6 +283,19 @@ func TestSymFactorReuse(t *testing.T) {
 	var f backend.SymFactor
 	if err := f.SolveTo(new(mat.Dense), mat.NewDense(1, 1, []float64{1})); err == nil {
 		t.Error("SolveTo before Factorize succeeded")
+	}
+	// After a failed Factorize, solving is an error, not a stale answer.
+	if _, err := f.Factorize(tridiag(3)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Factorize(mat.NewSymDense(3, []float64{1, 0, 0, 0, -1, 0, 0, 0, 0})); !errors.Is(err, backend.ErrSingular) {
+		t.Fatalf("singular Factorize: %v", err)
+	}
+	if err := f.SolveTo(new(mat.Dense), mat.NewDense(3, 1, []float64{1, 2, 3})); !errors.Is(err, backend.ErrSingular) {
+		t.Errorf("SolveTo after a failed Factorize: err = %v", err)
+	}
+	if err := f.SolveVecTo(new(mat.VecDense), mat.NewVecDense(3, []float64{1, 2, 3})); !errors.Is(err, backend.ErrSingular) {
+		t.Errorf("SolveVecTo after a failed Factorize: err = %v", err)
 	}
 }
 

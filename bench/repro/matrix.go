@@ -138,7 +138,7 @@ func runMatrix(ctx context.Context, cfg *Config) (*Result, error) {
 		groups = append(groups, g)
 	}
 	if err := r.barPlot(cfg, "matrix_tse", fmt.Sprintf("Matrix mechanism, Laplace, eps = %g: total squared error relative to identity", eps),
-		"TSE / TSE(identity) (log scale)", workloads, groups, plotOpts{LogY: true, Legend: "br"}); err != nil {
+		"TSE / TSE(identity) (lower is better)", workloads, groups, plotOpts{Legend: "tr"}); err != nil {
 		return nil, err
 	}
 	r.md("Total squared error TSE = (2/eps^2)·D1(A)^2·tr(W^T W (A^T A)^+) of the Laplace matrix mechanism at eps = %g (MATH.md §7), by linear.TSE; lower is better. In brackets: the ratio to the identity strategy.\n", eps)

@@ -260,11 +260,9 @@ func (r *Result) barPlot(cfg *Config, base, title, ylabel string, cats []string,
 	for i, g := range groups {
 		vals := make(plotter.Values, len(g.Values))
 		copy(vals, g.Values)
-		if logY {
-			for k, v := range vals {
-				if !(v > 0) {
-					vals[k] = math.NaN()
-				}
+		for k, v := range vals {
+			if math.IsNaN(v) {
+				vals[k] = 0 // a missing bar
 			}
 		}
 		b, err := plotter.NewBarChart(vals, w)
