@@ -6,10 +6,13 @@
 //
 // BLAS is OpenBLAS through gonum.org/v1/netlib/blas/netlib. LAPACK is gonum's
 // pure-Go implementation with the expensive routines replaced by thin cgo
-// calls to LAPACKE (see Lapack): Dpotrf/Dpotrs (Cholesky), Dgetrf/Dgetrs (LU),
-// Dsyev (symmetric eigendecomposition through dsyevd) and Dgesvd (SVD through
-// the divide-and-conquer dgesdd). Impl also solves symmetric indefinite
-// systems by Bunch–Kaufman (dsytrf/dsytrs/dsycon), see Impl.SymIndefSolve.
+// calls to LAPACKE (see Lapack): Dpotrf (Cholesky), Dgetrf (LU), Dsyev
+// (symmetric eigendecomposition through dsyevd), Dgesvd (SVD through the
+// divide-and-conquer dgesdd), Dpocon and Dlansy; the triangular solves
+// (Dpotrs, Dgetrs) stay gonum's, over OpenBLAS's BLAS. Impl also factorises
+// symmetric indefinite matrices by Bunch–Kaufman (dsytrf, dsycon) and solves
+// with the factors (dsytrs): Impl.SymIndefFactorize, SymIndefSolveFactored
+// and SymIndefSolve, which package backend's SymFactor uses.
 // Everything keeps gonum's row-major conventions: a row-major matrix is the
 // column-major storage of its transpose, so symmetric routines run on the same
 // buffer with the triangle flipped and the SVD swaps its U and Vᵀ buffers.

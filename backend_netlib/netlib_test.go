@@ -479,3 +479,43 @@ func TestDlansyDpoconMatchGonum(t *testing.T) {
 		t.Errorf("Dlansy of a NaN matrix = %v, want NaN", got)
 	}
 }
+
+func TestSymIndefFactorizeReuse(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(13, 14))
+	n, lda := 50, 52
+	a := randGeneral(rnd, n, n, lda)
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			a[i*lda+j] = a[j*lda+i]
+		}
+	}
+	a[0] = -1 // indefinite for sure
+	orig := append([]float64(nil), a...)
+	ipiv := make([]int, n)
+	rc, ok := Impl{}.SymIndefFactorize(n, a, lda, ipiv)
+	if !ok || !(rc > 0 && rc <= 1) {
+		t.Fatalf("SymIndefFactorize: rcond %v ok %v", rc, ok)
+	}
+	for k := 0; k < 3; k++ {
+		b := randGeneral(rnd, n, 2, 2)
+		x := append([]float64(nil), b...)
+		Impl{}.SymIndefSolveFactored(n, 2, a, lda, ipiv, x, 2)
+		for r := 0; r < 2; r++ {
+			res, an, xn := 0.0, 0.0, 0.0
+			for i := 0; i < n; i++ {
+				s, rs := -b[i*2+r], 0.0
+				for j := 0; j < n; j++ {
+					s += orig[i*lda+j] * x[j*2+r]
+					rs += math.Abs(orig[i*lda+j])
+				}
+				res, an, xn = max(res, math.Abs(s)), max(an, rs), max(xn, math.Abs(x[i*2+r]))
+			}
+			if res > 1e-12*an*xn {
+				t.Errorf("solve %d rhs %d: residual %.3g", k, r, res)
+			}
+		}
+	}
+	if _, ok := (Impl{}).SymIndefFactorize(2, []float64{0, 0, 0, 0}, 2, make([]int, 2)); ok {
+		t.Error("SymIndefFactorize accepted the zero matrix")
+	}
+}

@@ -44,7 +44,9 @@ var _ RoundingBounder = (*Toeplitz)(nil)
 // and sum-query metrics do.
 //
 // It returns an ErrTooLarge error, before allocating, when the workspaces
-// (about 8n + 24 * prod(m)/2 bytes) would exceed MaxWorkBytes.
+// (about 8n + 20 prod(m) bytes, plus FFT plans) would exceed MaxWorkBytes.
+// A solve needs in addition a preconditioner (about a quarter of that) and
+// 8n bytes per Krylov vector (PCG keeps 5, MINRES 8).
 func NewToeplitz(dims []int, kernel func(off []int) float64) (*Toeplitz, error) {
 	n, err := checkDims(dims)
 	if err != nil {
@@ -113,7 +115,15 @@ func toeplitzBytes(n int, m []int) int {
 	if s < 0 {
 		return -1
 	}
-	return 8*n + 8*msize + 24*s
+	// Per-worker FFT plans and buffers (fourier keeps 3 m0 reals for a real
+	// transform and 6 m_i for a complex one).
+	plan, maxm := 3*m[0], 1
+	for _, v := range m[1:] {
+		plan += 6 * v
+		maxm = max(maxm, v)
+	}
+	plan += 2 * lineBlock * maxm
+	return 8*n + 8*msize + 24*s + 8*maxFFTWorkers*plan
 }
 
 // Len returns the number of lattice points n.

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/optdp/optdp/mech"
+)
+
+func thresholdCommand() command {
+	return command{
+		name:    "threshold",
+		summary: "smallest eps at which the tight-constraints mechanism of a metric exists (bracketing and bisection)",
+		usage:   "--metric SPEC [--lo L --hi H --tol T --steps S] [--force] [--progress] [--json]",
+		examples: []string{
+			"optdp threshold --metric sum:u=2,v=2",
+			"optdp threshold --metric sum:u=150,v=5 --tol 1e-6 --json",
+			"optdp threshold --metric kcount:u=30,k=2 --lo 0.5 --hi 2",
+		},
+		run: runThreshold,
+	}
+}
+
+// thresholdOutput is the JSON output of optdp threshold.
+type thresholdOutput struct {
+	Metric string `json:"metric"`
+	N      int    `json:"n"`
+	*mech.ThresholdResult
+	TimeS float64 `json:"time_s"`
+}
+
+func runThreshold(env *runEnv, args []string) error {
+	fs := newFlags(env, "threshold")
+	metric := fs.String("metric", "", metricFlagHelp)
+	lo := fs.Float64("lo", 0.01, "lower end of the eps search interval (> 0)")
+	hi := fs.Float64("hi", 10, "upper end of the eps search interval (> lo)")
+	tol := fs.Float64("tol", 1e-6, "width of the final bracket around eps*")
+	steps := fs.Int("steps", 16, "intervals of the coarse geometric scan of [lo, hi] that brackets sign changes")
+	force := fs.Bool("force", false, "raise the dense memory limit from 4 GiB to the machine's physical memory")
+	prog := fs.Bool("progress", false, "draw a progress bar on stderr even with --json")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	set := flagsGiven(fs)
+	m, err := parseMetricFlag(*metric, set["metric"])
+	if err != nil {
+		return err
+	}
+	if err := checkEpsFlag("lo", *lo, true); err != nil {
+		return err
+	}
+	if err := checkEpsFlag("hi", *hi, true); err != nil {
+		return err
+	}
+	if *hi <= *lo {
+		return usagef("--hi %v must be above --lo %v", *hi, *lo)
+	}
+	if err := checkEpsFlag("tol", *tol, true); err != nil {
+		return err
+	}
+	if *steps < 1 {
+		return usagef("--steps %d: want >= 1", *steps)
+	}
+	opts := &mech.ThresholdOptions{Lo: *lo, Hi: *hi, Tol: *tol, Steps: *steps, MaxDenseBytes: maxDenseBytes(*force)}
+	start := time.Now()
+	r, err := busy(env, "threshold", progressEnabled(*asJSON, *prog), func() (*mech.ThresholdResult, error) {
+		return mech.Threshold(context.Background(), m, opts)
+	})
+	if err != nil {
+		return err
+	}
+	res := thresholdOutput{Metric: m.String(), N: m.Len(), ThresholdResult: r, TimeS: time.Since(start).Seconds()}
+	if *asJSON {
+		return writeJSON(env.stdout, res)
+	}
+	w := env.stdout
+	fmt.Fprintf(w, "metric       %s (n = %d)\n", res.Metric, res.N)
+	switch r.Status {
+	case mech.ThresholdAlways:
+		fmt.Fprintf(w, "eps*         0: the mechanism exists for every eps > 0 (%s)\n", r.Reason)
+	case mech.ThresholdAtLo:
+		fmt.Fprintf(w, "eps*         <= %g: the mechanism exists everywhere in [%g, %g]; lower --lo to learn more\n", r.EpsStar, *lo, *hi)
+	default:
+		fmt.Fprintf(w, "eps*         %.10g (bracket [%.10g, %.10g], tol %g)\n", r.EpsStar, r.Lo, r.Hi, *tol)
+		fmt.Fprintf(w, "min z        %.6g at eps* (exists: %s)\n", r.MinZ, verdictText(r.Verdict))
+	}
+	if len(r.Crossings) > 1 {
+		fmt.Fprintf(w, "warning      existence is not monotone in eps on [%g, %g]: %d sign changes of min z:\n", *lo, *hi, len(r.Crossings))
+		for _, c := range r.Crossings {
+			dir := "down (stops existing)"
+			if c.Up {
+				dir = "up (starts existing)"
+			}
+			fmt.Fprintf(w, "               [%.10g, %.10g] %s\n", c.Lo, c.Hi, dir)
+		}
+	}
+	fmt.Fprintf(w, "evaluations  %d dense solves, %.3g s\n", r.Evaluations, res.TimeS)
+	return nil
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/optdp/optdp/mech"
+)
+
+func tightCommand() command {
+	return command{
+		name:    "tight",
+		summary: "tight-constraints mechanism of a metric: does it exist at eps, its utility, the noise matrix",
+		usage:   "--metric SPEC --eps E [--solver NAME] [--out FILE.csv|FILE.npy] [--force] [--progress] [--json]",
+		examples: []string{
+			"optdp tight --metric line:n=6 --eps 0.6931471805599453",
+			"optdp tight --metric sum:u=150,v=5 --eps 1 --json",
+			"optdp tight --metric grid:w=10,h=10,step=1,norm=euclid --eps 0.5 --out mech.npy",
+		},
+		run: runTight,
+	}
+}
+
+// tightOutput is the JSON output of optdp tight.
+type tightOutput struct {
+	Metric      string       `json:"metric"`
+	N           int          `json:"n"`
+	Eps         float64      `json:"eps"`
+	Exists      mech.Verdict `json:"exists"`
+	MinZ        num          `json:"min_z"`
+	ZErr        num          `json:"z_err"`
+	Utility     *num         `json:"utility"`
+	Unique      bool         `json:"unique"`
+	Solver      string       `json:"solver"`
+	Backend     string       `json:"backend"`
+	RCond       num          `json:"rcond"`
+	Certificate string       `json:"certificate,omitempty"`
+	AuditEps    *num         `json:"audit_eps"`
+	Private     *bool        `json:"private,omitempty"`
+	Note        string       `json:"note,omitempty"`
+	TimeS       float64      `json:"time_s"`
+	Out         string       `json:"out,omitempty"`
+}
+
+func runTight(env *runEnv, args []string) error {
+	fs := newFlags(env, "tight")
+	metric := fs.String("metric", "", metricFlagHelp)
+	eps := fs.Float64("eps", 0, "privacy level eps > 0 per unit of distance (required)")
+	solver := fs.String("solver", mech.SolverAuto, "solver: "+strings.Join(mech.TightSolvers(), ", ")+" (auto picks a closed form or structured solver when one applies, else dense)")
+	out := fs.String("out", "", "write the noise matrix X to FILE: CSV, or NumPy .npy (float64) when FILE ends in .npy")
+	force := fs.Bool("force", false, "raise the dense memory limit from 4 GiB to the machine's physical memory, and build X for n above 4096")
+	noMatrix := fs.Bool("no-matrix", false, "skip building and auditing X (faster for large n; audit_eps is then null)")
+	prog := fs.Bool("progress", false, "draw a progress bar on stderr even with --json")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	set := flagsGiven(fs)
+	m, err := parseMetricFlag(*metric, set["metric"])
+	if err != nil {
+		return err
+	}
+	if err := checkEpsFlag("eps", *eps, set["eps"]); err != nil {
+		return err
+	}
+	opts := &mech.TightOptions{Solver: *solver, MaxDenseBytes: maxDenseBytes(*force), NoMechanism: *noMatrix && *out == ""}
+	if *force {
+		opts.MaxMechanismN = m.Len()
+	}
+	start := time.Now()
+	r, err := busy(env, "tight", progressEnabled(*asJSON, *prog), func() (*mech.TightResult, error) {
+		return mech.Tight(context.Background(), m, *eps, opts)
+	})
+	if err != nil {
+		return err
+	}
+	res := tightOutput{
+		Metric: m.String(), N: r.N, Eps: r.Eps, Exists: r.Exists, MinZ: num(r.MinZ), ZErr: num(r.ZErr),
+		Unique: r.Unique, Solver: r.Solver, Backend: r.Backend, RCond: num(r.RCond),
+		Certificate: r.Certificate, Note: r.Note, TimeS: time.Since(start).Seconds(),
+	}
+	if r.Exists == mech.Yes {
+		res.Utility = numPtr(r.Utility)
+	}
+	if r.X != nil {
+		res.AuditEps = numPtr(r.Audit.Eps)
+		res.Private = &r.Audit.Private
+	}
+	if *out != "" {
+		switch {
+		case r.Exists != mech.Yes:
+			return fmt.Errorf("--out %s: no mechanism to write: at eps = %v the tight-constraints mechanism of %s %s (min z = %.6g)",
+				*out, *eps, m, existsPhrase(r.Exists), r.MinZ)
+		case r.X == nil:
+			return fmt.Errorf("--out %s: the mechanism exists but its matrix was not built: %s", *out, r.Note)
+		}
+		if err := writeMatrixPath(*out, r.X); err != nil {
+			return err
+		}
+		res.Out = *out
+	}
+	if *asJSON {
+		return writeJSON(env.stdout, res)
+	}
+	w := env.stdout
+	fmt.Fprintf(w, "metric       %s (n = %d), eps = %g\n", res.Metric, res.N, res.Eps)
+	fmt.Fprintf(w, "exists       %s\n", verdictText(r.Exists))
+	fmt.Fprintf(w, "min z        %.12g (error bound %.3g)\n", r.MinZ, r.ZErr)
+	if res.Utility != nil {
+		fmt.Fprintf(w, "utility      %.12g (uniform prior, identity remap)\n", r.Utility)
+	}
+	fmt.Fprintf(w, "unique       %v\n", r.Unique)
+	fmt.Fprintf(w, "solver       %s on %s (rcond %.3g, certificate %s)\n", r.Solver, r.Backend, r.RCond, orDash(r.Certificate))
+	if res.AuditEps != nil {
+		fmt.Fprintf(w, "audit        eps = %.12g, private %v\n", r.Audit.Eps, r.Audit.Private)
+	}
+	if r.Note != "" {
+		fmt.Fprintf(w, "note         %s\n", r.Note)
+	}
+	if res.Out != "" {
+		fmt.Fprintf(w, "mechanism    written to %s\n", res.Out)
+	}
+	fmt.Fprintf(w, "time         %.3g s\n", res.TimeS)
+	return nil
+}
+
+// verdictText is a verdict for people.
+func verdictText(v mech.Verdict) string {
+	switch v {
+	case mech.Yes:
+		return "yes"
+	case mech.No:
+		return "no"
+	}
+	return "borderline (rounding could flip the answer)"
+}
+
+// existsPhrase completes "the mechanism ...".
+func existsPhrase(v mech.Verdict) string {
+	if v == mech.No {
+		return "does not exist"
+	}
+	return "is borderline (rounding could decide whether it exists)"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
