@@ -23,11 +23,13 @@
 // complement S = sum_o H_o^{-1}, assembled row by row from the banded
 // factors (Takahashi's recurrence, O(n^2 b) per column for bandwidth b) and
 // factored by a dense Cholesky. One iteration costs O(m n^2 b + n^3) for m
-// columns; the memory is O(m (n + len(Pairs)) + n^2).
+// columns; the memory is O(m (n + len(Pairs)) + n^2). Rows are first
+// renumbered by reverse Cuthill–McKee when that shrinks b (rings, grids,
+// general graphs).
 //
 // The answer is certified, not hoped for. The returned X is made exactly
 // feasible by mixing with the uniform matrix (a convex combination of
 // columns' constraints, see Repair), and the reported dual bound comes from a
-// dual vector made exactly feasible (RowBound), so Dual >= the optimum >=
+// dual vector made exactly feasible (Result.Y), so Dual >= the optimum >=
 // Primal holds up to floating-point rounding of the two sums.
 package lp

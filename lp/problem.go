@@ -28,7 +28,7 @@ type Problem struct {
 
 // ErrTooLarge reports a problem whose solver workspace would exceed the
 // memory limit (Options.MaxBytes).
-var ErrTooLarge = errors.New("problem too large for the memory limit")
+var ErrTooLarge = errors.New("lp: problem too large for the memory limit")
 
 // validate checks the problem's shape and values.
 func (p *Problem) validate() error {

@@ -107,7 +107,7 @@ func checkSystem(a Operator, m Operator, b []float64) error {
 	}
 	for _, v := range b {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("right-hand side entry %v: %w", v, ErrBadKernel)
+			return fmt.Errorf("right-hand side entry %v: %w", v, ErrNotFinite)
 		}
 	}
 	return nil

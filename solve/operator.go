@@ -37,6 +37,8 @@ var (
 	// ErrBadKernel means a kernel value was NaN, infinite, or not a valid
 	// privacy-constraints entry.
 	ErrBadKernel = errors.New("solve: invalid kernel value")
+	// ErrNotFinite means a right-hand side held NaN or Inf.
+	ErrNotFinite = errors.New("solve: NaN or Inf in the right-hand side")
 	// ErrBreakdown means a Krylov iteration broke down (a zero or negative
 	// curvature in CG, a singular operator in MINRES).
 	ErrBreakdown = errors.New("solve: Krylov breakdown")

@@ -44,7 +44,7 @@ type worstPair struct {
 func runAudit(env *runEnv, args []string) error {
 	fs := newFlags(env, "audit")
 	metric := fs.String("metric", "", metricFlagHelp)
-	eps := fs.Float64("eps", 0, "privacy level eps > 0 to check against (required)")
+	eps := fs.Float64("eps", 0, "privacy level eps > 0 to check against, per unit of distance (required)")
 	file := fs.String("matrix", "", "noise matrix FILE: CSV (one row per true answer) or NumPy .npy float64 (required)")
 	prog := fs.Bool("progress", false, "draw a progress bar on stderr even with --json")
 	asJSON := fs.Bool("json", false, "print JSON")

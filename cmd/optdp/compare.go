@@ -62,7 +62,7 @@ type candidate struct {
 func runCompare(env *runEnv, args []string) error {
 	fs := newFlags(env, "compare")
 	metric := fs.String("metric", "", metricFlagHelp)
-	eps := fs.Float64("eps", 0, "privacy level eps > 0 per unit of distance (required)")
+	eps := fs.Float64("eps", 0, "privacy level eps > 0 per unit of distance: per hop for graphs, per km for grids (required)")
 	prior := fs.String("prior", "uniform", priorSpecHelp)
 	force := fs.Bool("force", false, fmt.Sprintf("accept up to %d answers instead of %d", compareForceMaxN, compareMaxN))
 	prog := fs.Bool("progress", false, "draw a progress bar on stderr even with --json")
@@ -235,4 +235,3 @@ func fmtBool(b *bool) string {
 	}
 	return fmt.Sprint(*b)
 }
-

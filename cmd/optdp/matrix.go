@@ -15,7 +15,8 @@ import (
 const workloadSpecHelp = "workload: identity:n=N, total:n=N, allrange:n=N, prefix:n=N, width:n=N,k=K, " +
 	"random:n=N,m=M,seed=S, range2d:n=N, marginals:dims=2x2x2,k=K, file:PATH (CSV matrix)"
 
-const strategySpecHelp = "strategy: identity, hier:b=B[,root=false], wavelet, workload, eigen, file:PATH (CSV matrix); " +
+const strategySpecHelp = "strategy: identity, hier:b=B[,root=false], wavelet, workload, eigen, file:PATH (CSV matrix), " +
+	"opt[:restarts=R,seed=S] (optimised for the workload, eps and delta, as by optdp optimize; default restarts=1, seed=1); " +
 	"identity, hier and wavelet are built per dimension of a multi-dimensional domain and combined by Kronecker product"
 
 func matrixCommand() command {
@@ -27,6 +28,7 @@ func matrixCommand() command {
 			"optdp matrix --workload allrange:n=256 --strategy hier:b=16,root=false --eps 1",
 			"optdp matrix --workload range2d:n=256 --strategy wavelet --eps 1 --json",
 			"optdp matrix --workload marginals:dims=2x2x2,k=2 --strategy identity --eps 1 --delta 1e-6",
+			"optdp matrix --workload allrange:n=256 --strategy opt:restarts=2 --eps 1",
 		},
 		run: runMatrix,
 	}
@@ -67,6 +69,13 @@ func (mf matrixFlags) build(fs *flag.FlagSet) (linear.Workload, *linear.Strategy
 	w, err := parseWorkload(*mf.workload)
 	if err != nil {
 		return nil, nil, err
+	}
+	if kind, params, _, err := splitSpec(*mf.strategy); err == nil && kind == "opt" {
+		a, err := optStrategy(*mf.strategy, params, fs, w, *mf.eps)
+		if err != nil {
+			return nil, nil, err
+		}
+		return w, a, nil
 	}
 	a, err := parseStrategy(*mf.strategy, w)
 	if err != nil {
@@ -248,7 +257,7 @@ func parseStrategy(spec string, w linear.Workload) (*linear.Strategy, error) {
 		a, _, err = readMatrixFile(path, "strategy")
 		return a, err
 	case "opt":
-		return nil, errors.New("strategy opt needs the strategy optimiser (package sdp, the optimisation issue), which is not wired in yet; use identity, hier, wavelet, workload, eigen or file:PATH")
+		return nil, errors.New("strategy opt is optimised for eps (and delta): build it with matrixFlags.build or optStrategy")
 	case "workload":
 		a, err = linear.WorkloadStrategy(w)
 	case "eigen":

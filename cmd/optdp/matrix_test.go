@@ -111,7 +111,7 @@ func TestMatrixErrors(t *testing.T) {
 		{[]string{"--workload", "cube:n=4", "--strategy", "identity", "--eps", "1"}, 1, "unknown workload"},
 		{[]string{"--workload", "allrange:n=4,q=1", "--strategy", "identity", "--eps", "1"}, 1, "unknown parameter"},
 		{[]string{"--workload", "allrange:n=4", "--strategy", "magic", "--eps", "1"}, 1, "unknown strategy"},
-		{[]string{"--workload", "allrange:n=4", "--strategy", "opt", "--eps", "1"}, 1, "strategy opt needs"},
+		{[]string{"--workload", "allrange:n=4", "--strategy", "opt:restarts=0", "--eps", "1"}, 1, "restarts must be"},
 		{[]string{"--workload", "allrange:n=6", "--strategy", "wavelet", "--eps", "1"}, 1, "power of 2"},
 		{[]string{"--workload", "allrange:n=4", "--strategy", "identity", "--eps", "0"}, 1, "eps"},
 		{[]string{"--workload", "allrange:n=4", "--strategy", "identity", "--eps", "NaN"}, 1, "eps"},

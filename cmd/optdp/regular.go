@@ -52,7 +52,7 @@ type regularOutput struct {
 func runRegular(env *runEnv, args []string) error {
 	fs := newFlags(env, "regular")
 	metric := fs.String("metric", "", metricFlagHelp)
-	eps := fs.Float64("eps", 0, "privacy level eps > 0 per unit of distance (required)")
+	eps := fs.Float64("eps", 0, "privacy level eps > 0 per unit of distance: per hop for graphs, per km for grids (required)")
 	prior := fs.String("prior", "uniform", priorSpecHelp)
 	force := fs.Bool("force", false, "raise the dense memory limit from 4 GiB to the machine's physical memory")
 	prog := fs.Bool("progress", false, "draw a progress bar on stderr even with --json")
@@ -105,7 +105,7 @@ func runRegular(env *runEnv, args []string) error {
 		res.RCond, res.Certificate = numPtr(r.RCond), r.Certificate
 	}
 	if res.Regular != mech.Yes {
-		res.Note = joinNote(res.Note, "the prior is not (certainly) regular: the bounds below are not established for it")
+		res.Note = joinNote(res.Note, "the prior is not (certainly) regular, so the utility and leakage bounds are not established for it")
 	}
 	res.TimeS = time.Since(start).Seconds()
 	if *asJSON {
@@ -130,8 +130,8 @@ func runRegular(env *runEnv, args []string) error {
 
 // joinNote appends b to the note a.
 func joinNote(a, b string) string {
-	if a == "" {
-		return b
+	if a == "" || b == "" {
+		return a + b
 	}
 	return a + "; " + b
 }

@@ -27,7 +27,17 @@ type thresholdOutput struct {
 	Metric string `json:"metric"`
 	N      int    `json:"n"`
 	*mech.ThresholdResult
-	TimeS float64 `json:"time_s"`
+	// Crossings shadows the embedded field to give it lower-case keys.
+	Crossings []crossingOutput `json:"crossings"`
+	TimeS     float64          `json:"time_s"`
+}
+
+// crossingOutput is a sign change of min z(eps): the mechanism exists at
+// one end of [lo, hi] and not at the other (up: it starts to exist).
+type crossingOutput struct {
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+	Up bool    `json:"up"`
 }
 
 func runThreshold(env *runEnv, args []string) error {
@@ -71,7 +81,10 @@ func runThreshold(env *runEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	res := thresholdOutput{Metric: m.String(), N: m.Len(), ThresholdResult: r, TimeS: time.Since(start).Seconds()}
+	res := thresholdOutput{Metric: m.String(), N: m.Len(), ThresholdResult: r, Crossings: []crossingOutput{}, TimeS: time.Since(start).Seconds()}
+	for _, c := range r.Crossings {
+		res.Crossings = append(res.Crossings, crossingOutput{Lo: c.Lo, Hi: c.Hi, Up: c.Up})
+	}
 	if *asJSON {
 		return writeJSON(env.stdout, res)
 	}

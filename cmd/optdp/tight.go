@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,10 +48,10 @@ type tightOutput struct {
 func runTight(env *runEnv, args []string) error {
 	fs := newFlags(env, "tight")
 	metric := fs.String("metric", "", metricFlagHelp)
-	eps := fs.Float64("eps", 0, "privacy level eps > 0 per unit of distance (required)")
+	eps := fs.Float64("eps", 0, "privacy level eps > 0 per unit of distance: per hop for graphs, per km for grids (required)")
 	solver := fs.String("solver", mech.SolverAuto, "solver: "+strings.Join(mech.TightSolvers(), ", ")+" (auto picks a closed form or structured solver when one applies, else dense)")
 	out := fs.String("out", "", "write the noise matrix X to FILE: CSV, or NumPy .npy (float64) when FILE ends in .npy")
-	force := fs.Bool("force", false, "raise the dense memory limit from 4 GiB to the machine's physical memory, and build X for n above 4096")
+	force := fs.Bool("force", false, "raise the dense memory limit from 4 GiB to the machine's physical memory, and with --out build X for n above 4096")
 	noMatrix := fs.Bool("no-matrix", false, "skip building and auditing X (faster for large n; audit_eps is then null)")
 	prog := fs.Bool("progress", false, "draw a progress bar on stderr even with --json")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -65,9 +66,12 @@ func runTight(env *runEnv, args []string) error {
 	if err := checkEpsFlag("eps", *eps, set["eps"]); err != nil {
 		return err
 	}
+	if !slices.Contains(mech.TightSolvers(), *solver) {
+		return usagef("--solver %q: want one of %s", *solver, strings.Join(mech.TightSolvers(), ", "))
+	}
 	opts := &mech.TightOptions{Solver: *solver, MaxDenseBytes: maxDenseBytes(*force), NoMechanism: *noMatrix && *out == ""}
-	if *force {
-		opts.MaxMechanismN = m.Len()
+	if *force && *out != "" {
+		opts.MaxMechanismN = m.Len() // build X for --out whatever n, within the memory limit
 	}
 	start := time.Now()
 	r, err := busy(env, "tight", progressEnabled(*asJSON, *prog), func() (*mech.TightResult, error) {
@@ -94,7 +98,11 @@ func runTight(env *runEnv, args []string) error {
 			return fmt.Errorf("--out %s: no mechanism to write: at eps = %v the tight-constraints mechanism of %s %s (min z = %.6g)",
 				*out, *eps, m, existsPhrase(r.Exists), r.MinZ)
 		case r.X == nil:
-			return fmt.Errorf("--out %s: the mechanism exists but its matrix was not built: %s", *out, r.Note)
+			hint := ""
+			if !*force {
+				hint = " (--force builds X for any n that fits in memory)"
+			}
+			return fmt.Errorf("--out %s: the mechanism exists but its matrix was not built: %s%s", *out, r.Note, hint)
 		}
 		if err := writeMatrixPath(*out, r.X); err != nil {
 			return err

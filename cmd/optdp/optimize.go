@@ -1,0 +1,275 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/optdp/optdp/mech/linear"
+	"github.com/optdp/optdp/sdp"
+	"gonum.org/v1/gonum/mat"
+)
+
+// defaultOptSeed is the seed of the L1 optimiser's random restarts when
+// --seed is not given, so that runs are reproducible.
+const defaultOptSeed = 1
+
+// maxOutEntries bounds the strategy written by --out (4Mi entries, about
+// 100 MB of CSV).
+const maxOutEntries = 1 << 22
+
+func optimizeCommand() command {
+	return command{
+		name:    "optimize",
+		summary: "optimise a matrix-mechanism strategy for a workload (eps-DP Laplace, or (eps, delta)-DP Gaussian with a certificate)",
+		usage:   "--workload WSPEC --eps E [--delta D] [--restarts R] [--seed S] [--max-iter K] [--out FILE] [--json] [--progress]",
+		examples: []string{
+			"optdp optimize --workload allrange:n=256 --eps 1",
+			"optdp optimize --workload allrange:n=256 --eps 1 --delta 1e-6 --json",
+			"optdp optimize --workload range2d:n=64 --eps 1 --out strategy.csv",
+		},
+		run: runOptimize,
+	}
+}
+
+// optimizeResult is the JSON output of optdp optimize.
+type optimizeResult struct {
+	Workload string `json:"workload"`
+	Strategy string `json:"strategy"`
+	// Method is the optimiser (linear.OptimizeResult.Method); Baseline is
+	// set when a standard strategy was returned because nothing beat it.
+	Method   string  `json:"method"`
+	Baseline string  `json:"baseline,omitempty"`
+	M        int     `json:"m"`
+	N        int     `json:"n"`
+	P        int     `json:"p"`
+	Eps      float64 `json:"eps"`
+	Delta    float64 `json:"delta,omitempty"`
+	// TSE is the total squared error: Laplace, or the analytic Gaussian
+	// calibration with --delta; TSEClassic uses the paper's σ.
+	TSE        num  `json:"tse"`
+	RMSE       num  `json:"rmse"`
+	TSEClassic *num `json:"tse_classic,omitempty"`
+	// Objective is the optimiser's objective: D1² tr(W^T W (A^T A)^-1) for
+	// Laplace; with --delta it equals Trace.
+	Objective num `json:"objective"`
+	// Trace, Dual, Gap and RelGap (with --delta): tr(W^T W X^{-1}) with unit
+	// column norms, a lower bound on it, and the certified gap.
+	Trace      *num                   `json:"trace,omitempty"`
+	Dual       *num                   `json:"dual,omitempty"`
+	Gap        *num                   `json:"gap,omitempty"`
+	RelGap     *num                   `json:"rel_gap,omitempty"`
+	Baselines  []linear.BaselineError `json:"baselines"`
+	Iterations int                    `json:"iterations"`
+	Restarts   int                    `json:"restarts"`
+	Seed       uint64                 `json:"seed"`
+	TimeS      float64                `json:"time_s"`
+	// Out lists the files written by --out.
+	Out []string `json:"out,omitempty"`
+}
+
+// optFlags are the optimiser's flags.
+type optFlags struct {
+	delta                   *float64
+	restarts, seed, maxIter *int
+	out                     *string
+	asJSON, progress        *bool
+}
+
+func runOptimize(env *runEnv, args []string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return runOptimizeCtx(ctx, env, args)
+}
+
+// runOptimizeCtx is runOptimize with a caller's context (Ctrl-C cancels it).
+func runOptimizeCtx(ctx context.Context, env *runEnv, args []string) error {
+	fs := newFlags(env, "optimize")
+	workload := fs.String("workload", "", workloadSpecHelp)
+	eps := fs.Float64("eps", 0, "privacy parameter eps > 0 (required)")
+	of := optFlags{
+		delta:    fs.Float64("delta", 0, "optimise for (eps, delta)-DP Gaussian noise (the convex L2 problem); delta in (0, 1)"),
+		restarts: fs.Int("restarts", 1, "random restarts of the eps-DP optimiser (the best is kept)"),
+		seed:     fs.Int("seed", defaultOptSeed, "seed of the restarts' random starting points (fixed by default: runs are reproducible)"),
+		maxIter:  fs.Int("max-iter", 0, "iterations per restart (L-BFGS) or Newton iterations (--delta); 0 = default"),
+		out:      fs.String("out", "", "write the strategy matrix to FILE (CSV, or .npy); a large Kronecker strategy is written as one file per factor, FILE.k1.csv, ..."),
+		asJSON:   fs.Bool("json", false, "print JSON"),
+		progress: fs.Bool("progress", false, "draw the progress bar on stderr even with --json"),
+	}
+	if err := parseFlags(env, fs, args); err != nil {
+		return err
+	}
+	set := setFlags(fs)
+	for _, name := range []string{"workload", "eps"} {
+		if !set[name] {
+			return usagef("--%s is required", name)
+		}
+	}
+	if e := *eps; math.IsNaN(e) || math.IsInf(e, 0) || e <= 0 {
+		return fmt.Errorf("--eps must be a finite number > 0, got %v", e)
+	}
+	if set["delta"] && !(*of.delta > 0 && *of.delta < 1) {
+		return fmt.Errorf("--delta must be in (0, 1), got %v", *of.delta)
+	}
+	if *of.restarts < 1 || *of.seed < 0 || *of.maxIter < 0 {
+		return fmt.Errorf("--restarts must be >= 1, --seed and --max-iter >= 0 (got %d, %d, %d)", *of.restarts, *of.seed, *of.maxIter)
+	}
+	w, err := parseWorkload(*workload)
+	if err != nil {
+		return err
+	}
+	bar := newProgress(env, "optimize", progressEnabled(*of.asJSON, *of.progress))
+	opts := linear.OptimizeOptions{Eps: *eps, Delta: *of.delta, Restarts: *of.restarts, Seed: uint64(*of.seed),
+		MaxIter: *of.maxIter, Progress: progressReporter(bar, *of.restarts)}
+	res, err := linear.Optimize(ctx, w, opts)
+	bar.Done()
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("optimisation cancelled: %w", err)
+		}
+		return err
+	}
+	m, n := w.Dims()
+	p, _ := res.Strategy.Dims()
+	out := optimizeResult{Workload: w.String(), Strategy: res.Strategy.String(), Method: res.Method, Baseline: res.Baseline,
+		M: m, N: n, P: p, Eps: *eps, Delta: *of.delta, TSE: num(res.TSE), RMSE: num(res.RMSE), Objective: num(res.Objective),
+		Baselines: res.Baselines, Iterations: res.Iterations, Restarts: *of.restarts, Seed: uint64(*of.seed),
+		TimeS: res.Time.Seconds()}
+	if *of.delta > 0 {
+		out.TSEClassic = numPtr(res.ClassicTSE)
+		out.Trace, out.Dual, out.Gap, out.RelGap = numPtr(res.Objective), numPtr(res.Dual), numPtr(res.Gap), numPtr(res.RelGap)
+	}
+	if *of.out != "" {
+		if out.Out, err = writeStrategy(*of.out, res.Strategy); err != nil {
+			return err
+		}
+	}
+	if *of.asJSON {
+		return writeJSON(env.stdout, out)
+	}
+	printOptimize(env, out)
+	return nil
+}
+
+// progressReporter turns the optimisers' reports into progress-bar updates.
+func progressReporter(bar *progress, restarts int) func(sdp.Progress) {
+	return func(pr sdp.Progress) {
+		msg := fmt.Sprintf("%s restart %d/%d iteration %d objective %.8g", pr.Stage, pr.Restart+1, restarts, pr.Iteration, pr.Objective)
+		if !math.IsNaN(pr.Certificate) {
+			msg = fmt.Sprintf("%s iteration %d objective %.8g bound %.8g", pr.Stage, pr.Iteration, pr.Objective, pr.Certificate)
+		}
+		bar.Update(-1, msg)
+	}
+}
+
+// writeStrategy writes s to path (dense, when at most maxOutEntries
+// entries), or, for a larger Kronecker product, each factor to
+// path-without-extension.kN.ext; it returns the files written.
+func writeStrategy(path string, s *linear.Strategy) ([]string, error) {
+	p, n := s.Dims()
+	if float64(p)*float64(n) <= maxOutEntries {
+		d, err := s.Dense()
+		if err != nil {
+			return nil, fmt.Errorf("--out: %w", err)
+		}
+		if err := writeMatrixPath(path, d); err != nil {
+			return nil, err
+		}
+		return []string{path}, nil
+	}
+	fs := s.Factors()
+	if len(fs) == 1 {
+		return nil, fmt.Errorf("--out: the %d x %d strategy has %.3g entries, more than the limit of %d for writing a dense matrix", p, n, float64(p)*float64(n), maxOutEntries)
+	}
+	ext := filepath.Ext(path)
+	if !strings.EqualFold(ext, ".npy") {
+		ext = ".csv"
+	}
+	base := strings.TrimSuffix(path, filepath.Ext(path))
+	var files []string
+	for i, f := range fs {
+		r, c := f.Dims()
+		if r*c > maxOutEntries {
+			return nil, fmt.Errorf("--out: Kronecker factor %d is %d x %d, more than the limit of %d entries", i+1, r, c, maxOutEntries)
+		}
+		name := fmt.Sprintf("%s.k%d%s", base, i+1, ext)
+		if err := writeMatrixPath(name, mat.DenseCopyOf(f)); err != nil {
+			return nil, err
+		}
+		files = append(files, name)
+	}
+	return files, nil
+}
+
+// printOptimize prints the human-readable report.
+func printOptimize(env *runEnv, r optimizeResult) {
+	out := env.stdout
+	fmt.Fprintf(out, "workload     %s  (m = %d queries, n = %d counts)\n", r.Workload, r.M, r.N)
+	which := "optimised"
+	if r.Baseline != "" {
+		which = "baseline " + r.Baseline + " (nothing beat it)"
+	}
+	fmt.Fprintf(out, "strategy     %s  (p = %d queries; %s by %s)\n", r.Strategy, r.P, which, r.Method)
+	if r.Trace != nil {
+		fmt.Fprintf(out, "noise        gaussian, eps = %g, delta = %g (analytic calibration; classic TSE %.10g)\n", r.Eps, r.Delta, float64(*r.TSEClassic))
+		fmt.Fprintf(out, "trace        tr(W^T W X^-1) = %.10g, lower bound %.10g, gap %.3g (relative %.3g)\n",
+			float64(*r.Trace), float64(*r.Dual), float64(*r.Gap), float64(*r.RelGap))
+	} else {
+		fmt.Fprintf(out, "noise        laplace, eps = %g; objective D1^2 tr(W^T W (A^T A)^-1) = %.10g\n", r.Eps, float64(r.Objective))
+	}
+	fmt.Fprintf(out, "total error  TSE = %.10g   RMSE = %.6g per query\n", float64(r.TSE), float64(r.RMSE))
+	fmt.Fprintf(out, "search       %d iterations, %d restart(s), seed %d, %.3gs\n", r.Iterations, r.Restarts, r.Seed, r.TimeS)
+	fmt.Fprintln(out, "baselines")
+	for _, b := range r.Baselines {
+		fmt.Fprintf(out, "  %-40s TSE = %.10g  (%.4g × optimised)\n", b.Name, b.TSE, b.TSE/float64(r.TSE))
+	}
+	if len(r.Out) == 1 {
+		fmt.Fprintf(out, "wrote        %s\n", r.Out[0])
+	} else if len(r.Out) > 1 {
+		fmt.Fprintf(out, "wrote        the strategy is a Kronecker product too large to write densely; its factors, in order: %s\n", strings.Join(r.Out, ", "))
+	}
+}
+
+// optStrategy builds the strategy "opt[:restarts=R,seed=S]" for optdp matrix
+// and answer: linear.Optimize for w at eps (and delta when the command's
+// --delta flag is given), cancelled by Ctrl-C.
+func optStrategy(spec string, params map[string]string, fs *flag.FlagSet, w linear.Workload, eps float64) (*linear.Strategy, error) {
+	p := &specParams{spec: spec, params: params, used: map[string]bool{}}
+	restarts, err := p.int("restarts", false, 1)
+	if err != nil {
+		return nil, err
+	}
+	seed, err := p.int("seed", false, defaultOptSeed)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.done(); err != nil {
+		return nil, err
+	}
+	if restarts < 1 || seed < 0 {
+		return nil, fmt.Errorf("strategy %q: restarts must be >= 1 and seed >= 0", spec)
+	}
+	delta := 0.0
+	if setFlags(fs)["delta"] {
+		if f := fs.Lookup("delta"); f != nil {
+			if _, err := fmt.Sscan(f.Value.String(), &delta); err != nil {
+				return nil, fmt.Errorf("--delta: %w", err)
+			}
+			if !(delta > 0 && delta < 1) {
+				return nil, fmt.Errorf("--delta must be in (0, 1), got %v", delta)
+			}
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := linear.Optimize(ctx, w, linear.OptimizeOptions{Eps: eps, Delta: delta, Restarts: restarts, Seed: uint64(seed)})
+	if err != nil {
+		return nil, fmt.Errorf("strategy %q: %w", spec, err)
+	}
+	return res.Strategy, nil
+}

@@ -1,0 +1,521 @@
+package linear
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/optdp/optdp/sdp"
+	"gonum.org/v1/gonum/mat"
+)
+
+// OptimizeOptions configures Optimize. Eps is required; the rest may be zero.
+type OptimizeOptions struct {
+	// Eps > 0 is the privacy parameter.
+	Eps float64
+	// Delta = 0 optimises for eps-DP Laplace noise (the L1 problem);
+	// 0 < Delta < 1 for (eps, delta)-DP Gaussian noise (the L2 problem).
+	Delta float64
+	// Restarts is the number of seeded random starts of the L1 optimisers
+	// (0 means 1); the L2 problem is convex and ignores it.
+	Restarts int
+	// Seed makes the L1 restarts reproducible: the result is a deterministic
+	// function of (workload, options) on a given backend.
+	Seed uint64
+	// P is the number of extra rows of a p-Identity strategy [I; Θ]
+	// (0 means max(1, n/16) per factor); L1 only.
+	P int
+	// MaxIter bounds the iterations per restart (L-BFGS) or the Newton
+	// iterations (L2); 0 means the sdp package's default.
+	MaxIter int
+	// Progress, if non-nil, receives the optimisers' progress reports.
+	Progress func(sdp.Progress)
+}
+
+// BaselineError is the error of one standard strategy that Optimize
+// compared against.
+type BaselineError struct {
+	// Name is the strategy's name, e.g. "hier(n=256,b=16,root=false)".
+	Name string `json:"name"`
+	// TSE is its total squared error under the same noise as the result
+	// (Laplace, or analytic Gaussian when Delta > 0).
+	TSE float64 `json:"tse"`
+}
+
+// OptimizeResult is the answer of Optimize.
+type OptimizeResult struct {
+	// Strategy is the optimised strategy (a Kronecker product for
+	// Kronecker and marginal workloads), or the best baseline when no
+	// optimised strategy beat it.
+	Strategy *Strategy
+	// Method names the optimiser used: "l1-dense", "l1-kron",
+	// "l1-marginals", "l1-marginal-weights", "l2-dense" or "l2-kron".
+	Method string
+	// Baseline is the name of the baseline returned, "" when the optimised
+	// strategy is returned.
+	Baseline string
+	// Objective is the optimiser's objective. L1: D1(A)² tr(W^T W (A^T A)^+)
+	// (TSE = (2/eps²) Objective). L2: the trace tr(W^T W X^{-1}) with
+	// X = A^T A of unit diagonal, so D2(A) = 1. Optimize checks that the
+	// matrix-mechanism code (ProfileTrace on Strategy) recomputes it.
+	Objective float64
+	// Noise is the noise calibration of the returned strategy: Laplace, or
+	// the analytic Gaussian (Balle and Wang) when Delta > 0.
+	Noise Noise
+	// TSE = Noise.Variance · Objective / D² (D the sensitivity, 1 up to
+	// rounding for optimised strategies) is the expected total squared
+	// error; RMSE = sqrt(TSE/m).
+	TSE, RMSE float64
+	// ClassicTSE is the Gaussian TSE with the paper's calibration
+	// σ = D2 sqrt(2 ln(2/delta))/eps (L2 only, else 0).
+	ClassicTSE float64
+	// Baselines are the errors of the standard strategies compared against
+	// (identity, hierarchical with several branchings with and without
+	// root, wavelet when every dimension is a power of 2).
+	Baselines []BaselineError
+	// Dual, Gap and RelGap certify the L2 answer: no strategy has trace
+	// below Dual, Gap = Objective - Dual, RelGap = Gap/Objective (0 for L1,
+	// which has no certificate).
+	Dual, Gap, RelGap float64
+	// Iterations counts the optimisers' iterations; Time is the wall time.
+	Iterations int
+	Time       time.Duration
+}
+
+// objectiveTol is the relative tolerance within which the matrix-mechanism
+// recomputation of an optimised strategy's error must equal the
+// optimiser's objective.
+const objectiveTol = 1e-9
+
+// hierBranchings are the branching factors of the hierarchical baselines
+// (each with and without the root).
+var hierBranchings = [...]int{2, 4, 8, 16}
+
+// baseline is a candidate standard strategy, one factor per Kronecker
+// factor of the workload's Gram terms.
+type baseline struct {
+	strategy *Strategy
+	factors  []*mat.Dense
+}
+
+// baselines builds identity, hierarchical and (when every factor order is
+// a power of 2) wavelet strategies factor-wise over the orders dims.
+func baselines(dims []int) ([]baseline, error) {
+	type maker func(n int) (*Strategy, error)
+	makers := []maker{IdentityStrategy}
+	maxd := 0
+	pow2 := true
+	for _, n := range dims {
+		maxd = max(maxd, n)
+		pow2 = pow2 && n&(n-1) == 0
+	}
+	for _, b := range hierBranchings {
+		if b > 2 && b >= maxd {
+			break // b >= n gives the same tree as b = n
+		}
+		for _, root := range []bool{true, false} {
+			makers = append(makers, func(n int) (*Strategy, error) { return Hierarchical(n, b, root) })
+		}
+	}
+	if pow2 {
+		makers = append(makers, Wavelet)
+	}
+	var out []baseline
+	for _, mk := range makers {
+		var ss []*Strategy
+		var fs []*mat.Dense
+		for _, n := range dims {
+			s, err := mk(n)
+			if err != nil {
+				return nil, fmt.Errorf("optimize: baseline: %w", err)
+			}
+			ss = append(ss, s)
+			fs = append(fs, s.factors[0])
+		}
+		s := ss[0]
+		if len(ss) > 1 {
+			var err error
+			if s, err = KronStrategy(ss...); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, baseline{strategy: s, factors: fs})
+	}
+	return out, nil
+}
+
+// kronTerms returns the Gram's terms as sdp Kronecker terms when every term
+// splits the domain into the same factor orders (dims), else ok = false.
+func kronTerms(g Gram) (terms []sdp.KronTerm, dims []int, ok bool) {
+	for _, f := range g.Terms[0] {
+		dims = append(dims, f.SymmetricDim())
+	}
+	for _, t := range g.Terms {
+		if len(t) != len(dims) {
+			return nil, nil, false
+		}
+		for i, f := range t {
+			if f.SymmetricDim() != dims[i] {
+				return nil, nil, false
+			}
+		}
+		terms = append(terms, sdp.KronTerm{Weight: 1, Factors: t})
+	}
+	return terms, dims, true
+}
+
+// Optimize finds a strategy for workload w that minimises the matrix
+// mechanism's error (MATH.md §7, "Optimisation") with the optimisers of
+// package sdp, chosen by the structure of W^T W (Workload.Gram):
+//
+//   - Delta = 0 (Laplace, the L1 problem): one dense term -> sdp.OptimizeL1;
+//     one Kronecker term (e.g. 2-D ranges) -> sdp.OptimizeL1Kron, factor-wise;
+//     a sum of Kronecker terms with the same factor orders (marginals,
+//     unions) -> sdp.OptimizeL1Marginals, and for a Marginals workload on at
+//     most 4096 cells also sdp.OptimizeL1MarginalWeights, keeping the
+//     better; any other sum -> sdp.OptimizeL1 on the dense Gram. The
+//     standard strategies (see OptimizeResult.Baselines) are passed as
+//     baselines, so the result is never worse than the best of them.
+//   - Delta > 0 (Gaussian, the L2 problem, convex): one Kronecker term with
+//     several factors -> sdp.OptimizeL2Kron, otherwise sdp.OptimizeL2 on the
+//     dense Gram, with a duality-gap certificate. A baseline with a smaller
+//     trace (only possible when Newton did not converge) is returned instead.
+//
+// The returned strategy's error is recomputed with ProfileTrace and the
+// strategy's sensitivity; Optimize returns an error if it differs from the
+// optimiser's objective by more than a relative 1e-9 (or, for an
+// ill-conditioned strategy such as the L2 optimum of a singular Gram matrix,
+// more than the rounding bound 64·u·cond(A^T A)). Cancelling ctx stops
+// the optimiser and returns an error wrapping ctx.Err().
+func Optimize(ctx context.Context, w Workload, opts OptimizeOptions) (*OptimizeResult, error) {
+	start := time.Now()
+	if w == nil {
+		return nil, fmt.Errorf("optimize: nil workload")
+	}
+	if err := checkEps(opts.Eps); err != nil {
+		return nil, fmt.Errorf("optimize: %w", err)
+	}
+	l2 := opts.Delta != 0
+	if l2 {
+		if err := checkDelta(opts.Delta); err != nil {
+			return nil, fmt.Errorf("optimize: %w", err)
+		}
+	}
+	if opts.Restarts < 0 || opts.P < 0 || opts.MaxIter < 0 {
+		return nil, fmt.Errorf("optimize: negative option (Restarts=%d, P=%d, MaxIter=%d)", opts.Restarts, opts.P, opts.MaxIter)
+	}
+	g := w.Gram()
+	if len(g.Terms) == 0 {
+		return nil, fmt.Errorf("optimize: %v has an empty Gram matrix", w)
+	}
+	var res *OptimizeResult
+	var err error
+	if l2 {
+		res, err = optimizeL2(ctx, w, g, opts)
+	} else {
+		res, err = optimizeL1(ctx, w, g, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := res.finish(w, g, opts); err != nil {
+		return nil, err
+	}
+	res.Time = time.Since(start)
+	return res, nil
+}
+
+// finish recomputes the strategy's error with the matrix-mechanism code,
+// checks it against the optimiser's objective and fills in the noise and
+// the errors.
+func (r *OptimizeResult) finish(w Workload, g Gram, opts OptimizeOptions) error {
+	tr, err := ProfileTrace(g, r.Strategy)
+	if err != nil {
+		return fmt.Errorf("optimize: recomputing the error of %v: %w", r.Strategy, err)
+	}
+	l2 := opts.Delta != 0
+	d := r.Strategy.L1()
+	if l2 {
+		d = r.Strategy.L2()
+	}
+	recomputed := d * d * tr
+	if rel := math.Abs(recomputed-r.Objective) / math.Abs(r.Objective); !(rel <= objectiveTol) {
+		// Both are computed in floating point from A^T A: allow the rounding
+		// error of an ill-conditioned strategy, cond(A^T A)·64·u.
+		cond := r.Strategy.gramCond()
+		if tol := cond * 64 * 0x1p-53; !(rel <= tol) {
+			return fmt.Errorf("optimize: %s objective %.17g but the matrix mechanism recomputes %.17g for %v (relative difference %.3g > %g, cond(A^T A) = %.3g)",
+				r.Method, r.Objective, recomputed, r.Strategy, rel, max(objectiveTol, tol), cond)
+		}
+	}
+	if l2 {
+		if r.Noise, err = AnalyticGaussianNoise(r.Strategy, opts.Eps, opts.Delta); err != nil {
+			return fmt.Errorf("optimize: %w", err)
+		}
+		classic, err := GaussianNoise(r.Strategy, opts.Eps, opts.Delta)
+		if err != nil {
+			return fmt.Errorf("optimize: %w", err)
+		}
+		r.ClassicTSE = classic.Variance * tr
+	} else if r.Noise, err = LaplaceNoise(r.Strategy, opts.Eps); err != nil {
+		return fmt.Errorf("optimize: %w", err)
+	}
+	r.TSE = r.Noise.Variance * tr
+	m, _ := w.Dims()
+	r.RMSE = math.Sqrt(r.TSE / float64(m))
+	return nil
+}
+
+// laplaceScale is the factor 2/eps² turning an L1 objective into a TSE.
+func laplaceScale(eps float64) float64 { return 2 / (eps * eps) }
+
+// optimizeL1 runs the L1 path of Optimize.
+func optimizeL1(ctx context.Context, w Workload, g Gram, opts OptimizeOptions) (*OptimizeResult, error) {
+	l1 := sdp.L1Options{P: opts.P, Restarts: opts.Restarts, Seed: opts.Seed, MaxIter: opts.MaxIter, Progress: opts.Progress}
+	scale := laplaceScale(opts.Eps)
+	terms, dims, ok := kronTerms(g)
+	switch {
+	case ok && len(terms) == 1 && len(dims) == 1:
+		return optimizeL1Dense(ctx, g.Terms[0][0], l1, scale)
+	case ok && len(terms) == 1:
+		bs, err := baselines(dims)
+		if err != nil {
+			return nil, err
+		}
+		per := make([][]*mat.Dense, len(dims))
+		for _, b := range bs {
+			for f := range dims {
+				per[f] = append(per[f], b.factors[f])
+			}
+		}
+		kr, err := sdp.OptimizeL1Kron(ctx, g.Terms[0], per, l1)
+		if err != nil {
+			return nil, fmt.Errorf("optimize: %w", err)
+		}
+		res := &OptimizeResult{Method: "l1-kron", Objective: kr.Objective, Iterations: kr.Iterations}
+		// Baseline i uses factor i in every dimension; its error is the
+		// product of the factors' objectives (D1 and trace both multiply).
+		for i, b := range bs {
+			v := 1.0
+			for _, fr := range kr.FactorResults {
+				v *= fr.BaselineObjectives[i]
+			}
+			res.Baselines = append(res.Baselines, BaselineError{Name: b.strategy.String(), TSE: scale * v})
+		}
+		if res.Strategy, err = kronFromFactors("opt-l1", kr.Factors); err != nil {
+			return nil, err
+		}
+		res.Baseline = baselineName(kr.Factors, bs)
+		return res, nil
+	case ok:
+		return optimizeL1Marginals(ctx, w, terms, dims, l1, scale)
+	default:
+		gd, err := g.Dense()
+		if err != nil {
+			return nil, fmt.Errorf("optimize: %v: %w", w, err)
+		}
+		return optimizeL1Dense(ctx, gd, l1, scale)
+	}
+}
+
+// optimizeL1Dense runs sdp.OptimizeL1 on a dense Gram with the standard
+// baselines.
+func optimizeL1Dense(ctx context.Context, gd *mat.SymDense, l1 sdp.L1Options, scale float64) (*OptimizeResult, error) {
+	bs, err := baselines([]int{gd.SymmetricDim()})
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range bs {
+		l1.Baselines = append(l1.Baselines, b.factors[0])
+	}
+	r, err := sdp.OptimizeL1(ctx, gd, l1)
+	if err != nil {
+		return nil, fmt.Errorf("optimize: %w", err)
+	}
+	res := &OptimizeResult{Method: "l1-dense", Objective: r.Objective, Iterations: r.Iterations}
+	for i, b := range bs {
+		res.Baselines = append(res.Baselines, BaselineError{Name: b.strategy.String(), TSE: scale * r.BaselineObjectives[i]})
+	}
+	if r.Baseline >= 0 {
+		res.Strategy, res.Baseline = bs[r.Baseline].strategy, bs[r.Baseline].strategy.String()
+		return res, nil
+	}
+	p, n := r.A.Dims()
+	res.Strategy = &Strategy{name: fmt.Sprintf("opt-l1(%dx%d)", p, n), factors: []*mat.Dense{r.A}}
+	return res, nil
+}
+
+// optimizeL1Marginals runs sdp.OptimizeL1Marginals (and, for a marginal
+// workload, sdp.OptimizeL1MarginalWeights) on a sum of Kronecker terms.
+func optimizeL1Marginals(ctx context.Context, w Workload, terms []sdp.KronTerm, dims []int, l1 sdp.L1Options, scale float64) (*OptimizeResult, error) {
+	bs, err := baselines(dims)
+	if err != nil {
+		return nil, err
+	}
+	lists := make([][]*mat.Dense, len(bs))
+	res := &OptimizeResult{Method: "l1-marginals"}
+	for i, b := range bs {
+		lists[i] = b.factors
+		v, err := sdp.KronError(terms, b.factors)
+		if err != nil {
+			return nil, fmt.Errorf("optimize: baseline %v: %w", b.strategy, err)
+		}
+		res.Baselines = append(res.Baselines, BaselineError{Name: b.strategy.String(), TSE: scale * v})
+	}
+	kr, err := sdp.OptimizeL1Marginals(ctx, terms, lists, l1)
+	if err != nil {
+		return nil, fmt.Errorf("optimize: %w", err)
+	}
+	res.Objective, res.Iterations = kr.Objective, kr.Iterations
+	if res.Strategy, err = kronFromFactors("opt-l1", kr.Factors); err != nil {
+		return nil, err
+	}
+	res.Baseline = baselineName(kr.Factors, bs)
+	mw, ok := w.(*marginalWorkload)
+	cells := 1
+	for _, n := range dims {
+		cells *= n
+	}
+	if !ok || cells > 4096 {
+		return res, nil
+	}
+	// Weighted unions of marginals (HDMM's marginals parameterisation).
+	var ms []sdp.Marginal
+	for _, s := range mw.subsets {
+		var mask uint
+		for _, a := range s {
+			mask |= 1 << a
+		}
+		ms = append(ms, sdp.Marginal{Attrs: mask, Weight: 1})
+	}
+	o := l1
+	o.Baselines = nil
+	mr, err := sdp.OptimizeL1MarginalWeights(ctx, dims, ms, o)
+	if err != nil {
+		return nil, fmt.Errorf("optimize: %w", err)
+	}
+	res.Iterations += mr.Iterations
+	if mr.Objective >= res.Objective {
+		return res, nil
+	}
+	a, err := sdp.MarginalStrategy(dims, mr.Weights)
+	if err != nil {
+		return nil, fmt.Errorf("optimize: %w", err)
+	}
+	p, n := a.Dims()
+	res.Method, res.Baseline, res.Objective = "l1-marginal-weights", "", mr.Objective
+	res.Strategy = &Strategy{name: fmt.Sprintf("opt-marginals(%dx%d)", p, n), factors: []*mat.Dense{a}}
+	return res, nil
+}
+
+// kronFromFactors wraps optimised factors in a Strategy named
+// name(p1xn1, p2xn2, ...).
+func kronFromFactors(name string, fs []*mat.Dense) (*Strategy, error) {
+	if len(fs) == 0 {
+		return nil, fmt.Errorf("optimize: optimiser returned no factors")
+	}
+	s := &Strategy{factors: fs}
+	name += "("
+	for i, f := range fs {
+		p, n := f.Dims()
+		if i > 0 {
+			name += " ⊗ "
+		}
+		name += fmt.Sprintf("%dx%d", p, n)
+	}
+	s.name = name + ")"
+	return s, nil
+}
+
+// baselineName returns the name of the baseline whose factors equal fs
+// (the optimiser returned a baseline), or "".
+func baselineName(fs []*mat.Dense, bs []baseline) string {
+	for _, b := range bs {
+		same := len(b.factors) == len(fs)
+		for f := 0; same && f < len(fs); f++ {
+			same = mat.Equal(b.factors[f], fs[f])
+		}
+		if same {
+			return b.strategy.String()
+		}
+	}
+	return ""
+}
+
+// optimizeL2 runs the L2 path of Optimize.
+func optimizeL2(ctx context.Context, w Workload, g Gram, opts OptimizeOptions) (*OptimizeResult, error) {
+	o := sdp.L2Options{MaxIter: opts.MaxIter, Progress: opts.Progress}
+	sig, err := AnalyticGaussianSigma(1, opts.Eps, opts.Delta)
+	if err != nil {
+		return nil, fmt.Errorf("optimize: %w", err)
+	}
+	scale := sig * sig
+	var res *OptimizeResult
+	_, dims, ok := kronTerms(g)
+	if ok && len(g.Terms) == 1 && len(dims) > 1 {
+		kr, err := sdp.OptimizeL2Kron(ctx, g.Terms[0], o)
+		if err != nil {
+			return nil, fmt.Errorf("optimize: %w", err)
+		}
+		res = &OptimizeResult{Method: "l2-kron", Objective: kr.Objective, Dual: kr.Dual, Gap: kr.Gap, RelGap: kr.RelGap}
+		fs := make([]*mat.Dense, len(kr.Factors))
+		for i, f := range kr.Factors {
+			fs[i] = f.A
+			res.Iterations += f.Iterations
+		}
+		if res.Strategy, err = kronFromFactors("opt-l2", fs); err != nil {
+			return nil, err
+		}
+	} else {
+		gd, err := g.Dense()
+		if err != nil {
+			return nil, fmt.Errorf("optimize: %v: %w", w, err)
+		}
+		dims = []int{gd.SymmetricDim()}
+		r, err := sdp.OptimizeL2(ctx, gd, o)
+		if err != nil {
+			return nil, fmt.Errorf("optimize: %w", err)
+		}
+		res = &OptimizeResult{Method: "l2-dense", Objective: r.Objective, Dual: r.Dual, Gap: r.Gap, RelGap: r.RelGap, Iterations: r.Iterations}
+		p, n := r.A.Dims()
+		res.Strategy = &Strategy{name: fmt.Sprintf("opt-l2(%dx%d)", p, n), factors: []*mat.Dense{r.A}}
+	}
+	// Baselines, evaluated by the matrix-mechanism code: D2² tr(G (A^T A)^+).
+	bs, err := baselines(dims)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range bs {
+		tr, err := ProfileTrace(g, b.strategy)
+		if err != nil {
+			return nil, fmt.Errorf("optimize: baseline %v: %w", b.strategy, err)
+		}
+		d2 := b.strategy.L2()
+		v := d2 * d2 * tr
+		res.Baselines = append(res.Baselines, BaselineError{Name: b.strategy.String(), TSE: scale * v})
+		if v < res.Objective {
+			res.Objective, res.Strategy, res.Baseline = v, b.strategy, b.strategy.String()
+			res.Gap = math.Max(v-res.Dual, 0)
+			res.RelGap = res.Gap / v
+		}
+	}
+	return res, nil
+}
+
+// gramCond returns an estimate of the condition number of A^T A (the
+// product of its factors' condition numbers), +Inf when singular.
+func (s *Strategy) gramCond() float64 {
+	c := 1.0
+	for _, f := range s.factors {
+		_, n := f.Dims()
+		m := mat.NewSymDense(n, nil)
+		m.SymOuterK(1, f.T())
+		var ch mat.Cholesky
+		if !ch.Factorize(m) {
+			return math.Inf(1)
+		}
+		c *= ch.Cond()
+	}
+	return c
+}
