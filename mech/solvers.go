@@ -26,13 +26,24 @@ const (
 type tightSolver struct {
 	name    string
 	applies func(m Metric) bool
-	run     func(ctx context.Context, m Metric, eps float64, o *TightOptions) (*TightResult, error)
+	// auto, when not nil, further restricts when "auto" picks the solver.
+	auto func(m Metric, o *TightOptions) bool
+	run  func(ctx context.Context, m Metric, eps float64, o *TightOptions) (*TightResult, error)
 }
 
-// tightSolvers lists the solvers in the order "auto" tries them.
+// tightSolvers lists the solvers in the order "auto" tries them: closed
+// forms (lines, ball-symmetric metrics), Kronecker (separable metrics),
+// Toeplitz (lattices with n > autoToeplitzN or too large for dense; see
+// structured.go), dense.
 func tightSolvers() []tightSolver {
 	return []tightSolver{
 		{name: SolverClosedForm, applies: func(m Metric) bool { return lineStep(m) > 0 || ballSizes(m) != nil }, run: tightClosedForm},
+		{name: SolverKron, applies: func(m Metric) bool { return separableFactors(m) != nil }, run: tightKron},
+		{name: SolverToeplitz, applies: func(m Metric) bool { _, ok := symmetricLattice(m); return ok },
+			auto: func(m Metric, o *TightOptions) bool {
+				return m.Len() > autoToeplitzN || checkDense(m.Len(), 2, o.MaxDenseBytes, "") != nil
+			},
+			run: tightToeplitz},
 		{name: SolverDense, applies: func(Metric) bool { return true }, run: tightDense},
 	}
 }
@@ -48,9 +59,9 @@ func TightSolvers() []string {
 
 // selectTightSolver picks the solver named name ("auto": the first that
 // applies), or says why the named one does not apply.
-func selectTightSolver(m Metric, name string) (tightSolver, error) {
+func selectTightSolver(m Metric, name string, o *TightOptions) (tightSolver, error) {
 	for _, s := range tightSolvers() {
-		if name == SolverAuto && s.applies(m) {
+		if name == SolverAuto && s.applies(m) && (s.auto == nil || s.auto(m, o)) {
 			return s, nil
 		}
 		if name == s.name {

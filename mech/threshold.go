@@ -38,7 +38,15 @@ type ThresholdOptions struct {
 	// MaxDenseBytes limits the memory of the dense matrices (<= 0:
 	// DefaultMaxDenseBytes).
 	MaxDenseBytes int64
+	// Structured allows the Toeplitz path on lattices above 10^5 points
+	// (thresholdStructuredN), where the search's 30-40 solves take seconds
+	// each; smaller large lattices use it without asking.
+	Structured bool
 }
+
+// thresholdStructuredN is the largest lattice Threshold solves by the
+// Toeplitz path without ThresholdOptions.Structured.
+const thresholdStructuredN = 100000
 
 // Threshold statuses.
 const (
@@ -68,7 +76,7 @@ type ThresholdResult struct {
 	Bracketed bool `json:"bracketed"`
 	// Reason explains ThresholdAlways.
 	Reason string `json:"reason,omitempty"`
-	// Evaluations counts the dense solves.
+	// Evaluations counts the solves (dense, or Toeplitz for large lattices).
 	Evaluations int `json:"evaluations"`
 	// Crossings lists every sign change of min z found by the scan, each
 	// narrowed to Tol. More than one means existence is not monotone in
@@ -85,7 +93,12 @@ type ThresholdResult struct {
 // Threshold finds the smallest eps at which the tight-constraints mechanism
 // of m exists, i.e. at which min z(eps) crosses from < 0 to >= 0: a coarse
 // geometric scan of [Lo, Hi] brackets every crossing (several are reported,
-// not assumed away), then bisection narrows each to Tol. The distances,
+// not assumed away), then bisection narrows each to Tol. Lattice metrics
+// (Line, Sum, KCount, Grid) with n > 2000, or too large for dense, are
+// solved by the certified Toeplitz solver at each step (above 10^5 points
+// only with Structured set) (no n×n storage; a
+// step whose sign is not certified counts by its computed min z, as a
+// borderline dense one does). Otherwise the distances,
 // the Phi buffer and the factorisation storage are reused across steps.
 // For lines and ball-symmetric metrics it returns ThresholdAlways without
 // solving. It is an error when the mechanism exists nowhere in the scan
@@ -121,12 +134,20 @@ func Threshold(ctx context.Context, m Metric, opts *ThresholdOptions) (*Threshol
 		return &ThresholdResult{Status: ThresholdAlways, Reason: why, Verdict: Yes, Crossings: []solve.Crossing{}}, nil
 	}
 	n := m.Len()
-	if err := checkDense(n, 3, o.MaxDenseBytes, "threshold of "+m.String()); err != nil {
-		return nil, err
-	}
-	w := &thresholdWork{dc: newDistCache(m), phi: mat.NewSymDense(n, nil), ones: make([]float64, n)}
-	for i := range w.ones {
-		w.ones[i] = 1
+	var w *thresholdWork
+	if lat, ok := symmetricLattice(m); ok && (n > autoToeplitzN || checkDense(n, 3, o.MaxDenseBytes, "") != nil) &&
+		(n <= thresholdStructuredN || o.Structured) {
+		// Large lattices: each evaluation is a certified Toeplitz solve
+		// (latticeSolve, as in Tight's "toeplitz" solver).
+		w = &thresholdWork{lat: lat}
+	} else {
+		if err := checkDense(n, 3, o.MaxDenseBytes, "threshold of "+m.String()); err != nil {
+			return nil, err
+		}
+		w = &thresholdWork{dc: newDistCache(m), phi: mat.NewSymDense(n, nil), ones: make([]float64, n)}
+		for i := range w.ones {
+			w.ones[i] = 1
+		}
 	}
 	res := &ThresholdResult{Crossings: []solve.Crossing{}}
 	sc, err := solve.Scan(ctx, w.eval, o.Lo, o.Hi, o.Steps)
@@ -174,6 +195,7 @@ type thresholdWork struct {
 	ones  []float64
 	evals int
 	last  solve.NonnegResult
+	lat   Lattice // set: evaluate by latticeEval instead of densely
 }
 
 // eval is min z(eps) as a sign function: >= 0 iff the mechanism exists.
@@ -181,11 +203,17 @@ type thresholdWork struct {
 // minimum; a borderline one keeps it.
 func (w *thresholdWork) eval(ctx context.Context, eps float64) (float64, error) {
 	w.evals++
-	w.dc.phiTo(w.phi, eps)
-	if err := w.sys.Factorize(w.phi); err != nil {
-		return 0, err
+	var s solve.NonnegResult
+	var err error
+	if w.lat != nil {
+		s, err = latticeEval(ctx, w.lat, eps)
+	} else {
+		w.dc.phiTo(w.phi, eps)
+		if err := w.sys.Factorize(w.phi); err != nil {
+			return 0, err
+		}
+		s, err = w.sys.SolveNonneg(ctx, w.ones)
 	}
-	s, err := w.sys.SolveNonneg(ctx, w.ones)
 	if err != nil {
 		return 0, err
 	}

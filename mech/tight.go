@@ -34,8 +34,10 @@ const MaxVectorN = 1 << 24
 // TightOptions tunes Tight. The zero value (or nil) selects the defaults.
 type TightOptions struct {
 	// Solver is "auto" (default: the closed form for lines and
-	// ball-symmetric metrics, else dense), "dense" or "closed-form"; see
-	// TightSolvers.
+	// ball-symmetric metrics, else the Kronecker solver for separable
+	// metrics, else the Toeplitz solver for lattice metrics with n > 2000
+	// or too large for dense, else dense), "dense", "closed-form", "kron"
+	// or "toeplitz"; see TightSolvers.
 	Solver string
 	// MaxDenseBytes limits the memory of dense matrices (<= 0:
 	// DefaultMaxDenseBytes).
@@ -45,6 +47,10 @@ type TightOptions struct {
 	MaxMechanismN int
 	// NoMechanism skips building (and auditing) X.
 	NoMechanism bool
+	// Progress, when not nil, is called after each iteration of an
+	// iterative solver (the Toeplitz solver) with the iteration number and
+	// the estimated relative residual.
+	Progress func(iter int, relResidual float64)
 }
 
 func (o *TightOptions) orDefault() TightOptions {
@@ -88,7 +94,9 @@ type TightResult struct {
 	Unique bool `json:"unique"`
 	// Solver names the method: "dense-cholesky", "dense-bunch-kaufman",
 	// "dense-lu", "dense-nnls" (singular Phi), "closed-form-line" (the
-	// truncated geometric), "closed-form-ball-symmetric".
+	// truncated geometric), "closed-form-ball-symmetric", "kron",
+	// "toeplitz-pcg-strang", "toeplitz-pcg-tchan",
+	// "toeplitz-minres-abs-tchan", ...
 	Solver string `json:"solver"`
 	// Backend is the linear-algebra backend's name.
 	Backend string `json:"backend"`
@@ -96,7 +104,10 @@ type TightResult struct {
 	// positive-definite Phi, where it is not computed; 0 when unknown).
 	RCond float64 `json:"rcond"`
 	// Certificate names what settled the verdict: "error-bound",
-	// "diagonal-dominance", "nnls-residual", "farkas", "closed-form".
+	// "diagonal-dominance", "nnls-residual", "farkas", "closed-form",
+	// "kron-factor-bounds", "residual-bound/<eigenvalue bound>" (Toeplitz:
+	// line-poisson, euclid-poisson, chebyshev-poisson,
+	// manhattan-kms-squared, symbol, dense-eigen, or none).
 	Certificate string `json:"certificate,omitempty"`
 	// Utility is mean(z): the utility for the uniform prior with the
 	// identity remap (the optimal utility when the mechanism exists).
@@ -109,6 +120,17 @@ type TightResult struct {
 	Audit AuditReport `json:"audit"`
 	// Note explains an omitted X or other caveats.
 	Note string `json:"note,omitempty"`
+	// Iterations and Residual are the iteration count and the achieved
+	// relative residual ||1 - Phi z|| / ||1|| of an iterative solver
+	// (zero for direct solvers).
+	Iterations int     `json:"iterations,omitempty"`
+	Residual   float64 `json:"residual,omitempty"`
+	// Free is the matrix-free form of the mechanism (row access, utility,
+	// audit, sampling without n×n storage), set whenever the mechanism
+	// exists; when X is nil, Audit is Free's audit.
+	Free *FreeMechanism `json:"-"`
+
+	kron []kronFactor // the factors' z of a separable metric
 }
 
 // Tight computes the tight-constraints mechanism of m at eps (MATH.md §4):
@@ -129,7 +151,7 @@ func Tight(ctx context.Context, m Metric, eps float64, opts *TightOptions) (*Tig
 		return nil, fmt.Errorf("tight: %w", err)
 	}
 	o := opts.orDefault()
-	s, err := selectTightSolver(m, o.Solver)
+	s, err := selectTightSolver(m, o.Solver, &o)
 	if err != nil {
 		return nil, fmt.Errorf("tight %s: %w", m, err)
 	}
@@ -144,7 +166,45 @@ func Tight(ctx context.Context, m Metric, eps float64, opts *TightOptions) (*Tig
 	if err := attachMechanism(r, m, eps, &o); err != nil {
 		return nil, fmt.Errorf("tight %s at eps=%v: %w", m, eps, err)
 	}
+	if err := attachFree(r, m, eps); err != nil {
+		return nil, fmt.Errorf("tight %s at eps=%v: %w", m, eps, err)
+	}
 	return r, nil
+}
+
+// freeAuditRows is the number of random rows the matrix-free audit checks
+// (each against a random answer and its lattice neighbours, O(n) apiece).
+const freeAuditRows = 4
+
+// freeAuditSeed seeds the choice of the audited rows: the audit is a check,
+// not a release, so it is reproducible.
+const freeAuditSeed = 0x6f70746470
+
+// attachFree sets r.Free when the mechanism exists and, when X was not
+// built, audits the matrix-free form (FreeMechanism.Audit) into r.Audit.
+func attachFree(r *TightResult, m Metric, eps float64) error {
+	if r.Exists != Yes {
+		return nil
+	}
+	f, err := newFreeMechanism(m, eps, r)
+	if err != nil {
+		r.Note = joinNote(r.Note, err.Error())
+		return nil
+	}
+	r.Free = f
+	if r.X != nil {
+		return nil
+	}
+	rep, err := f.Audit(freeAuditRows, SeededSource(freeAuditSeed))
+	if err != nil {
+		return fmt.Errorf("matrix-free audit: %w", err)
+	}
+	if !rep.Private {
+		return fmt.Errorf("internal error: the matrix-free tight-constraints mechanism failed its DP audit (measured eps %v at %v, wanted %v)", rep.Eps, rep.Worst, eps)
+	}
+	r.Audit = rep
+	r.Note = joinNote(r.Note, fmt.Sprintf("matrix-free mechanism in Free; its audit: z >= 0 certified, privacy levels measured on %d pairs", rep.Pairs))
+	return nil
 }
 
 // attachMechanism builds X from r.Z when the mechanism exists and fits, and

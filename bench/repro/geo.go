@@ -103,6 +103,10 @@ func runGeo(ctx context.Context, cfg *Config) (*Result, error) {
 	}
 	r.md("| eps (1/km) | min z | tight utility | planar Laplace utility | ratio |\n|---:|---:|---:|---:|---:|")
 	for i, e := range epsList {
+		if math.IsNaN(ut[i]) {
+			r.md("| %.1f | %.4g | — (does not exist) | %.5f | — |", e, mins[i], up[i])
+			continue
+		}
 		r.md("| %.1f | %.4g | %.5f | %.5f | %.2f |", e, mins[i], ut[i], up[i], ut[i]/up[i])
 	}
 	r.md("")
@@ -150,7 +154,6 @@ func meanOf(x []float64) float64 {
 	return m
 }
 
-
 // geoThreshold explains a tight-constraints mechanism that does not exist
 // at the low end of the paper's eps range: it bisects min z(eps) for the
 // threshold, recomputes min z at the smallest eps with a second
@@ -192,7 +195,7 @@ func geoThreshold(ctx context.Context, cfg *Config, r *Result, g *mech.GridMetri
 	r.Values["min_z_eps0.4_tchan"] = m2
 	r.md("**Discrepancy.** The paper plots a tight-constraints curve from eps = 0.4, but on this grid Phi z = 1 has a solution with negative entries for eps below eps* = %.4f (bisection on min z, %d matrix-free solves): the uniform prior is not regular there and no tight-constraints mechanism exists (Phi is positive definite for the Euclidean metric, so z is unique). Evidence at eps = %.1f: the Strang-preconditioned solve gives min z = %.5f; a second solve with T. Chan's preconditioner (%s, %d iterations, residual %.1e) gives min z = %.5f at point %d (row %d, column %d — next to a corner of the grid). Below eps*, mean(z) = %.5f at eps = %.1f is only the utility *bound* sum(y) of MATH.md §3, not the utility of a mechanism; a curve through those values would look like the paper's.",
 		hi, evals, epsList[0], mins[0], res2.Solver, res2.Iterations, res2.Residual, m2, at2, at2/dims[1], at2%dims[1], means[0], epsList[0])
-	r.differ("geo: the tight-constraints mechanism on the %s does not exist for eps < %.4f (min z = %.4f at eps = %.1f, two preconditioners agree); the paper plots it from eps = 0.4",
+	r.differ("the tight-constraints mechanism on the %s does not exist for eps < %.4f (min z = %.4f at eps = %.1f, two preconditioners agree); the paper plots it from eps = 0.4",
 		g, hi, m2, epsList[0])
 	return nil
 }

@@ -222,7 +222,9 @@ func (r *Result) linePlot(cfg *Config, base, title, xlabel, ylabel string, ss []
 				}
 			}
 		}
-		p.Y.Max = o.Headroom * top
+		if !math.IsInf(top, 0) {
+			p.Y.Max = o.Headroom * top
+		}
 	}
 	return r.save(cfg, p, base)
 }
@@ -277,13 +279,18 @@ func (r *Result) barPlot(cfg *Config, base, title, ylabel string, cats []string,
 	}
 	p.NominalX(cats...)
 	if !logY {
-		top := 0.0
+		top, bottom := 0.0, 0.0
 		for _, g := range groups {
 			for _, v := range g.Values {
-				top = math.Max(top, v)
+				if !math.IsNaN(v) && !math.IsInf(v, 0) {
+					top, bottom = math.Max(top, v), math.Min(bottom, v)
+				}
 			}
 		}
-		p.Y.Min, p.Y.Max = 0, 1.35*top // room for the legend above the bars
+		if top > 0 || bottom < 0 {
+			// Room for the legend above the bars.
+			p.Y.Min, p.Y.Max = bottom-0.05*(top-bottom), top+0.6*(top-bottom)
+		}
 	}
 	return r.save(cfg, p, base)
 }

@@ -46,7 +46,9 @@ func runRegions(ctx context.Context, cfg *Config) (*Result, error) {
 		var ss []series
 		ss = append(ss, simplexOutline())
 		for k, eps := range epsList {
-			s := series{Name: epsName[k]}
+			// The generalized-dp paper's eps = 0.7, 1.6 nearly coincide with
+			// the tight-constraints paper's ln 2, ln 5: draw them dashed.
+			s := series{Name: fmt.Sprintf("%s (eps = %.3f)", epsName[k], eps), Dashed: k >= 2}
 			var cs [][]float64
 			for i := 0; i < 3; i++ {
 				c, err := mech.Corner(q.m, eps, i)
@@ -188,7 +190,7 @@ func project(p []float64) (x, y float64) {
 }
 
 func simplexOutline() series {
-	s := series{Name: "all priors (simplex)", Dashed: true}
+	s := series{Name: "all priors: (1,0,0) left, (0,1,0) right, (0,0,1) top", Dashed: true}
 	for _, p := range [][]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 0}} {
 		x, y := project(p)
 		s.X, s.Y = append(s.X, x), append(s.Y, y)

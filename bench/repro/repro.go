@@ -53,6 +53,7 @@ type Experiment struct {
 
 // Result is what one experiment produced.
 type Result struct {
+	// Name, Title, Paper and Claim are copied from the Experiment.
 	Name  string `json:"name"`
 	Title string `json:"title"`
 	Paper string `json:"paper"`
@@ -77,17 +78,24 @@ type Result struct {
 	Err string `json:"error,omitempty"`
 }
 
-// Report is a whole reproduction run.
+// Report is a whole reproduction run: where and how it ran, and each
+// experiment's result in order.
 type Report struct {
-	Date      string    `json:"date"`
-	Machine   string    `json:"machine"`
-	GoVersion string    `json:"go"`
-	Backend   string    `json:"backend"`
-	Threads   int       `json:"threads"`
-	Quick     bool      `json:"quick"`
-	Dir       string    `json:"dir"`
-	Seconds   float64   `json:"seconds"`
-	Results   []*Result `json:"results"`
+	// Date is the start time (UTC, RFC 3339); Machine the OS, CPU count and
+	// model; GoVersion, Backend and Threads the toolchain and the
+	// linear-algebra backend.
+	Date      string `json:"date"`
+	Machine   string `json:"machine"`
+	GoVersion string `json:"go"`
+	Backend   string `json:"backend"`
+	Threads   int    `json:"threads"`
+	// Quick reports scaled-down sizes; Dir is the output directory;
+	// Seconds the total wall-clock time.
+	Quick   bool    `json:"quick"`
+	Dir     string  `json:"dir"`
+	Seconds float64 `json:"seconds"`
+	// Results holds one entry per experiment run.
+	Results []*Result `json:"results"`
 	// Failed counts the experiments that returned an error.
 	Failed int `json:"failed"`
 }

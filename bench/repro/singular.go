@@ -78,7 +78,7 @@ func runSingular(ctx context.Context, cfg *Config) (*Result, error) {
 	}
 	// A prior that respects the dependency (even and odd halves equal) and
 	// one that does not.
-	good := []float64{0.2, 0.15, 0.15, 0.1, 0.1, 0.1, 0.1, 0.1} // even-weight vertices 0,3,5,6: 0.5
+	good := []float64{0.2, 0.15, 0.15, 0.1, 0.1, 0.1, 0.1, 0.1}  // even-weight vertices 0,3,5,6: 0.5
 	bad := []float64{0.15, 0.1, 0.1, 0.15, 0.1, 0.15, 0.15, 0.1} // even-weight: 0.6
 	rg, err := mech.Regular(ctx, g, eps, good, nil)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/solve"
@@ -60,7 +61,10 @@ func runUtility(ctx context.Context, cfg *Config) (*Result, error) {
 		r.md("Quick mode: the sum query is scaled down to u = %d and the 2-count query to u = %d; the paper's claims refer to u = 150 and u = 30.\n", su, ku)
 	}
 	r.md("Utility is for the uniform prior with the optimal remap. For the tight-constraints mechanism it is mean(z) where Phi z = 1 (MATH.md §4), reported only where z >= 0 (the mechanism exists); the geometric's is sum_o max_i X[i][o]/n from its matrix.\n")
-	step := 0.05
+	step := 0.02
+	if cfg.Quick {
+		step = 0.05
+	}
 	for qi, q := range qs {
 		base := float64(qi) / float64(len(qs))
 		cfg.progress(base, "%s: threshold", q.name)
@@ -85,11 +89,19 @@ func runUtility(ctx context.Context, cfg *Config) (*Result, error) {
 		r.Values[q.name+"_minz_paper_eps_dense"] = tp.MinZ
 		r.Values[q.name+"_minz_paper_eps_toeplitz"] = smin
 		// Curves.
-		var eps, ut, ug []float64
+		var eps, ut, ug, mins, means []float64
 		var rows [][]string
 		hi := 1.3
 		lo := math.Min(q.epsFrom, grid01)
-		for e := lo; e <= hi+1e-9; e += step {
+		var grid []float64
+		for k := 0; lo+float64(k)*step <= hi+1e-9; k++ {
+			grid = append(grid, math.Round((lo+float64(k)*step)*1e6)/1e6)
+		}
+		if epsStar > lo && epsStar < hi {
+			grid = append(grid, epsStar) // the threshold itself
+			slices.Sort(grid)
+		}
+		for _, e := range grid {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -112,6 +124,7 @@ func runUtility(ctx context.Context, cfg *Config) (*Result, error) {
 			}
 			rows = append(rows, []string{ff(e), string(t.Exists), ff(t.MinZ), ff(tu), ff(ugv)})
 			eps = append(eps, e)
+			mins, means = append(mins, t.MinZ), append(means, t.Utility)
 			ut = append(ut, tu)
 			ug = append(ug, ugv)
 		}
@@ -128,7 +141,8 @@ func runUtility(ctx context.Context, cfg *Config) (*Result, error) {
 		r.Values[q.name+"_geometric_utility_1.3"] = ug[len(ug)-1]
 		if err := r.linePlot(cfg, "utility_"+q.name, "Utility vs eps: "+q.label, "eps (privacy parameter per unit of graph distance)",
 			"utility (uniform prior, optimal remap)",
-			[]series{{Name: "tight-constraints (where it exists)", X: te, Y: tv}, {Name: "geometric", X: eps, Y: ug}}, plotOpts{}); err != nil {
+			[]series{{Name: "tight-constraints (where it exists)", X: te, Y: tv}, {Name: "geometric", X: eps, Y: ug},
+				{Name: "mean(z) where min z < 0 (a bound; no mechanism)", X: eps, Y: boundOnly(means, mins), Dashed: true}}, plotOpts{}); err != nil {
 			return nil, err
 		}
 		// Cross-check of the tight mechanism at the last eps: build X, audit
@@ -152,7 +166,7 @@ func runUtility(ctx context.Context, cfg *Config) (*Result, error) {
 		r.md("| quantity | paper | optdp |\n|---|---:|---:|")
 		r.md("| threshold eps* (mech.Threshold, bisection to 1e-5) | %.2f | %.5f (bracket [%.6f, %.6f], %d solves) |", q.paperEps, epsStar, th.Lo, th.Hi, th.Evaluations)
 		r.md("| first eps on the 0.01 grid where the mechanism exists | %.2f | %.2f |", q.paperEps, grid01)
-		r.md("| min z at eps = %.2f, dense %s | (>= 0 implied) | %.6g (error bound %.2g) |", q.paperEps, tp.Solver, tp.MinZ, tp.ZErr)
+		r.md("| min z at eps = %.2f, %s | (>= 0 implied) | %.6g (error bound %.2g) |", q.paperEps, tp.Solver, tp.MinZ, tp.ZErr)
 		r.md("| min z at eps = %.2f, %s (%d iterations, residual %.1e) | | %.6g (at index %d) |", q.paperEps, sres.Solver, sres.Iterations, sres.Residual, smin, sat)
 		r.md("| tight utility at eps = 1.3 | higher than geometric | %.4f |", tv[len(tv)-1])
 		r.md("| geometric utility at eps = 1.3 | | %.4f |", ug[len(ug)-1])
@@ -162,10 +176,10 @@ func runUtility(ctx context.Context, cfg *Config) (*Result, error) {
 		}
 		r.md("Tight beats geometric at every eps where it exists: %v.%s\n", dominates(ut, ug), xcheck)
 		if math.Abs(grid01-q.paperEps) > 0.005 && !cfg.Quick {
-			r.differ("%s: the paper's threshold is %.2f, optdp finds eps* = %.4f; at eps = %.2f min z = %.4g (dense %s) and %.4g (%s), both negative, so no tight-constraints mechanism exists there",
+			r.differ("%s: the paper's threshold is %.2f, optdp finds eps* = %.4f; at eps = %.2f min z = %.4g (%s) and %.4g (%s), both negative, so no tight-constraints mechanism exists there",
 				q.label, q.paperEps, epsStar, q.paperEps, tp.MinZ, tp.Solver, smin, sres.Solver)
-			r.md("**Discrepancy.** The paper reports %.2f; optdp finds %.4f. Evidence: at eps = %.2f two independent solves of Phi z = 1 — a dense %s factorisation (Phi is positive definite there, so the solution is unique) and a matrix-free %s iteration — agree that min z = %.4g < 0 (well beyond the error bound %.1g). Since the solution is unique and has a negative entry, no z >= 0 exists, i.e. the uniform prior is not regular and no tight-constraints mechanism exists at %.2f. The paper's curve for eps < %.3f therefore cannot be a tight-constraints mechanism.\n",
-				q.paperEps, epsStar, q.paperEps, tp.Solver, sres.Solver, tp.MinZ, tp.ZErr, q.paperEps, epsStar)
+			r.md("**Discrepancy.** The paper reports %.2f; optdp finds %.4f. Evidence: at eps = %.2f two independent solves of Phi z = 1 — a dense factorisation, %s (%s), and a matrix-free %s iteration — agree that min z = %.4g < 0 (well beyond the error bound %.1g). Since the solution is unique and has a negative entry, no z >= 0 exists, i.e. the uniform prior is not regular and no tight-constraints mechanism exists at %.2f. The paper's curve for eps < %.3f therefore cannot be the utility of a tight-constraints mechanism; the dashed curve shows mean(z) there, which is only the bound sum(y) of MATH.md §3.\n",
+				q.paperEps, epsStar, q.paperEps, tp.Solver, uniqueNote(tp), sres.Solver, tp.MinZ, tp.ZErr, q.paperEps, epsStar)
 		}
 	}
 	return r, nil
@@ -179,4 +193,15 @@ func dominates(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// uniqueNote says why the dense solution is the only one.
+func uniqueNote(t *mech.TightResult) string {
+	switch {
+	case t.Solver == "dense-cholesky":
+		return "Cholesky succeeded, so Phi is positive definite and the solution is unique"
+	case t.Unique:
+		return fmt.Sprintf("Phi is nonsingular, rcond %.2g, so the solution is unique", t.RCond)
+	}
+	return "Phi is numerically singular"
 }

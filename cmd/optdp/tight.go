@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/optdp/optdp/mech"
@@ -41,6 +43,8 @@ type tightOutput struct {
 	AuditEps    *num         `json:"audit_eps"`
 	Private     *bool        `json:"private,omitempty"`
 	Note        string       `json:"note,omitempty"`
+	Iterations  int          `json:"iterations,omitempty"`
+	Residual    float64      `json:"residual,omitempty"`
 	TimeS       float64      `json:"time_s"`
 	Out         string       `json:"out,omitempty"`
 }
@@ -74,7 +78,7 @@ func runTight(env *runEnv, args []string) error {
 		opts.MaxMechanismN = m.Len() // build X for --out whatever n, within the memory limit
 	}
 	start := time.Now()
-	r, err := busy(env, "tight", progressEnabled(*asJSON, *prog), func() (*mech.TightResult, error) {
+	r, err := busyIter(env, "tight", progressEnabled(*asJSON, *prog), opts, func() (*mech.TightResult, error) {
 		return mech.Tight(context.Background(), m, *eps, opts)
 	})
 	if err != nil {
@@ -84,11 +88,12 @@ func runTight(env *runEnv, args []string) error {
 		Metric: m.String(), N: r.N, Eps: r.Eps, Exists: r.Exists, MinZ: num(r.MinZ), ZErr: num(r.ZErr),
 		Unique: r.Unique, Solver: r.Solver, Backend: r.Backend, RCond: num(r.RCond),
 		Certificate: r.Certificate, Note: r.Note, TimeS: time.Since(start).Seconds(),
+		Iterations: r.Iterations, Residual: r.Residual,
 	}
 	if r.Exists == mech.Yes {
 		res.Utility = numPtr(r.Utility)
 	}
-	if r.X != nil {
+	if r.X != nil || (r.Free != nil && r.Audit.Pairs > 0) {
 		res.AuditEps = numPtr(r.Audit.Eps)
 		res.Private = &r.Audit.Private
 	}
@@ -121,6 +126,9 @@ func runTight(env *runEnv, args []string) error {
 	}
 	fmt.Fprintf(w, "unique       %v\n", r.Unique)
 	fmt.Fprintf(w, "solver       %s on %s (rcond %.3g, certificate %s)\n", r.Solver, r.Backend, r.RCond, orDash(r.Certificate))
+	if r.Iterations > 0 {
+		fmt.Fprintf(w, "iterations   %d (relative residual %.3g)\n", r.Iterations, r.Residual)
+	}
 	if res.AuditEps != nil {
 		fmt.Fprintf(w, "audit        eps = %.12g, private %v\n", r.Audit.Eps, r.Audit.Private)
 	}
@@ -158,4 +166,43 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// busyIter is busy for mech.Tight: an iterative solver's progress (through
+// opts.Progress) shows the iteration and the relative residual, the bar
+// filling as log10 of the residual approaches the 1e-12 target.
+func busyIter(env *runEnv, label string, enabled bool, opts *mech.TightOptions, f func() (*mech.TightResult, error)) (*mech.TightResult, error) {
+	bar := newProgress(env, label, enabled)
+	var mu sync.Mutex
+	frac, msg := -1.0, "working"
+	opts.Progress = func(it int, rel float64) {
+		mu.Lock()
+		frac = min(1, max(0, math.Log10(rel)/-12))
+		msg = fmt.Sprintf("iteration %d, residual %.1e", it, rel)
+		fr, ms := frac, msg
+		mu.Unlock()
+		bar.Update(fr, ms)
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				mu.Lock()
+				fr, ms := frac, msg
+				mu.Unlock()
+				bar.Update(fr, ms)
+			}
+		}
+	})
+	v, err := f()
+	close(done)
+	wg.Wait()
+	bar.Done()
+	return v, err
 }

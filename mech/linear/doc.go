@@ -32,7 +32,9 @@
 // trace term is the product of the factors' trace terms and D1(A) is the
 // product of the factors' D1, so a 256×256 domain never forms a 65536² matrix.
 //
-// Hooking in an optimised strategy: an optimiser that takes the Gram matrix
-// as a *mat.SymDense (Workload.Gram().Dense()) and returns a strategy matrix
-// *mat.Dense is wired in with StrategyFromMatrix.
+//   - strategy optimisation (optimize.go): Optimize picks the solver of
+//     package sdp from the Gram's structure (dense, Kronecker, marginals;
+//     L1 for Laplace, L2 with a dual certificate for Gaussian), never returns
+//     a strategy worse than identity, hierarchical or wavelet, and re-checks
+//     the optimiser's objective with this package's own error code.
 package linear
