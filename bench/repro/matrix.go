@@ -59,10 +59,7 @@ func runMatrix(ctx context.Context, cfg *Config) (*Result, error) {
 	if h4.L1() != 3 || y4.L1() != 3 {
 		r.differ("Fig. 1 sensitivities: D1(H) = %g, D1(Y) = %g, paper 3 and 3", h4.L1(), y4.L1())
 	}
-	var rows []strategyRow
-	add := func(w, s string, t0 time.Time, tse float64, note string) {
-		rows = append(rows, strategyRow{w, s, tse, time.Since(t0).Seconds(), note})
-	}
+	tab := &strategyTable{eps: eps}
 	total := 4.0
 	// 1-D workloads: all ranges and prefix.
 	type oneDWorkload struct {
@@ -81,20 +78,21 @@ func runMatrix(ctx context.Context, cfg *Config) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := oneDStrategies(ctx, r, wd.name, w, wd.n, eps, restarts, maxIter, add); err != nil {
+		if err := oneDStrategies(ctx, tab, wd.name, w, wd.n, restarts, maxIter); err != nil {
 			return nil, err
 		}
 	}
 	// 2-D ranges.
 	cfg.progress((total-2)/total, "2-D ranges")
-	if err := twoDStrategies(ctx, side, eps, restarts, maxIter, add); err != nil {
+	if err := twoDStrategies(ctx, tab, side, restarts, maxIter); err != nil {
 		return nil, err
 	}
 	// 2-way marginals of binary attributes.
 	cfg.progress((total-1)/total, "marginals")
-	if err := marginalStrategies(ctx, r, attrs, eps, restarts, maxIter, add); err != nil {
+	if err := marginalStrategies(ctx, r, tab, attrs, restarts, maxIter); err != nil {
 		return nil, err
 	}
+	rows := tab.rows
 	// Closed-form check: identity on all ranges has TSE (2/eps^2)·||W||_F^2
 	// = (2/eps^2)·n(n+1)(n+2)/6.
 	want := 2 / (eps * eps) * float64(n1*(n1+1)*(n1+2)) / 6
@@ -198,83 +196,110 @@ func runMatrix(ctx context.Context, cfg *Config) (*Result, error) {
 	return r, nil
 }
 
-func oneDStrategies(ctx context.Context, r *Result, name string, w linear.Workload, n int, eps float64, restarts, maxIter int, add func(w, s string, t0 time.Time, tse float64, note string)) error {
-	type cand struct {
-		name string
-		s    *linear.Strategy
-	}
-	var cands []cand
+// strategyTable collects the rows of the comparison, in evaluation order.
+type strategyTable struct {
+	eps  float64
+	rows []strategyRow
+}
+
+// add records one row; t0 is when the row's computation started.
+func (t *strategyTable) add(workload, strategy string, t0 time.Time, tse float64, note string) {
+	t.rows = append(t.rows, strategyRow{workload, strategy, tse, time.Since(t0).Seconds(), note})
+}
+
+// candidate is a strategy to compare: its label in the table, a note (may
+// be empty) and how to build it.
+type candidate struct {
+	label, note string
+	build       func() (*linear.Strategy, error)
+}
+
+// eval builds the candidate, records its TSE on the workload w (called
+// name) and returns the strategy.
+func (t *strategyTable) eval(name string, w linear.Workload, c candidate) (*linear.Strategy, error) {
 	t0 := time.Now()
-	id, err := linear.IdentityStrategy(n)
+	s, err := c.build()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	tse, err := linear.TSE(w, id, eps)
+	tse, err := linear.TSE(w, s, t.eps)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	add(name, "identity", t0, tse, "")
-	cands = append(cands, cand{"identity", id})
-	t0 = time.Now()
-	h2, err := linear.Hierarchical(n, 2, true)
-	if err != nil {
-		return err
-	}
-	tse, err = linear.TSE(w, h2, eps)
-	if err != nil {
-		return err
-	}
-	add(name, "hierarchical b=2", t0, tse, "")
-	cands = append(cands, cand{"hierarchical b=2", h2})
-	t0 = time.Now()
-	bestB, bestT := 2, tse
-	var bestS *linear.Strategy = h2
-	for b := 3; b <= 16; b++ {
-		hb, err := linear.Hierarchical(n, b, true)
+	t.add(name, c.label, t0, tse, c.note)
+	return s, nil
+}
+
+// evalAll evaluates the candidates in turn, as eval does, and returns the
+// strategies in the same order.
+func (t *strategyTable) evalAll(name string, w linear.Workload, cands []candidate) ([]*linear.Strategy, error) {
+	var ss []*linear.Strategy
+	for _, c := range cands {
+		s, err := t.eval(name, w, c)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		t, err := linear.TSE(w, hb, eps)
+		ss = append(ss, s)
+	}
+	return ss, nil
+}
+
+// bestHierarchical returns the hierarchical strategy on n cells with the
+// smallest TSE on w among the branchings b = 2..16 (the smallest b on ties).
+func bestHierarchical(w linear.Workload, n int, eps float64) (best *linear.Strategy, bestB int, bestT float64, err error) {
+	for b := 2; b <= 16; b++ {
+		s, err := linear.Hierarchical(n, b, true)
 		if err != nil {
-			return err
+			return nil, 0, 0, err
 		}
-		if t < bestT {
-			bestB, bestT, bestS = b, t, hb
+		t, err := linear.TSE(w, s, eps)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		if best == nil || t < bestT {
+			best, bestB, bestT = s, b, t
 		}
 	}
-	add(name, "hierarchical best b", t0, bestT, fmt.Sprintf("best branching b = %d among 2..16", bestB))
-	cands = append(cands, cand{"hierarchical best b", bestS})
-	t0 = time.Now()
-	wv, err := linear.Wavelet(n)
+	return best, bestB, bestT, nil
+}
+
+// oneDStrategies compares the strategies on a 1-D workload w over n cells.
+func oneDStrategies(ctx context.Context, tab *strategyTable, name string, w linear.Workload, n int, restarts, maxIter int) error {
+	eps := tab.eps
+	first := []candidate{
+		{"identity", "", func() (*linear.Strategy, error) { return linear.IdentityStrategy(n) }},
+		{"hierarchical b=2", "", func() (*linear.Strategy, error) { return linear.Hierarchical(n, 2, true) }},
+	}
+	last := []candidate{
+		{"wavelet", "", func() (*linear.Strategy, error) { return linear.Wavelet(n) }},
+		{"eigen-design", "", func() (*linear.Strategy, error) { return linear.Eigen(w) }},
+	}
+	ss, err := tab.evalAll(name, w, first)
 	if err != nil {
 		return err
 	}
-	tse, err = linear.TSE(w, wv, eps)
+	t0 := time.Now()
+	hb, b, tse, err := bestHierarchical(w, n, eps)
 	if err != nil {
 		return err
 	}
-	add(name, "wavelet", t0, tse, "")
-	cands = append(cands, cand{"wavelet", wv})
-	t0 = time.Now()
-	ei, err := linear.Eigen(w)
+	tab.add(name, "hierarchical best b", t0, tse, fmt.Sprintf("best branching b = %d among 2..16", b))
+	ss = append(ss, hb)
+	rest, err := tab.evalAll(name, w, last)
 	if err != nil {
 		return err
 	}
-	tse, err = linear.TSE(w, ei, eps)
-	if err != nil {
-		return err
-	}
-	add(name, "eigen-design", t0, tse, "")
-	cands = append(cands, cand{"eigen-design", ei})
-	// Optimised strategy.
+	ss = append(ss, rest...)
+	labels := []string{first[0].label, first[1].label, "hierarchical best b", last[0].label, last[1].label}
+	// Optimised strategy, started from the strategies above as baselines.
 	t0 = time.Now()
 	g, err := w.Gram().Dense()
 	if err != nil {
 		return err
 	}
 	var base []*mat.Dense
-	for _, c := range cands {
-		d, err := c.s.Dense()
+	for _, s := range ss {
+		d, err := s.Dense()
 		if err != nil {
 			return err
 		}
@@ -294,47 +319,37 @@ func oneDStrategies(ctx context.Context, r *Result, name string, w linear.Worklo
 	}
 	note := fmt.Sprintf("sdp.OptimizeL1 (seed 1, %d restarts, %d L-BFGS iterations); its own objective gives TSE %.6g", restarts, res.Iterations, 2/(eps*eps)*res.Objective)
 	if res.Baseline >= 0 {
-		note += fmt.Sprintf("; the baseline %q won", cands[res.Baseline].name)
+		note += fmt.Sprintf("; the baseline %q won", labels[res.Baseline])
 	}
-	add(name, "optimised (sdp)", t0, tse, note)
+	tab.add(name, "optimised (sdp)", t0, tse, note)
 	return nil
 }
 
-func twoDStrategies(ctx context.Context, side int, eps float64, restarts, maxIter int, add func(w, s string, t0 time.Time, tse float64, note string)) error {
+// twoDStrategies compares the strategies on all 2-D ranges of a side x side grid.
+func twoDStrategies(ctx context.Context, tab *strategyTable, side int, restarts, maxIter int) error {
+	eps := tab.eps
 	name := fmt.Sprintf("2-D ranges %dx%d", side, side)
 	w, err := linear.Range2D(side)
 	if err != nil {
 		return err
 	}
-	kron := func(f func() (*linear.Strategy, error)) (*linear.Strategy, error) {
-		s, err := f()
-		if err != nil {
-			return nil, err
-		}
-		return linear.KronStrategy(s, s)
-	}
-	type mk struct {
-		name string
-		f    func() (*linear.Strategy, error)
-	}
+	// Kronecker squares of 1-D strategies; the 1-D factors are also the
+	// optimiser's baselines.
 	var factors []*mat.Dense
-	for _, m := range []mk{
-		{"identity", func() (*linear.Strategy, error) { return linear.IdentityStrategy(side) }},
-		{"hierarchical b=2", func() (*linear.Strategy, error) { return linear.Hierarchical(side, 2, true) }},
-		{"wavelet", func() (*linear.Strategy, error) { return linear.Wavelet(side) }},
+	for _, c := range []candidate{
+		{"identity", "", func() (*linear.Strategy, error) { return linear.IdentityStrategy(side) }},
+		{"hierarchical b=2", "", func() (*linear.Strategy, error) { return linear.Hierarchical(side, 2, true) }},
+		{"wavelet", "", func() (*linear.Strategy, error) { return linear.Wavelet(side) }},
 	} {
-		t0 := time.Now()
-		s, err := kron(m.f)
-		if err != nil {
-			return err
-		}
-		tse, err := linear.TSE(w, s, eps)
-		if err != nil {
-			return err
-		}
-		add(name, m.name, t0, tse, "")
-		f, err := m.f()
-		if err != nil {
+		var f *linear.Strategy
+		square := candidate{c.label, c.note, func() (*linear.Strategy, error) {
+			var err error
+			if f, err = c.build(); err != nil {
+				return nil, err
+			}
+			return linear.KronStrategy(f, f)
+		}}
+		if _, err := tab.eval(name, w, square); err != nil {
 			return err
 		}
 		d, err := f.Dense()
@@ -343,17 +358,12 @@ func twoDStrategies(ctx context.Context, side int, eps float64, restarts, maxIte
 		}
 		factors = append(factors, d)
 	}
+	if _, err := tab.eval(name, w, candidate{"eigen-design",
+		"Kronecker product of the 1-D designs (identity, hierarchical and wavelet are Kronecker squares of the 1-D strategies too)",
+		func() (*linear.Strategy, error) { return linear.Eigen(w) }}); err != nil {
+		return err
+	}
 	t0 := time.Now()
-	ei, err := linear.Eigen(w)
-	if err != nil {
-		return err
-	}
-	tse, err := linear.TSE(w, ei, eps)
-	if err != nil {
-		return err
-	}
-	add(name, "eigen-design", t0, tse, "Kronecker product of the 1-D designs (identity, hierarchical and wavelet are Kronecker squares of the 1-D strategies too)")
-	t0 = time.Now()
 	a, err := linear.AllRange(side)
 	if err != nil {
 		return err
@@ -378,15 +388,18 @@ func twoDStrategies(ctx context.Context, side int, eps float64, restarts, maxIte
 	if err != nil {
 		return err
 	}
-	tse, err = linear.TSE(w, opt, eps)
+	tse, err := linear.TSE(w, opt, eps)
 	if err != nil {
 		return err
 	}
-	add(name, "optimised (sdp)", t0, tse, fmt.Sprintf("sdp.OptimizeL1Kron, factor-wise; its own objective gives TSE %.6g", 2/(eps*eps)*res.Objective))
+	tab.add(name, "optimised (sdp)", t0, tse, fmt.Sprintf("sdp.OptimizeL1Kron, factor-wise; its own objective gives TSE %.6g", 2/(eps*eps)*res.Objective))
 	return nil
 }
 
-func marginalStrategies(ctx context.Context, r *Result, attrs int, eps float64, restarts, maxIter int, add func(w, s string, t0 time.Time, tse float64, note string)) error {
+// marginalStrategies compares the strategies on the 2-way marginals of attrs
+// binary attributes.
+func marginalStrategies(ctx context.Context, r *Result, tab *strategyTable, attrs int, restarts, maxIter int) error {
+	eps := tab.eps
 	name := fmt.Sprintf("2-way marginals, %d binary attributes", attrs)
 	dims := make([]int, attrs)
 	for i := range dims {
@@ -397,57 +410,17 @@ func marginalStrategies(ctx context.Context, r *Result, attrs int, eps float64, 
 	if err != nil {
 		return err
 	}
+	flat := "on the flattened domain (not designed for marginals)"
+	if _, err := tab.evalAll(name, w, []candidate{
+		{"identity", "", func() (*linear.Strategy, error) { return linear.IdentityStrategy(n) }},
+		{"workload itself", "the 2-way marginals as the strategy", func() (*linear.Strategy, error) { return linear.WorkloadStrategy(w) }},
+		{"hierarchical b=2", flat, func() (*linear.Strategy, error) { return linear.Hierarchical(n, 2, true) }},
+		{"wavelet", flat, func() (*linear.Strategy, error) { return linear.Wavelet(n) }},
+		{"eigen-design", "", func() (*linear.Strategy, error) { return linear.Eigen(w) }},
+	}); err != nil {
+		return err
+	}
 	t0 := time.Now()
-	id, err := linear.IdentityStrategy(n)
-	if err != nil {
-		return err
-	}
-	tse, err := linear.TSE(w, id, eps)
-	if err != nil {
-		return err
-	}
-	add(name, "identity", t0, tse, "")
-	t0 = time.Now()
-	ws, err := linear.WorkloadStrategy(w)
-	if err != nil {
-		return err
-	}
-	tse, err = linear.TSE(w, ws, eps)
-	if err != nil {
-		return err
-	}
-	add(name, "workload itself", t0, tse, "the 2-way marginals as the strategy")
-	t0 = time.Now()
-	h2, err := linear.Hierarchical(n, 2, true)
-	if err != nil {
-		return err
-	}
-	tse, err = linear.TSE(w, h2, eps)
-	if err != nil {
-		return err
-	}
-	add(name, "hierarchical b=2", t0, tse, "on the flattened domain (not designed for marginals)")
-	t0 = time.Now()
-	wv, err := linear.Wavelet(n)
-	if err != nil {
-		return err
-	}
-	tse, err = linear.TSE(w, wv, eps)
-	if err != nil {
-		return err
-	}
-	add(name, "wavelet", t0, tse, "on the flattened domain (not designed for marginals)")
-	t0 = time.Now()
-	ei, err := linear.Eigen(w)
-	if err != nil {
-		return err
-	}
-	tse, err = linear.TSE(w, ei, eps)
-	if err != nil {
-		return err
-	}
-	add(name, "eigen-design", t0, tse, "")
-	t0 = time.Now()
 	var ms []sdp.Marginal
 	for i := 0; i < attrs; i++ {
 		for j := i + 1; j < attrs; j++ {
@@ -468,13 +441,13 @@ func marginalStrategies(ctx context.Context, r *Result, attrs int, eps float64, 
 	if err != nil {
 		return err
 	}
-	tse, err = linear.TSE(w, s, eps)
+	tse, err := linear.TSE(w, s, eps)
 	if err != nil {
 		return err
 	}
 	own := 2 / (eps * eps) * res.Objective
 	r.Values["marginals_opt_tse_sdp_objective"] = own
-	add(name, "optimised (sdp)", t0, tse, fmt.Sprintf("sdp.OptimizeL1MarginalWeights (weighted union of marginals); its spectral objective gives TSE %.6g, linear.TSE of the explicit strategy %.6g", own, tse))
+	tab.add(name, "optimised (sdp)", t0, tse, fmt.Sprintf("sdp.OptimizeL1MarginalWeights (weighted union of marginals); its spectral objective gives TSE %.6g, linear.TSE of the explicit strategy %.6g", own, tse))
 	if math.Abs(own-tse) > 1e-6*tse {
 		r.differ("marginals: optimiser's objective %.6g and linear.TSE %.6g disagree", own, tse)
 	}

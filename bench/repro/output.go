@@ -26,7 +26,8 @@ func (r *Result) md(format string, a ...any) {
 	r.Markdown += fmt.Sprintf(format, a...) + "\n"
 }
 
-// differ records a discrepancy and also prints it in the section.
+// differ records a discrepancy with the paper (the report lists them all
+// in its own section).
 func (r *Result) differ(format string, a ...any) {
 	s := fmt.Sprintf(format, a...)
 	r.Discrepancies = append(r.Discrepancies, s)
@@ -57,18 +58,19 @@ func (r *Result) writeCSV(cfg *Config, name string, header []string, rows [][]st
 // ff formats a float for CSV files (shortest exact representation).
 func ff(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-// matrixRows turns a matrix into CSV rows, labelling each row.
-func matrixRows(x *mat.Dense, labels []string, cell func(float64) string) [][]string {
+// writeMatrixCSV writes a mechanism's matrix to cfg.Dir/name, as writeCSV
+// does, with the inputs and outputs labelled by labels (corner "in/out").
+func (r *Result) writeMatrixCSV(cfg *Config, name string, x *mat.Dense, labels []string) error {
 	n, m := x.Dims()
 	rows := make([][]string, n)
 	for i := 0; i < n; i++ {
 		row := []string{labels[i]}
 		for k := 0; k < m; k++ {
-			row = append(row, cell(x.At(i, k)))
+			row = append(row, ff(x.At(i, k)))
 		}
 		rows[i] = row
 	}
-	return rows
+	return r.writeCSV(cfg, name, append([]string{"in/out"}, labels...), rows)
 }
 
 // fraction renders v as p/q with q <= maxDen when v is within 1e-9 of such

@@ -49,6 +49,7 @@ func latticeZ(ctx context.Context, m mech.Lattice, eps float64, opt solve.Option
 	return res.Z, res, nil
 }
 
+// minMean returns the smallest entry of z, its index and the mean of z.
 func minMean(z []float64) (lo float64, at int, mean float64) {
 	lo, at = math.Inf(1), -1
 	for i, v := range z {

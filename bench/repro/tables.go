@@ -85,11 +85,10 @@ func runCities(ctx context.Context, cfg *Config) (*Result, error) {
 	if err := r.writeCSV(cfg, "cities_utility.csv", []string{"mechanism", "prior", "utility_optimal_remap"}, rows); err != nil {
 		return nil, err
 	}
-	header := append([]string{"in/out"}, labels...)
-	if err := r.writeCSV(cfg, "cities_M2_tight.csv", header, matrixRows(tr.X, labels, ff)); err != nil {
+	if err := r.writeMatrixCSV(cfg, "cities_M2_tight.csv", tr.X, labels); err != nil {
 		return nil, err
 	}
-	if err := r.writeCSV(cfg, "cities_M1_geometric.csv", header, matrixRows(m1, labels, ff)); err != nil {
+	if err := r.writeMatrixCSV(cfg, "cities_M1_geometric.csv", m1, labels); err != nil {
 		return nil, err
 	}
 	if err := r.barPlot(cfg, "cities_utility", "Six cities (K6, eps = ln 2): utility with the optimal remap",
@@ -215,7 +214,7 @@ func runVoters(ctx context.Context, cfg *Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// M2 is not private for the line? It is (ring distances are <= line
+	// M2 is private for the line too (ring distances are <= line
 	// distances); audit it on the line to show it.
 	aud, err := mech.Audit(tRing.X, line, eps)
 	if err != nil {
@@ -228,11 +227,10 @@ func runVoters(ctx context.Context, cfg *Config) (*Result, error) {
 	}
 	r.Values["U_M1_geometric"], r.Values["U_M2_ring"], r.Values["U_tight_line"] = uM1, uM2, uLine
 	r.Values["M2_audit_eps_on_line"], r.Values["M1_audit_eps_on_ring"] = aud.Eps, audRing.Eps
-	header := append([]string{"in/out"}, labels...)
-	if err := r.writeCSV(cfg, "voters_M1_geometric.csv", header, matrixRows(m1, labels, ff)); err != nil {
+	if err := r.writeMatrixCSV(cfg, "voters_M1_geometric.csv", m1, labels); err != nil {
 		return nil, err
 	}
-	if err := r.writeCSV(cfg, "voters_M2_ring.csv", header, matrixRows(tRing.X, labels, ff)); err != nil {
+	if err := r.writeMatrixCSV(cfg, "voters_M2_ring.csv", tRing.X, labels); err != nil {
 		return nil, err
 	}
 	if err := r.writeCSV(cfg, "voters_utility.csv", []string{"mechanism", "utility_uniform_optimal_remap", "audit_eps_line", "audit_eps_ring"},

@@ -125,7 +125,11 @@ func runTight(env *runEnv, args []string) error {
 		fmt.Fprintf(w, "utility      %.12g (uniform prior, identity remap)\n", r.Utility)
 	}
 	fmt.Fprintf(w, "unique       %v\n", r.Unique)
-	fmt.Fprintf(w, "solver       %s on %s (rcond %.3g, certificate %s)\n", r.Solver, r.Backend, r.RCond, orDash(r.Certificate))
+	if r.RCond > 0 {
+		fmt.Fprintf(w, "solver       %s on %s (rcond %.3g, certificate %s)\n", r.Solver, r.Backend, r.RCond, orDash(r.Certificate))
+	} else { // structured solvers have no condition estimate
+		fmt.Fprintf(w, "solver       %s on %s (certificate %s)\n", r.Solver, r.Backend, orDash(r.Certificate))
+	}
 	if r.Iterations > 0 {
 		fmt.Fprintf(w, "iterations   %d (relative residual %.3g)\n", r.Iterations, r.Residual)
 	}
