@@ -23,7 +23,7 @@
 // precedence, from the environment variable OPTDP_BLAS_THREADS (a positive
 // integer; a malformed value is reported on standard error and ignored), else
 // leaves OpenBLAS's own choice when OPENBLAS_NUM_THREADS is set, else uses
-// DefaultThreads (1). backend.SetThreads changes it later. Counts are clamped
+// DefaultThreads() (one per CPU). backend.SetThreads changes it later. Counts are clamped
 // to [1, runtime.NumCPU()].
 //
 // Building with the netlib tag and CGO_ENABLED=0 fails on purpose with an

@@ -21,14 +21,14 @@ import (
 	"gonum.org/v1/netlib/blas/netlib"
 )
 
-// DefaultThreads is the OpenBLAS thread count New sets when neither
-// OPTDP_BLAS_THREADS nor OPENBLAS_NUM_THREADS is in the environment. On the
-// 2-core machine optdp was measured on (bench/README.md, "Backend kernels"),
-// a second thread sped Cholesky up 1.6–1.8× at n = 4000 only when the machine
-// was otherwise idle, gained nothing at n = 2000, and made every size slower
-// whenever the other core was busy; optdp runs goroutines of its own next to
-// the BLAS, so one thread is the default.
-const DefaultThreads = 1
+// DefaultThreads returns the OpenBLAS thread count New sets when neither
+// OPTDP_BLAS_THREADS nor OPENBLAS_NUM_THREADS is in the environment: one per
+// CPU. On the 2-core machine optdp was measured on (bench/README.md, "Backend
+// kernels"), two threads made Cholesky 1.2× faster at n = 2000 and 1.65× at
+// n = 4000, LU and products 1.3–1.9×, and tied at n = 1000 on an idle
+// machine; when the other core is busy with other work one thread is faster,
+// so set OPTDP_BLAS_THREADS=1 on a loaded machine.
+func DefaultThreads() int { return runtime.NumCPU() }
 
 // ThreadsEnv is the environment variable that sets the OpenBLAS thread count
 // when the backend starts (a positive integer).
@@ -48,12 +48,12 @@ func New() Impl {
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "optdp: ignoring %s: %v\n", ThreadsEnv, err)
 		if os.Getenv("OPENBLAS_NUM_THREADS") == "" {
-			impl.SetThreads(DefaultThreads)
+			impl.SetThreads(DefaultThreads())
 		}
 	case set:
 		impl.SetThreads(n)
 	case os.Getenv("OPENBLAS_NUM_THREADS") == "":
-		impl.SetThreads(DefaultThreads)
+		impl.SetThreads(DefaultThreads())
 	}
 	return impl
 }
