@@ -1,39 +1,25 @@
 package linear
 
 import (
-	crand "crypto/rand"
 	"encoding/binary"
-	"fmt"
 	"math"
 	"math/big"
-	"math/rand/v2"
+
+	"github.com/optdp/optdp/mech"
 )
 
-// Source supplies uniformly random 64-bit words. It has the method set of
-// mech.Source, so either package's sources can be passed.
-type Source interface {
-	Uint64() uint64
-}
+// Source supplies uniformly random 64-bit words; it is mech.Source, so the
+// same sources serve both packages.
+type Source = mech.Source
 
-type cryptoSource struct{}
-
-// Uint64 reads 8 bytes from crypto/rand; it panics only if the operating
-// system's random source fails, which crypto/rand itself treats as fatal.
-func (cryptoSource) Uint64() uint64 {
-	var b [8]byte
-	if _, err := crand.Read(b[:]); err != nil {
-		panic(fmt.Sprintf("crypto/rand failed: %v", err))
-	}
-	return binary.LittleEndian.Uint64(b[:])
-}
-
-// CryptoSource returns the source for real releases: crypto/rand.
-func CryptoSource() Source { return cryptoSource{} }
+// CryptoSource returns the source for real releases: crypto/rand
+// (mech.CryptoSource).
+func CryptoSource() Source { return mech.CryptoSource() }
 
 // SeededSource returns a deterministic PCG generator seeded with seed, for
 // experiments and tests only: its output is predictable, so noise drawn from
-// it protects nothing.
-func SeededSource(seed uint64) Source { return rand.NewPCG(seed, 0x6f707464702d6c69) }
+// it protects nothing (mech.SeededSource).
+func SeededSource(seed uint64) Source { return mech.SeededSource(seed) }
 
 // uniformBig returns a uniform integer in [0, n) (n > 0) by rejection.
 func uniformBig(src Source, n *big.Int) *big.Int {
