@@ -104,6 +104,11 @@ func softplus(t float64) float64 {
 // K[x][z] = 2^Bnd / (v^u e^{eps d(x,z)}) = e^{-eps d(x,z)} / (1+(v-1)e^-eps)^u
 // with d the Hamming distance. The v^u x v^u matrix is refused with an error,
 // before allocation, when it would exceed MaxDenseEntries.
+//
+// The result is audited against Hamming(u, v) at eps before it is returned,
+// and an error is returned if the audit fails: the full mech.Audit over the
+// n·u(v-1)/2 edges when that costs at most about 2^27 ratio comparisons,
+// otherwise the sampled audit of Exponential's doc.
 func BndMechanism(u, v int, eps float64) (*mat.Dense, error) {
 	if err := checkDB(u, v, eps); err != nil {
 		return nil, fmt.Errorf("bnd mechanism: %w", err)
@@ -133,6 +138,13 @@ func BndMechanism(u, v int, eps float64) (*mat.Dense, error) {
 		for z := range row {
 			row[z] = byDist[dbHammingDist(x, z, u, v)]
 		}
+	}
+	m, err := Hamming(u, v)
+	if err != nil {
+		return nil, fmt.Errorf("bnd mechanism: %w", err)
+	}
+	if err := auditWithBudget("bnd mechanism", k, m, eps); err != nil {
+		return nil, err
 	}
 	return k, nil
 }

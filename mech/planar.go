@@ -29,6 +29,14 @@ import (
 // shape is integrated once. The n x n matrix (n = w·h) is refused with an
 // error when it exceeds MaxDenseEntries; PlanarLaplaceRow and
 // PlanarLaplaceUtility work on large grids without it.
+//
+// The result is audited against Grid(w, h, step, Euclid) at eps before it is
+// returned, and an error is returned if the audit fails. Privacy follows
+// from the continuous mechanism by post-processing; the audit guards the
+// numerical integration. It is the full mech.Audit up to 900 points (30 x
+// 30); on larger grids a deterministic sample of pairs (see auditGrid): a
+// 6 x 6 lattice of true points, each against every point within 2 cells and
+// against the other lattice points, for every output.
 func PlanarLaplace(w, h int, step, eps float64) (*mat.Dense, error) {
 	p, err := newPlanarLaplace(w, h, step, eps)
 	if err != nil {
@@ -42,7 +50,63 @@ func PlanarLaplace(w, h int, step, eps float64) (*mat.Dense, error) {
 	for i := 0; i < n; i++ {
 		p.row(i, x.RawRowView(i))
 	}
+	if err := auditGrid("planar laplace", x, w, h, step, eps); err != nil {
+		return nil, err
+	}
 	return x, nil
+}
+
+// auditGridFullMax is the largest grid (points) that auditGrid audits over
+// all pairs; the full audit costs n²(n-1)/2 ratio comparisons.
+const auditGridFullMax = 900
+
+// auditGrid audits the n x n matrix x of a w x h grid (step km) against the
+// Euclidean grid metric at level (per km), and returns an error when it
+// fails. Up to auditGridFullMax points it is mech.Audit over all pairs.
+// Above, it checks every output o for the pairs (i, h) where i runs over a
+// 6 x 6 lattice of points spread over the grid (corners and border points
+// included) and h over the points within 2 cells of i in x and in y and the
+// other lattice points, each pair at its own distance d(i, h): about
+// 36·59 pairs, O(2000·n) work.
+func auditGrid(name string, x *mat.Dense, w, h int, step, level float64) error {
+	m, err := Grid(w, h, step, Euclid)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if w*h <= auditGridFullMax {
+		return auditResult(name, x, m, level)
+	}
+	xs, ys := spreadIndices(w, 6), spreadIndices(h, 6)
+	var lattice []int
+	for _, y := range ys {
+		for _, x := range xs {
+			lattice = append(lattice, y*w+x)
+		}
+	}
+	var pairs []auditPair
+	for _, i := range lattice {
+		ix, iy := i%w, i/w
+		for dy := -2; dy <= 2; dy++ {
+			for dx := -2; dx <= 2; dx++ {
+				jx, jy := ix+dx, iy+dy
+				if (dx == 0 && dy == 0) || jx < 0 || jy < 0 || jx >= w || jy >= h {
+					continue
+				}
+				j := jy*w + jx
+				pairs = append(pairs, auditPair{i, j, m.Dist(i, j)})
+			}
+		}
+		for _, j := range lattice {
+			if j != i {
+				pairs = append(pairs, auditPair{i, j, m.Dist(i, j)})
+			}
+		}
+	}
+	rep, err := auditPairs(x, pairs, level)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return auditVerdict(name, rep, m, level)
 }
 
 // PlanarLaplaceRow is row i of PlanarLaplace(w, h, step, eps), the output
