@@ -48,9 +48,15 @@ func TestL2MatchesADMM(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tol := 1e-9
+			tol, dualTol := 1e-9, 1e-12
 			if name == "random5x7" {
 				tol = 1e-5 // singular G: ridge continuation, gap ~ sqrt(delta)
+				// Both sides are evaluated in floating point next to a
+				// singular G (the dual through eigenvalues of D^1/2 G D^1/2
+				// clamped at 0, ADMM's through a nearly singular X): their
+				// rounding differs by ~1e-9 relative between backends and
+				// BLAS thread counts.
+				dualTol = 1e-8
 			}
 			// ADMM's X is feasible, so its objective is an upper bound on
 			// the optimum, which is within Newton's certified gap.
@@ -60,7 +66,7 @@ func TestL2MatchesADMM(t *testing.T) {
 			if nr.RelGap > tol {
 				t.Errorf("relative gap %v (converged %v)", nr.RelGap, nr.Converged)
 			}
-			if nr.Dual > ar.Objective*(1+1e-12) {
+			if nr.Dual > ar.Objective*(1+dualTol) {
 				t.Errorf("dual %v above a feasible objective %v", nr.Dual, ar.Objective)
 			}
 		})
