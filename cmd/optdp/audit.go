@@ -51,12 +51,8 @@ func runAudit(env *runEnv, args []string) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	set := flagsGiven(fs)
-	m, err := parseMetricFlag(*metric, set["metric"])
+	m, err := metricAndEps(fs, *metric, *eps)
 	if err != nil {
-		return err
-	}
-	if err := checkEpsFlag("eps", *eps, set["eps"]); err != nil {
 		return err
 	}
 	if *file == "" {

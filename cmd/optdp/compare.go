@@ -62,7 +62,7 @@ type candidate struct {
 func runCompare(env *runEnv, args []string) error {
 	fs := newFlags(env, "compare")
 	metric := fs.String("metric", "", metricFlagHelp)
-	eps := fs.Float64("eps", 0, "privacy level eps > 0 per unit of distance: per hop for graphs, per km for grids (required)")
+	eps := fs.Float64("eps", 0, epsFlagHelp)
 	prior := fs.String("prior", "uniform", priorSpecHelp)
 	force := fs.Bool("force", false, fmt.Sprintf("accept up to %d answers instead of %d", compareForceMaxN, compareMaxN))
 	prog := fs.Bool("progress", false, "draw a progress bar on stderr even with --json")
@@ -70,12 +70,8 @@ func runCompare(env *runEnv, args []string) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	set := flagsGiven(fs)
-	m, err := parseMetricFlag(*metric, set["metric"])
+	m, err := metricAndEps(fs, *metric, *eps)
 	if err != nil {
-		return err
-	}
-	if err := checkEpsFlag("eps", *eps, set["eps"]); err != nil {
 		return err
 	}
 	n, limit := m.Len(), compareMaxN

@@ -29,6 +29,24 @@ import (
 var metricFlagHelp = "answer metric spec (required): line:n=N, ring:n=N, clique:n=N, sum:u=U,v=V, kcount:u=U,k=K, " +
 	"hamming:u=U,v=V, grid:w=W,h=H,step=S,norm=euclid|manhattan|chebyshev, graph:file=PATH (edge list), dist:file=PATH (CSV distances)"
 
+// epsFlagHelp is the help text of the --eps flag of the mechanism commands.
+const epsFlagHelp = "privacy level eps > 0 per unit of distance: per hop for graphs, per km for grids (required)"
+
+// metricAndEps validates the --metric and --eps flags of fs, which parseFlags
+// has parsed, and returns the metric: both are required, eps must be finite
+// and > 0.
+func metricAndEps(fs *flag.FlagSet, spec string, eps float64) (mech.Metric, error) {
+	set := flagsGiven(fs)
+	m, err := parseMetricFlag(spec, set["metric"])
+	if err != nil {
+		return nil, err
+	}
+	if err := checkEpsFlag("eps", eps, set["eps"]); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // flagsGiven returns the names of the flags set on the command line.
 func flagsGiven(fs *flag.FlagSet) map[string]bool {
 	set := map[string]bool{}

@@ -52,7 +52,7 @@ type regularOutput struct {
 func runRegular(env *runEnv, args []string) error {
 	fs := newFlags(env, "regular")
 	metric := fs.String("metric", "", metricFlagHelp)
-	eps := fs.Float64("eps", 0, "privacy level eps > 0 per unit of distance: per hop for graphs, per km for grids (required)")
+	eps := fs.Float64("eps", 0, epsFlagHelp)
 	prior := fs.String("prior", "uniform", priorSpecHelp)
 	force := fs.Bool("force", false, "raise the dense memory limit from 4 GiB to the machine's physical memory")
 	prog := fs.Bool("progress", false, "draw a progress bar on stderr even with --json")
@@ -60,12 +60,8 @@ func runRegular(env *runEnv, args []string) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	set := flagsGiven(fs)
-	m, err := parseMetricFlag(*metric, set["metric"])
+	m, err := metricAndEps(fs, *metric, *eps)
 	if err != nil {
-		return err
-	}
-	if err := checkEpsFlag("eps", *eps, set["eps"]); err != nil {
 		return err
 	}
 	ps, err := parsePrior(*prior, m, false)

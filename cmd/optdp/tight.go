@@ -52,7 +52,7 @@ type tightOutput struct {
 func runTight(env *runEnv, args []string) error {
 	fs := newFlags(env, "tight")
 	metric := fs.String("metric", "", metricFlagHelp)
-	eps := fs.Float64("eps", 0, "privacy level eps > 0 per unit of distance: per hop for graphs, per km for grids (required)")
+	eps := fs.Float64("eps", 0, epsFlagHelp)
 	solver := fs.String("solver", mech.SolverAuto, "solver: "+strings.Join(mech.TightSolvers(), ", ")+" (auto picks a closed form or structured solver when one applies, else dense)")
 	out := fs.String("out", "", "write the noise matrix X to FILE: CSV, or NumPy .npy (float64) when FILE ends in .npy")
 	force := fs.Bool("force", false, "raise the dense memory limit from 4 GiB to the machine's physical memory, and with --out build X for n above 4096")
@@ -62,12 +62,8 @@ func runTight(env *runEnv, args []string) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	set := flagsGiven(fs)
-	m, err := parseMetricFlag(*metric, set["metric"])
+	m, err := metricAndEps(fs, *metric, *eps)
 	if err != nil {
-		return err
-	}
-	if err := checkEpsFlag("eps", *eps, set["eps"]); err != nil {
 		return err
 	}
 	if !slices.Contains(mech.TightSolvers(), *solver) {
