@@ -3,15 +3,18 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"text/tabwriter"
 
 	"github.com/optdp/optdp/mech"
 	"gonum.org/v1/gonum/mat"
 )
 
-// compareMaxN is the largest number of answers compare accepts: every
-// mechanism is a dense n×n matrix and is audited (O(n³) for non-graph
-// metrics); --force raises it to compareForceMaxN.
+// compareMaxN is the largest number of answers for which compare builds
+// every mechanism as a dense n×n matrix and audits it (O(n³) for non-graph
+// metrics); --force raises it to compareForceMaxN. Above the limit only grid
+// metrics with the uniform prior are accepted, on a matrix-free path
+// (evaluateLarge).
 const (
 	compareMaxN      = 1024
 	compareForceMaxN = 4096
@@ -25,6 +28,7 @@ func compareCommand() command {
 		examples: []string{
 			"optdp compare --metric line:n=6 --eps 0.6931471805599453",
 			"optdp compare --metric grid:w=8,h=8,step=1,norm=euclid --eps 0.7 --json",
+			"optdp compare --metric grid:w=100,h=100,step=1 --eps 1",
 			"optdp compare --metric sum:u=10,v=3 --eps 1 --prior file:prior.txt",
 		},
 		run: runCompare,
@@ -78,15 +82,13 @@ func runCompare(env *runEnv, args []string) error {
 	if *force {
 		limit = compareForceMaxN
 	}
-	if n > limit {
-		hint := fmt.Sprintf("; --force raises the limit to %d", compareForceMaxN)
-		if *force {
-			hint = "; use tight, or the library, for larger metrics"
+	large := n > limit
+	var ps *priorSpec
+	if large {
+		if err := checkLargeCompare(m, limit, *force, *prior); err != nil {
+			return err
 		}
-		return fmt.Errorf("%s has %d answers: compare builds every mechanism as a dense %d×%d matrix and audits it, refused above %d answers%s", m, n, n, n, limit, hint)
-	}
-	ps, err := parsePrior(*prior, m, true)
-	if err != nil {
+	} else if ps, err = parsePrior(*prior, m, true); err != nil {
 		return err
 	}
 	bar := newProgress(env, "compare", progressEnabled(*asJSON, *prog))
@@ -94,7 +96,12 @@ func runCompare(env *runEnv, args []string) error {
 	res := compareOutput{Metric: m.String(), N: n, Eps: *eps, Prior: *prior}
 	for k, c := range cands {
 		bar.Update(float64(k)/float64(len(cands)), c.name)
-		e, err := evaluateCandidate(c, m, *eps, ps.prior)
+		var e compareEntry
+		if large {
+			e, err = evaluateLarge(c.name, m.(*mech.GridMetric), *eps, limit)
+		} else {
+			e, err = evaluateCandidate(c, m, *eps, ps.prior)
+		}
 		if err != nil {
 			bar.Done()
 			return err
@@ -230,4 +237,152 @@ func fmtBool(b *bool) string {
 		return "-"
 	}
 	return fmt.Sprint(*b)
+}
+
+// compareLargeMaxN is the largest grid the matrix-free path of compare
+// accepts: the planar Laplace audit holds a few rows of n entries and
+// integrates each of them cell by cell.
+const compareLargeMaxN = 1 << 18
+
+// checkLargeCompare says whether compare can take the matrix-free path for
+// m, which has more than limit answers: m must be a grid (a lattice on which
+// the tight-constraints mechanism and planar Laplace have matrix-free forms)
+// of at most compareLargeMaxN points, and the prior uniform.
+func checkLargeCompare(m mech.Metric, limit int, force bool, prior string) error {
+	n := m.Len()
+	if _, ok := m.(*mech.GridMetric); !ok {
+		hint := fmt.Sprintf("; --force raises the limit to %d", compareForceMaxN)
+		if force {
+			hint = "; use tight, or the library, for larger metrics"
+		}
+		return fmt.Errorf("%s has %d answers: compare builds every mechanism as a dense %d×%d matrix and audits it, refused above %d answers (only grid metrics have a matrix-free path)%s", m, n, n, n, limit, hint)
+	}
+	if prior != "" && prior != "uniform" {
+		return fmt.Errorf("--prior %s: %s has %d answers, above the dense limit %d, and compare's matrix-free path for large grids supports the uniform prior only", prior, m, n, limit)
+	}
+	if n > compareLargeMaxN {
+		return fmt.Errorf("%s has %d answers: compare's matrix-free path is refused above %d answers; use tight, or the library, for larger grids", m, n, compareLargeMaxN)
+	}
+	return nil
+}
+
+// evaluateLarge evaluates the mechanism called name on the grid g for the
+// uniform prior without building any n×n matrix: the tight-constraints
+// mechanism (largeTight) and planar Laplace (largePlanarLaplace); every other
+// mechanism is listed with a note saying it was not evaluated.
+func evaluateLarge(name string, g *mech.GridMetric, eps float64, limit int) (compareEntry, error) {
+	switch name {
+	case "tight-constraints":
+		return largeTight(g, eps), nil
+	case "planar-laplace":
+		return largePlanarLaplace(g, eps)
+	}
+	return compareEntry{Name: name, Note: fmt.Sprintf("not evaluated: above %d answers compare has no matrix-free form of it", limit)}, nil
+}
+
+// uniformLeakage is the min-entropy leakage for the uniform prior on n
+// answers of a mechanism whose utility with the optimal remap is u:
+// log2 Σ_k max_i X[i][k] = log2(n·u) (MATH.md §1).
+func uniformLeakage(n int, u float64) *num {
+	return numPtr(math.Log2(float64(n) * u))
+}
+
+// largeTight is the tight-constraints entry for the uniform prior from its
+// matrix-free form (MATH.md §4, §8). The optimal remap is the identity:
+// max_i X[i][k] = z_k max_i e^{-eps·d(i,k)} = z_k = X[k][k], so the utility
+// is mean(z) and the leakage log2(n·mean(z)). The audit is the mechanism's
+// own (TightResult.Audit: z >= 0 certified, levels measured on sampled
+// pairs).
+func largeTight(m mech.Metric, eps float64) compareEntry {
+	e := compareEntry{Name: "tight-constraints"}
+	// MaxMechanismN 1: never build X, so Audit is the matrix-free audit.
+	r, err := mech.Tight(context.Background(), m, eps, &mech.TightOptions{MaxMechanismN: 1})
+	switch {
+	case err != nil:
+		e.Note = err.Error()
+		return e
+	case r.Exists != mech.Yes:
+		e.Note = fmt.Sprintf("%s at eps = %g (min z = %.6g)", existsPhrase(r.Exists), eps, r.MinZ)
+		return e
+	case r.Free == nil:
+		e.Note = r.Note
+		return e
+	}
+	u := r.Free.UtilityUniform()
+	e.Utility, e.LeakageBits = numPtr(u), uniformLeakage(m.Len(), u)
+	e.AuditEps, e.Private = numPtr(r.Audit.Eps), &r.Audit.Private
+	e.Note = fmt.Sprintf("matrix-free (solver %s); audit: z >= 0 certified, privacy levels measured on %d pairs", r.Solver, r.Audit.Pairs)
+	if !r.Audit.Private {
+		e.Note = joinNote(e.Note, fmt.Sprintf("NOT %g-private for this metric", eps))
+	}
+	return e
+}
+
+// largePlanarLaplace is the planar Laplace entry for the uniform prior on a
+// Euclidean grid: mech.PlanarLaplaceUtility (the identity remap is optimal
+// there, so the leakage is log2(n·U)), and mech.Audit of the rows of
+// planarAuditPoints against the grid's distances among those points, over
+// all n outputs. An error of the construction (eps·diagonal too large) is
+// reported in the note, as on the dense path.
+func largePlanarLaplace(g *mech.GridMetric, eps float64) (compareEntry, error) {
+	e := compareEntry{Name: "planar-laplace", Note: "continuous planar Laplace snapped to grid cells"}
+	d := g.Dims()
+	w, h, n := d[1], d[0], g.Len()
+	u, err := mech.PlanarLaplaceUtility(w, h, g.Step(), eps)
+	if err != nil {
+		e.Note = err.Error()
+		return e, nil
+	}
+	e.Utility, e.LeakageBits = numPtr(u), uniformLeakage(n, u)
+	pts := planarAuditPoints(w, h)
+	x := mat.NewDense(len(pts), n, nil)
+	for k, i := range pts {
+		row, err := mech.PlanarLaplaceRow(w, h, g.Step(), eps, i)
+		if err != nil {
+			return e, fmt.Errorf("planar-laplace: %w", err)
+		}
+		x.SetRow(k, row)
+	}
+	rep, err := mech.Audit(x, subMetric{g, pts}, eps)
+	if err != nil {
+		return e, fmt.Errorf("planar-laplace: %w", err)
+	}
+	e.AuditEps, e.Private = numPtr(rep.Eps), &rep.Private
+	e.Note = joinNote(e.Note, fmt.Sprintf("matrix-free; audit: %d rows (corner, edge and centre points and their neighbours), all %d pairs among them, every output", len(pts), rep.Pairs))
+	if !rep.Private {
+		e.Note = joinNote(e.Note, fmt.Sprintf("NOT %g-private for this metric", eps))
+	}
+	return e, nil
+}
+
+// planarAuditPoints are the true points whose rows the matrix-free planar
+// Laplace audit checks on a w×h grid (point x + y·w): a corner, the middle
+// of the bottom edge and the centre, each with its neighbours to the right,
+// above and diagonally (where the grid has them), without repeats.
+func planarAuditPoints(w, h int) []int {
+	var pts []int
+	seen := map[int]bool{}
+	for _, b := range [][2]int{{0, 0}, {w / 2, 0}, {w / 2, h / 2}} {
+		for _, o := range [][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
+			x, y := b[0]+o[0], b[1]+o[1]
+			if i := x + y*w; x < w && y < h && !seen[i] {
+				seen[i] = true
+				pts = append(pts, i)
+			}
+		}
+	}
+	return pts
+}
+
+// subMetric is the metric m restricted to the answers pts (answer k of
+// subMetric is pts[k]): a metric, since m is.
+type subMetric struct {
+	m   mech.Metric
+	pts []int
+}
+
+func (s subMetric) Len() int              { return len(s.pts) }
+func (s subMetric) Dist(i, j int) float64 { return s.m.Dist(s.pts[i], s.pts[j]) }
+func (s subMetric) String() string {
+	return fmt.Sprintf("%s restricted to %d points", s.m, len(s.pts))
 }
