@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/optdp/optdp/backend"
 	"github.com/optdp/optdp/mech"
 	"gonum.org/v1/gonum/mat"
 )
@@ -516,3 +517,32 @@ func busy[T any](env *runEnv, label string, enabled bool, f func() (T, error)) (
 // progressEnabled is whether to draw progress: by default unless --json,
 // always with --progress.
 func progressEnabled(asJSON, progressFlag bool) bool { return !asJSON || progressFlag }
+
+// announceDense prints, before a dense tight-constraints solve of n >= 1000
+// answers starts, its memory and an estimate of its time on the active
+// backend (mech.PlanTight), so nobody waits blind. It prints nothing for the
+// structured solvers, or when quiet (--json without --progress).
+func announceDense(env *runEnv, m mech.Metric, opts *mech.TightOptions, enabled bool) {
+	if !enabled {
+		return
+	}
+	p, err := mech.PlanTight(m, opts)
+	if err != nil || p.Solver != mech.SolverDense || p.N < 1000 {
+		return
+	}
+	fmt.Fprintf(env.stderr, "dense solve of n = %d: %.3g GB of memory, about %s on %s (a structured solver applies only to lattice, separable or ball-symmetric metrics)\n",
+		p.N, p.DenseBytes/1e9, fmtDuration(p.DenseSeconds), backend.Name())
+}
+
+// fmtDuration formats an estimate in seconds for people.
+func fmtDuration(sec float64) string {
+	switch {
+	case sec < 1:
+		return "under a second"
+	case sec < 120:
+		return fmt.Sprintf("%.0f s", sec)
+	case sec < 7200:
+		return fmt.Sprintf("%.0f min", sec/60)
+	}
+	return fmt.Sprintf("%.1f h", sec/3600)
+}

@@ -73,6 +73,7 @@ func runTight(env *runEnv, args []string) error {
 	if *force && *out != "" {
 		opts.MaxMechanismN = m.Len() // build X for --out whatever n, within the memory limit
 	}
+	announceDense(env, m, opts, progressEnabled(*asJSON, *prog))
 	start := time.Now()
 	r, err := busyIter(env, "tight", progressEnabled(*asJSON, *prog), opts, func() (*mech.TightResult, error) {
 		return mech.Tight(context.Background(), m, *eps, opts)

@@ -1,0 +1,51 @@
+package mech
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestPlanTight(t *testing.T) {
+	line, _ := Line(6)
+	grid, _ := Grid(200, 200, 1, Euclid)
+	// A path with one chord: neither a line nor ball-symmetric, so dense.
+	const n = 1500
+	var edges [][2]int
+	for i := 0; i+1 < n; i++ {
+		edges = append(edges, [2]int{i, i + 1})
+	}
+	edges = append(edges, [2]int{0, n / 2})
+	g, err := NewGraph(n, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		m      Metric
+		solver string
+	}{{line, SolverClosedForm}, {grid, SolverToeplitz}, {g, SolverDense}} {
+		p, err := PlanTight(c.m, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Solver != c.solver || p.N != c.m.Len() {
+			t.Errorf("%s: plan %+v, want solver %s", c.m, p, c.solver)
+		}
+		if c.solver != SolverDense && (p.DenseBytes != 0 || p.DenseSeconds != 0) {
+			t.Errorf("%s: structured plan with dense costs %+v", c.m, p)
+		}
+	}
+	p, _ := PlanTight(g, nil)
+	// Phi, its factor and X (n <= MaxMechanismN): three n×n float64 matrices.
+	if want := 3 * 8 * float64(n) * n; p.DenseBytes != want {
+		t.Errorf("dense bytes %v, want %v", p.DenseBytes, want)
+	}
+	if !(p.DenseSeconds > 0) {
+		t.Errorf("dense seconds %v, want > 0", p.DenseSeconds)
+	}
+	if p, _ := PlanTight(g, &TightOptions{NoMechanism: true}); p.DenseBytes != 2*8*float64(n)*n {
+		t.Errorf("without X: dense bytes %v", p.DenseBytes)
+	}
+	if _, err := PlanTight(line, &TightOptions{Solver: "magic"}); err == nil || !strings.Contains(err.Error(), "unknown solver") {
+		t.Errorf("unknown solver: %v", err)
+	}
+}
