@@ -221,3 +221,20 @@ func BenchmarkPlanarLaplace20(b *testing.B) {
 		}
 	}
 }
+
+// A cell side eps·step below minPlanarCell is refused up front with a clear
+// error, for the matrix, a row and the utility alike.
+func TestPlanarLaplaceTinyCellRefused(t *testing.T) {
+	if _, err := PlanarLaplace(4, 4, 1, 1e-6); err == nil || !strings.Contains(err.Error(), "eps*step") {
+		t.Errorf("matrix: %v", err)
+	}
+	if _, err := PlanarLaplaceRow(4, 4, 0.001, 0.001, 0); err == nil || !strings.Contains(err.Error(), "eps*step") {
+		t.Errorf("row: %v", err)
+	}
+	if _, err := PlanarLaplaceUtility(4, 4, 1e-3, 1e-3); err == nil {
+		t.Error("utility: no error")
+	}
+	if _, err := PlanarLaplace(3, 3, 1, 1e-5); err != nil {
+		t.Errorf("eps*step = 1e-5 is allowed: %v", err)
+	}
+}
