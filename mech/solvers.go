@@ -44,6 +44,7 @@ func tightSolvers() []tightSolver {
 				return m.Len() > autoToeplitzN || checkDense(m.Len(), 2, o.MaxDenseBytes, "") != nil
 			},
 			run: tightToeplitz},
+		{name: SolverBanded, applies: bandedApplies, auto: func(m Metric, o *TightOptions) bool { return m.Len() > autoBandedN }, run: tightBanded},
 		{name: SolverDense, applies: func(Metric) bool { return true }, run: tightDense},
 	}
 }

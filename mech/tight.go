@@ -36,8 +36,9 @@ type TightOptions struct {
 	// Solver is "auto" (default: the closed form for lines and
 	// ball-symmetric metrics, else the Kronecker solver for separable
 	// metrics, else the Toeplitz solver for lattice metrics with n > 2000
-	// or too large for dense, else dense), "dense", "closed-form", "kron"
-	// or "toeplitz"; see TightSolvers.
+	// or too large for dense, else the banded solver for graphs with a
+	// small bandwidth and n > 2000, else dense), "dense", "closed-form",
+	// "kron", "toeplitz" or "banded"; see TightSolvers.
 	Solver string
 	// MaxDenseBytes limits the memory of dense matrices (<= 0:
 	// DefaultMaxDenseBytes).
@@ -96,7 +97,7 @@ type TightResult struct {
 	// "dense-lu", "dense-nnls" (singular Phi), "closed-form-line" (the
 	// truncated geometric), "closed-form-ball-symmetric", "kron",
 	// "toeplitz-pcg-strang", "toeplitz-pcg-tchan",
-	// "toeplitz-minres-abs-tchan", ...
+	// "toeplitz-minres-abs-tchan", "banded-cholesky", ...
 	Solver string `json:"solver"`
 	// Backend is the linear-algebra backend's name.
 	Backend string `json:"backend"`
@@ -104,7 +105,8 @@ type TightResult struct {
 	// positive-definite Phi, where it is not computed; 0 when unknown).
 	RCond float64 `json:"rcond"`
 	// Certificate names what settled the verdict: "error-bound",
-	// "diagonal-dominance", "nnls-residual", "farkas", "closed-form",
+	// "error-bound/varah" (banded: a rigorous bound on Phi's inverse by
+	// diagonal dominance), "diagonal-dominance", "nnls-residual", "farkas", "closed-form",
 	// "kron-factor-bounds", "residual-bound/<eigenvalue bound>" (Toeplitz:
 	// line-poisson, euclid-poisson, chebyshev-poisson,
 	// manhattan-kms-squared, symbol, dense-eigen, or none).
