@@ -4,92 +4,41 @@ package bench
 // reports the Laplace (eps = 1) total squared error TSE = 2 * objective as
 // a custom metric next to the baselines, so one run with -benchtime=1x
 // prints the table of bench/README.md ("Strategy optimisation"). The
-// workload and baseline helpers are local (small, explicit) so these
-// benchmarks do not depend on mech/linear.
+// workloads and baseline strategies are mech/linear's.
 
 import (
 	"context"
 	"math"
-	"math/bits"
 	"testing"
 
+	"github.com/optdp/optdp/mech/linear"
 	"github.com/optdp/optdp/sdp"
 	"gonum.org/v1/gonum/mat"
 )
 
-func sdpAllRangeGram(n int) *mat.SymDense {
-	g := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			g.SetSym(i, j, float64((i+1)*(n-j)))
-		}
+// gramOf is the dense Gram matrix W^T W of a workload.
+func gramOf(w linear.Workload, err error) *mat.SymDense {
+	if err != nil {
+		panic(err)
+	}
+	g, err := w.Gram().Dense()
+	if err != nil {
+		panic(err)
 	}
 	return g
 }
 
-func sdpPrefixGram(n int) *mat.SymDense {
-	g := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			g.SetSym(i, j, float64(n-j))
-		}
-	}
-	return g
-}
+func sdpAllRangeGram(n int) *mat.SymDense { return gramOf(linear.AllRange(n)) }
+func sdpPrefixGram(n int) *mat.SymDense   { return gramOf(linear.Prefix(n)) }
 
-func sdpIdentity(n int) *mat.Dense {
-	a := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		a.Set(i, i, 1)
+// dense is a strategy's explicit matrix.
+func dense(s *linear.Strategy, err error) *mat.Dense {
+	if err != nil {
+		panic(err)
 	}
-	return a
-}
-
-// sdpHierarchical is the b-ary tree of interval sums (children of a node
-// split its interval into b nearly equal parts, down to single cells).
-func sdpHierarchical(n, b int) *mat.Dense {
-	var rows [][2]int
-	var rec func(lo, hi int)
-	rec = func(lo, hi int) {
-		rows = append(rows, [2]int{lo, hi})
-		if hi-lo <= 1 {
-			return
-		}
-		k := min(b, hi-lo)
-		for c := 0; c < k; c++ {
-			rec(lo+c*(hi-lo)/k, lo+(c+1)*(hi-lo)/k)
-		}
-	}
-	rec(0, n)
-	a := mat.NewDense(len(rows), n, nil)
-	for r, iv := range rows {
-		for k := iv[0]; k < iv[1]; k++ {
-			a.Set(r, k, 1)
-		}
-	}
-	return a
-}
-
-// sdpWavelet is the (unnormalised) Haar wavelet strategy for n a power of
-// two: the total, then for each dyadic block +1 on its left half and -1 on
-// its right half.
-func sdpWavelet(n int) *mat.Dense {
-	a := mat.NewDense(n, n, nil)
-	for k := 0; k < n; k++ {
-		a.Set(0, k, 1)
-	}
-	r := 1
-	for size := n; size >= 2; size /= 2 {
-		for lo := 0; lo < n; lo += size {
-			for k := lo; k < lo+size; k++ {
-				v := 1.0
-				if k >= lo+size/2 {
-					v = -1
-				}
-				a.Set(r, k, v)
-			}
-			r++
-		}
+	a, err := s.Dense()
+	if err != nil {
+		panic(err)
 	}
 	return a
 }
@@ -104,15 +53,13 @@ type sdpBaseline struct {
 // 2,606,200 of issue 6 on all ranges n = 256) and (for powers of two)
 // wavelet.
 func sdpBaselines(n int) []sdpBaseline {
-	bs := []sdpBaseline{{"identity", sdpIdentity(n)}}
+	bs := []sdpBaseline{{"identity", dense(linear.IdentityStrategy(n))}}
 	for b := 2; b <= 16; b++ {
-		h := sdpHierarchical(n, b)
-		r, _ := h.Dims()
-		bs = append(bs, sdpBaseline{"H" + itoa(b), h},
-			sdpBaseline{"H" + itoa(b) + "-noroot", mat.DenseCopyOf(h.Slice(1, r, 0, n))})
+		bs = append(bs, sdpBaseline{"H" + itoa(b), dense(linear.Hierarchical(n, b, true))},
+			sdpBaseline{"H" + itoa(b) + "-noroot", dense(linear.Hierarchical(n, b, false))})
 	}
 	if n&(n-1) == 0 {
-		bs = append(bs, sdpBaseline{"wavelet", sdpWavelet(n)})
+		bs = append(bs, sdpBaseline{"wavelet", dense(linear.Wavelet(n))})
 	}
 	return bs
 }
@@ -214,57 +161,38 @@ func BenchmarkSDPL1Range2D64(b *testing.B) {
 }
 
 // marginalTerms2 returns the Kronecker terms of all k-way marginals of d
-// binary attributes.
+// binary attributes, from mech/linear's Marginals workload.
 func marginalTerms2(d, k int) []sdp.KronTerm {
-	id := mat.NewSymDense(2, []float64{1, 0, 0, 1})
-	ones := mat.NewSymDense(2, []float64{1, 1, 1, 1})
+	dims := make([]int, d)
+	for i := range dims {
+		dims[i] = 2
+	}
+	w, err := linear.Marginals(dims, k)
+	if err != nil {
+		panic(err)
+	}
 	var terms []sdp.KronTerm
-	for mask := 0; mask < 1<<d; mask++ {
-		if bits.OnesCount(uint(mask)) != k {
-			continue
-		}
-		fs := make([]*mat.SymDense, d)
-		for f := range fs {
-			fs[f] = ones
-			if mask>>f&1 == 1 {
-				fs[f] = id
-			}
-		}
-		terms = append(terms, sdp.KronTerm{Weight: 1, Factors: fs})
+	for _, t := range w.Gram().Terms {
+		terms = append(terms, sdp.KronTerm{Weight: 1, Factors: t})
 	}
 	return terms
 }
 
 // marginalsGram is the explicit Gram matrix of all k-way marginals of d
-// binary attributes: G_xy = number of k-subsets on which x and y agree.
+// binary attributes.
 func marginalsGram(d, k int) *mat.SymDense {
-	n := 1 << d
-	g := mat.NewSymDense(n, nil)
-	for x := 0; x < n; x++ {
-		for y := x; y < n; y++ {
-			agree := d - bits.OnesCount(uint(x^y))
-			g.SetSym(x, y, binom(agree, k))
-		}
+	dims := make([]int, d)
+	for i := range dims {
+		dims[i] = 2
 	}
-	return g
-}
-
-func binom(n, k int) float64 {
-	if k > n {
-		return 0
-	}
-	r := 1.0
-	for i := 0; i < k; i++ {
-		r = r * float64(n-i) / float64(i+1)
-	}
-	return r
+	return gramOf(linear.Marginals(dims, k))
 }
 
 // All 2-way marginals of 8 binary attributes (domain 256): the factor-wise
 // Kronecker optimiser and the dense p-Identity optimiser on the full Gram.
 func BenchmarkSDPL1Marginals8Kron(b *testing.B) {
 	terms := marginalTerms2(8, 2)
-	id2 := sdpIdentity(2)
+	id2 := dense(linear.IdentityStrategy(2))
 	ids := []*mat.Dense{id2, id2, id2, id2, id2, id2, id2, id2}
 	e, err := sdp.KronError(terms, ids)
 	if err != nil {
