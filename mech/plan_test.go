@@ -1,6 +1,8 @@
 package mech
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -47,5 +49,23 @@ func TestPlanTight(t *testing.T) {
 	}
 	if _, err := PlanTight(line, &TightOptions{Solver: "magic"}); err == nil || !strings.Contains(err.Error(), "unknown solver") {
 		t.Errorf("unknown solver: %v", err)
+	}
+}
+
+// Threshold reports how it solved, and refuses the slow structured search
+// on lattices above 10^5 points unless asked, before solving anything.
+func TestThresholdSolverAndStructuredGate(t *testing.T) {
+	s, _ := Sum(2, 2)
+	r, err := Threshold(context.Background(), s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Solver != "dense" {
+		t.Errorf("sum u=2 v=2: solver %q, want dense", r.Solver)
+	}
+	g, _ := Grid(400, 400, 1, Euclid)
+	_, err = Threshold(context.Background(), g, nil)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "Structured") {
+		t.Errorf("400x400 grid without Structured: %v", err)
 	}
 }

@@ -88,6 +88,9 @@ type ThresholdResult struct {
 	// MinZ and Verdict are min z and the existence verdict at EpsStar.
 	MinZ    float64 `json:"min_z"`
 	Verdict Verdict `json:"exists"`
+	// Solver is how each evaluation solved Phi z = 1: "dense" or
+	// "toeplitz" (empty when nothing was solved).
+	Solver string `json:"solver,omitempty"`
 }
 
 // Threshold finds the smallest eps at which the tight-constraints mechanism
@@ -135,11 +138,17 @@ func Threshold(ctx context.Context, m Metric, opts *ThresholdOptions) (*Threshol
 	}
 	n := m.Len()
 	var w *thresholdWork
-	if lat, ok := symmetricLattice(m); ok && (n > autoToeplitzN || checkDense(n, 3, o.MaxDenseBytes, "") != nil) &&
-		(n <= thresholdStructuredN || o.Structured) {
+	solver := "dense"
+	lat, isLat := symmetricLattice(m)
+	bigLat := isLat && (n > autoToeplitzN || checkDense(n, 3, o.MaxDenseBytes, "") != nil)
+	if bigLat && n > thresholdStructuredN && !o.Structured {
+		return nil, fmt.Errorf("threshold of %s: n = %d: the structured (Toeplitz) search runs 30-40 certified solves of several seconds each at this size; set ThresholdOptions.Structured (CLI: --structured) to run it: %w", m, n, ErrTooLarge)
+	}
+	if bigLat {
 		// Large lattices: each evaluation is a certified Toeplitz solve
 		// (latticeSolve, as in Tight's "toeplitz" solver).
 		w = &thresholdWork{lat: lat}
+		solver = "toeplitz"
 	} else {
 		if err := checkDense(n, 3, o.MaxDenseBytes, "threshold of "+m.String()); err != nil {
 			return nil, err
@@ -149,7 +158,7 @@ func Threshold(ctx context.Context, m Metric, opts *ThresholdOptions) (*Threshol
 			w.ones[i] = 1
 		}
 	}
-	res := &ThresholdResult{Crossings: []solve.Crossing{}}
+	res := &ThresholdResult{Crossings: []solve.Crossing{}, Solver: solver}
 	sc, err := solve.Scan(ctx, w.eval, o.Lo, o.Hi, o.Steps)
 	if err != nil {
 		return nil, fmt.Errorf("threshold %s: %w", m, err)

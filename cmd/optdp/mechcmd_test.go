@@ -557,7 +557,9 @@ func TestTooLargeRefusedBeforeAllocating(t *testing.T) {
 	if code, _, errs := cli("tight", "--metric", "grid:w=1000,h=1000", "--eps", "1", "--solver", "dense", "--force"); code != 1 || !strings.Contains(errs, "above the limit") {
 		t.Errorf("--force: exit %d, %q", code, errs)
 	}
-	if code, _, errs := cli("threshold", "--metric", "grid:w=1000,h=1000,norm=chebyshev"); code != 1 || !strings.Contains(errs, "above the limit") {
+	// The threshold search on a 10^6 lattice is refused up front, naming
+	// the flag that runs the structured search.
+	if code, _, errs := cli("threshold", "--metric", "grid:w=1000,h=1000,norm=chebyshev"); code != 1 || !strings.Contains(errs, "n = 1000000") || !strings.Contains(errs, "--structured") {
 		t.Errorf("threshold: exit %d, %q", code, errs)
 	}
 }
