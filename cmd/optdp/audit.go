@@ -65,7 +65,7 @@ func runAudit(env *runEnv, args []string) error {
 	if err := checkNoiseMatrix(x, m); err != nil {
 		return fmt.Errorf("--matrix %s: %w", *file, err)
 	}
-	rep, err := busy(env, "audit", progressEnabled(*asJSON, *prog), func() (mech.AuditReport, error) {
+	rep, err := busy(env, "audit", progressEnabled(*asJSON, *prog), func(*progress) (mech.AuditReport, error) {
 		return mech.Audit(x, m, *eps)
 	})
 	if err != nil {

@@ -487,15 +487,15 @@ func (v num) MarshalJSON() ([]byte, error) {
 // numPtr is a pointer to v as a num (for optional fields).
 func numPtr(v float64) *num { n := num(v); return &n }
 
-// busy shows an indeterminate progress bar labelled label on stderr while
-// f runs (drawn only after a second, see progress), then ends it.
-func busy[T any](env *runEnv, label string, enabled bool, f func() (T, error)) (T, error) {
+// busy shows a progress bar labelled label on stderr while f runs (drawn
+// only after a second, see progress), redrawing it every 200 ms with the
+// last status f reported through bar.Update ("working" until then), then
+// ends it.
+func busy[T any](env *runEnv, label string, enabled bool, f func(bar *progress) (T, error)) (T, error) {
 	bar := newProgress(env, label, enabled)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		t := time.NewTicker(200 * time.Millisecond)
 		defer t.Stop()
 		for {
@@ -503,11 +503,11 @@ func busy[T any](env *runEnv, label string, enabled bool, f func() (T, error)) (
 			case <-done:
 				return
 			case <-t.C:
-				bar.Update(-1, "working")
+				bar.Redraw()
 			}
 		}
-	}()
-	v, err := f()
+	})
+	v, err := f(bar)
 	close(done)
 	wg.Wait()
 	bar.Done()

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 
 	"github.com/optdp/optdp/mech"
@@ -14,7 +12,7 @@ func optimalCommand() command {
 	return command{
 		name:    "optimal",
 		summary: "optimal eps-private mechanism for any prior (linear program, certified gap, audited)",
-		usage:   "--metric SPEC --eps E --prior uniform|file:PATH [--gain binary|distance] [--tol T] [--out FILE] [--json]",
+		usage:   "--metric SPEC --eps E --prior uniform|file:PATH [--gain binary|distance] [--tol T] [--out FILE.csv|FILE.npy] [--progress] [--json]",
 		examples: []string{
 			"optdp optimal --metric line:n=110 --eps 1 --prior uniform",
 			"optdp optimal --metric sum:u=22,v=5 --eps 1 --prior file:prior.txt --gain distance --json",
@@ -43,21 +41,23 @@ type optimalResult struct {
 
 func runOptimal(env *runEnv, args []string) error {
 	fs := newFlags(env, "optimal")
-	metric := fs.String("metric", "", "answer metric spec, e.g. line:n=N, sum:u=U,v=V, grid:w=W,h=H, graph:file=PATH (required; kinds: "+strings.Join(mech.MetricKinds(), ", ")+")")
-	eps := fs.Float64("eps", 0, "privacy parameter eps > 0 (required)")
-	prior := fs.String("prior", "", "prior on the answers: uniform, or file:PATH with n numbers summing to 1 separated by spaces, commas or newlines (required)")
+	metric := fs.String("metric", "", metricFlagHelp)
+	eps := fs.Float64("eps", 0, epsFlagHelp)
+	prior := fs.String("prior", "", "prior on the answers (required): uniform, or file:PATH with n probabilities summing to 1 separated by commas, spaces or newlines")
 	gain := fs.String("gain", "binary", "gain: binary (probability of reporting the true answer) or distance (minus the expected distance)")
 	tol := fs.Float64("tol", 1e-8, "target relative gap between the certified primal and dual values")
-	out := fs.String("out", "", "write the mechanism to FILE as CSV (n rows of n probabilities)")
+	out := fs.String("out", "", "write the mechanism to FILE: CSV, or NumPy .npy (float64) when FILE ends in .npy")
+	prog := fs.Bool("progress", false, "draw a progress bar on stderr even with --json")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	set := setFlags(fs)
-	for _, name := range []string{"metric", "eps", "prior"} {
-		if !set[name] {
-			return usagef("--%s is required", name)
-		}
+	m, err := metricAndEps(fs, *metric, *eps)
+	if err != nil {
+		return err
+	}
+	if !flagsGiven(fs)["prior"] {
+		return usagef("--prior is required (uniform or file:PATH)")
 	}
 	if *gain != string(mech.GainBinary) && *gain != string(mech.GainDistance) {
 		return usagef("--gain %q: want binary or distance", *gain)
@@ -65,15 +65,15 @@ func runOptimal(env *runEnv, args []string) error {
 	if !(*tol > 0 && *tol < 1) {
 		return usagef("--tol %v: want a number in (0, 1)", *tol)
 	}
-	m, err := mech.ParseMetric(*metric)
-	if err != nil {
-		return fmt.Errorf("--metric: %w", err)
+	if strings.HasPrefix(*prior, "product:") {
+		return usagef("--prior %q: optimal takes uniform or file:PATH", *prior)
 	}
-	pi, err := readPriorSpec(*prior, m.Len())
+	ps, err := parsePrior(*prior, m, true)
 	if err != nil {
-		return fmt.Errorf("--prior: %w", err)
+		return err
 	}
-	bar := newProgress(env, "optimal", true)
+	pi := ps.prior
+	bar := newProgress(env, "optimal", progressEnabled(*asJSON, *prog))
 	opts := &mech.OptimalOptions{Gain: mech.Gain(*gain), Tol: *tol, Progress: func(it, maxIter int, gap float64) {
 		bar.Update(-1, fmt.Sprintf("iteration %d, gap %.2g", it, gap))
 	}}
@@ -89,7 +89,7 @@ func runOptimal(env *runEnv, args []string) error {
 		Primal: r.Primal, Dual: r.Dual, Gap: r.Gap, AuditEps: r.AuditEps, Iterations: r.Iterations,
 		Mix: r.Mix, TimeS: r.TimeS, Out: *out}
 	if *out != "" {
-		if err := writeMechanismCSV(*out, r); err != nil {
+		if err := writeMatrixPath(*out, r.X); err != nil {
 			return err
 		}
 	}
@@ -108,56 +108,4 @@ func runOptimal(env *runEnv, args []string) error {
 		fmt.Fprintf(w, "mechanism  written to %s\n", *out)
 	}
 	return solveErr
-}
-
-// readPriorSpec reads a prior spec: "uniform" on n answers, or "file:PATH"
-// holding n numbers separated by whitespace or commas.
-func readPriorSpec(spec string, n int) ([]float64, error) {
-	if spec == "uniform" {
-		p := make([]float64, n)
-		for i := range p {
-			p[i] = 1 / float64(n)
-		}
-		return p, nil
-	}
-	path, ok := strings.CutPrefix(spec, "file:")
-	if !ok || path == "" {
-		return nil, fmt.Errorf("%q: want uniform or file:PATH", spec)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	fields := strings.FieldsFunc(string(data), func(r rune) bool {
-		return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r'
-	})
-	if len(fields) != n {
-		return nil, fmt.Errorf("%s holds %d numbers, want %d (one per answer)", path, len(fields), n)
-	}
-	p := make([]float64, n)
-	for i, f := range fields {
-		if p[i], err = strconv.ParseFloat(f, 64); err != nil {
-			return nil, fmt.Errorf("%s: entry %d: %w", path, i+1, err)
-		}
-	}
-	return p, nil
-}
-
-// writeMechanismCSV writes X as CSV with full precision.
-func writeMechanismCSV(path string, r *mech.OptimalResult) error {
-	n, _ := r.X.Dims()
-	var b strings.Builder
-	for i := 0; i < n; i++ {
-		for k, v := range r.X.RawRowView(i) {
-			if k > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
-		}
-		b.WriteByte('\n')
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	return nil
 }

@@ -108,11 +108,12 @@ func TestOptimalCLIErrors(t *testing.T) {
 		{[]string{"--metric", "line:n=5", "--eps", "1"}, 2, "--prior is required"},
 		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "uniform", "--gain", "hamming"}, 2, "--gain"},
 		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "uniform", "--tol", "0"}, 2, "--tol"},
-		{[]string{"--metric", "lines:n=5", "--eps", "1", "--prior", "uniform"}, 1, "--metric"},
-		{[]string{"--metric", "line:n=5", "--eps", "-1", "--prior", "uniform"}, 1, "eps"},
-		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "peaked"}, 1, "uniform or file:PATH"},
-		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "file:" + short}, 1, "holds 2 numbers, want 5"},
-		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "file:" + bad}, 1, "entry 2"},
+		{[]string{"--metric", "lines:n=5", "--eps", "1", "--prior", "uniform"}, 2, "unknown metric kind"},
+		{[]string{"--metric", "line:n=5", "--eps", "-1", "--prior", "uniform"}, 2, "--eps -1"},
+		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "peaked"}, 2, "want uniform, file:PATH"},
+		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "product:0.5,0.5"}, 2, "optimal takes uniform or file:PATH"},
+		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "file:" + short}, 1, "holds 2 probabilities, want 5"},
+		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "file:" + bad}, 1, `"x" is not a number`},
 		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "file:" + filepath.Join(dir, "none")}, 1, "no such file"},
 	} {
 		code, _, stderr := runOptimalCLI(c.args...)
@@ -123,7 +124,7 @@ func TestOptimalCLIErrors(t *testing.T) {
 	// A prior that does not sum to 1 is refused by the library.
 	off := filepath.Join(dir, "off.txt")
 	os.WriteFile(off, []byte("0.5 0.5 0.5 0 0"), 0o644)
-	if code, _, stderr := runOptimalCLI("--metric", "line:n=5", "--eps", "1", "--prior", "file:"+off); code != 1 || !strings.Contains(stderr, "sums to") {
+	if code, _, stderr := runOptimalCLI("--metric", "line:n=5", "--eps", "1", "--prior", "file:"+off); code != 1 || !strings.Contains(stderr, "sum to 1.5") {
 		t.Errorf("prior summing to 1.5: exit %d, %q", code, stderr)
 	}
 }

@@ -19,21 +19,40 @@ type progress struct {
 	last    time.Time
 	drawn   bool
 	enabled bool
+	frac    float64 // last status, redrawn by Redraw
+	msg     string
 }
 
 // newProgress returns a progress bar writing to env.stderr when enabled.
 func newProgress(env *runEnv, label string, enabled bool) *progress {
-	return &progress{w: env.stderr, label: label, start: time.Now(), enabled: enabled}
+	return &progress{w: env.stderr, label: label, start: time.Now(), enabled: enabled, frac: -1, msg: "working"}
 }
 
 // Update reports that frac (0..1, or negative when unknown) of the work is
-// done, with a short status message.
+// done, with a short status message, and remembers it for Redraw.
 func (p *progress) Update(frac float64, msg string) {
 	if p == nil || !p.enabled {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.frac, p.msg = frac, msg
+	p.draw()
+}
+
+// Redraw draws the last status again (the elapsed time moves on).
+func (p *progress) Redraw() {
+	if p == nil || !p.enabled {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.draw()
+}
+
+// draw writes the bar; p.mu is held.
+func (p *progress) draw() {
+	frac, msg := p.frac, p.msg
 	now := time.Now()
 	if now.Sub(p.start) < time.Second || now.Sub(p.last) < 100*time.Millisecond {
 		return

@@ -90,7 +90,7 @@ func runRegular(env *runEnv, args []string) error {
 			}
 		}
 		opts := &mech.TightOptions{MaxDenseBytes: maxDenseBytes(*force)}
-		r, err := busy(env, "regular", progressEnabled(*asJSON, *prog), func() (*mech.RegularResult, error) {
+		r, err := busy(env, "regular", progressEnabled(*asJSON, *prog), func(*progress) (*mech.RegularResult, error) {
 			return mech.Regular(context.Background(), m, *eps, ps.prior, opts)
 		})
 		if err != nil {

@@ -76,7 +76,7 @@ func runThreshold(env *runEnv, args []string) error {
 	}
 	opts := &mech.ThresholdOptions{Lo: *lo, Hi: *hi, Tol: *tol, Steps: *steps, MaxDenseBytes: maxDenseBytes(*force), Structured: *structured}
 	start := time.Now()
-	r, err := busy(env, "threshold", progressEnabled(*asJSON, *prog), func() (*mech.ThresholdResult, error) {
+	r, err := busy(env, "threshold", progressEnabled(*asJSON, *prog), func(*progress) (*mech.ThresholdResult, error) {
 		return mech.Threshold(context.Background(), m, opts)
 	})
 	if err != nil {

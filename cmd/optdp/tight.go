@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/optdp/optdp/mech"
@@ -75,7 +74,12 @@ func runTight(env *runEnv, args []string) error {
 	}
 	announceDense(env, m, opts, progressEnabled(*asJSON, *prog))
 	start := time.Now()
-	r, err := busyIter(env, "tight", progressEnabled(*asJSON, *prog), opts, func() (*mech.TightResult, error) {
+	r, err := busy(env, "tight", progressEnabled(*asJSON, *prog), func(bar *progress) (*mech.TightResult, error) {
+		// An iterative solver reports its iteration and relative residual;
+		// the bar fills as log10 of the residual approaches the 1e-12 target.
+		opts.Progress = func(it int, rel float64) {
+			bar.Update(min(1, max(0, math.Log10(rel)/-12)), fmt.Sprintf("iteration %d, residual %.1e", it, rel))
+		}
 		return mech.Tight(context.Background(), m, *eps, opts)
 	})
 	if err != nil {
@@ -167,43 +171,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// busyIter is busy for mech.Tight: an iterative solver's progress (through
-// opts.Progress) shows the iteration and the relative residual, the bar
-// filling as log10 of the residual approaches the 1e-12 target.
-func busyIter(env *runEnv, label string, enabled bool, opts *mech.TightOptions, f func() (*mech.TightResult, error)) (*mech.TightResult, error) {
-	bar := newProgress(env, label, enabled)
-	var mu sync.Mutex
-	frac, msg := -1.0, "working"
-	opts.Progress = func(it int, rel float64) {
-		mu.Lock()
-		frac = min(1, max(0, math.Log10(rel)/-12))
-		msg = fmt.Sprintf("iteration %d, residual %.1e", it, rel)
-		fr, ms := frac, msg
-		mu.Unlock()
-		bar.Update(fr, ms)
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(200 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				mu.Lock()
-				fr, ms := frac, msg
-				mu.Unlock()
-				bar.Update(fr, ms)
-			}
-		}
-	})
-	v, err := f()
-	close(done)
-	wg.Wait()
-	bar.Done()
-	return v, err
 }
