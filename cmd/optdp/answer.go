@@ -49,7 +49,7 @@ func runAnswer(env *runEnv, args []string) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	if !setFlags(fs)["data"] {
+	if !flagsGiven(fs)["data"] {
 		return usagef("--data is required")
 	}
 	w, a, err := mf.build(fs)
@@ -70,13 +70,13 @@ func runAnswer(env *runEnv, args []string) error {
 		return fmt.Errorf("data file %s has %d counts, the workload's domain has n = %d", *data, len(x), n)
 	}
 	src := linear.CryptoSource()
-	seeded := setFlags(fs)["seed"]
+	seeded := flagsGiven(fs)["seed"]
 	if seeded {
 		fmt.Fprintln(env.stderr, "optdp answer: warning: --seed makes the noise predictable; use it for experiments only, never for a real release")
 		src = linear.SeededSource(*seed)
 	}
 	var rel *linear.Release
-	if setFlags(fs)["delta"] {
+	if flagsGiven(fs)["delta"] {
 		rel, err = linear.AnswerGaussian(w, a, x, *mf.eps, *delta, src)
 	} else {
 		rel, err = linear.Answer(w, a, x, *mf.eps, src)

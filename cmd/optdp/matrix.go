@@ -48,16 +48,9 @@ func addMatrixFlags(fs *flag.FlagSet) matrixFlags {
 	}
 }
 
-// setFlags returns the names of the flags given on the command line.
-func setFlags(fs *flag.FlagSet) map[string]bool {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	return set
-}
-
 // build parses the workload and strategy specs and checks eps.
 func (mf matrixFlags) build(fs *flag.FlagSet) (linear.Workload, *linear.Strategy, error) {
-	set := setFlags(fs)
+	set := flagsGiven(fs)
 	for _, name := range []string{"workload", "strategy", "eps"} {
 		if !set[name] {
 			return nil, nil, usagef("--%s is required", name)
@@ -343,7 +336,7 @@ func runMatrix(env *runEnv, args []string) error {
 		return err
 	}
 	eps := *mf.eps
-	gaussian := setFlags(fs)["delta"]
+	gaussian := flagsGiven(fs)["delta"]
 	var nz linear.Noise
 	idVar := 2 / (eps * eps) // the identity strategy's noise variance
 	if gaussian {

@@ -104,7 +104,7 @@ func runOptimizeCtx(ctx context.Context, env *runEnv, args []string) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	set := setFlags(fs)
+	set := flagsGiven(fs)
 	for _, name := range []string{"workload", "eps"} {
 		if !set[name] {
 			return usagef("--%s is required", name)
@@ -255,7 +255,7 @@ func optStrategy(spec string, params map[string]string, fs *flag.FlagSet, w line
 		return nil, fmt.Errorf("strategy %q: restarts must be >= 1 and seed >= 0", spec)
 	}
 	delta := 0.0
-	if setFlags(fs)["delta"] {
+	if flagsGiven(fs)["delta"] {
 		if f := fs.Lookup("delta"); f != nil {
 			if _, err := fmt.Sscan(f.Value.String(), &delta); err != nil {
 				return nil, fmt.Errorf("--delta: %w", err)
