@@ -216,13 +216,8 @@ func bandedResult(res solve.BandedResult, bw int, delta float64) *TightResult {
 		Solver: res.Solver, RCond: res.RCond, Utility: meanOf(res.Z),
 		Residual: res.Residual,
 	}
-	switch {
-	case r.MinZ > r.ZErr:
-		r.Exists, r.Certificate = Yes, "error-bound"
-	case r.MinZ < -r.ZErr:
-		r.Exists, r.Certificate = No, "error-bound"
-	default:
-		r.Exists = Borderline
+	if r.Exists = solve.SignVerdict(r.MinZ, r.ZErr); r.Exists != Borderline {
+		r.Certificate = "error-bound"
 	}
 	// Phi = I + E, E >= 0, ||E|| <= s < 1, b = 1: z = 1 - E z gives
 	// ||z|| <= 1/(1-s) and z_i >= 1 - s/(1-s) > 0 when 1-s > s.

@@ -66,13 +66,10 @@ func (c Certificate) Sign(minZ float64) int {
 // min z* < 0 is proven (the solution is unique, as LambdaMin > 0 shows A is
 // invertible), Borderline otherwise.
 func (c Certificate) Verdict(minZ float64) Verdict {
-	switch c.Sign(minZ) {
-	case 1:
-		return Yes
-	case -1:
-		return No
+	if !c.Certified {
+		return Borderline
 	}
-	return Borderline
+	return SignVerdict(minZ, c.ErrBound)
 }
 
 // Certify measures the residual of z for A z = b and turns a lower bound

@@ -27,6 +27,19 @@ const (
 	Borderline Verdict = "borderline"
 )
 
+// SignVerdict is the verdict on "min z >= 0" for a computed minimum min
+// whose error is at most err: Yes when min > err, No when min < -err,
+// Borderline when rounding could flip the sign.
+func SignVerdict(min, err float64) Verdict {
+	switch {
+	case min > err:
+		return Yes
+	case min < -err:
+		return No
+	}
+	return Borderline
+}
+
 // MarshalJSON writes true, false or "borderline".
 func (v Verdict) MarshalJSON() ([]byte, error) {
 	switch v {
@@ -246,13 +259,8 @@ func (s *DenseSystem) SolveNonneg(ctx context.Context, b []float64) (NonnegResul
 		Unique: true, Method: string(s.info.Method), RCond: s.info.RCond,
 		Residual: res,
 	}
-	switch {
-	case r.Min > r.Err:
-		r.Verdict, r.Certificate = Yes, "error-bound"
-	case r.Min < -r.Err:
-		r.Verdict, r.Certificate = No, "error-bound"
-	default:
-		r.Verdict = Borderline
+	if r.Verdict = SignVerdict(r.Min, r.Err); r.Verdict != Borderline {
+		r.Certificate = "error-bound"
 	}
 	if r.Verdict != Yes && s.diagDominant(b) {
 		r.Verdict, r.Certificate = Yes, "diagonal-dominance"
