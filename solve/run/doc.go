@@ -1,0 +1,18 @@
+// Package run is the vocabulary that every long computation in optdp shares,
+// in the manner of gonum's optimize: one Settings embedded in every package's
+// options (nil or zero value = defaults), one Progress report, one memory
+// Budget in bytes that allocation-heavy paths check before they allocate, and
+// one set of sentinel errors (errors.go) so that errors.Is works whichever
+// package returned the error.
+//
+// Conventions the packages follow (docs/ARCHITECTURE.md):
+//   - long work takes a context.Context first and stops with ctx.Err()
+//     wrapped when it is cancelled;
+//   - options are passed by pointer, nil meaning the defaults, and embed
+//     Settings;
+//   - errors are wrapped with %w behind the package's prefix ("tight: ...",
+//     "lp: ...");
+//   - an allocation whose size depends on the input is estimated first and
+//     refused with ErrTooLarge, the estimate and what to do instead, when it
+//     is over the Budget.
+package run

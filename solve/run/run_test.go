@@ -1,0 +1,66 @@
+package run
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestBudgetCheck(t *testing.T) {
+	var b Budget // zero: the default 4 GiB
+	if b.Bytes() != 4<<30 {
+		t.Fatalf("zero budget = %d bytes, want 4 GiB", b.Bytes())
+	}
+	if err := b.Check("phi", 4<<30, ""); err != nil {
+		t.Fatalf("exactly the budget refused: %v", err)
+	}
+	err := b.Check("phi of line:n=30000", DenseBytes(30000, 30000, 1), "use a structured solver")
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("over budget: %v, want ErrTooLarge", err)
+	}
+	// 8·30000² bytes = 6.7 GiB.
+	for _, want := range []string{"phi of line:n=30000", "6.7 GiB", "4.0 GiB", "use a structured solver"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+	if err := Budget(-1).Check("x", 1e300, ""); err != nil {
+		t.Errorf("negative budget (no limit) refused: %v", err)
+	}
+	if err := Budget(100).Check("x", 101, ""); err == nil {
+		t.Errorf("101 bytes fit a 100-byte budget")
+	}
+}
+
+func TestDenseBytesNoOverflow(t *testing.T) {
+	// 8·(2^40)²·2 overflows int64 but not float64.
+	got := DenseBytes(1<<40, 1<<40, 2)
+	if want := math.Ldexp(1, 84); got != want {
+		t.Fatalf("DenseBytes = %g, want 2^84", got)
+	}
+}
+
+func TestFormatBytes(t *testing.T) {
+	for _, c := range []struct {
+		b    float64
+		want string
+	}{{0, "0 B"}, {1023, "1023 B"}, {1024, "1.0 KiB"}, {1536 << 20, "1.5 GiB"}, {math.Ldexp(1, 60), "1.0 EiB"}, {math.Ldexp(1, 70), "1024.0 EiB"}, {math.Ldexp(1, 80), "1.05e+06 EiB"}} {
+		if got := FormatBytes(c.b); got != c.want {
+			t.Errorf("FormatBytes(%g) = %q, want %q", c.b, got, c.want)
+		}
+	}
+}
+
+func TestSettingsReport(t *testing.T) {
+	var nilSettings *Settings
+	nilSettings.Report(NewProgress("x")) // must not panic
+	var got []Progress
+	s := &Settings{Progress: func(p Progress) { got = append(got, p) }}
+	p := NewProgress("ipm")
+	p.Iter = 3
+	s.Report(p)
+	if len(got) != 1 || got[0].Stage != "ipm" || got[0].Iter != 3 || !math.IsNaN(got[0].Gap) {
+		t.Fatalf("reports = %+v", got)
+	}
+}
