@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/optdp/optdp/solve/run"
 )
 
 // TestRepair checks the mixing weight on a hand-made violation. On the line
@@ -72,7 +74,7 @@ func TestSolveErrors(t *testing.T) {
 			t.Errorf("bad problem %d: no error", k)
 		}
 	}
-	if _, err := Solve(ctx, ok, &Options{MaxBytes: 1000}); !errors.Is(err, ErrTooLarge) {
+	if _, err := Solve(ctx, ok, &Options{Settings: run.Settings{Budget: 1000}}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("memory limit: %v, want ErrTooLarge", err)
 	}
 	cancelled, cancel := context.WithCancel(ctx)

@@ -9,11 +9,19 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
 )
 
 // Options tunes Solve. The zero value (or a nil pointer) means the defaults.
 type Options struct {
+	// Settings: Budget bounds the solver's workspace (see
+	// Problem.WorkspaceBytes; 0 = run.DefaultBudget, 4 GiB; negative = no
+	// limit), larger problems are refused before anything is allocated;
+	// Progress, when set, receives a run.Progress after every iteration with
+	// Stage "ipm", Iter, MaxIter, Gap (the relative gap of the current,
+	// uncertified iterate) and Value (its primal objective).
+	run.Settings
 	// Tol is the target relative gap (Dual-Primal)/max(|Dual|,|Primal|)
 	// between the certified bounds; default 1e-8.
 	Tol float64
@@ -22,23 +30,9 @@ type Options struct {
 	// Workers is the number of goroutines sharing the columns; default
 	// GOMAXPROCS.
 	Workers int
-	// MaxBytes caps the solver's workspace (see Problem.WorkspaceBytes);
-	// default 4 GiB. Larger problems are refused before anything is allocated.
-	MaxBytes float64
 	// Margin is the relative tightening of the ratios used by Repair;
 	// default 1e-12.
 	Margin float64
-	// Progress, when set, is called after every iteration.
-	Progress func(Progress)
-}
-
-// Progress reports the state of the interior-point method after an iteration.
-type Progress struct {
-	// Iter is the iteration just finished (1-based), of at most MaxIter.
-	Iter, MaxIter int
-	// Primal and Dual are the current objective values (not yet certified);
-	// Gap is their relative difference and Mu the complementarity.
-	Primal, Dual, Gap, Mu float64
 }
 
 // Result is a certified solution of a Problem.
@@ -62,10 +56,11 @@ type Result struct {
 	Y []float64
 }
 
-// ErrNotConverged reports that the iteration limit was reached, or progress
-// stalled, before the certified gap fell below the tolerance. Solve returns
-// it together with the best certified Result it has.
-var ErrNotConverged = errors.New("lp: interior-point method did not reach the tolerance")
+// ErrNotConverged (= run.ErrNotConverged) reports that the iteration limit
+// was reached, or progress stalled, before the certified gap fell below the
+// tolerance. Solve returns it, wrapped, together with the best certified
+// Result it has.
+var ErrNotConverged = run.ErrNotConverged
 
 func (o *Options) withDefaults() Options {
 	var r Options
@@ -80,9 +75,6 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.Workers <= 0 {
 		r.Workers = runtime.GOMAXPROCS(0)
-	}
-	if !(r.MaxBytes > 0) {
-		r.MaxBytes = 4 << 30
 	}
 	if !(r.Margin > 0) {
 		r.Margin = 1e-12
@@ -123,7 +115,7 @@ type ipm struct {
 // interior-point method (see the package documentation) and returns a
 // certified solution: an exactly feasible X (after Repair) and a dual bound.
 // It returns an error before allocating when the workspace would exceed
-// opts.MaxBytes (wrapping ErrTooLarge), when the problem is malformed, when
+// opts.Budget (wrapping ErrTooLarge, with the estimate), when the problem is malformed, when
 // ctx is cancelled, and ErrNotConverged (with the best Result) when the
 // tolerance was not reached.
 func Solve(ctx context.Context, p *Problem, opts *Options) (*Result, error) {
@@ -138,9 +130,9 @@ func Solve(ctx context.Context, p *Problem, opts *Options) (*Result, error) {
 	if q.bandwidth() >= p.bandwidth() {
 		q, perm = p, nil
 	}
-	if need := q.WorkspaceBytes(o.Workers); !(need <= o.MaxBytes) {
-		return nil, fmt.Errorf("lp: %d×%d problem with %d ratio pairs needs about %.3g GB of workspace, limit %.3g GB: %w",
-			p.N, p.M, len(p.Pairs), need/1e9, o.MaxBytes/1e9, ErrTooLarge)
+	what := fmt.Sprintf("lp: %d×%d problem with %d ratio pairs", p.N, p.M, len(p.Pairs))
+	if err := o.Budget.Check(what, q.WorkspaceBytes(o.Workers), "raise the budget, or use fewer pairs (a spanner)"); err != nil {
+		return nil, err
 	}
 	if perm == nil {
 		return newIPM(p, o.Workers).run(ctx, o)
@@ -617,7 +609,10 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 		}
 		gap := math.Abs(dual-primal) / max(math.Abs(primal), math.Abs(dual), 1e-300)
 		if o.Progress != nil {
-			o.Progress(Progress{Iter: it, MaxIter: o.MaxIter, Primal: primal, Dual: dual, Gap: gap, Mu: mu})
+			pr := run.NewProgress("ipm")
+			pr.Iter, pr.MaxIter, pr.Gap, pr.Value = it, o.MaxIter, gap, primal
+			pr.Message = fmt.Sprintf("dual %.10g, mu %.3g", dual, mu)
+			o.Report(pr)
 		}
 		// Certify once the iterates are close; keep the best certificate, as
 		// rounding eventually limits how far the iteration can go.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/optdp/optdp/solve/run"
 )
 
 // Pair is one ratio constraint X[I][o] <= W·X[H][o], imposed on every column o.
@@ -26,9 +28,9 @@ type Problem struct {
 	Pairs []Pair
 }
 
-// ErrTooLarge reports a problem whose solver workspace would exceed the
-// memory limit (Options.MaxBytes).
-var ErrTooLarge = errors.New("lp: problem too large for the memory limit")
+// ErrTooLarge (= run.ErrTooLarge) reports a problem whose solver workspace
+// would exceed the memory budget (Options.Budget) or whose size overflows.
+var ErrTooLarge = run.ErrTooLarge
 
 // validate checks the problem's shape and values.
 func (p *Problem) validate() error {

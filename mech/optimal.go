@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/optdp/optdp/lp"
+	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -115,9 +116,12 @@ func Optimal(ctx context.Context, m Metric, eps float64, prior []float64, opts *
 	if o.Tol <= 0 {
 		o.Tol = 1e-8
 	}
-	lo := &lp.Options{Tol: o.Tol, MaxIter: o.MaxIter, Workers: o.Workers, MaxBytes: o.MaxBytes}
+	lo := &lp.Options{Tol: o.Tol, MaxIter: o.MaxIter, Workers: o.Workers}
+	if o.MaxBytes > 0 {
+		lo.Budget = run.Budget(min(o.MaxBytes, math.MaxInt64/2))
+	}
 	if o.Progress != nil {
-		lo.Progress = func(pr lp.Progress) { o.Progress(pr.Iter, pr.MaxIter, pr.Gap) }
+		lo.Progress = func(pr run.Progress) { o.Progress(pr.Iter, pr.MaxIter, pr.Gap) }
 	}
 	res, solveErr := lp.Solve(ctx, p, lo)
 	if res == nil {
