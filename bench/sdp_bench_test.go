@@ -111,7 +111,7 @@ func benchL1(b *testing.B, g *mat.SymDense) {
 	var r *sdp.L1Result
 	var err error
 	for b.Loop() {
-		r, err = sdp.OptimizeL1(context.Background(), g, sdp.L1Options{Seed: 1})
+		r, err = sdp.OptimizeL1(context.Background(), g, &sdp.L1Options{Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -149,7 +149,7 @@ func BenchmarkSDPL1Range2D64(b *testing.B) {
 	var r *sdp.KronResult
 	var err error
 	for b.Loop() {
-		r, err = sdp.OptimizeL1Kron(context.Background(), []*mat.SymDense{g, g}, nil, sdp.L1Options{Seed: 1})
+		r, err = sdp.OptimizeL1Kron(context.Background(), []*mat.SymDense{g, g}, nil, &sdp.L1Options{Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -200,7 +200,7 @@ func BenchmarkSDPL1Marginals8Kron(b *testing.B) {
 	}
 	var r *sdp.KronResult
 	for b.Loop() {
-		r, err = sdp.OptimizeL1Marginals(context.Background(), terms, [][]*mat.Dense{ids}, sdp.L1Options{Seed: 1})
+		r, err = sdp.OptimizeL1Marginals(context.Background(), terms, [][]*mat.Dense{ids}, &sdp.L1Options{Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -215,7 +215,7 @@ func benchL2(b *testing.B, g *mat.SymDense) {
 	var r *sdp.L2Result
 	var err error
 	for b.Loop() {
-		r, err = sdp.OptimizeL2(context.Background(), g, sdp.L2Options{RelGap: 1e-6})
+		r, err = sdp.OptimizeL2(context.Background(), g, &sdp.L2Options{RelGap: 1e-6})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -243,7 +243,7 @@ func BenchmarkSDPL1Marginals8Weights(b *testing.B) {
 	var r *sdp.MarginalsResult
 	var err error
 	for b.Loop() {
-		r, err = sdp.OptimizeL1MarginalWeights(context.Background(), dims, w, sdp.L1Options{Seed: 1})
+		r, err = sdp.OptimizeL1MarginalWeights(context.Background(), dims, w, &sdp.L1Options{Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -261,7 +261,7 @@ func BenchmarkSDPL2Range2D64(b *testing.B) {
 	var r *sdp.L2KronResult
 	var err error
 	for b.Loop() {
-		r, err = sdp.OptimizeL2Kron(context.Background(), []*mat.SymDense{g, g}, sdp.L2Options{RelGap: 1e-6})
+		r, err = sdp.OptimizeL2Kron(context.Background(), []*mat.SymDense{g, g}, &sdp.L2Options{RelGap: 1e-6})
 		if err != nil {
 			b.Fatal(err)
 		}

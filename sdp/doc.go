@@ -14,8 +14,7 @@
 //     {X : diag(X) = 1} and certifies its answer with the Lagrange dual bound
 //     [L2Dual]; [SVDBound] is the closed-form lower bound of Li et al.
 //     [OptimizeL2Kron] solves Kronecker workloads factor-wise with a
-//     certificate for the whole problem; [SolveL2ADMM] is a slow generic
-//     SDP solver used as an independent check.
+//     certificate for the whole problem.
 //   - L1 (the eps-DP Laplace mechanism, not convex): minimise
 //     D1(A)^2 tr(G (A^T A)^{-1}), D1 the largest column L1 norm ([L1Error]).
 //     [OptimizeL1] optimises a p-Identity strategy A = [I; Θ] D^{-1} (Θ >= 0,
@@ -25,12 +24,15 @@
 //     Kronecker products and unions of Kronecker products (marginals);
 //     [OptimizeL1MarginalWeights] optimises a weighted union of marginals
 //     for marginal workloads with an exact spectral formula.
-//     [ConvexIteration] solves the rank-constrained SDP of Li et al. for
-//     small n by alternating an ADMM-solved SDP with a direction matrix.
 //
-// All long-running functions take a context.Context first (cancellation
-// returns ctx.Err() wrapped) and report progress through an optional
-// callback; results are deterministic for a given seed. Linear algebra runs
+// The package follows the conventions of package solve/run: long-running
+// functions take a context.Context first (cancellation returns ctx.Err()
+// wrapped); options are passed by pointer (nil = defaults) and embed
+// run.Settings, whose Budget is checked (in bytes, before the workspaces
+// are allocated; [L2Bytes]) and whose Progress callback receives
+// run.Progress reports (Stage "l2 newton", "l1 restart 2/8", ...); errors
+// wrap run's sentinels ([ErrBadInput], [ErrTooLarge]). Results are
+// deterministic for a given seed. Linear algebra runs
 // through gonum's mat types and package backend, so `-tags netlib` moves it
 // to OpenBLAS.
 package sdp

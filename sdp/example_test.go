@@ -21,7 +21,7 @@ func allRanges(n int) *mat.SymDense {
 
 func ExampleOptimizeL2() {
 	g := allRanges(32)
-	r, err := sdp.OptimizeL2(context.Background(), g, sdp.L2Options{})
+	r, err := sdp.OptimizeL2(context.Background(), g, &sdp.L2Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -39,7 +39,7 @@ func ExampleOptimizeL1() {
 	for i := 0; i < n; i++ {
 		id.Set(i, i, 1)
 	}
-	r, err := sdp.OptimizeL1(context.Background(), g, sdp.L1Options{Seed: 1, Restarts: 2, Baselines: []*mat.Dense{id}})
+	r, err := sdp.OptimizeL1(context.Background(), g, &sdp.L1Options{Seed: 1, Restarts: 2, Baselines: []*mat.Dense{id}})
 	if err != nil {
 		panic(err)
 	}

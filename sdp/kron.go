@@ -32,24 +32,27 @@ func factorSeed(seed uint64, f int) uint64 { return seed + uint64(f)*0x9e3779b97
 // is optimised on its own by OptimizeL1 (seed derived from opt.Seed and the
 // factor index) against its own baselines baselines[f] (may be nil), and
 // Objective is the product. opt.Baselines must be nil (use baselines).
-func OptimizeL1Kron(ctx context.Context, grams []*mat.SymDense, baselines [][]*mat.Dense, opt L1Options) (*KronResult, error) {
+func OptimizeL1Kron(ctx context.Context, grams []*mat.SymDense, baselines [][]*mat.Dense, opt *L1Options) (*KronResult, error) {
 	if len(grams) == 0 {
-		return nil, fmt.Errorf("%w: no Kronecker factors", ErrBadInput)
+		return nil, fmt.Errorf("sdp: %w: no Kronecker factors", ErrBadInput)
+	}
+	if opt == nil {
+		opt = &L1Options{}
 	}
 	if opt.Baselines != nil {
-		return nil, fmt.Errorf("%w: OptimizeL1Kron takes per-factor baselines, not L1Options.Baselines", ErrBadInput)
+		return nil, fmt.Errorf("sdp: %w: OptimizeL1Kron takes per-factor baselines, not L1Options.Baselines", ErrBadInput)
 	}
 	if baselines != nil && len(baselines) != len(grams) {
-		return nil, fmt.Errorf("%w: %d baseline lists for %d factors", ErrBadInput, len(baselines), len(grams))
+		return nil, fmt.Errorf("sdp: %w: %d baseline lists for %d factors", ErrBadInput, len(baselines), len(grams))
 	}
 	res := &KronResult{Objective: 1}
 	for f, g := range grams {
-		o := opt
+		o := *opt
 		o.Seed = factorSeed(opt.Seed, f)
 		if baselines != nil {
 			o.Baselines = baselines[f]
 		}
-		r, err := OptimizeL1(ctx, g, o)
+		r, err := OptimizeL1(ctx, g, &o)
 		if err != nil {
 			return nil, fmt.Errorf("sdp: Kronecker factor %d: %w", f, err)
 		}
@@ -78,7 +81,7 @@ func KronError(terms []KronTerm, factors []*mat.Dense) (float64, error) {
 		return 0, err
 	}
 	if len(factors) != len(terms[0].Factors) {
-		return 0, fmt.Errorf("%w: %d strategy factors for %d workload factors", ErrBadInput, len(factors), len(terms[0].Factors))
+		return 0, fmt.Errorf("sdp: %w: %d strategy factors for %d workload factors", ErrBadInput, len(factors), len(terms[0].Factors))
 	}
 	d := 1.0
 	for f, a := range factors {
@@ -105,18 +108,18 @@ func KronError(terms []KronTerm, factors []*mat.Dense) (float64, error) {
 
 func checkTerms(terms []KronTerm) error {
 	if len(terms) == 0 {
-		return fmt.Errorf("%w: no workload terms", ErrBadInput)
+		return fmt.Errorf("sdp: %w: no workload terms", ErrBadInput)
 	}
 	nf := len(terms[0].Factors)
 	if nf == 0 {
-		return fmt.Errorf("%w: workload term without factors", ErrBadInput)
+		return fmt.Errorf("sdp: %w: workload term without factors", ErrBadInput)
 	}
 	for t, term := range terms {
 		if !(term.Weight > 0) || math.IsInf(term.Weight, 0) {
-			return fmt.Errorf("%w: term %d has weight %v, want finite > 0", ErrBadInput, t, term.Weight)
+			return fmt.Errorf("sdp: %w: term %d has weight %v, want finite > 0", ErrBadInput, t, term.Weight)
 		}
 		if len(term.Factors) != nf {
-			return fmt.Errorf("%w: term %d has %d factors, term 0 has %d", ErrBadInput, t, len(term.Factors), nf)
+			return fmt.Errorf("sdp: %w: term %d has %d factors, term 0 has %d", ErrBadInput, t, len(term.Factors), nf)
 		}
 		for f, g := range term.Factors {
 			n, err := checkGram(g)
@@ -124,7 +127,7 @@ func checkTerms(terms []KronTerm) error {
 				return fmt.Errorf("term %d factor %d: %w", t, f, err)
 			}
 			if n != terms[0].Factors[f].SymmetricDim() {
-				return fmt.Errorf("%w: term %d factor %d is %d x %d, term 0's is %d x %d", ErrBadInput, t, f, n, n,
+				return fmt.Errorf("sdp: %w: term %d factor %d is %d x %d, term 0's is %d x %d", ErrBadInput, t, f, n, n,
 					terms[0].Factors[f].SymmetricDim(), terms[0].Factors[f].SymmetricDim())
 			}
 		}
@@ -145,12 +148,15 @@ func checkTerms(terms []KronTerm) error {
 // returned. This is a heuristic (the optimum for marginals need not be a
 // Kronecker product); for small domains a dense OptimizeL1 on the full
 // Gram matrix is a useful comparison.
-func OptimizeL1Marginals(ctx context.Context, terms []KronTerm, baselines [][]*mat.Dense, opt L1Options) (*KronResult, error) {
+func OptimizeL1Marginals(ctx context.Context, terms []KronTerm, baselines [][]*mat.Dense, opt *L1Options) (*KronResult, error) {
 	if err := checkTerms(terms); err != nil {
 		return nil, err
 	}
+	if opt == nil {
+		opt = &L1Options{}
+	}
 	if opt.Baselines != nil {
-		return nil, fmt.Errorf("%w: OptimizeL1Marginals takes baseline factor lists, not L1Options.Baselines", ErrBadInput)
+		return nil, fmt.Errorf("sdp: %w: OptimizeL1Marginals takes baseline factor lists, not L1Options.Baselines", ErrBadInput)
 	}
 	nf := len(terms[0].Factors)
 	o, err := opt.defaults(terms[0].Factors[0].SymmetricDim())
@@ -243,13 +249,7 @@ func OptimizeL1Marginals(ctx context.Context, terms []KronTerm, baselines [][]*m
 		for f := 0; f < nf; f++ {
 			copy(x[offs[f]:], randomTheta(ps[f], dims[f], o.Seed, uint64(r*nf+f)).RawMatrix().Data)
 		}
-		var report func(int, float64)
-		if o.Progress != nil {
-			rr := r
-			report = func(k int, fx float64) {
-				o.Progress(Progress{Stage: "lbfgs", Restart: rr, Iteration: k, Objective: fx, Certificate: math.NaN()})
-			}
-		}
+		report := lbfgsReporter(&o.Settings, "l1 kron", r, o.Restarts, o.MaxIter)
 		v, iters, err := lbfgsB(ctx, func(x, g []float64) (float64, bool) { return fg(x, g) }, x, o.MaxIter, 1e-10, report)
 		if err != nil {
 			return nil, err
@@ -305,9 +305,9 @@ type L2KronResult struct {
 // has objective ∏ tr(G_f X_f^{-1}) and unit diagonal. Hence the product of
 // the factor optima is optimal for the whole problem, to the certified
 // relative gap.
-func OptimizeL2Kron(ctx context.Context, grams []*mat.SymDense, opt L2Options) (*L2KronResult, error) {
+func OptimizeL2Kron(ctx context.Context, grams []*mat.SymDense, opt *L2Options) (*L2KronResult, error) {
 	if len(grams) == 0 {
-		return nil, fmt.Errorf("%w: no Kronecker factors", ErrBadInput)
+		return nil, fmt.Errorf("sdp: %w: no Kronecker factors", ErrBadInput)
 	}
 	res := &L2KronResult{Objective: 1, Dual: 1}
 	for f, g := range grams {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -37,7 +38,7 @@ func L1Error(g *mat.SymDense, a *mat.Dense) (float64, error) {
 func L2Error(g *mat.SymDense, a *mat.Dense) (float64, error) {
 	n := g.SymmetricDim()
 	if _, c := a.Dims(); c != n {
-		return 0, fmt.Errorf("%w: strategy has %d columns, Gram matrix is %d x %d", ErrBadInput, c, n, n)
+		return 0, fmt.Errorf("sdp: %w: strategy has %d columns, Gram matrix is %d x %d", ErrBadInput, c, n, n)
 	}
 	r, _ := a.Dims()
 	d2 := 0.0
@@ -62,7 +63,7 @@ func L2Error(g *mat.SymDense, a *mat.Dense) (float64, error) {
 func maxColNorm1(a *mat.Dense, n int) (float64, error) {
 	r, c := a.Dims()
 	if c != n {
-		return 0, fmt.Errorf("%w: strategy has %d columns, Gram matrix is %d x %d", ErrBadInput, c, n, n)
+		return 0, fmt.Errorf("sdp: %w: strategy has %d columns, Gram matrix is %d x %d", ErrBadInput, c, n, n)
 	}
 	d1 := 0.0
 	for j := 0; j < c; j++ {
@@ -73,7 +74,7 @@ func maxColNorm1(a *mat.Dense, n int) (float64, error) {
 		d1 = math.Max(d1, s)
 	}
 	if math.IsNaN(d1) || math.IsInf(d1, 0) {
-		return 0, fmt.Errorf("%w: strategy has non-finite entries", ErrBadInput)
+		return 0, fmt.Errorf("sdp: %w: strategy has non-finite entries", ErrBadInput)
 	}
 	return d1, nil
 }
@@ -117,9 +118,14 @@ func traceInvGram(g *mat.SymDense, a *mat.Dense) (float64, error) {
 	return t, nil
 }
 
-// L1Options configures the parameterised L1 optimisers. The zero value is
-// usable.
+// L1Options configures the parameterised L1 optimisers. A nil *L1Options
+// or the zero value means the defaults.
 type L1Options struct {
+	// Settings: the memory Budget (checked before the solver's workspaces
+	// are allocated) and the Progress callback, called once per L-BFGS
+	// iteration with Stage "l1 restart r/R" (Iter, MaxIter, Value).
+	run.Settings
+
 	// P is the number of extra rows of the p-Identity strategy [I; Θ]; 0
 	// means max(1, n/16).
 	P int
@@ -135,8 +141,6 @@ type L1Options struct {
 	// ...; each with n columns). Their L1Error is computed and the
 	// optimiser never returns anything worse than the best of them.
 	Baselines []*mat.Dense
-	// Progress, if non-nil, is called once per L-BFGS iteration.
-	Progress func(Progress)
 }
 
 // L1Result is the answer of OptimizeL1.
@@ -161,10 +165,15 @@ type L1Result struct {
 	Iterations int
 }
 
+// defaults returns a copy of o (nil = the zero value) with the defaults
+// filled in for a factor of order n.
 func (o *L1Options) defaults(n int) (L1Options, error) {
-	v := *o
+	var v L1Options
+	if o != nil {
+		v = *o
+	}
 	if v.P < 0 || v.Restarts < 0 || v.MaxIter < 0 {
-		return v, fmt.Errorf("%w: negative L1 options (P=%d, Restarts=%d, MaxIter=%d)", ErrBadInput, v.P, v.Restarts, v.MaxIter)
+		return v, fmt.Errorf("sdp: %w: negative L1 options (P=%d, Restarts=%d, MaxIter=%d)", ErrBadInput, v.P, v.Restarts, v.MaxIter)
 	}
 	if v.P == 0 {
 		v.P = max(1, n/16)
@@ -306,7 +315,7 @@ func pIdentityStrategy(theta *mat.Dense) *mat.Dense {
 // minimizeTheta minimises F over Θ >= 0 from theta0 by the projected
 // L-BFGS method lbfgsB and returns the optimised Θ, F and the iteration
 // count.
-func minimizeTheta(ctx context.Context, f func(theta, grad *mat.Dense) (float64, bool), theta0 *mat.Dense, maxIter int, restart int, progress func(Progress)) (*mat.Dense, float64, int, error) {
+func minimizeTheta(ctx context.Context, f func(theta, grad *mat.Dense) (float64, bool), theta0 *mat.Dense, maxIter int, report func(int, float64)) (*mat.Dense, float64, int, error) {
 	p, n := theta0.Dims()
 	theta := mat.DenseCopyOf(theta0)
 	grad := mat.NewDense(p, n, nil)
@@ -316,12 +325,6 @@ func minimizeTheta(ctx context.Context, f func(theta, grad *mat.Dense) (float64,
 		v, ok := f(theta, grad)
 		copy(g, gd)
 		return v, ok
-	}
-	var report func(int, float64)
-	if progress != nil {
-		report = func(k int, fx float64) {
-			progress(Progress{Stage: "lbfgs", Restart: restart, Iteration: k, Objective: fx, Certificate: math.NaN()})
-		}
 	}
 	x := append([]float64(nil), theta0.RawMatrix().Data...)
 	_, iters, err := lbfgsB(ctx, fg, x, maxIter, 1e-10, report)
@@ -354,7 +357,7 @@ func baselineObjectives(baselines []*mat.Dense, obj func(*mat.Dense) (float64, e
 	best := -1
 	for i, b := range baselines {
 		if b == nil {
-			return nil, -1, fmt.Errorf("%w: baseline %d is nil", ErrBadInput, i)
+			return nil, -1, fmt.Errorf("sdp: %w: baseline %d is nil", ErrBadInput, i)
 		}
 		v, err := obj(b)
 		if err != nil {
@@ -376,13 +379,16 @@ func baselineObjectives(baselines []*mat.Dense, obj func(*mat.Dense) (float64, e
 // projected L-BFGS (bounds Θ >= 0) with the analytic gradient (see pidentity); the best
 // restart is compared with opt.Baselines and the better strategy returned.
 // Cost per function evaluation is O(p n^2).
-func OptimizeL1(ctx context.Context, g *mat.SymDense, opt L1Options) (*L1Result, error) {
+func OptimizeL1(ctx context.Context, g *mat.SymDense, opt *L1Options) (*L1Result, error) {
 	n, err := checkGram(g)
 	if err != nil {
 		return nil, err
 	}
 	o, err := opt.defaults(n)
 	if err != nil {
+		return nil, err
+	}
+	if err := o.Budget.Check(fmt.Sprintf("sdp: L1 optimisation of order %d", n), l1Bytes(n, o.P), "use a Kronecker or marginal workload, whose factors are optimised separately"); err != nil {
 		return nil, err
 	}
 	bvals, bbest, err := baselineObjectives(o.Baselines, func(a *mat.Dense) (float64, error) { return L1Error(g, a) })
@@ -393,7 +399,7 @@ func OptimizeL1(ctx context.Context, g *mat.SymDense, opt L1Options) (*L1Result,
 	res := &L1Result{Baseline: -1, BaselineObjectives: bvals, Objective: math.Inf(1)}
 	for r := 0; r < o.Restarts; r++ {
 		theta0 := randomTheta(o.P, n, o.Seed, uint64(r))
-		theta, v, iters, err := minimizeTheta(ctx, w.eval, theta0, o.MaxIter, r, o.Progress)
+		theta, v, iters, err := minimizeTheta(ctx, w.eval, theta0, o.MaxIter, lbfgsReporter(&o.Settings, "l1", r, o.Restarts, o.MaxIter))
 		if err != nil {
 			return nil, err
 		}
@@ -417,4 +423,29 @@ func OptimizeL1(ctx context.Context, g *mat.SymDense, opt L1Options) (*L1Result,
 		res.A, res.Objective, res.Theta, res.Baseline = mat.DenseCopyOf(o.Baselines[bbest]), bvals[bbest], nil, bbest
 	}
 	return res, nil
+}
+
+// l1Bytes estimates the memory of OptimizeL1 on a Gram matrix of order n
+// with p extra rows: the Gram copy (n²), the p-Identity workspaces (six
+// p×n and two p×p matrices) and the L-BFGS history (2·10 vectors of p·n).
+func l1Bytes(n, p int) float64 {
+	return run.DenseBytes(n, n, 1) + run.DenseBytes(p, n, 6+20+4) + run.DenseBytes(p, p, 2)
+}
+
+// lbfgsReporter returns the L-BFGS iteration callback that sends a
+// run.Progress with Stage "<what> restart r/R" to s.Progress, or nil when
+// there is no callback.
+func lbfgsReporter(s *run.Settings, what string, restart, restarts, maxIter int) func(int, float64) {
+	if s == nil || s.Progress == nil {
+		return nil
+	}
+	stage := fmt.Sprintf("%s restart %d/%d", what, restart+1, restarts)
+	return func(k int, fx float64) {
+		p := run.NewProgress(stage)
+		p.Iter, p.MaxIter, p.Value = k, maxIter, fx
+		if restarts > 0 && maxIter > 0 {
+			p.Frac = math.Min(1, (float64(restart)+float64(k)/float64(maxIter))/float64(restarts))
+		}
+		s.Report(p)
+	}
 }

@@ -6,11 +6,19 @@ import (
 	"math"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
 )
 
-// L2Options configures OptimizeL2. The zero value is usable.
+// L2Options configures OptimizeL2. A nil *L2Options or the zero value means
+// the defaults.
 type L2Options struct {
+	// Settings: the memory Budget (checked before the Newton workspaces,
+	// about 14 n×n matrices, are allocated) and the Progress callback,
+	// called once per Newton iteration with Stage "l2 newton" (Iter,
+	// MaxIter, Value = the objective, Gap = the relative duality gap).
+	run.Settings
+
 	// MaxIter bounds the Newton iterations; 0 means 100.
 	MaxIter int
 	// MaxCG bounds the conjugate-gradient steps per Newton direction; 0
@@ -19,9 +27,6 @@ type L2Options struct {
 	// RelGap stops the method once (primal - dual)/primal <= RelGap; 0
 	// means 1e-9.
 	RelGap float64
-	// Progress, if non-nil, is called once per Newton iteration with the
-	// objective and the dual bound.
-	Progress func(Progress)
 }
 
 // L2Result is the answer of OptimizeL2.
@@ -50,12 +55,17 @@ type L2Result struct {
 	Converged bool
 }
 
+// L2Bytes estimates the memory of OptimizeL2 on a Gram matrix of order n:
+// about 14 n×n float64 matrices (the Gram copies, X, X^{-1}, S, the trial
+// point and the conjugate-gradient vectors).
+func L2Bytes(n int) float64 { return run.DenseBytes(n, n, 14) }
+
 // L2Objective returns tr(G X^{-1}) for positive definite X, or an error
 // wrapping backend.ErrSingular when X is not positive definite.
 func L2Objective(g, x *mat.SymDense) (float64, error) {
 	n := g.SymmetricDim()
 	if x.SymmetricDim() != n {
-		return 0, fmt.Errorf("%w: X is %d x %d, G is %d x %d", ErrBadInput, x.SymmetricDim(), x.SymmetricDim(), n, n)
+		return 0, fmt.Errorf("sdp: %w: X is %d x %d, G is %d x %d", ErrBadInput, x.SymmetricDim(), x.SymmetricDim(), n, n)
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(x) {
@@ -94,13 +104,13 @@ func traceProd(a, b mat.Symmetric) float64 {
 func L2Dual(g *mat.SymDense, y []float64) (float64, error) {
 	n := g.SymmetricDim()
 	if len(y) != n {
-		return 0, fmt.Errorf("%w: %d multipliers for a %d x %d Gram matrix", ErrBadInput, len(y), n, n)
+		return 0, fmt.Errorf("sdp: %w: %d multipliers for a %d x %d Gram matrix", ErrBadInput, len(y), n, n)
 	}
 	sum := 0.0
 	s := make([]float64, n)
 	for i, v := range y {
 		if !(v >= 0) || math.IsInf(v, 0) {
-			return 0, fmt.Errorf("%w: multiplier y[%d] = %v, want finite >= 0", ErrBadInput, i, v)
+			return 0, fmt.Errorf("sdp: %w: multiplier y[%d] = %v, want finite >= 0", ErrBadInput, i, v)
 		}
 		sum += v
 		s[i] = math.Sqrt(v)
@@ -173,13 +183,19 @@ func SVDBound(g *mat.SymDense) (float64, error) {
 // and keeps the best objective and dual bound, both evaluated for G
 // itself; the certificate stays valid and the gap typically shrinks like
 // sqrt(delta). Dual is at least SVDBound.
-func OptimizeL2(ctx context.Context, g *mat.SymDense, opt L2Options) (*L2Result, error) {
+func OptimizeL2(ctx context.Context, g *mat.SymDense, opt *L2Options) (*L2Result, error) {
 	n, err := checkGram(g)
 	if err != nil {
 		return nil, err
 	}
+	if opt == nil {
+		opt = &L2Options{}
+	}
+	if err := opt.Budget.Check(fmt.Sprintf("sdp: L2 optimisation of order %d", n), L2Bytes(n), "use a Kronecker workload (factors are solved separately) or a smaller domain"); err != nil {
+		return nil, err
+	}
 	if opt.MaxIter < 0 || opt.MaxCG < 0 || opt.RelGap < 0 || math.IsNaN(opt.RelGap) {
-		return nil, fmt.Errorf("%w: negative or NaN L2 options %+v", ErrBadInput, opt)
+		return nil, fmt.Errorf("sdp: %w: negative or NaN L2 options (MaxIter=%d, MaxCG=%d, RelGap=%v)", ErrBadInput, opt.MaxIter, opt.MaxCG, opt.RelGap)
 	}
 	maxIter, maxCG, tol := opt.MaxIter, opt.MaxCG, opt.RelGap
 	if maxIter == 0 {
@@ -226,7 +242,7 @@ func OptimizeL2(ctx context.Context, g *mat.SymDense, opt L2Options) (*L2Result,
 				gr.SetSym(i, i, g.At(i, i)+delta*trg/float64(n))
 			}
 		}
-		xr, y, it, cg, err := newtonL2(ctx, gr, x, maxIter, maxCG, tol, opt.Progress)
+		xr, y, it, cg, err := newtonL2(ctx, gr, x, maxIter, maxCG, tol, &opt.Settings)
 		if err != nil {
 			return nil, err
 		}
@@ -279,7 +295,7 @@ func OptimizeL2(ctx context.Context, g *mat.SymDense, opt L2Options) (*L2Result,
 // from the unit-diagonal start x0 and returns the final X, the KKT
 // multipliers y = diag(X^{-1} G X^{-1}) (clipped at 0), and the Newton and
 // CG step counts.
-func newtonL2(ctx context.Context, g, x0 *mat.SymDense, maxIter, maxCG int, tol float64, progress func(Progress)) (*mat.SymDense, []float64, int, int, error) {
+func newtonL2(ctx context.Context, g, x0 *mat.SymDense, maxIter, maxCG int, tol float64, settings *run.Settings) (*mat.SymDense, []float64, int, int, error) {
 	n := g.SymmetricDim()
 	gd := mat.DenseCopyOf(g)
 	w := newL2Work(n)
@@ -306,8 +322,11 @@ func newtonL2(ctx context.Context, g, x0 *mat.SymDense, maxIter, maxCG int, tol 
 		if err != nil {
 			return nil, nil, 0, 0, err
 		}
-		if progress != nil {
-			progress(Progress{Stage: "newton", Iteration: it, Objective: f, Certificate: dual})
+		if settings.Progress != nil {
+			p := run.NewProgress("l2 newton")
+			p.Iter, p.MaxIter, p.Value, p.Gap = it, maxIter, f, (f-dual)/f
+			p.Message = fmt.Sprintf("tr(G X^-1) = %.10g, dual bound %.10g", f, dual)
+			settings.Report(p)
 		}
 		if (f-dual) <= tol*f || it > maxIter {
 			break

@@ -1,8 +1,11 @@
 package sdp
 
 import (
+	"strings"
+
 	"context"
 	"errors"
+	"github.com/optdp/optdp/solve/run"
 	"math"
 	"testing"
 
@@ -17,7 +20,7 @@ func TestL2IdentityGram(t *testing.T) {
 	for i := 0; i < n; i++ {
 		g.SetSym(i, i, 1)
 	}
-	r, err := OptimizeL2(context.Background(), g, L2Options{})
+	r, err := OptimizeL2(context.Background(), g, &L2Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,47 +32,77 @@ func TestL2IdentityGram(t *testing.T) {
 	}
 }
 
-// The Newton-CG optimum agrees with the generic ADMM SDP solution, a
-// different algorithm on a different formulation.
-func TestL2MatchesADMM(t *testing.T) {
-	cases := map[string]*mat.SymDense{
-		"allrange6": allRangeGram(6),
-		"prefix8":   prefixGram(8),
-		"random5x7": gramOf(randomW(5, 7, 3)), // rank 5 < 7: singular G
-		"random9x6": gramOf(randomW(9, 6, 4)),
+// For n = 2 the problem is one-dimensional: X = [[1, r], [r, 1]] and
+// tr(G X^{-1}) = (a + c - 2 b r)/(1 - r²) for G = [[a, b], [b, c]], whose
+// minimiser on (-1, 1) solves b r² - (a + c) r + b = 0:
+// r* = ((a + c) - sqrt((a + c)² - 4 b²))/(2 b), a closed form independent of
+// the Newton method.
+func TestL2ClosedForm2x2(t *testing.T) {
+	for _, c := range [][3]float64{{2, 1, 2}, {3, 2, 1}, {1, -0.5, 4}, {5, 0, 1}} {
+		a, b, cc := c[0], c[1], c[2]
+		g := mat.NewSymDense(2, []float64{a, b, b, cc})
+		r, err := OptimizeL2(context.Background(), g, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := 0.0
+		if b != 0 {
+			rs = ((a + cc) - math.Sqrt((a+cc)*(a+cc)-4*b*b)) / (2 * b)
+		}
+		want := (a + cc - 2*b*rs) / (1 - rs*rs)
+		if math.Abs(r.Objective-want) > 1e-10*want {
+			t.Errorf("G = %v: objective %.15g, closed form %.15g", c, r.Objective, want)
+		}
+		if r.Dual > want*(1+1e-12) {
+			t.Errorf("G = %v: dual %.15g above the optimum %.15g", c, r.Dual, want)
+		}
 	}
-	for name, g := range cases {
-		t.Run(name, func(t *testing.T) {
-			nr, err := OptimizeL2(context.Background(), g, L2Options{})
+}
+
+// A second, crude algorithm: coordinate search over the correlations of a
+// 3×3 unit-diagonal X. Every point it visits is feasible, so its best value
+// bounds the optimum from above; Newton's answer must not be above it and
+// its dual must not be above Newton's answer.
+func TestL2CoordinateSearch(t *testing.T) {
+	for name, g := range map[string]*mat.SymDense{"allrange3": allRangeGram(3), "prefix3": prefixGram(3), "random4x3": gramOf(randomW(4, 3, 9))} {
+		r, err := OptimizeL2(context.Background(), g, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := []float64{0, 0, 0} // X01, X02, X12
+		val := func(x []float64) float64 {
+			xm := mat.NewSymDense(3, []float64{1, x[0], x[1], x[0], 1, x[2], x[1], x[2], 1})
+			v, err := L2Objective(g, xm)
 			if err != nil {
-				t.Fatal(err)
+				return math.Inf(1)
 			}
-			ar, err := SolveL2ADMM(context.Background(), g, ADMMOptions{Tol: 1e-9, MaxIter: 100000})
-			if err != nil {
-				t.Fatal(err)
+			return v
+		}
+		best := val(x)
+		for h := 0.25; h > 1e-7; h /= 2 {
+			for improved := true; improved; {
+				improved = false
+				for k := range x {
+					for _, s := range []float64{h, -h} {
+						x[k] += s
+						if v := val(x); v < best {
+							best, improved = v, true
+						} else {
+							x[k] -= s
+						}
+					}
+				}
 			}
-			tol, dualTol := 1e-9, 1e-12
-			if name == "random5x7" {
-				tol = 1e-5 // singular G: ridge continuation, gap ~ sqrt(delta)
-				// Both sides are evaluated in floating point next to a
-				// singular G (the dual through eigenvalues of D^1/2 G D^1/2
-				// clamped at 0, ADMM's through a nearly singular X): their
-				// rounding differs by ~1e-9 relative between backends and
-				// BLAS thread counts.
-				dualTol = 1e-8
-			}
-			// ADMM's X is feasible, so its objective is an upper bound on
-			// the optimum, which is within Newton's certified gap.
-			if rel := (ar.Objective - nr.Objective) / nr.Objective; rel < -tol || rel > 1e-5 {
-				t.Errorf("ADMM %v vs Newton %v (relative %v)", ar.Objective, nr.Objective, rel)
-			}
-			if nr.RelGap > tol {
-				t.Errorf("relative gap %v (converged %v)", nr.RelGap, nr.Converged)
-			}
-			if nr.Dual > ar.Objective*(1+dualTol) {
-				t.Errorf("dual %v above a feasible objective %v", nr.Dual, ar.Objective)
-			}
-		})
+		}
+		if r.Objective > best*(1+r.RelGap+1e-12) {
+			t.Errorf("%s: Newton %.15g above a feasible point's %.15g by more than its certified gap %.3g", name, r.Objective, best, r.RelGap)
+		}
+		if rel := (best - r.Objective) / r.Objective; rel > 1e-6 {
+			t.Errorf("%s: coordinate search %.15g far from Newton %.15g", name, best, r.Objective)
+		}
+		if r.Dual > best*(1+1e-12) {
+			t.Errorf("%s: dual %.15g above a feasible objective %.15g", name, r.Dual, best)
+		}
 	}
 }
 
@@ -78,7 +111,7 @@ func TestL2MatchesADMM(t *testing.T) {
 func TestL2KKT(t *testing.T) {
 	for name, g := range map[string]*mat.SymDense{"allrange16": allRangeGram(16), "random12x10": gramOf(randomW(12, 10, 5))} {
 		t.Run(name, func(t *testing.T) {
-			r, err := OptimizeL2(context.Background(), g, L2Options{})
+			r, err := OptimizeL2(context.Background(), g, &L2Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,7 +208,7 @@ func TestL2DualIsLowerBound(t *testing.T) {
 		if math.Abs(d1-svd) > 1e-12*svd {
 			t.Errorf("dual at 1 = %v, SVD bound %v", d1, svd)
 		}
-		r, err := OptimizeL2(context.Background(), g, L2Options{})
+		r, err := OptimizeL2(context.Background(), g, &L2Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,22 +220,19 @@ func TestL2DualIsLowerBound(t *testing.T) {
 
 // Rank-deficient workload (all 1-way marginals of 3 binary attributes,
 // rank 4 in dimension 8): the method converges with a valid certificate,
-// matching ADMM.
+// and the identity (a feasible point) is no better.
 func TestL2SingularGram(t *testing.T) {
 	g := denseGram(marginalTerms(3, 1))
-	r, err := OptimizeL2(context.Background(), g, L2Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ar, err := SolveL2ADMM(context.Background(), g, ADMMOptions{Tol: 1e-9, MaxIter: 100000})
+	r, err := OptimizeL2(context.Background(), g, &L2Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Gap < 0 || r.RelGap > 1e-6 {
 		t.Errorf("gap %v relative %v", r.Gap, r.RelGap)
 	}
-	if rel := (ar.Objective - r.Objective) / r.Objective; rel < -1e-6 || rel > 1e-4 {
-		t.Errorf("ADMM %v vs Newton %v", ar.Objective, r.Objective)
+	// tr(G I^{-1}) = tr(G) = 3 marginals · 8 cells.
+	if r.Objective > 24 || r.Dual > 24 {
+		t.Errorf("objective %v, dual %v: above the identity's 24", r.Objective, r.Dual)
 	}
 }
 
@@ -213,7 +243,7 @@ func TestL2AllRange256(t *testing.T) {
 	if testing.Short() {
 		t.Skip("n = 256 takes about a second")
 	}
-	r, err := OptimizeL2(context.Background(), allRangeGram(256), L2Options{RelGap: 1e-6})
+	r, err := OptimizeL2(context.Background(), allRangeGram(256), &L2Options{RelGap: 1e-6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,11 +259,11 @@ func TestL2BadInput(t *testing.T) {
 	ctx := context.Background()
 	bad := []*mat.SymDense{nil, mat.NewSymDense(2, []float64{-1, 0, 0, 1}), mat.NewSymDense(2, []float64{math.NaN(), 0, 0, 1}), mat.NewSymDense(2, nil)}
 	for i, g := range bad {
-		if _, err := OptimizeL2(ctx, g, L2Options{}); !errors.Is(err, ErrBadInput) {
+		if _, err := OptimizeL2(ctx, g, &L2Options{}); !errors.Is(err, ErrBadInput) {
 			t.Errorf("case %d: err %v, want ErrBadInput", i, err)
 		}
 	}
-	if _, err := OptimizeL2(ctx, allRangeGram(3), L2Options{RelGap: -1}); !errors.Is(err, ErrBadInput) {
+	if _, err := OptimizeL2(ctx, allRangeGram(3), &L2Options{RelGap: -1}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("negative RelGap: err %v", err)
 	}
 	if _, err := L2Dual(allRangeGram(3), []float64{1, -1, 1}); !errors.Is(err, ErrBadInput) {
@@ -247,11 +277,29 @@ func TestL2BadInput(t *testing.T) {
 func TestL2Cancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := OptimizeL2(ctx, allRangeGram(64), L2Options{}); !errors.Is(err, context.Canceled) {
+	if _, err := OptimizeL2(ctx, allRangeGram(64), &L2Options{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("OptimizeL2: err %v, want context.Canceled", err)
 	}
-	if _, err := SolveL2ADMM(ctx, allRangeGram(8), ADMMOptions{}); !errors.Is(err, context.Canceled) {
-		t.Errorf("SolveL2ADMM: err %v, want context.Canceled", err)
+}
+
+// The memory budget is checked before the Newton workspaces are
+// allocated: n = 64 needs 14·64²·8 bytes = 448 KiB, over a 100 KiB budget.
+func TestL2Budget(t *testing.T) {
+	opt := &L2Options{}
+	opt.Budget = 100 << 10
+	_, err := OptimizeL2(context.Background(), allRangeGram(64), opt)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "448.0 KiB") {
+		t.Fatalf("err %v, want ErrTooLarge with the 448.0 KiB estimate", err)
+	}
+	var stages []run.Progress
+	opt = &L2Options{}
+	opt.Progress = func(p run.Progress) { stages = append(stages, p) }
+	r, err := OptimizeL2(context.Background(), allRangeGram(8), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stages) == 0 || stages[0].Stage != "l2 newton" || !(stages[len(stages)-1].Gap <= 1e-9) || math.Abs(stages[len(stages)-1].Value-r.Objective) > 1e-12*r.Objective {
+		t.Errorf("progress %+v, result %v", stages, r.Objective)
 	}
 }
 
@@ -260,7 +308,7 @@ func TestL2Cancel(t *testing.T) {
 // bound for it.
 func TestOptimizeL2Kron(t *testing.T) {
 	g1, g2 := allRangeGram(4), prefixGram(3)
-	r, err := OptimizeL2Kron(context.Background(), []*mat.SymDense{g1, g2}, L2Options{})
+	r, err := OptimizeL2Kron(context.Background(), []*mat.SymDense{g1, g2}, &L2Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +319,7 @@ func TestOptimizeL2Kron(t *testing.T) {
 			gs.SetSym(i, j, gk.At(i, j))
 		}
 	}
-	dense, err := OptimizeL2(context.Background(), gs, L2Options{})
+	dense, err := OptimizeL2(context.Background(), gs, &L2Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,14 +51,14 @@ const maxMarginalAttrs = 16
 func newMarginalSpectrum(dims []int, workload []Marginal) (*marginalSpectrum, error) {
 	d := len(dims)
 	if d == 0 || d > maxMarginalAttrs {
-		return nil, fmt.Errorf("%w: %d attributes, want 1..%d", ErrBadInput, d, maxMarginalAttrs)
+		return nil, fmt.Errorf("sdp: %w: %d attributes, want 1..%d", ErrBadInput, d, maxMarginalAttrs)
 	}
 	if len(workload) == 0 {
-		return nil, fmt.Errorf("%w: empty marginal workload", ErrBadInput)
+		return nil, fmt.Errorf("sdp: %w: empty marginal workload", ErrBadInput)
 	}
 	for f, n := range dims {
 		if n < 1 {
-			return nil, fmt.Errorf("%w: attribute %d has %d values", ErrBadInput, f, n)
+			return nil, fmt.Errorf("sdp: %w: attribute %d has %d values", ErrBadInput, f, n)
 		}
 	}
 	full := uint(1)<<d - 1
@@ -76,10 +76,10 @@ func newMarginalSpectrum(dims []int, workload []Marginal) (*marginalSpectrum, er
 	}
 	for i, w := range workload {
 		if w.Attrs > full {
-			return nil, fmt.Errorf("%w: marginal %d uses attribute bits %b beyond the %d attributes", ErrBadInput, i, w.Attrs, d)
+			return nil, fmt.Errorf("sdp: %w: marginal %d uses attribute bits %b beyond the %d attributes", ErrBadInput, i, w.Attrs, d)
 		}
 		if !(w.Weight > 0) || math.IsInf(w.Weight, 0) {
-			return nil, fmt.Errorf("%w: marginal %d has weight %v, want finite > 0", ErrBadInput, i, w.Weight)
+			return nil, fmt.Errorf("sdp: %w: marginal %d has weight %v, want finite > 0", ErrBadInput, i, w.Weight)
 		}
 		for t := w.Attrs; ; t = (t - 1) & w.Attrs { // subsets T of S
 			s.g[t] += w.Weight * s.c[w.Attrs]
@@ -153,13 +153,13 @@ func (s *marginalSpectrum) eval(theta, grad []float64) (float64, bool) {
 // (θ on the full attribute set) and the workload's own marginals (θ_S ∝
 // sqrt(w_S)) are baselines; the best is returned, normalised to sum 1.
 // opt.P and opt.Baselines are not used. At most 16 attributes.
-func OptimizeL1MarginalWeights(ctx context.Context, dims []int, workload []Marginal, opt L1Options) (*MarginalsResult, error) {
+func OptimizeL1MarginalWeights(ctx context.Context, dims []int, workload []Marginal, opt *L1Options) (*MarginalsResult, error) {
 	s, err := newMarginalSpectrum(dims, workload)
 	if err != nil {
 		return nil, err
 	}
-	if opt.Baselines != nil {
-		return nil, fmt.Errorf("%w: OptimizeL1MarginalWeights has built-in baselines; L1Options.Baselines must be nil", ErrBadInput)
+	if opt != nil && opt.Baselines != nil {
+		return nil, fmt.Errorf("sdp: %w: OptimizeL1MarginalWeights has built-in baselines; L1Options.Baselines must be nil", ErrBadInput)
 	}
 	o, err := opt.defaults(1)
 	if err != nil {
@@ -178,13 +178,7 @@ func OptimizeL1MarginalWeights(ctx context.Context, dims []int, workload []Margi
 	var best []float64
 	for r := 0; r < o.Restarts; r++ {
 		x := randomTheta(1, nm, o.Seed, uint64(r)).RawMatrix().Data
-		var report func(int, float64)
-		if o.Progress != nil {
-			rr := r
-			report = func(k int, fx float64) {
-				o.Progress(Progress{Stage: "lbfgs", Restart: rr, Iteration: k, Objective: fx, Certificate: math.NaN()})
-			}
-		}
+		report := lbfgsReporter(&o.Settings, "l1 marginal weights", r, o.Restarts, o.MaxIter)
 		v, iters, err := lbfgsB(ctx, s.eval, x, o.MaxIter, 1e-10, report)
 		if err != nil {
 			return nil, err
@@ -218,16 +212,16 @@ func OptimizeL1MarginalWeights(ctx context.Context, dims []int, workload []Margi
 func MarginalStrategy(dims []int, weights []float64) (*mat.Dense, error) {
 	d := len(dims)
 	if d == 0 || d > maxMarginalAttrs || len(weights) != 1<<d {
-		return nil, fmt.Errorf("%w: %d attributes with %d weights (want 2^d)", ErrBadInput, d, len(weights))
+		return nil, fmt.Errorf("sdp: %w: %d attributes with %d weights (want 2^d)", ErrBadInput, d, len(weights))
 	}
 	cells := 1
 	for f, n := range dims {
 		if n < 1 {
-			return nil, fmt.Errorf("%w: attribute %d has %d values", ErrBadInput, f, n)
+			return nil, fmt.Errorf("sdp: %w: attribute %d has %d values", ErrBadInput, f, n)
 		}
 		cells *= n
 		if cells > 1<<16 {
-			return nil, fmt.Errorf("%w: domain of more than 2^16 cells is too large for an explicit strategy", ErrBadInput)
+			return nil, fmt.Errorf("sdp: %w: domain of more than 2^16 cells is too large for an explicit strategy", ErrBadInput)
 		}
 	}
 	rows := 0
@@ -242,7 +236,7 @@ func MarginalStrategy(dims []int, weights []float64) (*mat.Dense, error) {
 	}
 	for m, w := range weights {
 		if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
-			return nil, fmt.Errorf("%w: weight %d is %v", ErrBadInput, m, w)
+			return nil, fmt.Errorf("sdp: %w: weight %d is %v", ErrBadInput, m, w)
 		}
 		if w > 0 {
 			rows += size(uint(m))

@@ -24,7 +24,7 @@ func twoWay(d int) []Marginal {
 // the explicit Gram matrix.
 func TestOptimizeL1MarginalWeights(t *testing.T) {
 	dims := []int{2, 2, 2, 2}
-	r, err := OptimizeL1MarginalWeights(context.Background(), dims, twoWay(4), L1Options{Restarts: 3, Seed: 2})
+	r, err := OptimizeL1MarginalWeights(context.Background(), dims, twoWay(4), &L1Options{Restarts: 3, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestOptimizeL1MarginalWeights(t *testing.T) {
 	// formula against the explicit strategy at the optimised weights.
 	dims2 := []int{3, 4, 2}
 	wl := []Marginal{{Attrs: 1, Weight: 2}, {Attrs: 6, Weight: 1}, {Attrs: 5, Weight: 0.5}}
-	r2, err := OptimizeL1MarginalWeights(context.Background(), dims2, wl, L1Options{Seed: 1})
+	r2, err := OptimizeL1MarginalWeights(context.Background(), dims2, wl, &L1Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestMarginalBadInput(t *testing.T) {
 		{[]int{2, 2}, []Marginal{{Attrs: 4, Weight: 1}}},
 		{[]int{2, 2}, []Marginal{{Attrs: 1, Weight: math.NaN()}}},
 	} {
-		if _, err := OptimizeL1MarginalWeights(ctx, c.dims, c.w, L1Options{}); !errors.Is(err, ErrBadInput) {
+		if _, err := OptimizeL1MarginalWeights(ctx, c.dims, c.w, &L1Options{}); !errors.Is(err, ErrBadInput) {
 			t.Errorf("case %d: %v", i, err)
 		}
 	}

@@ -305,7 +305,7 @@ func oneDStrategies(ctx context.Context, tab *strategyTable, name string, w line
 		}
 		base = append(base, d)
 	}
-	res, err := sdp.OptimizeL1(ctx, g, sdp.L1Options{Seed: 1, Restarts: restarts, MaxIter: maxIter, Baselines: base})
+	res, err := sdp.OptimizeL1(ctx, g, &sdp.L1Options{Seed: 1, Restarts: restarts, MaxIter: maxIter, Baselines: base})
 	if err != nil {
 		return fmt.Errorf("%s: optimise: %w", name, err)
 	}
@@ -372,7 +372,7 @@ func twoDStrategies(ctx context.Context, tab *strategyTable, side int, restarts,
 	if err != nil {
 		return err
 	}
-	res, err := sdp.OptimizeL1Kron(ctx, []*mat.SymDense{g, g}, [][]*mat.Dense{factors, factors}, sdp.L1Options{Seed: 1, Restarts: restarts, MaxIter: maxIter})
+	res, err := sdp.OptimizeL1Kron(ctx, []*mat.SymDense{g, g}, [][]*mat.Dense{factors, factors}, &sdp.L1Options{Seed: 1, Restarts: restarts, MaxIter: maxIter})
 	if err != nil {
 		return fmt.Errorf("%s: optimise: %w", name, err)
 	}
@@ -427,7 +427,7 @@ func marginalStrategies(ctx context.Context, r *Result, tab *strategyTable, attr
 			ms = append(ms, sdp.Marginal{Attrs: 1<<uint(i) | 1<<uint(j), Weight: 1})
 		}
 	}
-	res, err := sdp.OptimizeL1MarginalWeights(ctx, dims, ms, sdp.L1Options{Seed: 1, Restarts: restarts, MaxIter: maxIter})
+	res, err := sdp.OptimizeL1MarginalWeights(ctx, dims, ms, &sdp.L1Options{Seed: 1, Restarts: restarts, MaxIter: maxIter})
 	if err != nil {
 		return fmt.Errorf("%s: optimise: %w", name, err)
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/optdp/optdp/mech/linear"
-	"github.com/optdp/optdp/sdp"
+	runpkg "github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -124,8 +124,9 @@ func runOptimizeCtx(ctx context.Context, env *runEnv, args []string) error {
 		return err
 	}
 	bar := newProgress(env, "optimize", progressEnabled(*of.asJSON, *of.progress))
-	opts := linear.OptimizeOptions{Eps: *eps, Delta: *of.delta, Restarts: *of.restarts, Seed: uint64(*of.seed),
-		MaxIter: *of.maxIter, Progress: progressReporter(bar, *of.restarts)}
+	opts := &linear.OptimizeOptions{Eps: *eps, Delta: *of.delta, Restarts: *of.restarts, Seed: uint64(*of.seed),
+		MaxIter: *of.maxIter}
+	opts.Progress = progressReporter(bar)
 	res, err := linear.Optimize(ctx, w, opts)
 	bar.Done()
 	if err != nil {
@@ -156,14 +157,19 @@ func runOptimizeCtx(ctx context.Context, env *runEnv, args []string) error {
 	return nil
 }
 
-// progressReporter turns the optimisers' reports into progress-bar updates.
-func progressReporter(bar *progress, restarts int) func(sdp.Progress) {
-	return func(pr sdp.Progress) {
-		msg := fmt.Sprintf("%s restart %d/%d iteration %d objective %.8g", pr.Stage, pr.Restart+1, restarts, pr.Iteration, pr.Objective)
-		if !math.IsNaN(pr.Certificate) {
-			msg = fmt.Sprintf("%s iteration %d objective %.8g bound %.8g", pr.Stage, pr.Iteration, pr.Objective, pr.Certificate)
+// progressReporter turns the optimisers' run.Progress reports into
+// progress-bar updates.
+func progressReporter(bar *progress) func(runpkg.Progress) {
+	return func(pr runpkg.Progress) {
+		msg := fmt.Sprintf("%s iteration %d objective %.8g", pr.Stage, pr.Iter, pr.Value)
+		if !math.IsNaN(pr.Gap) {
+			msg += fmt.Sprintf(" relative gap %.3g", pr.Gap)
 		}
-		bar.Update(-1, msg)
+		frac := -1.0
+		if !math.IsNaN(pr.Frac) {
+			frac = pr.Frac
+		}
+		bar.Update(frac, msg)
 	}
 }
 
@@ -267,7 +273,7 @@ func optStrategy(spec string, params map[string]string, fs *flag.FlagSet, w line
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, err := linear.Optimize(ctx, w, linear.OptimizeOptions{Eps: eps, Delta: delta, Restarts: restarts, Seed: uint64(seed)})
+	res, err := linear.Optimize(ctx, w, &linear.OptimizeOptions{Eps: eps, Delta: delta, Restarts: restarts, Seed: uint64(seed)})
 	if err != nil {
 		return nil, fmt.Errorf("strategy %q: %w", spec, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -345,7 +346,11 @@ func Evaluate(w Workload, a *Strategy, nz Noise) (Report, error) {
 	if w == nil || a == nil {
 		return Report{}, fmt.Errorf("evaluate: nil workload or strategy")
 	}
-	tr, err := ProfileTrace(w.Gram(), a)
+	g, err := gramChecked(w, run.DefaultBudget)
+	if err != nil {
+		return Report{}, err
+	}
+	tr, err := ProfileTrace(g, a)
 	if err != nil {
 		return Report{}, fmt.Errorf("%v with strategy %v: %w", w, a, err)
 	}

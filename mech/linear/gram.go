@@ -1,20 +1,28 @@
 package linear
 
 import (
-	"errors"
 	"fmt"
 
+	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
 )
 
 // MaxDenseEntries is the largest number of float64 entries (1 GiB) that a
 // function of this package allocates for one dense matrix; larger requests
-// are refused with an error wrapping ErrTooLarge before anything is allocated.
+// are refused with an error wrapping ErrTooLarge before anything is
+// allocated. Whole computations are bounded by a run.Budget in bytes
+// (OptimizeOptions.Budget; run.DefaultBudget for Evaluate).
 const MaxDenseEntries = 1 << 27
 
-// ErrTooLarge is returned (wrapped) when a dense matrix would exceed
-// MaxDenseEntries entries.
-var ErrTooLarge = errors.New("matrix too large to store densely")
+// The sentinel errors of package linear are those of package run, so that
+// errors.Is works whichever optdp package returned the error.
+var (
+	// ErrTooLarge: a dense matrix would exceed MaxDenseEntries entries,
+	// or a computation's memory estimate is over its run.Budget.
+	ErrTooLarge = run.ErrTooLarge
+	// ErrBadInput: an argument outside its documented domain.
+	ErrBadInput = run.ErrBadInput
+)
 
 // checkDense refuses an r×c dense matrix larger than MaxDenseEntries.
 func checkDense(what string, r, c int) error {
@@ -22,11 +30,57 @@ func checkDense(what string, r, c int) error {
 		return fmt.Errorf("%s: %d×%d matrix has no entries", what, r, c)
 	}
 	if r > MaxDenseEntries/c {
-		gib := float64(r) * float64(c) * 8 / (1 << 30)
-		return fmt.Errorf("%s: dense %d×%d matrix needs %.3g GiB (limit %d entries, 1 GiB): %w",
-			what, r, c, gib, MaxDenseEntries, ErrTooLarge)
+		return fmt.Errorf("%s: a dense %d×%d matrix needs %s, over the limit of %s for one matrix: %w",
+			what, r, c, run.FormatBytes(run.DenseBytes(r, c, 1)), run.FormatBytes(8*MaxDenseEntries), ErrTooLarge)
 	}
 	return nil
+}
+
+// GramBytes estimates the memory that w.Gram() allocates, in bytes,
+// without allocating: 8·n_f² per dense factor of order n_f (twice that for
+// a range workload whose Gram is counted from its intervals), summed over
+// the factors of Kronecker products, unions and marginals. A workload of
+// another type is assumed to form one dense n×n Gram matrix.
+func GramBytes(w Workload) float64 {
+	switch v := w.(type) {
+	case *rangeWorkload:
+		if v.gram == nil {
+			return run.DenseBytes(v.n, v.n, 2)
+		}
+		return run.DenseBytes(v.n, v.n, 1)
+	case *kronWorkload:
+		s := 0.0
+		for _, f := range v.fs {
+			s += GramBytes(f)
+		}
+		return s
+	case *unionWorkload:
+		s := 0.0
+		for _, f := range v.ws {
+			s += GramBytes(f)
+		}
+		return s
+	case *scaledWorkload:
+		return 2 * GramBytes(v.w)
+	case *marginalWorkload:
+		s := 0.0
+		for _, d := range v.dims {
+			s += run.DenseBytes(d, d, 2)
+		}
+		return s
+	}
+	_, n := w.Dims()
+	return run.DenseBytes(n, n, 1)
+}
+
+// gramChecked returns w.Gram() after checking GramBytes(w) against the
+// budget b.
+func gramChecked(w Workload, b run.Budget) (Gram, error) {
+	if err := b.Check(fmt.Sprintf("the Gram matrix W^T W of %v", w), GramBytes(w),
+		"state the workload as a Kronecker product or union of small per-attribute blocks, or use a smaller domain"); err != nil {
+		return Gram{}, err
+	}
+	return w.Gram(), nil
 }
 
 // Gram is a symmetric n×n matrix, typically W^T W, stored as a sum of

@@ -7,11 +7,18 @@ import (
 	"time"
 
 	"github.com/optdp/optdp/sdp"
+	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
 )
 
-// OptimizeOptions configures Optimize. Eps is required; the rest may be zero.
+// OptimizeOptions configures Optimize. Eps is required; the rest may be
+// zero.
 type OptimizeOptions struct {
+	// Settings: the memory Budget (0 = run.DefaultBudget), checked before
+	// the Gram matrix and the optimisers' workspaces are allocated, and the
+	// Progress callback, which receives the optimisers' run.Progress
+	// reports (Stage "l2 newton", "l1 restart 2/4", ...).
+	run.Settings
 	// Eps > 0 is the privacy parameter.
 	Eps float64
 	// Delta = 0 optimises for eps-DP Laplace noise (the L1 problem);
@@ -29,8 +36,6 @@ type OptimizeOptions struct {
 	// MaxIter bounds the iterations per restart (L-BFGS) or the Newton
 	// iterations (L2); 0 means the sdp package's default.
 	MaxIter int
-	// Progress, if non-nil, receives the optimisers' progress reports.
-	Progress func(sdp.Progress)
 }
 
 // BaselineError is the error of one standard strategy that Optimize
@@ -188,10 +193,13 @@ func kronTerms(g Gram) (terms []sdp.KronTerm, dims []int, ok bool) {
 // ill-conditioned strategy such as the L2 optimum of a singular Gram matrix,
 // more than the rounding bound 64·u·cond(A^T A)). Cancelling ctx stops
 // the optimiser and returns an error wrapping ctx.Err().
-func Optimize(ctx context.Context, w Workload, opts OptimizeOptions) (*OptimizeResult, error) {
+func Optimize(ctx context.Context, w Workload, opts *OptimizeOptions) (*OptimizeResult, error) {
 	start := time.Now()
 	if w == nil {
-		return nil, fmt.Errorf("optimize: nil workload")
+		return nil, fmt.Errorf("optimize: %w: nil workload", ErrBadInput)
+	}
+	if opts == nil {
+		return nil, fmt.Errorf("optimize: %w: nil options (Eps is required)", ErrBadInput)
 	}
 	if err := checkEps(opts.Eps); err != nil {
 		return nil, fmt.Errorf("optimize: %w", err)
@@ -205,12 +213,14 @@ func Optimize(ctx context.Context, w Workload, opts OptimizeOptions) (*OptimizeR
 	if opts.Restarts < 0 || opts.P < 0 || opts.MaxIter < 0 {
 		return nil, fmt.Errorf("optimize: negative option (Restarts=%d, P=%d, MaxIter=%d)", opts.Restarts, opts.P, opts.MaxIter)
 	}
-	g := w.Gram()
+	g, err := gramChecked(w, opts.Budget)
+	if err != nil {
+		return nil, fmt.Errorf("optimize: %w", err)
+	}
 	if len(g.Terms) == 0 {
 		return nil, fmt.Errorf("optimize: %v has an empty Gram matrix", w)
 	}
 	var res *OptimizeResult
-	var err error
 	if l2 {
 		res, err = optimizeL2(ctx, w, g, opts)
 	} else {
@@ -229,7 +239,7 @@ func Optimize(ctx context.Context, w Workload, opts OptimizeOptions) (*OptimizeR
 // finish recomputes the strategy's error with the matrix-mechanism code,
 // checks it against the optimiser's objective and fills in the noise and
 // the errors.
-func (r *OptimizeResult) finish(w Workload, g Gram, opts OptimizeOptions) error {
+func (r *OptimizeResult) finish(w Workload, g Gram, opts *OptimizeOptions) error {
 	tr, err := ProfileTrace(g, r.Strategy)
 	if err != nil {
 		return fmt.Errorf("optimize: recomputing the error of %v: %w", r.Strategy, err)
@@ -271,8 +281,8 @@ func (r *OptimizeResult) finish(w Workload, g Gram, opts OptimizeOptions) error 
 func laplaceScale(eps float64) float64 { return 2 / (eps * eps) }
 
 // optimizeL1 runs the L1 path of Optimize.
-func optimizeL1(ctx context.Context, w Workload, g Gram, opts OptimizeOptions) (*OptimizeResult, error) {
-	l1 := sdp.L1Options{P: opts.P, Restarts: opts.Restarts, Seed: opts.Seed, MaxIter: opts.MaxIter, Progress: opts.Progress}
+func optimizeL1(ctx context.Context, w Workload, g Gram, opts *OptimizeOptions) (*OptimizeResult, error) {
+	l1 := &sdp.L1Options{Settings: opts.Settings, P: opts.P, Restarts: opts.Restarts, Seed: opts.Seed, MaxIter: opts.MaxIter}
 	scale := laplaceScale(opts.Eps)
 	terms, dims, ok := kronTerms(g)
 	switch {
@@ -321,15 +331,16 @@ func optimizeL1(ctx context.Context, w Workload, g Gram, opts OptimizeOptions) (
 
 // optimizeL1Dense runs sdp.OptimizeL1 on a dense Gram with the standard
 // baselines.
-func optimizeL1Dense(ctx context.Context, gd *mat.SymDense, l1 sdp.L1Options, scale float64) (*OptimizeResult, error) {
+func optimizeL1Dense(ctx context.Context, gd *mat.SymDense, l1 *sdp.L1Options, scale float64) (*OptimizeResult, error) {
 	bs, err := baselines([]int{gd.SymmetricDim()})
 	if err != nil {
 		return nil, err
 	}
+	o := *l1
 	for _, b := range bs {
-		l1.Baselines = append(l1.Baselines, b.factors[0])
+		o.Baselines = append(o.Baselines, b.factors[0])
 	}
-	r, err := sdp.OptimizeL1(ctx, gd, l1)
+	r, err := sdp.OptimizeL1(ctx, gd, &o)
 	if err != nil {
 		return nil, fmt.Errorf("optimize: %w", err)
 	}
@@ -348,7 +359,7 @@ func optimizeL1Dense(ctx context.Context, gd *mat.SymDense, l1 sdp.L1Options, sc
 
 // optimizeL1Marginals runs sdp.OptimizeL1Marginals (and, for a marginal
 // workload, sdp.OptimizeL1MarginalWeights) on a sum of Kronecker terms.
-func optimizeL1Marginals(ctx context.Context, w Workload, terms []sdp.KronTerm, dims []int, l1 sdp.L1Options, scale float64) (*OptimizeResult, error) {
+func optimizeL1Marginals(ctx context.Context, w Workload, terms []sdp.KronTerm, dims []int, l1 *sdp.L1Options, scale float64) (*OptimizeResult, error) {
 	bs, err := baselines(dims)
 	if err != nil {
 		return nil, err
@@ -389,9 +400,9 @@ func optimizeL1Marginals(ctx context.Context, w Workload, terms []sdp.KronTerm, 
 		}
 		ms = append(ms, sdp.Marginal{Attrs: mask, Weight: 1})
 	}
-	o := l1
+	o := *l1
 	o.Baselines = nil
-	mr, err := sdp.OptimizeL1MarginalWeights(ctx, dims, ms, o)
+	mr, err := sdp.OptimizeL1MarginalWeights(ctx, dims, ms, &o)
 	if err != nil {
 		return nil, fmt.Errorf("optimize: %w", err)
 	}
@@ -444,8 +455,8 @@ func baselineName(fs []*mat.Dense, bs []baseline) string {
 }
 
 // optimizeL2 runs the L2 path of Optimize.
-func optimizeL2(ctx context.Context, w Workload, g Gram, opts OptimizeOptions) (*OptimizeResult, error) {
-	o := sdp.L2Options{MaxIter: opts.MaxIter, Progress: opts.Progress}
+func optimizeL2(ctx context.Context, w Workload, g Gram, opts *OptimizeOptions) (*OptimizeResult, error) {
+	o := &sdp.L2Options{Settings: opts.Settings, MaxIter: opts.MaxIter}
 	sig, err := AnalyticGaussianSigma(1, opts.Eps, opts.Delta)
 	if err != nil {
 		return nil, fmt.Errorf("optimize: %w", err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/optdp/optdp/mech/linear"
 	"github.com/optdp/optdp/sdp"
+	"github.com/optdp/optdp/solve/run"
 )
 
 // relClose reports |a-b| <= tol·|b|.
@@ -51,7 +52,7 @@ func standardStrategies(t *testing.T, shape []int) []*linear.Strategy {
 // strategy has a smaller linear.TSE.
 func checkL1(t *testing.T, w linear.Workload, eps float64) *linear.OptimizeResult {
 	t.Helper()
-	res, err := linear.Optimize(context.Background(), w, linear.OptimizeOptions{Eps: eps, Seed: 1})
+	res, err := linear.Optimize(context.Background(), w, &linear.OptimizeOptions{Eps: eps, Seed: 1})
 	if err != nil {
 		t.Fatalf("%v: %v", w, err)
 	}
@@ -113,7 +114,7 @@ func TestOptimizeL1Kron(t *testing.T) {
 	if res.Method != "l1-kron" {
 		t.Errorf("method %q, want l1-kron", res.Method)
 	}
-	r1, err := linear.Optimize(context.Background(), w, linear.OptimizeOptions{Eps: 1, Seed: 1})
+	r1, err := linear.Optimize(context.Background(), w, &linear.OptimizeOptions{Eps: 1, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,12 +143,12 @@ func TestOptimizeL1Marginals(t *testing.T) {
 func TestOptimizeL2(t *testing.T) {
 	const eps, delta = 1.0, 1e-6
 	w, _ := linear.AllRange(32)
-	res, err := linear.Optimize(context.Background(), w, linear.OptimizeOptions{Eps: eps, Delta: delta})
+	res, err := linear.Optimize(context.Background(), w, &linear.OptimizeOptions{Eps: eps, Delta: delta})
 	if err != nil {
 		t.Fatal(err)
 	}
 	g, _ := w.Gram().Dense()
-	ref, err := sdp.OptimizeL2(context.Background(), g, sdp.L2Options{})
+	ref, err := sdp.OptimizeL2(context.Background(), g, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func TestOptimizeL2(t *testing.T) {
 // square of the 1-D optimum for all ranges on 8.
 func TestOptimizeL2ClosedForms(t *testing.T) {
 	id, _ := linear.Identity(16)
-	res, err := linear.Optimize(context.Background(), id, linear.OptimizeOptions{Eps: 1, Delta: 1e-5})
+	res, err := linear.Optimize(context.Background(), id, &linear.OptimizeOptions{Eps: 1, Delta: 1e-5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,12 +194,12 @@ func TestOptimizeL2ClosedForms(t *testing.T) {
 		t.Errorf("identity n=16: trace %.15g gap %v, want 16 and 0", res.Objective, res.Gap)
 	}
 	w1, _ := linear.AllRange(8)
-	r1, err := linear.Optimize(context.Background(), w1, linear.OptimizeOptions{Eps: 1, Delta: 1e-5})
+	r1, err := linear.Optimize(context.Background(), w1, &linear.OptimizeOptions{Eps: 1, Delta: 1e-5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w2, _ := linear.Range2D(8)
-	r2, err := linear.Optimize(context.Background(), w2, linear.OptimizeOptions{Eps: 1, Delta: 1e-5})
+	r2, err := linear.Optimize(context.Background(), w2, &linear.OptimizeOptions{Eps: 1, Delta: 1e-5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestOptimizeL2ClosedForms(t *testing.T) {
 func TestOptimizeDeterministic(t *testing.T) {
 	w, _ := linear.Prefix(32)
 	run := func(restarts int) float64 {
-		res, err := linear.Optimize(context.Background(), w, linear.OptimizeOptions{Eps: 1, Seed: 7, Restarts: restarts})
+		res, err := linear.Optimize(context.Background(), w, &linear.OptimizeOptions{Eps: 1, Seed: 7, Restarts: restarts})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,22 +230,48 @@ func TestOptimizeErrors(t *testing.T) {
 	w, _ := linear.AllRange(8)
 	cases := []struct {
 		w    linear.Workload
-		o    linear.OptimizeOptions
+		o    *linear.OptimizeOptions
 		want string
 	}{
-		{w, linear.OptimizeOptions{Eps: 0}, "eps"},
-		{w, linear.OptimizeOptions{Eps: math.NaN()}, "eps"},
-		{w, linear.OptimizeOptions{Eps: -1}, "eps"},
-		{w, linear.OptimizeOptions{Eps: 1, Delta: 1}, "delta"},
-		{w, linear.OptimizeOptions{Eps: 1, Delta: -0.1}, "delta"},
-		{w, linear.OptimizeOptions{Eps: 1, Restarts: -1}, "negative"},
-		{nil, linear.OptimizeOptions{Eps: 1}, "nil workload"},
+		{w, &linear.OptimizeOptions{Eps: 0}, "eps"},
+		{w, &linear.OptimizeOptions{Eps: math.NaN()}, "eps"},
+		{w, &linear.OptimizeOptions{Eps: -1}, "eps"},
+		{w, &linear.OptimizeOptions{Eps: 1, Delta: 1}, "delta"},
+		{w, &linear.OptimizeOptions{Eps: 1, Delta: -0.1}, "delta"},
+		{w, &linear.OptimizeOptions{Eps: 1, Restarts: -1}, "negative"},
+		{nil, &linear.OptimizeOptions{Eps: 1}, "nil workload"},
+		{w, nil, "nil options"},
 	}
 	for _, c := range cases {
 		_, err := linear.Optimize(context.Background(), c.w, c.o)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want one mentioning %q", c.o, err, c.want)
 		}
+	}
+}
+
+// TestOptimizeBudget: all ranges on n = 100,000 counts would need an 80 GB
+// Gram matrix (8·10^10 bytes = 74.5 GiB); Optimize refuses it up front with
+// the estimate instead of allocating it.
+func TestOptimizeBudget(t *testing.T) {
+	w, err := linear.AllRange(100000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = linear.Optimize(context.Background(), w, &linear.OptimizeOptions{Eps: 1})
+	if !errors.Is(err, run.ErrTooLarge) || !errors.Is(err, linear.ErrTooLarge) || !strings.Contains(err.Error(), "74.5 GiB") {
+		t.Fatalf("error %v, want ErrTooLarge with the 74.5 GiB estimate", err)
+	}
+	a, _ := linear.IdentityStrategy(8)
+	if _, err := linear.Evaluate(w, a, linear.Noise{Variance: 1}); !errors.Is(err, run.ErrTooLarge) {
+		t.Errorf("Evaluate: %v, want ErrTooLarge", err)
+	}
+	// A small budget refuses the L2 optimiser's workspaces of n = 64.
+	w64, _ := linear.AllRange(64)
+	o := &linear.OptimizeOptions{Eps: 1, Delta: 1e-6}
+	o.Budget = 64 << 10
+	if _, err := linear.Optimize(context.Background(), w64, o); !errors.Is(err, run.ErrTooLarge) {
+		t.Errorf("64 KiB budget: %v, want ErrTooLarge", err)
 	}
 }
 
@@ -255,7 +282,7 @@ func TestOptimizeCancel(t *testing.T) {
 	for _, delta := range []float64{0, 1e-6} {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, err := linear.Optimize(ctx, w, linear.OptimizeOptions{Eps: 1, Delta: delta})
+		_, err := linear.Optimize(ctx, w, &linear.OptimizeOptions{Eps: 1, Delta: delta})
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("delta %v: error %v, want context.Canceled", delta, err)
 		}
@@ -264,11 +291,13 @@ func TestOptimizeCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	calls := 0
-	_, err := linear.Optimize(ctx, w, linear.OptimizeOptions{Eps: 1, Progress: func(p sdp.Progress) {
+	opts := &linear.OptimizeOptions{Eps: 1}
+	opts.Progress = func(p run.Progress) {
 		if calls++; calls == 3 {
 			cancel()
 		}
-	}})
+	}
+	_, err := linear.Optimize(ctx, w, opts)
 	if !errors.Is(err, context.Canceled) || calls > 4 {
 		t.Errorf("error %v after %d progress calls, want context.Canceled right after the 3rd", err, calls)
 	}
@@ -280,7 +309,7 @@ func TestOptimizeCancel(t *testing.T) {
 // identity itself, trace tr(W^T W X^{-1}) = n.
 func ExampleOptimize() {
 	w, _ := linear.AllRange(64)
-	res, err := linear.Optimize(context.Background(), w, linear.OptimizeOptions{Eps: 1, Seed: 1})
+	res, err := linear.Optimize(context.Background(), w, &linear.OptimizeOptions{Eps: 1, Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -292,7 +321,7 @@ func ExampleOptimize() {
 	fmt.Printf("%s: %d baselines, optimised TSE below the best: %v\n", res.Method, len(res.Baselines), res.TSE < best)
 
 	id, _ := linear.Identity(64)
-	g, err := linear.Optimize(context.Background(), id, linear.OptimizeOptions{Eps: 1, Delta: 1e-6})
+	g, err := linear.Optimize(context.Background(), id, &linear.OptimizeOptions{Eps: 1, Delta: 1e-6})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -323,7 +352,7 @@ func TestOptimizeUnion(t *testing.T) {
 // between the dual bound and every baseline, and linear.Evaluate recomputes it.
 func TestOptimizeL2Marginals(t *testing.T) {
 	w, _ := linear.Marginals([]int{2, 2, 2, 2}, 2)
-	res, err := linear.Optimize(context.Background(), w, linear.OptimizeOptions{Eps: 1, Delta: 1e-6})
+	res, err := linear.Optimize(context.Background(), w, &linear.OptimizeOptions{Eps: 1, Delta: 1e-6})
 	if err != nil {
 		t.Fatal(err)
 	}

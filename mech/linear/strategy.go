@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -188,7 +189,10 @@ func WorkloadStrategy(w Workload) (*Strategy, error) {
 // single Kronecker product, the design is the Kronecker product of the
 // factors' designs (eigenvectors and λ^{1/4} both multiply).
 func Eigen(w Workload) (*Strategy, error) {
-	g := w.Gram()
+	g, err := gramChecked(w, run.DefaultBudget)
+	if err != nil {
+		return nil, fmt.Errorf("eigen design: %w", err)
+	}
 	if len(g.Terms) == 1 && len(g.Terms[0]) > 1 {
 		var fs []*Strategy
 		for _, f := range g.Terms[0] {
