@@ -17,6 +17,9 @@ package backend
 
 import (
 	"errors"
+	"fmt"
+
+	"github.com/optdp/optdp/solve/run"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -104,7 +107,7 @@ var (
 	ErrShape = errors.New("backend: dimension mismatch")
 	// ErrNotConverged means an iterative kernel (eigen or singular values)
 	// did not converge.
-	ErrNotConverged = errors.New("backend: decomposition did not converge")
+	ErrNotConverged = fmt.Errorf("backend: decomposition did not converge: %w", run.ErrNotConverged)
 	// ErrNotFinite means an input held NaN or Inf.
 	ErrNotFinite = errors.New("backend: matrix has NaN or Inf entries")
 )

@@ -7,11 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/mech/tight"
+
 	"github.com/optdp/optdp/mech"
 )
 
 // Matrix-free tight mechanisms (bench/README.md, "Matrix-free tight
-// mechanisms"): mech.Tight end to end (solver selection, solve,
+// mechanisms"): tight.Solve end to end (solver selection, solve,
 // certificate, matrix-free audit), the uniform utility and samples drawn
 // from the matrix-free mechanism. Extra metrics: iters, peakMB (largest
 // heap sampled every 20 ms during the run, above the heap before it).
@@ -49,16 +52,16 @@ func peakDuring(f func()) float64 {
 	return float64(peak-min(base, peak)) / (1 << 20)
 }
 
-// benchTight runs mech.Tight on m at eps with solver, then (when the
+// benchTight runs tight.Solve on m at eps with solver, then (when the
 // mechanism exists) the uniform utility and samples draws.
-func benchTight(b *testing.B, m mech.Metric, eps float64, solver string, samples int) {
+func benchTight(b *testing.B, m metric.Metric, eps float64, solver string, samples int) {
 	b.Helper()
-	var r *mech.TightResult
+	var r *tight.Result
 	var peak float64
 	for b.Loop() {
 		peak = peakDuring(func() {
 			var err error
-			r, err = mech.Tight(context.Background(), m, eps, &mech.TightOptions{Solver: solver, NoMechanism: solver == mech.SolverDense})
+			r, err = tight.Solve(context.Background(), m, eps, &tight.Options{Solver: solver, NoMechanism: solver == tight.SolverDense})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -79,8 +82,8 @@ func benchTight(b *testing.B, m mech.Metric, eps float64, solver string, samples
 		m, eps, r.Solver, r.Exists, r.MinZ, r.ZErr, r.Certificate, r.Utility, r.Residual, r.Audit.Eps, r.Audit.Pairs)
 }
 
-func grid(b *testing.B, w, h int) mech.Metric {
-	g, err := mech.Grid(w, h, 1, mech.Euclid)
+func grid(b *testing.B, w, h int) metric.Metric {
+	g, err := metric.Grid(w, h, 1, metric.Euclid)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -90,40 +93,40 @@ func grid(b *testing.B, w, h int) mech.Metric {
 // BenchmarkFreeEuclid100: 100×100 grid, 1 km step, eps 0.5/km, auto
 // (Toeplitz) and forced dense (about 2 minutes on pure Go: run alone).
 func BenchmarkFreeEuclid100(b *testing.B) {
-	b.Run("auto", func(b *testing.B) { benchTight(b, grid(b, 100, 100), 0.5, mech.SolverAuto, 0) })
-	b.Run("dense", func(b *testing.B) { benchTight(b, grid(b, 100, 100), 0.5, mech.SolverDense, 0) })
+	b.Run("auto", func(b *testing.B) { benchTight(b, grid(b, 100, 100), 0.5, tight.SolverAuto, 0) })
+	b.Run("dense", func(b *testing.B) { benchTight(b, grid(b, 100, 100), 0.5, tight.SolverDense, 0) })
 }
 
 // BenchmarkFreeEuclid1000: 10^6 locations: verdict, utility and 1000
 // samples (where the mechanism exists, eps 1.0).
 func BenchmarkFreeEuclid1000(b *testing.B) {
-	b.Run("eps=0.5", func(b *testing.B) { benchTight(b, grid(b, 1000, 1000), 0.5, mech.SolverAuto, 1000) })
-	b.Run("eps=1.0", func(b *testing.B) { benchTight(b, grid(b, 1000, 1000), 1.0, mech.SolverAuto, 1000) })
+	b.Run("eps=0.5", func(b *testing.B) { benchTight(b, grid(b, 1000, 1000), 0.5, tight.SolverAuto, 1000) })
+	b.Run("eps=1.0", func(b *testing.B) { benchTight(b, grid(b, 1000, 1000), 1.0, tight.SolverAuto, 1000) })
 }
 
 // BenchmarkFreeSumQuery: sum query u=200000, v=5 (10^6+1 answers).
 func BenchmarkFreeSumQuery(b *testing.B) {
-	s, err := mech.Sum(200000, 5)
+	s, err := metric.Sum(200000, 5)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("eps=0.5", func(b *testing.B) { benchTight(b, s, 0.5, mech.SolverAuto, 1000) })
-	b.Run("eps=2", func(b *testing.B) { benchTight(b, s, 2, mech.SolverAuto, 1000) })
+	b.Run("eps=0.5", func(b *testing.B) { benchTight(b, s, 0.5, tight.SolverAuto, 1000) })
+	b.Run("eps=2", func(b *testing.B) { benchTight(b, s, 2, tight.SolverAuto, 1000) })
 }
 
 // BenchmarkFreeHamming: {0..3}^20 (1.1e12 databases): Tight (Kronecker)
 // with 1000 samples, and the regularity of a product prior.
 func BenchmarkFreeHamming(b *testing.B) {
-	h, err := mech.Hamming(20, 4)
+	h, err := metric.Hamming(20, 4)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("tight-kron", func(b *testing.B) { benchTight(b, h, 1, mech.SolverKron, 1000) })
+	b.Run("tight-kron", func(b *testing.B) { benchTight(b, h, 1, tight.SolverKron, 1000) })
 	b.Run("regular-product", func(b *testing.B) {
 		p := []float64{0.3, 0.27, 0.23, 0.2}
-		var r *mech.ProductRegularResult
+		var r *tight.ProductRegularResult
 		for b.Loop() {
-			if r, err = mech.RegularProduct(20, 1, p); err != nil {
+			if r, err = tight.RegularProduct(20, 1, p); err != nil {
 				b.Fatal(err)
 			}
 		}

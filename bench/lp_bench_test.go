@@ -6,7 +6,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/optdp/optdp/mech"
+	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/mech/optimal"
 )
 
 // Benchmarks of the LP solver for optimal mechanisms under any prior
@@ -63,18 +64,18 @@ func geometricOptimum(prior []float64, eps float64) float64 {
 func BenchmarkOptimal(b *testing.B) {
 	const eps = 1.0
 	for _, size := range []int{110, 1000} {
-		line, err := mech.Line(size)
+		line, err := metric.Line(size)
 		if err != nil {
 			b.Fatal(err)
 		}
-		sum, err := mech.Sum((size+4)/5, 5) // n = 5u+1: 111 or 1001
+		sum, err := metric.Sum((size+4)/5, 5) // n = 5u+1: 111 or 1001
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, m := range []mech.Metric{line, sum} {
+		for _, m := range []metric.Metric{line, sum} {
 			n := m.Len()
 			kind := "line"
-			if m == mech.Metric(sum) {
+			if m == metric.Metric(sum) {
 				kind = "sum5"
 			}
 			uniform := make([]float64, n)
@@ -86,9 +87,9 @@ func BenchmarkOptimal(b *testing.B) {
 				p    []float64
 			}{{"uniform", uniform}, {"bump", bumpPrior(n)}} {
 				b.Run(fmt.Sprintf("%s/%s/n=%d", kind, pr.name, size), func(b *testing.B) {
-					var r *mech.OptimalResult
+					var r *optimal.Result
 					for b.Loop() {
-						r, err = mech.Optimal(context.Background(), m, eps, pr.p, &mech.OptimalOptions{Tol: 1e-6})
+						r, err = optimal.Solve(context.Background(), m, eps, pr.p, &optimal.Options{Tol: 1e-6})
 						if err != nil {
 							b.Fatal(err)
 						}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/optdp/optdp/solve/run"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/optdp/optdp/backend"
@@ -67,8 +69,8 @@ func benchEuclid(b *testing.B, w, h int, c float64) {
 	for b.Loop() {
 		tp := euclidGrid(b, w, h, c)
 		one := onesVec(tp.Len())
-		res, err = solve.SolveToeplitz(context.Background(), tp, one, solve.Options{
-			Progress: func(int, float64) { hp.sample() },
+		res, err = solve.SolveToeplitz(context.Background(), tp, one, &solve.Options{
+			Settings: run.Settings{Progress: func(run.Progress) { hp.sample() }},
 		})
 		if err != nil {
 			b.Fatal(err)
@@ -133,7 +135,7 @@ func BenchmarkSumQuery(b *testing.B) {
 					b.Fatal(err)
 				}
 				one := onesVec(tp.Len())
-				res, err = solve.SolveToeplitz(context.Background(), tp, one, solve.Options{})
+				res, err = solve.SolveToeplitz(context.Background(), tp, one, &solve.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,14 +1,15 @@
 package mech
 
-// The DP audit (MATH.md §1): the smallest eps for which a noise matrix is
-// eps·d-private.
-
 import (
 	"fmt"
 	"math"
 
+	"github.com/optdp/optdp/mech/metric"
 	"gonum.org/v1/gonum/mat"
 )
+
+// The DP audit (MATH.md §1): the smallest eps for which a noise matrix is
+// eps·d-private.
 
 // AuditTol is the relative tolerance of an audit's verdict: a mechanism is
 // reported private at level eps when its measured level is at most
@@ -40,8 +41,8 @@ type AuditReport struct {
 // constrain nothing. Rows need not sum to 1, but entries must be finite and
 // >= 0, the metric's distances >= 0 and not NaN, and distinct answers at
 // distance > 0; otherwise Audit returns an error.
-func Audit(x *mat.Dense, m Metric, eps float64) (AuditReport, error) {
-	if err := checkEps(eps); err != nil {
+func Audit(x *mat.Dense, m metric.Metric, eps float64) (AuditReport, error) {
+	if err := metric.CheckEps(eps); err != nil {
 		return AuditReport{}, fmt.Errorf("audit: %w", err)
 	}
 	if m == nil {
@@ -91,7 +92,7 @@ func Audit(x *mat.Dense, m Metric, eps float64) (AuditReport, error) {
 			}
 		}
 	}
-	if g, ok := m.(Graph); ok {
+	if g, ok := m.(metric.Graph); ok {
 		for i, h := range g.Edges() {
 			if i < 0 || h < 0 || i >= r || h >= r || i == h {
 				return AuditReport{}, fmt.Errorf("audit: metric %s yields an invalid edge (%d,%d) for answers 0..%d", m, i, h, r-1)
@@ -163,12 +164,4 @@ func maxLogRatio(ri, rh []float64) (best float64, o int, up bool) {
 		}
 	}
 	return best, o, up
-}
-
-// checkEps rejects privacy levels that are not finite and positive.
-func checkEps(eps float64) error {
-	if math.IsNaN(eps) || math.IsInf(eps, 0) || eps <= 0 {
-		return fmt.Errorf("eps must be a finite number > 0, got %v", eps)
-	}
-	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optdp/optdp/mech/internal/reftest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -18,21 +19,21 @@ func TestAuditKnownViolation(t *testing.T) {
 		0.5, 0.4, 0.1,
 		0.5, 0.3, 0.2,
 	})
-	rep, err := Audit(x, refLine(3), 1)
+	rep, err := Audit(x, reftest.Line(3), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Eps != math.Log(3) || rep.Worst != [3]int{0, 1, 2} || rep.Pairs != 2 || rep.Private {
 		t.Errorf("audit %+v, want Eps = ln 3 exactly at (0,1,2), 2 pairs, not private at 1", rep)
 	}
-	rep, _ = Audit(x, refLine(3), math.Log(3))
+	rep, _ = Audit(x, reftest.Line(3), math.Log(3))
 	if !rep.Private {
 		t.Errorf("audit at ln 3: %+v, want private", rep)
 	}
 	// The same matrix against a non-graph metric with d(0,1) = 2, d(1,2) = 1,
 	// d(0,2) = 3: all pairs are checked, and the worst is now rows 1, 2 in
 	// column 2 (0.2/0.1, distance 1): ln 2 > ln(3)/2.
-	m := refMatrix{name: "weighted", n: 3, d: func(i, j int) float64 {
+	m := reftest.Matrix{Name: "weighted", N: 3, D: func(i, j int) float64 {
 		return [3][3]float64{{0, 2, 3}, {2, 0, 1}, {3, 1, 0}}[i][j]
 	}}
 	rep, _ = Audit(x, m, 1)
@@ -49,7 +50,7 @@ func TestAuditZeros(t *testing.T) {
 		0.5, 0, 0.5,
 		0.5, 0.5, 0,
 	})
-	rep, err := Audit(x, refLine(3), 1)
+	rep, err := Audit(x, reftest.Line(3), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,28 +59,28 @@ func TestAuditZeros(t *testing.T) {
 	}
 	// Only rows 0 and 1 (identical, with 0/0): level 0.
 	y := mat.NewDense(2, 3, []float64{0.5, 0, 0.5, 0.5, 0, 0.5})
-	rep, _ = Audit(y, refLine(2), 1)
+	rep, _ = Audit(y, reftest.Line(2), 1)
 	if rep.Eps != 0 || !rep.Private || rep.Worst != [3]int{-1, -1, -1} || rep.Pairs != 1 {
 		t.Errorf("0/0 audit %+v, want 0 with no worst", rep)
 	}
 	// Disconnected components: rows 0 and 2 may differ arbitrarily.
-	two := newRefGraph("0-1 2", 3, func(i, j int) bool { return i+j == 1 })
+	two := reftest.NewGraph("0-1 2", 3, func(i, j int) bool { return i+j == 1 })
 	z := mat.NewDense(3, 2, []float64{0.5, 0.5, 0.5, 0.5, 1, 0})
 	rep, _ = Audit(z, two, 1)
 	if rep.Eps != 0 || rep.Pairs != 1 {
 		t.Errorf("disconnected graph audit %+v, want 0 over 1 edge", rep)
 	}
-	inf := refMatrix{name: "inf", n: 3, d: two.Dist}
+	inf := reftest.Matrix{Name: "inf", N: 3, D: two.Dist}
 	rep, _ = Audit(z, inf, 1)
 	if rep.Eps != 0 || rep.Pairs != 1 {
 		t.Errorf("Dist=+Inf audit %+v, want 0 over the 1 pair at finite distance", rep)
 	}
 	// Quotients that overflow float64 but are finite: 1 / 1e-300 on a pair.
-	rep, _ = Audit(mat.NewDense(2, 2, []float64{1e-300, 1, 1, 1e-300}), refLine(2), 1)
+	rep, _ = Audit(mat.NewDense(2, 2, []float64{1e-300, 1, 1, 1e-300}), reftest.Line(2), 1)
 	if want := math.Log(1) - math.Log(1e-300); math.Abs(rep.Eps-want) > 1e-12 {
 		t.Errorf("tiny entries: Eps %v, want %v", rep.Eps, want)
 	}
-	rep, _ = Audit(mat.NewDense(2, 1, []float64{1e300, 1e-300}), refLine(2), 1)
+	rep, _ = Audit(mat.NewDense(2, 1, []float64{1e300, 1e-300}), reftest.Line(2), 1)
 	if want := math.Log(1e300) - math.Log(1e-300); math.Abs(rep.Eps-want) > 1e-12 {
 		t.Errorf("overflowing quotient: Eps %v, want %v", rep.Eps, want)
 	}
@@ -93,7 +94,7 @@ func TestAuditTolerance(t *testing.T) {
 	}{{0, true}, {1e-12, true}, {5e-10, true}, {1e-8, false}} {
 		e := eps * (1 + c.rel)
 		x := mat.NewDense(2, 2, []float64{1 / (1 + math.Exp(-e)), math.Exp(-e) / (1 + math.Exp(-e)), math.Exp(-e) / (1 + math.Exp(-e)), 1 / (1 + math.Exp(-e))})
-		rep, _ := Audit(x, refLine(2), eps)
+		rep, _ := Audit(x, reftest.Line(2), eps)
 		if rep.Private != c.private || math.Abs(rep.Eps-e) > 1e-14 {
 			t.Errorf("level eps(1+%g): audit %+v, want private=%v", c.rel, rep, c.private)
 		}
@@ -104,10 +105,10 @@ func TestAuditTolerance(t *testing.T) {
 // audit (the same graph seen as a plain metric) measure the same level.
 func TestAuditEdgesEqualAllPairs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, g := range []*refGraph{refLine(6), refRing(7), refSum(3, 2), refKCount(2, 2), refHamming(2, 3)} {
-		plain := refMatrix{name: g.name, n: g.n, d: g.Dist}
+	for _, g := range []*reftest.Graph{reftest.Line(6), reftest.Ring(7), reftest.Sum(3, 2), reftest.KCount(2, 2), reftest.Hamming(2, 3)} {
+		plain := reftest.Matrix{Name: g.String(), N: g.Len(), D: g.Dist}
 		for trial := 0; trial < 10; trial++ {
-			x := refRandomStochastic(rng, g.n, 1+rng.IntN(8), false)
+			x := refRandomStochastic(rng, g.Len(), 1+rng.IntN(8), false)
 			a, err := Audit(x, g, 1)
 			if err != nil {
 				t.Fatal(err)
@@ -125,22 +126,22 @@ func TestAuditEdgesEqualAllPairs(t *testing.T) {
 
 func TestAuditErrors(t *testing.T) {
 	x := mat.NewDense(2, 2, []float64{0.5, 0.5, 0.5, 0.5})
-	zero := refMatrix{name: "zero", n: 2, d: func(i, j int) float64 { return 0 }}
+	zero := reftest.Matrix{Name: "zero", N: 2, D: func(i, j int) float64 { return 0 }}
 	cases := []struct {
 		name, want string
 		f          func() error
 	}{
-		{"dims", "matrix has 2 rows, metric line:n=3 has 3", func() error { _, err := Audit(x, refLine(3), 1); return err }},
-		{"eps", "eps must be", func() error { _, err := Audit(x, refLine(2), 0); return err }},
-		{"eps NaN", "eps must be", func() error { _, err := Audit(x, refLine(2), math.NaN()); return err }},
-		{"nil x", "empty noise matrix", func() error { _, err := Audit(nil, refLine(2), 1); return err }},
+		{"dims", "matrix has 2 rows, metric line:n=3 has 3", func() error { _, err := Audit(x, reftest.Line(3), 1); return err }},
+		{"eps", "eps must be", func() error { _, err := Audit(x, reftest.Line(2), 0); return err }},
+		{"eps NaN", "eps must be", func() error { _, err := Audit(x, reftest.Line(2), math.NaN()); return err }},
+		{"nil x", "empty noise matrix", func() error { _, err := Audit(nil, reftest.Line(2), 1); return err }},
 		{"nil metric", "nil metric", func() error { _, err := Audit(x, nil, 1); return err }},
 		{"NaN entry", "X[1][0] = NaN", func() error {
-			_, err := Audit(mat.NewDense(2, 2, []float64{0.5, 0.5, math.NaN(), 0.5}), refLine(2), 1)
+			_, err := Audit(mat.NewDense(2, 2, []float64{0.5, 0.5, math.NaN(), 0.5}), reftest.Line(2), 1)
 			return err
 		}},
 		{"negative entry", "X[0][1] = -0.5", func() error {
-			_, err := Audit(mat.NewDense(2, 2, []float64{1.5, -0.5, 0.5, 0.5}), refLine(2), 1)
+			_, err := Audit(mat.NewDense(2, 2, []float64{1.5, -0.5, 0.5, 0.5}), reftest.Line(2), 1)
 			return err
 		}},
 		{"zero distance", "d(0,1) = 0", func() error { _, err := Audit(x, zero, 1); return err }},
@@ -153,7 +154,7 @@ func TestAuditErrors(t *testing.T) {
 	}
 }
 
-// benchLine is the path 0..n-1 in closed form (refLine's BFS is too slow
+// benchLine is the path 0..n-1 in closed form (reftest.Line's BFS is too slow
 // for benchmark sizes).
 type benchLine int
 
@@ -184,7 +185,7 @@ func BenchmarkAuditLine(b *testing.B) {
 // against a non-graph metric (45,000 pairs x 300 outputs).
 func BenchmarkAuditAllPairs(b *testing.B) {
 	x, _ := TruncatedGeometric(300, 0.1, 1)
-	m := refMatrix{name: "line", n: 300, d: benchLine(300).Dist}
+	m := reftest.Matrix{Name: "line", N: 300, D: benchLine(300).Dist}
 	for b.Loop() {
 		if _, err := Audit(x, m, 0.1); err != nil {
 			b.Fatal(err)

@@ -1,16 +1,17 @@
 package mech
 
-// Baseline mechanisms (MATH.md §5): the standard mechanisms that the optimal
-// ones are compared with. Each returns a row-stochastic noise matrix whose
-// rows are true answers and columns reported answers.
-
 import (
 	"fmt"
 	"iter"
 	"math"
 
+	"github.com/optdp/optdp/mech/metric"
 	"gonum.org/v1/gonum/mat"
 )
+
+// Baseline mechanisms (MATH.md §5): the standard mechanisms that the optimal
+// ones are compared with. Each returns a row-stochastic noise matrix whose
+// rows are true answers and columns reported answers.
 
 // TruncatedGeometric is the truncated geometric mechanism on the answers
 // 0..n-1 for a query of sensitivity sens (1 for a counting query, v for the
@@ -29,13 +30,13 @@ import (
 // (n²·min(sens, n-1)), otherwise against the line at eps/sens, which implies
 // the former (a pair at |i-j| <= sens is at most sens line steps apart).
 func TruncatedGeometric(n int, eps float64, sens int) (*mat.Dense, error) {
-	if err := checkEps(eps); err != nil {
+	if err := metric.CheckEps(eps); err != nil {
 		return nil, fmt.Errorf("truncated geometric: %w", err)
 	}
 	if sens < 1 {
 		return nil, fmt.Errorf("truncated geometric: sensitivity must be >= 1, got %d", sens)
 	}
-	if err := validateDenseSize(n, n, "truncated geometric"); err != nil {
+	if err := ValidateDenseSize(n, n, "truncated geometric"); err != nil {
 		return nil, err
 	}
 	data := geometricData(n, eps/float64(sens))
@@ -101,7 +102,7 @@ func geometricData(n int, a float64) []float64 {
 // which implies the former (Chebyshev neighbours are at most k such steps
 // apart).
 func GeometricPerCount(u, k int, eps float64) (*mat.Dense, error) {
-	if err := checkEps(eps); err != nil {
+	if err := metric.CheckEps(eps); err != nil {
 		return nil, fmt.Errorf("geometric per count: %w", err)
 	}
 	if u < 1 || k < 1 {
@@ -115,7 +116,7 @@ func GeometricPerCount(u, k int, eps float64) (*mat.Dense, error) {
 		}
 		n *= side
 	}
-	if err := validateDenseSize(n, n, "geometric per count"); err != nil {
+	if err := ValidateDenseSize(n, n, "geometric per count"); err != nil {
 		return nil, err
 	}
 	g := geometricData(side, eps/float64(k))
@@ -134,7 +135,7 @@ func GeometricPerCount(u, k int, eps float64) (*mat.Dense, error) {
 		return nil, err
 	}
 	if float64(n)*float64(n)*(math.Pow(3, float64(k))-1)/2 <= auditBudget {
-		m, err := KCount(u, k)
+		m, err := metric.KCount(u, k)
 		if err != nil {
 			return nil, fmt.Errorf("geometric per count: %w", err)
 		}
@@ -158,10 +159,10 @@ func GeometricPerCount(u, k int, eps float64) (*mat.Dense, error) {
 // n above about 645 exactly through its two-value structure, see auditRR),
 // and an error is returned if the audit fails.
 func RandomizedResponse(n int, eps float64) (*mat.Dense, error) {
-	if err := checkEps(eps); err != nil {
+	if err := metric.CheckEps(eps); err != nil {
 		return nil, fmt.Errorf("randomized response: %w", err)
 	}
-	if err := validateDenseSize(n, n, "randomized response"); err != nil {
+	if err := ValidateDenseSize(n, n, "randomized response"); err != nil {
 		return nil, err
 	}
 	// Divided through by e^eps, so that a large eps cannot overflow.
@@ -193,7 +194,7 @@ func RandomizedResponse(n int, eps float64) (*mat.Dense, error) {
 func auditRR(x *mat.Dense, eps float64) error {
 	const name = "randomized response"
 	n, _ := x.Dims()
-	m, err := Clique(n)
+	m, err := metric.Clique(n)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -205,7 +206,7 @@ func auditRR(x *mat.Dense, eps float64) error {
 
 // auditRRStructure is auditRR's exact structural audit of an n x n matrix,
 // n >= 2, against the clique m.
-func auditRRStructure(x *mat.Dense, m *CliqueMetric, eps float64) error {
+func auditRRStructure(x *mat.Dense, m *metric.CliqueMetric, eps float64) error {
 	const name = "randomized response"
 	n, _ := x.Dims()
 	a, b := x.At(0, 0), x.At(0, 1)
@@ -238,15 +239,15 @@ func auditRRStructure(x *mat.Dense, m *CliqueMetric, eps float64) error {
 // about 2^27 ratio comparisons (edges or pairs times n outputs), otherwise
 // the sampled audit of 32 evenly spread rows, each against its index
 // neighbours i±1 and an even spread of partners, at their distance d(i, h).
-func Exponential(m Metric, eps float64) (*mat.Dense, error) {
-	if err := checkEps(eps); err != nil {
+func Exponential(m metric.Metric, eps float64) (*mat.Dense, error) {
+	if err := metric.CheckEps(eps); err != nil {
 		return nil, fmt.Errorf("exponential: %w", err)
 	}
 	if m == nil {
 		return nil, fmt.Errorf("exponential: nil metric")
 	}
 	n := m.Len()
-	if err := validateDenseSize(n, n, "exponential"); err != nil {
+	if err := ValidateDenseSize(n, n, "exponential"); err != nil {
 		return nil, err
 	}
 	x := mat.NewDense(n, n, nil)
@@ -277,10 +278,10 @@ func Exponential(m Metric, eps float64) (*mat.Dense, error) {
 // auditWithBudget audits x against m at eps with mech.Audit when that costs
 // at most auditBudget comparisons (counting a graph's edges only as far as
 // needed), and otherwise with auditSampled; an error when it fails.
-func auditWithBudget(name string, x *mat.Dense, m Metric, eps float64) error {
+func auditWithBudget(name string, x *mat.Dense, m metric.Metric, eps float64) error {
 	n := m.Len()
 	full := float64(n)*float64(n)*float64(n-1)/2 <= auditBudget
-	if g, ok := m.(Graph); ok && !full {
+	if g, ok := m.(metric.Graph); ok && !full {
 		edges, limit := 0, auditBudget/n
 		for range g.Edges() {
 			if edges++; edges > limit {
@@ -320,7 +321,7 @@ func PlanarGeometric(w, h int, step, eps float64) (*mat.Dense, error) {
 		return nil, fmt.Errorf("planar geometric: %w", err)
 	}
 	n := w * h
-	if err := validateDenseSize(n, n, "planar geometric"); err != nil {
+	if err := ValidateDenseSize(n, n, "planar geometric"); err != nil {
 		return nil, err
 	}
 	c := eps * step
@@ -357,7 +358,7 @@ func checkGrid(w, h int, step, eps float64) error {
 	if math.IsNaN(step) || math.IsInf(step, 0) || step <= 0 {
 		return fmt.Errorf("grid step must be a finite number of km > 0, got %v", step)
 	}
-	return checkEps(eps)
+	return metric.CheckEps(eps)
 }
 
 // auditBudget bounds the work (ratio comparisons, pairs × outputs) of the
@@ -369,7 +370,7 @@ const auditBudget = 1 << 27
 // auditResult audits the constructed matrix x against m at eps with
 // mech.Audit and turns a failed verdict into an error naming the measured
 // level and the worst (i, h, o).
-func auditResult(name string, x *mat.Dense, m Metric, eps float64) error {
+func auditResult(name string, x *mat.Dense, m metric.Metric, eps float64) error {
 	rep, err := Audit(x, m, eps)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -379,7 +380,7 @@ func auditResult(name string, x *mat.Dense, m Metric, eps float64) error {
 
 // auditVerdict is nil when rep is private and otherwise an error naming the
 // measured level and the worst (i, h, o).
-func auditVerdict(name string, rep AuditReport, m Metric, eps float64) error {
+func auditVerdict(name string, rep AuditReport, m metric.Metric, eps float64) error {
 	if rep.Private {
 		return nil
 	}
@@ -399,7 +400,7 @@ type auditPair struct {
 // Pairs at distance +Inf constrain nothing. The entries of x must already be
 // finite and >= 0 (the constructors build them so).
 func auditPairs(x *mat.Dense, pairs []auditPair, eps float64) (AuditReport, error) {
-	if err := checkEps(eps); err != nil {
+	if err := metric.CheckEps(eps); err != nil {
 		return AuditReport{}, fmt.Errorf("audit: %w", err)
 	}
 	r, _ := x.Dims()
@@ -468,7 +469,7 @@ func spreadIndices(n, k int) []int {
 // spread of partners h over 0..n-1 (all of them when a quarter of
 // auditBudget allows), at
 // the distance m.Dist(i, h), for every output.
-func auditSampled(x *mat.Dense, m Metric, eps float64) (AuditReport, error) {
+func auditSampled(x *mat.Dense, m metric.Metric, eps float64) (AuditReport, error) {
 	n := m.Len()
 	rows := spreadIndices(n, 32)
 	per := max(2, auditBudget/4/(len(rows)*n))
@@ -489,10 +490,10 @@ func auditSampled(x *mat.Dense, m Metric, eps float64) (AuditReport, error) {
 // sensitivity w: i ~ j iff 0 < |i-j| <= w, so d(i,j) = ceil(|i-j|/w).
 type bandMetric struct{ n, w int }
 
-var _ Graph = bandMetric{}
+var _ metric.Graph = bandMetric{}
 
 func (b bandMetric) Len() int              { return b.n }
-func (b bandMetric) Dist(i, j int) float64 { return float64(ceilDiv(absInt(i-j), b.w)) }
+func (b bandMetric) Dist(i, j int) float64 { return float64((abs(i-j) + b.w - 1) / b.w) }
 func (b bandMetric) String() string        { return fmt.Sprintf("band:n=%d,sens=%d", b.n, b.w) }
 func (b bandMetric) Edges() iter.Seq2[int, int] {
 	return func(yield func(int, int) bool) {
@@ -510,13 +511,13 @@ func (b bandMetric) Edges() iter.Seq2[int, int] {
 // distance of the digit vectors: neighbours differ by 1 in one coordinate.
 type unitStepMetric struct{ side, k, n int }
 
-var _ Graph = unitStepMetric{}
+var _ metric.Graph = unitStepMetric{}
 
 func (s unitStepMetric) Len() int { return s.n }
 func (s unitStepMetric) Dist(i, j int) float64 {
 	d := 0
 	for c := 0; c < s.k; c++ {
-		d += absInt(i%s.side - j%s.side)
+		d += abs(i%s.side - j%s.side)
 		i, j = i/s.side, j/s.side
 	}
 	return float64(d)
@@ -534,4 +535,11 @@ func (s unitStepMetric) Edges() iter.Seq2[int, int] {
 			}
 		}
 	}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

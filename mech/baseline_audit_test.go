@@ -1,9 +1,5 @@
 package mech
 
-// Tests of the audits that the baseline constructors run on their results
-// (auditResult, auditPairs, auditSampled, auditGrid, auditRR and the cheap
-// sufficient metrics bandMetric and unitStepMetric).
-
 import (
 	"fmt"
 	"math"
@@ -11,8 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optdp/optdp/mech/internal/reftest"
+	"github.com/optdp/optdp/mech/metric"
 	"gonum.org/v1/gonum/mat"
 )
+
+// Tests of the audits that the baseline constructors run on their results
+// (auditResult, auditPairs, auditSampled, auditGrid, auditRR and the cheap
+// sufficient metrics bandMetric and unitStepMetric).
 
 // measuredEps is the level an audit error reports ("measured eps = E >"),
 // NaN when err has none.
@@ -46,17 +48,17 @@ func TestConstructorsAuditTheirResult(t *testing.T) {
 	cases := []struct {
 		name  string
 		x     *mat.Dense
-		m     Metric
+		m     metric.Metric
 		level float64
 	}{
-		{"geom sens 1", mk(TruncatedGeometric(7, eps, 1)), refLine(7), eps},
-		{"geom sens 3", mk(TruncatedGeometric(10, eps, 3)), refSum(3, 3), eps},
-		{"per count", mk(GeometricPerCount(2, 2, eps)), refKCount(2, 2), eps},
-		{"rr", mk(RandomizedResponse(5, eps)), refClique(5), eps},
-		{"exponential", mk(Exponential(refRing(6), eps)), refRing(6), eps},
-		{"planar laplace", mk(PlanarLaplace(3, 2, 1.5, eps)), refEuclid(3, 2, 1.5), eps},
-		{"planar geometric", mk(PlanarGeometric(3, 3, 1, eps)), refEuclid(3, 3, 1), 2 * eps},
-		{"bnd", mk(BndMechanism(2, 3, eps)), refHamming(2, 3), eps},
+		{"geom sens 1", mk(TruncatedGeometric(7, eps, 1)), reftest.Line(7), eps},
+		{"geom sens 3", mk(TruncatedGeometric(10, eps, 3)), reftest.Sum(3, 3), eps},
+		{"per count", mk(GeometricPerCount(2, 2, eps)), reftest.KCount(2, 2), eps},
+		{"rr", mk(RandomizedResponse(5, eps)), reftest.Clique(5), eps},
+		{"exponential", mk(Exponential(reftest.Ring(6), eps)), reftest.Ring(6), eps},
+		{"planar laplace", mk(PlanarLaplace(3, 2, 1.5, eps)), reftest.Euclid(3, 2, 1.5), eps},
+		{"planar geometric", mk(PlanarGeometric(3, 3, 1, eps)), reftest.Euclid(3, 3, 1), 2 * eps},
+		{"bnd", mk(BndMechanism(2, 3, eps)), reftest.Hamming(2, 3), eps},
 	}
 	for _, c := range cases {
 		rep, err := Audit(c.x, c.m, c.level)
@@ -89,7 +91,7 @@ func TestAuditResultFailure(t *testing.T) {
 		pairs = append(pairs, auditPair{i, i + 1, 1})
 	}
 	rep, err := auditPairs(x, pairs, math.Ln2)
-	full, _ := Audit(x, refLine(6), math.Ln2)
+	full, _ := Audit(x, reftest.Line(6), math.Ln2)
 	if err != nil || rep.Private || rep.Eps != full.Eps || rep.Worst != full.Worst || rep.Pairs != 5 {
 		t.Errorf("auditPairs %+v, %v; Audit %+v", rep, err, full)
 	}
@@ -126,7 +128,7 @@ func TestAuditPairsZerosAndDistances(t *testing.T) {
 // TestBandMetricMatchesSum: the private band metric is the sum metric when
 // n-1 is a multiple of the sensitivity (edges and distances).
 func TestBandMetricMatchesSum(t *testing.T) {
-	b, ref := bandMetric{n: 10, w: 3}, refSum(3, 3)
+	b, ref := bandMetric{n: 10, w: 3}, reftest.Sum(3, 3)
 	var be, re [][2]int
 	for i, j := range b.Edges() {
 		be = append(be, [2]int{i, j})
@@ -170,7 +172,7 @@ func TestTruncatedGeometricLineFallback(t *testing.T) {
 // exactly eps/k on it.
 func TestUnitStepMetric(t *testing.T) {
 	s := unitStepMetric{side: 3, k: 2, n: 9}
-	l1 := func(i, j int) int { return refAbs(i%3-j%3) + refAbs(i/3-j/3) }
+	l1 := func(i, j int) int { return reftest.Abs(i%3-j%3) + reftest.Abs(i/3-j/3) }
 	want := map[[2]int]bool{}
 	for i := 0; i < 9; i++ {
 		for j := i + 1; j < 9; j++ {
@@ -210,7 +212,7 @@ func TestAuditRRStructure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := Clique(6)
+	m, _ := metric.Clique(6)
 	if err := auditRRStructure(x, m, 0.7); err != nil {
 		t.Errorf("structure audit: %v", err)
 	}
@@ -228,7 +230,7 @@ func TestAuditRRStructure(t *testing.T) {
 // 40-point line checks a subset of Audit's pairs, so it measures at most
 // Audit's level, and it finds a corruption in a sampled row.
 func TestAuditSampled(t *testing.T) {
-	l := refLine(40)
+	l := reftest.Line(40)
 	x, err := Exponential(l, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -253,7 +255,7 @@ func TestAuditSampled(t *testing.T) {
 // e^{4.5 eps} Z0/Z1 with Z0 = 1 + e^{-eps/2} + e^{-5 eps}, Z1 = 1 + 2 e^{-eps/2}.
 func TestExponentialRejectsNonMetric(t *testing.T) {
 	d := [3][3]float64{{0, 1, 10}, {1, 0, 1}, {10, 1, 0}}
-	m := refMatrix{name: "broken", n: 3, d: func(i, j int) float64 { return d[i][j] }}
+	m := reftest.Matrix{Name: "broken", N: 3, D: func(i, j int) float64 { return d[i][j] }}
 	_, err := Exponential(m, 1)
 	z0, z1 := 1+math.Exp(-0.5)+math.Exp(-5), 1+2*math.Exp(-0.5)
 	want := 4.5 + math.Log(z0/z1)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optdp/optdp/mech/internal/reftest"
+	"github.com/optdp/optdp/mech/metric"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -26,7 +28,7 @@ func refCheckRows(t *testing.T, name string, x *mat.Dense, tol float64) {
 	}
 }
 
-func refAudit(t *testing.T, x *mat.Dense, m Metric, eps float64) AuditReport {
+func refAudit(t *testing.T, x *mat.Dense, m metric.Metric, eps float64) AuditReport {
 	t.Helper()
 	rep, err := Audit(x, m, eps)
 	if err != nil {
@@ -67,7 +69,7 @@ func TestTruncatedGeometricPaperTable(t *testing.T) {
 	if _, ustar, _ := OptimalRemap(x, refUniform(6)); math.Abs(ustar-4.0/9) > 1e-12 {
 		t.Errorf("optimal utility = %v, want 4/9", ustar)
 	}
-	if rep := refAudit(t, x, refLine(6), math.Ln2); !rep.Private || math.Abs(rep.Eps-math.Ln2) > 1e-14 {
+	if rep := refAudit(t, x, reftest.Line(6), math.Ln2); !rep.Private || math.Abs(rep.Eps-math.Ln2) > 1e-14 {
 		t.Errorf("audit on line:n=6: %+v, want eps = ln 2 exactly", rep)
 	}
 }
@@ -85,10 +87,10 @@ func TestTruncatedGeometric(t *testing.T) {
 		if c.n < 2 {
 			continue
 		}
-		var m Metric = refLine(c.n)
+		var m metric.Metric = reftest.Line(c.n)
 		if c.sens > 1 {
 			// answers 0..uv of a sum query with values in 0..sens.
-			m = refSum((c.n-1)/c.sens, c.sens)
+			m = reftest.Sum((c.n-1)/c.sens, c.sens)
 		}
 		rep := refAudit(t, x, m, c.eps)
 		if !rep.Private || math.Abs(rep.Eps-c.eps) > 1e-12*c.eps {
@@ -104,7 +106,7 @@ func TestGeometricPerCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	refCheckRows(t, "geometric per count", x, 1e-14)
-	if rep := refAudit(t, x, refKCount(u, k), eps); !rep.Private || math.Abs(rep.Eps-eps) > 1e-12 {
+	if rep := refAudit(t, x, reftest.KCount(u, k), eps); !rep.Private || math.Abs(rep.Eps-eps) > 1e-12 {
 		t.Errorf("audit %+v, want eps exactly %v", rep, eps)
 	}
 	// Closed form with alpha = e^{-1/2}, N = 3: answer (1,2) -> output (0,2)
@@ -124,7 +126,7 @@ func TestGeometricPerCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	refCheckRows(t, "geometric per count k=3", x3, 1e-14)
-	if rep := refAudit(t, x3, refKCount(2, 3), 0.6); !rep.Private || math.Abs(rep.Eps-0.6) > 1e-12 {
+	if rep := refAudit(t, x3, reftest.KCount(2, 3), 0.6); !rep.Private || math.Abs(rep.Eps-0.6) > 1e-12 {
 		t.Errorf("k=3 audit %+v, want eps 0.6", rep)
 	}
 }
@@ -149,7 +151,7 @@ func TestRandomizedResponse(t *testing.T) {
 			t.Errorf("%+v: leakage %v, want %v", c, l, want)
 		}
 		if c.n > 1 {
-			if rep := refAudit(t, x, refClique(c.n), c.eps); !rep.Private || math.Abs(rep.Eps-c.eps) > 1e-14 {
+			if rep := refAudit(t, x, reftest.Clique(c.n), c.eps); !rep.Private || math.Abs(rep.Eps-c.eps) > 1e-14 {
 				t.Errorf("%+v: audit %+v", c, rep)
 			}
 		}
@@ -165,13 +167,13 @@ func TestRandomizedResponse(t *testing.T) {
 	if err != nil || x.At(0, 0) != 1 || x.At(0, 1) != math.Exp(-700) {
 		t.Fatalf("eps=700: %v, %v", x, err)
 	}
-	if rep := refAudit(t, x, refClique(3), 700); math.Abs(rep.Eps-700) > 1e-12 {
+	if rep := refAudit(t, x, reftest.Clique(3), 700); math.Abs(rep.Eps-700) > 1e-12 {
 		t.Errorf("eps=700: audit %+v", rep)
 	}
 }
 
 func TestExponential(t *testing.T) {
-	metrics := []Metric{refLine(7), refRing(6), refSum(3, 2), refKCount(2, 2), refHamming(2, 3), refEuclid(3, 3, 1.5)}
+	metrics := []metric.Metric{reftest.Line(7), reftest.Ring(6), reftest.Sum(3, 2), reftest.KCount(2, 2), reftest.Hamming(2, 3), reftest.Euclid(3, 3, 1.5)}
 	for _, m := range metrics {
 		for _, eps := range []float64{0.2, 1, 4} {
 			x, err := Exponential(m, eps)
@@ -185,12 +187,12 @@ func TestExponential(t *testing.T) {
 		}
 	}
 	// Clique closed form: X[i][i] = 1/(1+(n-1)e^{-eps/2}).
-	x, _ := Exponential(refClique(5), 1)
+	x, _ := Exponential(reftest.Clique(5), 1)
 	if want := 1 / (1 + 4*math.Exp(-0.5)); math.Abs(x.At(2, 2)-want) > 1e-15 {
 		t.Errorf("clique diagonal %v, want %v", x.At(2, 2), want)
 	}
 	// A disconnected pair gets probability 0 and costs nothing.
-	two := newRefGraph("two points", 2, func(i, j int) bool { return false })
+	two := reftest.NewGraph("two points", 2, func(i, j int) bool { return false })
 	x, err := Exponential(two, 1)
 	if err != nil || x.At(0, 1) != 0 || x.At(0, 0) != 1 {
 		t.Errorf("disconnected: %v, %v", x, err)
@@ -204,23 +206,23 @@ func TestPlanarGeometricIsTwoEps(t *testing.T) {
 		t.Fatal(err)
 	}
 	refCheckRows(t, "planar geometric", x, 1e-14)
-	rep := refAudit(t, x, refEuclid(w, h, step), eps)
+	rep := refAudit(t, x, reftest.Euclid(w, h, step), eps)
 	if rep.Private || rep.Eps <= eps*1.01 || rep.Eps > 2*eps {
 		t.Errorf("audit %+v: want a level strictly between eps = %v and 2 eps", rep, eps)
 	}
 	// The same shape at eps/2 is the exponential mechanism at eps: private.
 	half, _ := PlanarGeometric(w, h, step, eps/2)
-	ex, _ := Exponential(refEuclid(w, h, step), eps)
+	ex, _ := Exponential(reftest.Euclid(w, h, step), eps)
 	if !mat.EqualApprox(half, ex, 1e-15) {
 		t.Error("PlanarGeometric(eps/2) != Exponential(grid, eps)")
 	}
-	if rep := refAudit(t, half, refEuclid(w, h, step), eps); !rep.Private {
+	if rep := refAudit(t, half, reftest.Euclid(w, h, step), eps); !rep.Private {
 		t.Errorf("PlanarGeometric(eps/2) audit %+v, want private at eps", rep)
 	}
 }
 
 func TestBaselineErrors(t *testing.T) {
-	nanMetric := refMatrix{name: "nan", n: 2, d: func(i, j int) float64 {
+	nanMetric := reftest.Matrix{Name: "nan", N: 2, D: func(i, j int) float64 {
 		if i == j {
 			return 0
 		}
@@ -238,7 +240,7 @@ func TestBaselineErrors(t *testing.T) {
 		{"geom underflow", "underflows", func() error { _, err := TruncatedGeometric(40, 800, 1); return err }},
 		{"geom underflow far", "underflows", func() error { _, err := TruncatedGeometric(100, 10, 1); return err }},
 		{"rr underflow", "underflows", func() error { _, err := RandomizedResponse(3, 800); return err }},
-		{"exp underflow", "underflows", func() error { _, err := Exponential(refLine(100), 20); return err }},
+		{"exp underflow", "underflows", func() error { _, err := Exponential(reftest.Line(100), 20); return err }},
 		{"pg underflow", "underflow", func() error { _, err := PlanarGeometric(10, 10, 10, 10); return err }},
 		{"bnd underflow", "underflows", func() error { _, err := BndMechanism(3, 2, 300); return err }},
 		{"per count k", "need u >= 1 and k >= 1", func() error { _, err := GeometricPerCount(3, 0, 1); return err }},

@@ -1,13 +1,14 @@
 package mech
 
-// Leakage bounds about databases Val^u, |Val| = v (MATH.md §6).
-
 import (
 	"fmt"
 	"math"
 
+	"github.com/optdp/optdp/mech/metric"
 	"gonum.org/v1/gonum/mat"
 )
+
+// Leakage bounds about databases Val^u, |Val| = v (MATH.md §6).
 
 // Bnd is the bound Bnd(u, v, eps) = u log2(v e^eps / (v - 1 + e^eps)) bits on
 // the min-entropy leakage about a database of u individuals with v values
@@ -120,7 +121,7 @@ func BndMechanism(u, v int, eps float64) (*mat.Dense, error) {
 		}
 		n *= v
 	}
-	if err := validateDenseSize(n, n, "bnd mechanism"); err != nil {
+	if err := ValidateDenseSize(n, n, "bnd mechanism"); err != nil {
 		return nil, err
 	}
 	// Entry for Hamming distance d, computed in logs.
@@ -139,7 +140,7 @@ func BndMechanism(u, v int, eps float64) (*mat.Dense, error) {
 			row[z] = byDist[dbHammingDist(x, z, u, v)]
 		}
 	}
-	m, err := Hamming(u, v)
+	m, err := metric.Hamming(u, v)
 	if err != nil {
 		return nil, fmt.Errorf("bnd mechanism: %w", err)
 	}
@@ -171,5 +172,5 @@ func checkDB(u, v int, eps float64) error {
 	if v < 2 {
 		return fmt.Errorf("the number of values v must be >= 2, got %d", v)
 	}
-	return checkEps(eps)
+	return metric.CheckEps(eps)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optdp/optdp/mech/internal/reftest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -170,7 +171,7 @@ func TestBndMechanism(t *testing.T) {
 			t.Fatal(err)
 		}
 		n, _ := k.Dims()
-		if err := validateStochastic(k, "bnd mechanism"); err != nil {
+		if err := ValidateStochastic(k, "bnd mechanism"); err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < n; i++ {
@@ -178,7 +179,7 @@ func TestBndMechanism(t *testing.T) {
 				t.Errorf("row %d sums to %v", i, s)
 			}
 		}
-		rep, err := Audit(k, refHamming(c.u, c.v), c.eps)
+		rep, err := Audit(k, reftest.Hamming(c.u, c.v), c.eps)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +208,7 @@ func TestLeakageBelowBnd(t *testing.T) {
 	for trial := 0; trial < 60; trial++ {
 		u, v := 1+rng.IntN(3), 2+rng.IntN(2)
 		eps := 0.1 + 3*rng.Float64()
-		h := refHamming(u, v)
+		h := reftest.Hamming(u, v)
 		n := h.Len()
 		m := 1 + rng.IntN(2*n)
 		// Score of output o: -min over a few centres of (d(x, c) + offset):

@@ -1,37 +1,25 @@
-// Package mech designs optimal differentially private mechanisms over a
-// finite answer set with a metric, and measures what they leak.
+// Package mech holds what a user applies to any mechanism, whoever built it:
+// a mechanism is a row-stochastic matrix X (rows true answers, columns
+// reported answers) over a metric.Metric.
 //
-// The mathematics is summarised in shared/MATH.md (sections 1-6); each
-// formula has one home:
-//   - metrics (metric.go, metrics.go, graph.go, metric_matrix.go, spec.go):
-//     Line, Ring, Clique, Sum, KCount, Hamming, Grid, NewGraph,
-//     ReadEdgeList, NewMatrix, ReadDistCSV and ParseMetric for the CLI's
-//     specs; the structure interfaces Lattice, Separable and BallSymmetric
-//     tell the solvers what they may exploit (§1, §8);
-//   - Phi = exp(-eps d) (phi.go), the tight-constraints mechanism (tight.go,
-//     Tight; solver choice in solvers.go, structured paths in structured.go,
-//     the matrix-free mechanism in free.go), its threshold eps* (threshold.go,
-//     Threshold) and closed forms for ball-symmetric spaces (symmetric.go)
-//     (§4, §8);
-//   - regular priors (regular.go): Regular, RegularProduct for Hamming spaces
-//     with product priors, Corner, RatioBound, PriorBounds (§2);
-//   - measures (measure.go): Utility, OptimalRemap, MinEntropy,
-//     CondMinEntropy, Leakage, MinCapacity (§3);
-//   - database leakage bounds (bound.go): Bnd, RangeBound, IndividualBound,
-//     BndMechanism (§6);
-//   - baselines (baseline.go, planar.go): TruncatedGeometric,
+//   - The DP audit (audit.go, Audit): the smallest eps' with
+//     X[i][o] <= e^{eps'·d(i,h)} X[h][o] for every constrained pair
+//     (docs/MATH.md §9); every mechanism optdp hands out passes it.
+//   - Sampling (sample.go): Source, CryptoSource (crypto/rand, the default
+//     for real releases), SeededSource (reproducible experiments only),
+//     Sampler, AliasTable.
+//   - Measures (measure.go, §5): Utility, OptimalRemap, MinEntropy,
+//     CondMinEntropy, Leakage, MinCapacity.
+//   - Database leakage bounds (bound.go, §6): Bnd, RangeBound,
+//     IndividualBound, BndMechanism.
+//   - Baselines (baseline.go, planar.go, §10): TruncatedGeometric,
 //     GeometricPerCount, RandomizedResponse, Exponential, PlanarLaplace,
-//     PlanarGeometric (§5);
-//   - the optimal mechanism for any prior by linear programming (optimal.go,
-//     Optimal, over package lp);
-//   - the DP audit (audit.go, Audit) that every mechanism returned passes,
-//     and sampling (sample.go) with crypto/rand by default and an explicit
-//     SeededSource for experiments.
+//     PlanarGeometric; each audits itself before it is returned.
+//   - Validation (validate.go): ValidatePrior, ValidateDistribution,
+//     ValidateStochastic, ValidateDenseSize.
 //
-// Where the papers' reported numbers differ from a careful computation
-// (thresholds of the sum and 2-count case studies, the regularity range of
-// the database example), the evidence is in threshold.go's notes and in
-// TestThresholdPaperCaseStudies and TestRegularProductPaperExample.
-//
-// The matrix mechanism for linear counting queries lives in mech/linear.
+// The mechanisms themselves are designed in the subpackages: metric (answer
+// spaces and Phi), tight (the tight-constraints mechanism, thresholds,
+// regular priors), optimal (the LP-optimal mechanism for any prior) and
+// linear (the matrix mechanism for linear counting queries).
 package mech

@@ -16,11 +16,11 @@ import (
 // row-stochastic and prior a distribution on the n answers; otherwise an
 // error says which input is wrong.
 func Utility(x *mat.Dense, prior []float64, remap *mat.Dense) (float64, error) {
-	if err := validateStochastic(x, "noise matrix"); err != nil {
+	if err := ValidateStochastic(x, "noise matrix"); err != nil {
 		return 0, fmt.Errorf("utility: %w", err)
 	}
 	n, m := x.Dims()
-	if err := validatePrior(prior, n); err != nil {
+	if err := ValidatePrior(prior, n); err != nil {
 		return 0, fmt.Errorf("utility: %w", err)
 	}
 	if remap == nil {
@@ -33,7 +33,7 @@ func Utility(x *mat.Dense, prior []float64, remap *mat.Dense) (float64, error) {
 		}
 		return u, nil
 	}
-	if err := validateStochastic(remap, "remap"); err != nil {
+	if err := ValidateStochastic(remap, "remap"); err != nil {
 		return 0, fmt.Errorf("utility: %w", err)
 	}
 	if rr, rc := remap.Dims(); rr != m || rc != n {
@@ -58,11 +58,11 @@ func Utility(x *mat.Dense, prior []float64, remap *mat.Dense) (float64, error) {
 // that utility U* = sum_o max_i pi_i X[i][o]: remap[o] is the guessed answer
 // after output o, the smallest i attaining the maximum.
 func OptimalRemap(x *mat.Dense, prior []float64) (remap []int, utility float64, err error) {
-	if err := validateStochastic(x, "noise matrix"); err != nil {
+	if err := ValidateStochastic(x, "noise matrix"); err != nil {
 		return nil, 0, fmt.Errorf("optimal remap: %w", err)
 	}
 	n, m := x.Dims()
-	if err := validatePrior(prior, n); err != nil {
+	if err := ValidatePrior(prior, n); err != nil {
 		return nil, 0, fmt.Errorf("optimal remap: %w", err)
 	}
 	remap = make([]int, m)
@@ -86,7 +86,7 @@ func OptimalRemap(x *mat.Dense, prior []float64) (remap []int, utility float64, 
 
 // MinEntropy is the min-entropy H(pi) = -log2 max_i pi_i of a prior, in bits.
 func MinEntropy(prior []float64) (float64, error) {
-	if err := validatePrior(prior, len(prior)); err != nil {
+	if err := ValidatePrior(prior, len(prior)); err != nil {
 		return 0, fmt.Errorf("min-entropy: %w", err)
 	}
 	return -math.Log2(maxOf(prior)), nil
@@ -116,7 +116,7 @@ func Leakage(x *mat.Dense, prior []float64) (float64, error) {
 // MinCapacity is the min-capacity of x, the largest min-entropy leakage over
 // all priors, reached at the uniform prior: log2 sum_o max_i X[i][o] bits.
 func MinCapacity(x *mat.Dense) (float64, error) {
-	if err := validateStochastic(x, "noise matrix"); err != nil {
+	if err := ValidateStochastic(x, "noise matrix"); err != nil {
 		return 0, fmt.Errorf("min-capacity: %w", err)
 	}
 	n, m := x.Dims()

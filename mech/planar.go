@@ -1,15 +1,16 @@
 package mech
 
-// Planar Laplace on a grid (MATH.md §5): the continuous geo-indistinguishable
-// mechanism, discretised by snapping to grid cells.
-
 import (
 	"fmt"
 	"math"
 	"sort"
 
+	"github.com/optdp/optdp/mech/metric"
 	"gonum.org/v1/gonum/mat"
 )
+
+// Planar Laplace on a grid (MATH.md §5): the continuous geo-indistinguishable
+// mechanism, discretised by snapping to grid cells.
 
 // PlanarLaplace is the planar Laplace mechanism discretised to a w x h grid of
 // points step km apart (point i at column i%w, row i/w). The noisy location
@@ -43,7 +44,7 @@ func PlanarLaplace(w, h int, step, eps float64) (*mat.Dense, error) {
 		return nil, err
 	}
 	n := w * h
-	if err := validateDenseSize(n, n, "planar laplace"); err != nil {
+	if err := ValidateDenseSize(n, n, "planar laplace"); err != nil {
 		return nil, err
 	}
 	x := mat.NewDense(n, n, nil)
@@ -69,7 +70,7 @@ const auditGridFullMax = 900
 // other lattice points, each pair at its own distance d(i, h): about
 // 36·59 pairs, O(2000·n) work.
 func auditGrid(name string, x *mat.Dense, w, h int, step, level float64) error {
-	m, err := Grid(w, h, step, Euclid)
+	m, err := metric.Grid(w, h, step, metric.Euclid)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optdp/optdp/mech/internal/reftest"
 	"gonum.org/v1/gonum/integrate/quad"
 )
 
@@ -83,7 +84,7 @@ func TestPlanarLaplaceSmallGrids(t *testing.T) {
 		n := c.w * c.h
 		refCheckRows(t, "planar laplace", x, 1e-12)
 		if n > 1 {
-			rep := refAudit(t, x, refEuclid(c.w, c.h, c.step), c.eps)
+			rep := refAudit(t, x, reftest.Euclid(c.w, c.h, c.step), c.eps)
 			if !rep.Private || rep.Eps > c.eps {
 				t.Errorf("%+v: audit %+v, want eps <= %v", c, rep, c.eps)
 			}

@@ -48,7 +48,7 @@ func Uniform01(src Source) float64 {
 
 // uniformInt returns a uniform integer in [0, n), n > 0, without modulo bias
 // (Lemire's multiply-and-reject).
-func uniformInt(src Source, n int) int {
+func UniformInt(src Source, n int) int {
 	un := uint64(n)
 	hi, lo := bits.Mul64(src.Uint64(), un)
 	if lo < un {
@@ -76,7 +76,7 @@ func NewAliasTable(p []float64) (*AliasTable, error) {
 	if len(p) == 0 {
 		return nil, fmt.Errorf("alias table: empty distribution")
 	}
-	if err := validateDistribution(p, len(p), "distribution"); err != nil {
+	if err := ValidateDistribution(p, len(p), "distribution"); err != nil {
 		return nil, fmt.Errorf("alias table: %w", err)
 	}
 	n := len(p)
@@ -127,7 +127,7 @@ func (t *AliasTable) Len() int { return len(t.prob) }
 
 // Sample draws an outcome in 0..Len()-1 using two words of src.
 func (t *AliasTable) Sample(src Source) int {
-	k := uniformInt(src, len(t.prob))
+	k := UniformInt(src, len(t.prob))
 	if Uniform01(src) < t.prob[k] {
 		return k
 	}
@@ -143,7 +143,7 @@ type Sampler struct {
 // NewSampler prepares to sample from the row-stochastic noise matrix x
 // (validated), in O(n m) time and memory.
 func NewSampler(x *mat.Dense) (*Sampler, error) {
-	if err := validateStochastic(x, "noise matrix"); err != nil {
+	if err := ValidateStochastic(x, "noise matrix"); err != nil {
 		return nil, fmt.Errorf("sampler: %w", err)
 	}
 	n, _ := x.Dims()

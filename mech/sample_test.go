@@ -109,7 +109,7 @@ func TestCryptoSourceSmoke(t *testing.T) {
 		if f := Uniform01(src); f < 0 || f >= 1 {
 			t.Fatalf("Uniform01 = %v outside [0,1)", f)
 		}
-		if v := uniformInt(src, 7); v < 0 || v >= 7 {
+		if v := UniformInt(src, 7); v < 0 || v >= 7 {
 			t.Fatalf("uniformInt(7) = %d", v)
 		}
 	}

@@ -1,8 +1,9 @@
 package mech
 
 import (
-	"fmt"
 	"math"
+
+	"github.com/optdp/optdp/solve/run"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -16,36 +17,36 @@ const SumTol = 1e-9
 // refused with an error before anything is allocated.
 const MaxDenseEntries = 1 << 27
 
-// validatePrior checks that prior is a probability distribution on n
+// ValidatePrior checks that prior is a probability distribution on n
 // answers: length n, every entry finite and >= 0, summing to 1 within SumTol.
-func validatePrior(prior []float64, n int) error {
-	return validateDistribution(prior, n, "prior")
+func ValidatePrior(prior []float64, n int) error {
+	return ValidateDistribution(prior, n, "prior")
 }
 
-// validateDistribution is validatePrior for a distribution called name.
-func validateDistribution(p []float64, n int, name string) error {
+// ValidateDistribution is ValidatePrior for a distribution called name.
+func ValidateDistribution(p []float64, n int, name string) error {
 	if len(p) != n {
-		return fmt.Errorf("%s has %d entries, want %d (one per answer)", name, len(p), n)
+		return run.BadInputf("%s has %d entries, want %d (one per answer)", name, len(p), n)
 	}
 	sum := 0.0
 	for i, v := range p {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return fmt.Errorf("%s[%d] = %v: every probability must be finite and >= 0", name, i, v)
+			return run.BadInputf("%s[%d] = %v: every probability must be finite and >= 0", name, i, v)
 		}
 		sum += v
 	}
 	if math.Abs(sum-1) > SumTol {
-		return fmt.Errorf("%s sums to %.17g, want 1 (within %g)", name, sum, SumTol)
+		return run.BadInputf("%s sums to %.12g, not 1 (tolerance %g)", name, sum, SumTol)
 	}
 	return nil
 }
 
-// validateStochastic checks that x is a non-empty row-stochastic matrix:
+// ValidateStochastic checks that x is a non-empty row-stochastic matrix:
 // every entry finite and >= 0 and every row summing to 1 within SumTol.
 // name ("noise matrix", "remap") is used in the error message.
-func validateStochastic(x *mat.Dense, name string) error {
+func ValidateStochastic(x *mat.Dense, name string) error {
 	if x == nil || x.IsEmpty() {
-		return fmt.Errorf("%s is empty", name)
+		return run.BadInputf("%s is empty", name)
 	}
 	r, c := x.Dims()
 	for i := 0; i < r; i++ {
@@ -53,12 +54,12 @@ func validateStochastic(x *mat.Dense, name string) error {
 		sum := 0.0
 		for o, v := range row[:c] {
 			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-				return fmt.Errorf("%s[%d][%d] = %v: every entry must be finite and >= 0", name, i, o, v)
+				return run.BadInputf("%s[%d][%d] = %v: every entry must be finite and >= 0", name, i, o, v)
 			}
 			sum += v
 		}
 		if math.Abs(sum-1) > SumTol {
-			return fmt.Errorf("%s row %d sums to %.17g, want 1 (within %g)", name, i, sum, SumTol)
+			return run.BadInputf("%s row %d sums to %.12g, not 1 (tolerance %g)", name, i, sum, SumTol)
 		}
 	}
 	return nil
@@ -66,12 +67,12 @@ func validateStochastic(x *mat.Dense, name string) error {
 
 // validateDenseSize refuses an r x c dense matrix that is empty or would
 // hold more than MaxDenseEntries entries, before it is allocated.
-func validateDenseSize(r, c int, what string) error {
+func ValidateDenseSize(r, c int, what string) error {
 	if r <= 0 || c <= 0 {
-		return fmt.Errorf("%s: size %d x %d must be positive", what, r, c)
+		return run.BadInputf("%s: size %d x %d must be positive", what, r, c)
 	}
 	if r > MaxDenseEntries/c {
-		return fmt.Errorf("%s: a %d x %d dense matrix (%.3g GB) exceeds the limit of %d entries (%d GB)",
+		return run.BadInputf("%s: a %d x %d dense matrix (%.3g GB) exceeds the limit of %d entries (%d GB)",
 			what, r, c, float64(r)*float64(c)*8/1e9, MaxDenseEntries, MaxDenseEntries*8>>30)
 	}
 	return nil
@@ -84,7 +85,7 @@ func validateDenseSize(r, c int, what string) error {
 func validateNoUnderflow(data []float64, what string) error {
 	for _, v := range data {
 		if v < 0x1p-1022 { // the smallest normal float64
-			return fmt.Errorf("%s: an entry underflows float64 (%v): eps times the largest distance is too large (> ~708) to represent the mechanism; use a smaller eps or domain", what, v)
+			return run.BadInputf("%s: an entry underflows float64 (%v): eps times the largest distance is too large (> ~708) to represent the mechanism; use a smaller eps or domain", what, v)
 		}
 	}
 	return nil

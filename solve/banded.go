@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/optdp/optdp/solve/run"
+
 	"github.com/optdp/optdp/backend"
 	"gonum.org/v1/gonum/mat"
 )
@@ -17,7 +19,7 @@ var ErrBandedNotPD = errors.New("banded matrix is not numerically positive defin
 
 // ErrBandedTooLarge is wrapped by SolveBanded's error when the band storage
 // would exceed the memory limit; nothing was allocated.
-var ErrBandedTooLarge = errors.New("banded matrix too large for the memory limit")
+var ErrBandedTooLarge = fmt.Errorf("solve: banded matrix too large for the memory budget: %w", run.ErrTooLarge)
 
 // BandedResult is the solution of a symmetric banded system A z = b.
 type BandedResult struct {

@@ -139,7 +139,7 @@ func TestCertify(t *testing.T) {
 			tp := mustToeplitz(t, tc.dims, tc.k)
 			b := ones(tp.Len())
 			want := denseSolve(t, denseFromKernel(tc.dims, tc.k), b)
-			res, err := SolveToeplitz(context.Background(), tp, b, Options{Tol: tol})
+			res, err := SolveToeplitz(context.Background(), tp, b, &Options{Tol: tol})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +180,7 @@ func TestCertifyIndefinite(t *testing.T) {
 	dims, k := []int{61}, sumKernel(0.05, 5)
 	tp := mustToeplitz(t, dims, k)
 	b := ones(tp.Len())
-	res, err := SolveToeplitz(context.Background(), tp, b, Options{})
+	res, err := SolveToeplitz(context.Background(), tp, b, &Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func ExampleCertifyToeplitz() {
 	for i := range b {
 		b[i] = 1
 	}
-	res, _ := SolveToeplitz(context.Background(), tp, b, Options{})
+	res, _ := SolveToeplitz(context.Background(), tp, b, &Options{})
 	lam, _ := EuclidLambdaMin(0.5)
 	cert, _ := CertifyToeplitz(tp, b, res.Z, lam)
 	// Sign -1: min z* < 0 is proven, the mechanism does not exist at this eps.

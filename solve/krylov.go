@@ -2,9 +2,10 @@ package solve
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
+
+	"github.com/optdp/optdp/solve/run"
 )
 
 // DefaultTol is the default target for the relative residual
@@ -20,9 +21,10 @@ const DefaultMaxIter = 2000
 // ErrNotConverged means an iterative solver stopped at its iteration limit
 // before reaching the residual target. The Result returned with it holds the
 // last iterate and its true residual.
-var ErrNotConverged = errors.New("solve: iteration did not converge")
+var ErrNotConverged = run.ErrNotConverged
 
-// Options controls the iterative solvers. The zero value gives the defaults.
+// Options controls the iterative solvers. A nil pointer or the zero value
+// gives the defaults.
 type Options struct {
 	// Tol is the target relative residual ||b - A z||_2 / ||b||_2
 	// (default DefaultTol).
@@ -34,10 +36,11 @@ type Options struct {
 	Precond Precond
 	// Method forces a Krylov method for Toeplitz solves (default MethodAuto).
 	Method Method
-	// Progress, if not nil, is called after every iteration with the
-	// iteration count and the recurrence's estimate of the relative
-	// residual (for progress bars; keep it cheap).
-	Progress func(iter int, relResidual float64)
+	// Settings: Progress, if not nil, receives a run.Progress after every
+	// iteration with Iter and Gap = the recurrence's estimate of the
+	// relative residual (for progress bars; keep it cheap). Budget is not
+	// used by the Krylov solvers (their memory is O(n)).
+	run.Settings
 }
 
 // Method selects the Krylov method of a Toeplitz solve.
@@ -58,6 +61,26 @@ func (o Options) tol() float64 {
 		return o.Tol
 	}
 	return DefaultTol
+}
+
+// value returns the options a nil pointer stands for (the zero value) or a
+// copy of *o.
+func (o *Options) value() Options {
+	if o == nil {
+		return Options{}
+	}
+	return *o
+}
+
+// report sends the progress of iteration it with estimated relative residual
+// rel.
+func (o Options) report(stage string, it int, rel float64) {
+	if o.Progress == nil {
+		return
+	}
+	p := run.NewProgress(stage)
+	p.Iter, p.MaxIter, p.Gap = it, o.maxIter(), rel
+	o.Progress(p)
 }
 
 func (o Options) maxIter() int {
@@ -121,7 +144,8 @@ func checkSystem(a Operator, m Operator, b []float64) error {
 // (ErrNotConverged), or when ctx is done (ctx.Err()); in those cases the
 // Result still holds the last iterate. A non-positive curvature p·Ap <= 0,
 // which proves A is not positive definite, stops it with ErrBreakdown.
-func PCG(ctx context.Context, a, minv Operator, b []float64, opt Options) (Result, error) {
+func PCG(ctx context.Context, a, minv Operator, b []float64, opts *Options) (Result, error) {
+	opt := opts.value()
 	if err := checkSystem(a, minv, b); err != nil {
 		return Result{}, err
 	}
@@ -167,9 +191,7 @@ func PCG(ctx context.Context, a, minv Operator, b []float64, opt Options) (Resul
 		}
 		res.Iterations = it
 		est := norm2(r) / nb
-		if opt.Progress != nil {
-			opt.Progress(it, est)
-		}
+		opt.report("pcg", it, est)
 		if est <= target {
 			res.Residual = trueResidual(a, b, z, q)
 			if res.Residual <= tol {
@@ -204,7 +226,8 @@ func PCG(ctx context.Context, a, minv Operator, b []float64, opt Options) (Resul
 // positive definite (nil for none). Stopping and the Result are as for PCG;
 // MINRES does not break down on indefinite matrices, and a singular A shows
 // up as a residual that stalls (ErrNotConverged) or as ErrBreakdown.
-func MINRES(ctx context.Context, a, minv Operator, b []float64, opt Options) (Result, error) {
+func MINRES(ctx context.Context, a, minv Operator, b []float64, opts *Options) (Result, error) {
+	opt := opts.value()
 	if err := checkSystem(a, minv, b); err != nil {
 		return Result{}, err
 	}
@@ -300,9 +323,7 @@ func MINRES(ctx context.Context, a, minv Operator, b []float64, opt Options) (Re
 		rhs2 = -epsln * zz
 		res.Iterations = it
 		est := phibar / beta1
-		if opt.Progress != nil {
-			opt.Progress(it, est)
-		}
+		opt.report("minres", it, est)
 		if est <= target || beta == 0 {
 			res.Residual = trueResidual(a, b, x, w1) // w1 is dead until the next rotation
 			if res.Residual <= tol {

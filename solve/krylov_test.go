@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/optdp/optdp/solve/run"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -58,7 +60,7 @@ func TestKrylovDense(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		ev    []float64
-		solve func(context.Context, Operator, Operator, []float64, Options) (Result, error)
+		solve func(context.Context, Operator, Operator, []float64, *Options) (Result, error)
 	}{
 		{"pcg/spd", spd, PCG},
 		{"minres/spd", spd, MINRES},
@@ -67,7 +69,7 @@ func TestKrylovDense(t *testing.T) {
 		a := randomSym(rng, tc.ev)
 		want := denseSolve(t, a, b)
 		calls := 0
-		res, err := tc.solve(context.Background(), Dense{a}, nil, b, Options{Progress: func(int, float64) { calls++ }})
+		res, err := tc.solve(context.Background(), Dense{a}, nil, b, &Options{Settings: run.Settings{Progress: func(run.Progress) { calls++ }}})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -80,7 +82,7 @@ func TestKrylovDense(t *testing.T) {
 	}
 	// PCG on the indefinite matrix must report breakdown, not a wrong z.
 	a := randomSym(rng, indef)
-	res, err := PCG(context.Background(), Dense{a}, nil, b, Options{})
+	res, err := PCG(context.Background(), Dense{a}, nil, b, &Options{})
 	if err == nil {
 		if d := relDiff(res.Z, denseSolve(t, a, b)); d > 1e-8 {
 			t.Errorf("pcg on indefinite: no error but z off by %.3g", d)
@@ -93,8 +95,8 @@ func TestKrylovDense(t *testing.T) {
 func TestKrylovStops(t *testing.T) {
 	tp := mustToeplitz(t, []int{30, 20}, euclidKernel(0.05))
 	b := ones(tp.Len())
-	for name, solve := range map[string]func(context.Context, Operator, Operator, []float64, Options) (Result, error){"pcg": PCG, "minres": MINRES} {
-		res, err := solve(context.Background(), tp, nil, b, Options{MaxIter: 3})
+	for name, solve := range map[string]func(context.Context, Operator, Operator, []float64, *Options) (Result, error){"pcg": PCG, "minres": MINRES} {
+		res, err := solve(context.Background(), tp, nil, b, &Options{MaxIter: 3})
 		if !errors.Is(err, ErrNotConverged) || res.Iterations != 3 || res.Converged || len(res.Z) != tp.Len() {
 			t.Errorf("%s MaxIter=3: err %v, %d iterations, converged %v", name, err, res.Iterations, res.Converged)
 		}
@@ -103,19 +105,19 @@ func TestKrylovStops(t *testing.T) {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if _, err := solve(ctx, tp, nil, b, Options{}); !errors.Is(err, context.Canceled) {
+		if _, err := solve(ctx, tp, nil, b, &Options{}); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s cancelled: err = %v", name, err)
 		}
-		res, err = solve(context.Background(), tp, nil, make([]float64, tp.Len()), Options{})
+		res, err = solve(context.Background(), tp, nil, make([]float64, tp.Len()), &Options{})
 		if err != nil || !res.Converged || norm2(res.Z) != 0 {
 			t.Errorf("%s b=0: z norm %v, err %v", name, norm2(res.Z), err)
 		}
-		if _, err := solve(context.Background(), tp, nil, b[:5], Options{}); !errors.Is(err, ErrShape) {
+		if _, err := solve(context.Background(), tp, nil, b[:5], &Options{}); !errors.Is(err, ErrShape) {
 			t.Errorf("%s short b: err = %v", name, err)
 		}
 		bad := ones(tp.Len())
 		bad[3] = math.NaN()
-		if _, err := solve(context.Background(), tp, nil, bad, Options{}); !errors.Is(err, ErrNotFinite) {
+		if _, err := solve(context.Background(), tp, nil, bad, &Options{}); !errors.Is(err, ErrNotFinite) {
 			t.Errorf("%s NaN b: no error", name)
 		}
 	}
@@ -143,7 +145,7 @@ func TestSolveToeplitzMethods(t *testing.T) {
 		name := fmt.Sprintf("%s/%+v", tc.c.name, tc.opt)
 		tp := mustToeplitz(t, tc.c.dims, tc.c.k)
 		b := ones(tp.Len())
-		res, err := SolveToeplitz(context.Background(), tp, b, tc.opt)
+		res, err := SolveToeplitz(context.Background(), tp, b, &tc.opt)
 		if res.Solver != tc.solver {
 			t.Errorf("%s: solver %q, want %q", name, res.Solver, tc.solver)
 		}
@@ -173,7 +175,7 @@ func ExampleSolveToeplitz() {
 	for i := range b {
 		b[i] = 1
 	}
-	res, err := SolveToeplitz(context.Background(), tp, b, Options{})
+	res, err := SolveToeplitz(context.Background(), tp, b, &Options{})
 	fmt.Println(res.Solver, res.Converged, res.Residual < 1e-12, err)
 	fmt.Printf("z[0] = %.6f, z[6] = %.6f\n", res.Z[0], res.Z[6])
 	// Output:

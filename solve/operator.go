@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/optdp/optdp/solve/run"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -33,7 +35,7 @@ var (
 	ErrShape = errors.New("solve: dimension mismatch")
 	// ErrTooLarge means the workspaces a solver needs would not fit in
 	// memory (the limit is MaxWorkBytes); nothing was allocated.
-	ErrTooLarge = errors.New("solve: problem too large for memory")
+	ErrTooLarge = run.ErrTooLarge
 	// ErrBadKernel means a kernel value was NaN, infinite, or not a valid
 	// privacy-constraints entry.
 	ErrBadKernel = errors.New("solve: invalid kernel value")

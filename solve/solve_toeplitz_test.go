@@ -52,7 +52,7 @@ func TestSolveToeplitzDense(t *testing.T) {
 			a := denseFromKernel(tc.dims, tc.k)
 			b := ones(tp.Len())
 			want := denseSolve(t, a, b)
-			res, err := SolveToeplitz(context.Background(), tp, b, Options{})
+			res, err := SolveToeplitz(context.Background(), tp, b, &Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -323,7 +323,8 @@ const precondFloor = 1e-8
 // Errors: ErrShape for a b of the wrong length, ErrNotConverged (with the
 // last iterate in the Result) when the target is not reached, ctx.Err() when
 // cancelled.
-func SolveToeplitz(ctx context.Context, t *Toeplitz, b []float64, opt Options) (Result, error) {
+func SolveToeplitz(ctx context.Context, t *Toeplitz, b []float64, opts *Options) (Result, error) {
+	opt := opts.value()
 	if err := checkLen("right-hand side", b, t.n); err != nil {
 		return Result{}, err
 	}
@@ -361,7 +362,7 @@ func SolveToeplitz(ctx context.Context, t *Toeplitz, b []float64, opt Options) (
 		if c != nil {
 			minv, _ = c.inverseOperator(false, precondFloor)
 		}
-		res, err := PCG(ctx, t, minv, b, opt)
+		res, err := PCG(ctx, t, minv, b, &opt)
 		res.Solver = "toeplitz-pcg-" + kind.String()
 		if !errors.Is(err, ErrBreakdown) || opt.Method == MethodPCG {
 			return res, err
@@ -373,7 +374,7 @@ func SolveToeplitz(ctx context.Context, t *Toeplitz, b []float64, opt Options) (
 		minv, _ = c.inverseOperator(true, precondFloor)
 		name = "toeplitz-minres-abs-" + kind.String()
 	}
-	res, err := MINRES(ctx, t, minv, b, opt)
+	res, err := MINRES(ctx, t, minv, b, &opt)
 	res.Solver = name
 	return res, err
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/optdp/optdp/mech/metric"
+
 	"github.com/optdp/optdp/mech"
 	"gonum.org/v1/gonum/mat"
 )
@@ -43,7 +45,7 @@ type worstPair struct {
 
 func runAudit(env *runEnv, args []string) error {
 	fs := newFlags(env, "audit")
-	metric := fs.String("metric", "", metricFlagHelp)
+	metricSpec := fs.String("metric", "", metricFlagHelp)
 	eps := fs.Float64("eps", 0, "privacy level eps > 0 to check against, per unit of distance (required)")
 	file := fs.String("matrix", "", "noise matrix FILE: CSV (one row per true answer) or NumPy .npy float64 (required)")
 	prog := fs.Bool("progress", false, "draw a progress bar on stderr even with --json")
@@ -51,7 +53,7 @@ func runAudit(env *runEnv, args []string) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	m, err := metricAndEps(fs, *metric, *eps)
+	m, err := metricAndEps(fs, *metricSpec, *eps)
 	if err != nil {
 		return err
 	}
@@ -87,7 +89,7 @@ func runAudit(env *runEnv, args []string) error {
 }
 
 // auditFromReport is the output of an audit of x.
-func auditFromReport(m mech.Metric, x *mat.Dense, eps float64, rep mech.AuditReport) auditOutput {
+func auditFromReport(m metric.Metric, x *mat.Dense, eps float64, rep mech.AuditReport) auditOutput {
 	_, c := x.Dims()
 	res := auditOutput{Metric: m.String(), N: m.Len(), Outputs: c, Eps: eps, AuditEps: num(rep.Eps), Private: rep.Private, Pairs: rep.Pairs}
 	if rep.Worst[0] >= 0 {

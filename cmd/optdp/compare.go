@@ -6,6 +6,9 @@ import (
 	"math"
 	"text/tabwriter"
 
+	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/mech/tight"
+
 	"github.com/optdp/optdp/mech"
 	"gonum.org/v1/gonum/mat"
 )
@@ -65,7 +68,7 @@ type candidate struct {
 
 func runCompare(env *runEnv, args []string) error {
 	fs := newFlags(env, "compare")
-	metric := fs.String("metric", "", metricFlagHelp)
+	metricSpec := fs.String("metric", "", metricFlagHelp)
 	eps := fs.Float64("eps", 0, epsFlagHelp)
 	prior := fs.String("prior", "uniform", priorSpecHelp)
 	force := fs.Bool("force", false, fmt.Sprintf("accept up to %d answers instead of %d", compareForceMaxN, compareMaxN))
@@ -74,7 +77,7 @@ func runCompare(env *runEnv, args []string) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	m, err := metricAndEps(fs, *metric, *eps)
+	m, err := metricAndEps(fs, *metricSpec, *eps)
 	if err != nil {
 		return err
 	}
@@ -98,7 +101,7 @@ func runCompare(env *runEnv, args []string) error {
 		bar.Update(float64(k)/float64(len(cands)), c.name)
 		var e compareEntry
 		if large {
-			e, err = evaluateLarge(c.name, m.(*mech.GridMetric), *eps, limit)
+			e, err = evaluateLarge(c.name, m.(*metric.GridMetric), *eps, limit)
 		} else {
 			e, err = evaluateCandidate(c, m, *eps, ps.prior)
 		}
@@ -126,7 +129,7 @@ func runCompare(env *runEnv, args []string) error {
 // evaluateCandidate builds c, audits it against m at eps and measures its
 // utility (optimal remap) and leakage for prior. A failed build is reported
 // in the entry's note; a failed audit as private = false.
-func evaluateCandidate(c candidate, m mech.Metric, eps float64, prior []float64) (compareEntry, error) {
+func evaluateCandidate(c candidate, m metric.Metric, eps float64, prior []float64) (compareEntry, error) {
 	e := compareEntry{Name: c.name}
 	x, note, err := c.build()
 	if err != nil {
@@ -160,21 +163,21 @@ func evaluateCandidate(c candidate, m mech.Metric, eps float64, prior []float64)
 
 // compareCandidates lists the tight-constraints mechanism and the baselines
 // that apply to m.
-func compareCandidates(m mech.Metric, eps float64) []candidate {
+func compareCandidates(m metric.Metric, eps float64) []candidate {
 	n := m.Len()
 	cs := []candidate{{"tight-constraints", func() (*mat.Dense, string, error) { return tightMatrix(m, eps) }}}
 	switch mm := m.(type) {
-	case *mech.LineMetric:
+	case *metric.LineMetric:
 		cs = append(cs,
 			candidate{"truncated-geometric", func() (*mat.Dense, string, error) {
 				x, err := mech.TruncatedGeometric(n, eps, 1)
 				return x, "", err
 			}},
 			candidate{"ring-closure", func() (*mat.Dense, string, error) {
-				x, note, err := tightMatrix(mech.CloseLine(mm), eps)
+				x, note, err := tightMatrix(metric.CloseLine(mm), eps)
 				return x, joinNote("tight-constraints mechanism of the ring closing the line", note), err
 			}})
-	case *mech.SumMetric:
+	case *metric.SumMetric:
 		var u, v int
 		if _, err := fmt.Sscanf(mm.String(), "sum:u=%d,v=%d", &u, &v); err == nil {
 			cs = append(cs, candidate{"truncated-geometric", func() (*mat.Dense, string, error) {
@@ -182,19 +185,19 @@ func compareCandidates(m mech.Metric, eps float64) []candidate {
 				return x, fmt.Sprintf("sensitivity %d", v), err
 			}})
 		}
-	case *mech.KCountMetric:
+	case *metric.KCountMetric:
 		d := mm.Dims()
 		cs = append(cs, candidate{"geometric-per-count", func() (*mat.Dense, string, error) {
 			x, err := mech.GeometricPerCount(d[0]-1, len(d), eps)
 			return x, fmt.Sprintf("eps/%d per count", len(d)), err
 		}})
-	case *mech.CliqueMetric:
+	case *metric.CliqueMetric:
 		cs = append(cs, candidate{"randomized-response", func() (*mat.Dense, string, error) {
 			x, err := mech.RandomizedResponse(n, eps)
 			return x, "", err
 		}})
-	case *mech.GridMetric:
-		if mm.Norm() == mech.Euclid {
+	case *metric.GridMetric:
+		if mm.Norm() == metric.Euclid {
 			d := mm.Dims()
 			cs = append(cs, candidate{"planar-laplace", func() (*mat.Dense, string, error) {
 				x, err := mech.PlanarLaplace(d[1], d[0], mm.Step(), eps)
@@ -211,12 +214,12 @@ func compareCandidates(m mech.Metric, eps float64) []candidate {
 
 // tightMatrix is the tight-constraints mechanism's matrix, or nil with the
 // reason it has none.
-func tightMatrix(m mech.Metric, eps float64) (*mat.Dense, string, error) {
-	r, err := mech.Tight(context.Background(), m, eps, &mech.TightOptions{MaxMechanismN: m.Len()})
+func tightMatrix(m metric.Metric, eps float64) (*mat.Dense, string, error) {
+	r, err := tight.Solve(context.Background(), m, eps, &tight.Options{MaxMechanismN: m.Len()})
 	if err != nil {
 		return nil, "", err
 	}
-	if r.Exists != mech.Yes {
+	if r.Exists != tight.Yes {
 		return nil, fmt.Sprintf("%s at eps = %g (min z = %.6g)", existsPhrase(r.Exists), eps, r.MinZ), nil
 	}
 	if r.X == nil {
@@ -248,9 +251,9 @@ const compareLargeMaxN = 1 << 18
 // m, which has more than limit answers: m must be a grid (a lattice on which
 // the tight-constraints mechanism and planar Laplace have matrix-free forms)
 // of at most compareLargeMaxN points, and the prior uniform.
-func checkLargeCompare(m mech.Metric, limit int, force bool, prior string) error {
+func checkLargeCompare(m metric.Metric, limit int, force bool, prior string) error {
 	n := m.Len()
-	if _, ok := m.(*mech.GridMetric); !ok {
+	if _, ok := m.(*metric.GridMetric); !ok {
 		hint := fmt.Sprintf("; --force raises the limit to %d", compareForceMaxN)
 		if force {
 			hint = "; use tight, or the library, for larger metrics"
@@ -270,7 +273,7 @@ func checkLargeCompare(m mech.Metric, limit int, force bool, prior string) error
 // uniform prior without building any n×n matrix: the tight-constraints
 // mechanism (largeTight) and planar Laplace (largePlanarLaplace); every other
 // mechanism is listed with a note saying it was not evaluated.
-func evaluateLarge(name string, g *mech.GridMetric, eps float64, limit int) (compareEntry, error) {
+func evaluateLarge(name string, g *metric.GridMetric, eps float64, limit int) (compareEntry, error) {
 	switch name {
 	case "tight-constraints":
 		return largeTight(g, eps), nil
@@ -291,17 +294,17 @@ func uniformLeakage(n int, u float64) *num {
 // matrix-free form (MATH.md §4, §8). The optimal remap is the identity:
 // max_i X[i][k] = z_k max_i e^{-eps·d(i,k)} = z_k = X[k][k], so the utility
 // is mean(z) and the leakage log2(n·mean(z)). The audit is the mechanism's
-// own (TightResult.Audit: z >= 0 certified, levels measured on sampled
+// own (tight.Result.Audit: z >= 0 certified, levels measured on sampled
 // pairs).
-func largeTight(m mech.Metric, eps float64) compareEntry {
+func largeTight(m metric.Metric, eps float64) compareEntry {
 	e := compareEntry{Name: "tight-constraints"}
 	// MaxMechanismN 1: never build X, so Audit is the matrix-free audit.
-	r, err := mech.Tight(context.Background(), m, eps, &mech.TightOptions{MaxMechanismN: 1})
+	r, err := tight.Solve(context.Background(), m, eps, &tight.Options{MaxMechanismN: 1})
 	switch {
 	case err != nil:
 		e.Note = err.Error()
 		return e
-	case r.Exists != mech.Yes:
+	case r.Exists != tight.Yes:
 		e.Note = fmt.Sprintf("%s at eps = %g (min z = %.6g)", existsPhrase(r.Exists), eps, r.MinZ)
 		return e
 	case r.Free == nil:
@@ -324,7 +327,7 @@ func largeTight(m mech.Metric, eps float64) compareEntry {
 // planarAuditPoints against the grid's distances among those points, over
 // all n outputs. An error of the construction (eps·diagonal too large) is
 // reported in the note, as on the dense path.
-func largePlanarLaplace(g *mech.GridMetric, eps float64) (compareEntry, error) {
+func largePlanarLaplace(g *metric.GridMetric, eps float64) (compareEntry, error) {
 	e := compareEntry{Name: "planar-laplace", Note: "continuous planar Laplace snapped to grid cells"}
 	d := g.Dims()
 	w, h, n := d[1], d[0], g.Len()
@@ -377,7 +380,7 @@ func planarAuditPoints(w, h int) []int {
 // subMetric is the metric m restricted to the answers pts (answer k of
 // subMetric is pts[k]): a metric, since m is.
 type subMetric struct {
-	m   mech.Metric
+	m   metric.Metric
 	pts []int
 }
 

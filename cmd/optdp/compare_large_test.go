@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optdp/optdp/mech"
+	"github.com/optdp/optdp/mech/metric"
 )
 
 // TestCompareLargeMatchesDense: on grids small enough for the dense path,
@@ -17,10 +17,10 @@ import (
 func TestCompareLargeMatchesDense(t *testing.T) {
 	for _, c := range []struct {
 		w, h int
-		norm mech.Norm
+		norm metric.Norm
 		eps  float64
-	}{{12, 12, mech.Euclid, 1}, {12, 9, mech.Euclid, 0.8}, {10, 10, mech.Manhattan, 0.7}, {12, 12, mech.Euclid, 0.4}} {
-		g, err := mech.Grid(c.w, c.h, 1, c.norm)
+	}{{12, 12, metric.Euclid, 1}, {12, 9, metric.Euclid, 0.8}, {10, 10, metric.Manhattan, 0.7}, {12, 12, metric.Euclid, 0.4}} {
+		g, err := metric.Grid(c.w, c.h, 1, c.norm)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func TestCompareLargeMatchesDense(t *testing.T) {
 				t.Errorf("%s %s: matrix-free audit %v (private %v), dense %v, eps %v", g, cand.name, a, *large.Private, *dense.AuditEps, c.eps)
 			}
 		}
-		if want := map[mech.Norm]int{mech.Euclid: 2, mech.Manhattan: 1}[c.norm]; checked != want {
+		if want := map[metric.Norm]int{metric.Euclid: 2, metric.Manhattan: 1}[c.norm]; checked != want {
 			t.Errorf("%s: %d mechanisms with a matrix-free path, want %d", g, checked, want)
 		}
 	}

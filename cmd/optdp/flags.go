@@ -21,6 +21,11 @@ import (
 	"sync"
 	"time"
 
+	optrun "github.com/optdp/optdp/solve/run"
+
+	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/mech/tight"
+
 	"github.com/optdp/optdp/backend"
 	"github.com/optdp/optdp/mech"
 	"gonum.org/v1/gonum/mat"
@@ -36,7 +41,7 @@ const epsFlagHelp = "privacy level eps > 0 per unit of distance: per hop for gra
 // metricAndEps validates the --metric and --eps flags of fs, which parseFlags
 // has parsed, and returns the metric: both are required, eps must be finite
 // and > 0.
-func metricAndEps(fs *flag.FlagSet, spec string, eps float64) (mech.Metric, error) {
+func metricAndEps(fs *flag.FlagSet, spec string, eps float64) (metric.Metric, error) {
 	set := flagsGiven(fs)
 	m, err := parseMetricFlag(spec, set["metric"])
 	if err != nil {
@@ -57,16 +62,16 @@ func flagsGiven(fs *flag.FlagSet) map[string]bool {
 
 // parseMetricFlag builds the metric of --metric. A missing flag or an
 // unknown kind is a usage error (exit 2); a spec whose parameters or file are
-// invalid is an input error (exit 1) with mech.ParseMetric's message.
-func parseMetricFlag(spec string, given bool) (mech.Metric, error) {
+// invalid is an input error (exit 1) with metric.Parse's message.
+func parseMetricFlag(spec string, given bool) (metric.Metric, error) {
 	if !given || strings.TrimSpace(spec) == "" {
-		return nil, usagef("--metric is required (kinds: %s)", strings.Join(mech.MetricKinds(), ", "))
+		return nil, usagef("--metric is required (kinds: %s)", strings.Join(metric.Kinds(), ", "))
 	}
 	kind, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
-	if !slices.Contains(mech.MetricKinds(), kind) {
-		return nil, usagef("--metric %q: unknown metric kind %q (want one of %s)", spec, kind, strings.Join(mech.MetricKinds(), ", "))
+	if !slices.Contains(metric.Kinds(), kind) {
+		return nil, usagef("--metric %q: unknown metric kind %q (want one of %s)", spec, kind, strings.Join(metric.Kinds(), ", "))
 	}
-	m, err := mech.ParseMetric(spec)
+	m, err := metric.Parse(spec)
 	if err != nil {
 		return nil, fmt.Errorf("--metric: %w", err)
 	}
@@ -104,12 +109,12 @@ func forcedMaxBytes() int64 {
 	return 64 << 30
 }
 
-// maxDenseBytes is the dense memory limit for --force (0: mech's default).
-func maxDenseBytes(force bool) int64 {
+// budget is the memory budget of --force (the default budget without it).
+func budget(force bool) optrun.Settings {
 	if force {
-		return forcedMaxBytes()
+		return optrun.Settings{Budget: optrun.Budget(forcedMaxBytes())}
 	}
-	return 0
+	return optrun.Settings{}
 }
 
 // priorSpecHelp is the help text of --prior.
@@ -125,22 +130,22 @@ type priorSpec struct {
 
 // parsePrior reads --prior for the metric m. For "product:" the metric must
 // be hamming with v values; the full prior is materialised only when
-// materialise is true (and fits mech.MaxVectorN). Every prior is checked to
+// materialise is true (and fits tight.MaxVectorN). Every prior is checked to
 // be a probability distribution; one not summing to 1 is an error saying so.
-func parsePrior(spec string, m mech.Metric, materialise bool) (*priorSpec, error) {
+func parsePrior(spec string, m metric.Metric, materialise bool) (*priorSpec, error) {
 	n := m.Len()
 	switch {
 	case spec == "" || spec == "uniform":
 		ps := &priorSpec{kind: "uniform"}
-		if h, ok := m.(*mech.HammingMetric); ok {
+		if h, ok := m.(*metric.HammingMetric); ok {
 			ps.product = make([]float64, h.V())
 			for i := range ps.product {
 				ps.product[i] = 1 / float64(h.V())
 			}
 		}
 		if materialise {
-			if n > mech.MaxVectorN {
-				return nil, fmt.Errorf("--prior uniform: %s has %d answers, above the vector limit %d", m, n, mech.MaxVectorN)
+			if n > tight.MaxVectorN {
+				return nil, fmt.Errorf("--prior uniform: %s has %d answers, above the vector limit %d", m, n, tight.MaxVectorN)
 			}
 			ps.prior = make([]float64, n)
 			for i := range ps.prior {
@@ -164,12 +169,12 @@ func parsePrior(spec string, m mech.Metric, materialise bool) (*priorSpec, error
 		if len(p) != n {
 			return nil, fmt.Errorf("--prior %s: holds %d probabilities, want %d (one per answer of %s)", path, len(p), n, m)
 		}
-		if err := checkDistribution(p); err != nil {
+		if err := mech.ValidateDistribution(p, n, "prior"); err != nil {
 			return nil, fmt.Errorf("--prior %s: %w", path, err)
 		}
 		return &priorSpec{kind: "file", prior: p}, nil
 	case strings.HasPrefix(spec, "product:"):
-		h, ok := m.(*mech.HammingMetric)
+		h, ok := m.(*metric.HammingMetric)
 		if !ok {
 			return nil, usagef("--prior product:...: only for hamming metrics, not %s", m)
 		}
@@ -180,37 +185,18 @@ func parsePrior(spec string, m mech.Metric, materialise bool) (*priorSpec, error
 		if len(p) != h.V() {
 			return nil, fmt.Errorf("--prior %q: %d probabilities, want v = %d (one per value of an individual)", spec, len(p), h.V())
 		}
-		if err := checkDistribution(p); err != nil {
+		if err := mech.ValidateDistribution(p, h.V(), "prior"); err != nil {
 			return nil, fmt.Errorf("--prior %q: %w", spec, err)
 		}
 		ps := &priorSpec{kind: "product", product: p}
 		if materialise {
-			if ps.prior, err = mech.ProductPrior(h.U(), p); err != nil {
+			if ps.prior, err = tight.ProductPrior(h.U(), p); err != nil {
 				return nil, fmt.Errorf("--prior: %w", err)
 			}
 		}
 		return ps, nil
 	}
 	return nil, usagef("--prior %q: want uniform, file:PATH or product:p1,...,pv", spec)
-}
-
-// checkDistribution checks that p is a probability distribution: entries
-// finite and >= 0, summing to 1 within mech.SumTol.
-func checkDistribution(p []float64) error {
-	if len(p) == 0 {
-		return errors.New("no probabilities given")
-	}
-	s := 0.0
-	for i, v := range p {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return fmt.Errorf("probability %d is %v: every probability must be finite and >= 0", i+1, v)
-		}
-		s += v
-	}
-	if math.Abs(s-1) > mech.SumTol {
-		return fmt.Errorf("the probabilities sum to %.17g, not 1 (tolerance %g)", s, mech.SumTol)
-	}
-	return nil
 }
 
 // parseNumbers parses numbers separated by commas, whitespace or newlines;
@@ -445,25 +431,12 @@ func writeMatrixPath(path string, x *mat.Dense) error {
 }
 
 // checkNoiseMatrix validates a noise matrix read from a file against the
-// metric: one row per answer, entries finite and >= 0, rows summing to 1.
-func checkNoiseMatrix(x *mat.Dense, m mech.Metric) error {
-	r, c := x.Dims()
-	if r != m.Len() {
+// metric: one row per answer, and row-stochastic (mech.ValidateStochastic).
+func checkNoiseMatrix(x *mat.Dense, m metric.Metric) error {
+	if r, _ := x.Dims(); r != m.Len() {
 		return fmt.Errorf("the matrix has %d rows but %s has %d answers (want one row per true answer)", r, m, m.Len())
 	}
-	for i := 0; i < r; i++ {
-		s := 0.0
-		for o, v := range x.RawRowView(i)[:c] {
-			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-				return fmt.Errorf("entry [%d][%d] = %v: probabilities must be finite and >= 0", i, o, v)
-			}
-			s += v
-		}
-		if math.Abs(s-1) > mech.SumTol {
-			return fmt.Errorf("row %d sums to %.17g, not 1: the matrix is not row-stochastic (tolerance %g)", i, s, mech.SumTol)
-		}
-	}
-	return nil
+	return mech.ValidateStochastic(x, "noise matrix")
 }
 
 // num is a float64 that marshals to JSON as a number when finite and as the
@@ -520,14 +493,14 @@ func progressEnabled(asJSON, progressFlag bool) bool { return !asJSON || progres
 
 // announceDense prints, before a dense tight-constraints solve of n >= 1000
 // answers starts, its memory and an estimate of its time on the active
-// backend (mech.PlanTight), so nobody waits blind. It prints nothing for the
+// backend (tight.Estimate), so nobody waits blind. It prints nothing for the
 // structured solvers, or when quiet (--json without --progress).
-func announceDense(env *runEnv, m mech.Metric, opts *mech.TightOptions, enabled bool) {
+func announceDense(env *runEnv, m metric.Metric, opts *tight.Options, enabled bool) {
 	if !enabled {
 		return
 	}
-	p, err := mech.PlanTight(m, opts)
-	if err != nil || p.Solver != mech.SolverDense || p.N < 1000 {
+	p, err := tight.Estimate(m, opts)
+	if err != nil || p.Solver != tight.SolverDense || p.N < 1000 {
 		return
 	}
 	fmt.Fprintf(env.stderr, "dense solve of n = %d: %.3g GB of memory, about %s on %s (a structured solver applies only to lattice, separable or ball-symmetric metrics)\n",

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optdp/optdp/mech/metric"
+
 	"github.com/optdp/optdp/mech"
 	"gonum.org/v1/gonum/mat"
 )
@@ -504,7 +506,7 @@ func TestMechCommandErrors(t *testing.T) {
 		{[]string{"tight", "--metric", "line:n=5000", "--eps", "1", "--out", filepath.Join(dir, "big.csv")}, 1, "n = 5000 > MaxMechanismN = 4096"},
 		{[]string{"tight", "--metric", "graph:file=" + filepath.Join(dir, "nope.txt"), "--eps", "1"}, 1, "no such file"},
 		{[]string{"tight", "--metric", "sum:u=2,v=2", "--eps", "0.3", "--out", filepath.Join(dir, "x.csv")}, 1, "does not exist"},
-		{[]string{"regular", "--metric", "line:n=6", "--eps", "1", "--prior", "file:" + badPrior}, 1, "sum to 0.97"},
+		{[]string{"regular", "--metric", "line:n=6", "--eps", "1", "--prior", "file:" + badPrior}, 1, "sums to 0.97, not 1"},
 		{[]string{"regular", "--metric", "line:n=6", "--eps", "1", "--prior", "file:" + filepath.Join(dir, "nope")}, 1, "no such file"},
 		{[]string{"regular", "--metric", "hamming:u=3,v=4", "--eps", "1", "--prior", "product:0.5,0.5,0.5,0.5"}, 1, "not 1"},
 		{[]string{"regular", "--metric", "hamming:u=3,v=4", "--eps", "1", "--prior", "product:0.5,0.5"}, 1, "want v = 4"},
@@ -546,7 +548,7 @@ func TestTooLargeRefusedBeforeAllocating(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	code, _, errs := cli("tight", "--metric", "grid:w=1000,h=1000", "--eps", "1", "--solver", "dense")
 	runtime.ReadMemStats(&after)
-	if code != 1 || !strings.Contains(errs, "n = 1000000") || !strings.Contains(errs, "above the limit") {
+	if code != 1 || !strings.Contains(errs, "n = 1000000") || !strings.Contains(errs, "over the memory budget") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
@@ -554,7 +556,7 @@ func TestTooLargeRefusedBeforeAllocating(t *testing.T) {
 	}
 	// --force raises the limit to physical memory, which is still far below
 	// 8 TB.
-	if code, _, errs := cli("tight", "--metric", "grid:w=1000,h=1000", "--eps", "1", "--solver", "dense", "--force"); code != 1 || !strings.Contains(errs, "above the limit") {
+	if code, _, errs := cli("tight", "--metric", "grid:w=1000,h=1000", "--eps", "1", "--solver", "dense", "--force"); code != 1 || !strings.Contains(errs, "over the memory budget") {
 		t.Errorf("--force: exit %d, %q", code, errs)
 	}
 	// The threshold search on a 10^6 lattice is refused up front, naming
@@ -583,7 +585,7 @@ func TestMechCommandHelp(t *testing.T) {
 // metric is listed with private = false and its measured level, not hidden.
 // Randomized response at eps 2 on K_4 measures exactly 2.
 func TestCompareReportsFailedAudit(t *testing.T) {
-	m, err := mech.Clique(4)
+	m, err := metric.Clique(4)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/optdp/optdp/mech"
+	optrun "github.com/optdp/optdp/solve/run"
+
+	"github.com/optdp/optdp/mech/optimal"
 )
 
 func optimalCommand() command {
@@ -41,7 +43,7 @@ type optimalResult struct {
 
 func runOptimal(env *runEnv, args []string) error {
 	fs := newFlags(env, "optimal")
-	metric := fs.String("metric", "", metricFlagHelp)
+	metricSpec := fs.String("metric", "", metricFlagHelp)
 	eps := fs.Float64("eps", 0, epsFlagHelp)
 	prior := fs.String("prior", "", "prior on the answers (required): uniform, or file:PATH with n probabilities summing to 1 separated by commas, spaces or newlines")
 	gain := fs.String("gain", "binary", "gain: binary (probability of reporting the true answer) or distance (minus the expected distance)")
@@ -52,14 +54,14 @@ func runOptimal(env *runEnv, args []string) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	m, err := metricAndEps(fs, *metric, *eps)
+	m, err := metricAndEps(fs, *metricSpec, *eps)
 	if err != nil {
 		return err
 	}
 	if !flagsGiven(fs)["prior"] {
 		return usagef("--prior is required (uniform or file:PATH)")
 	}
-	if *gain != string(mech.GainBinary) && *gain != string(mech.GainDistance) {
+	if *gain != string(optimal.GainBinary) && *gain != string(optimal.GainDistance) {
 		return usagef("--gain %q: want binary or distance", *gain)
 	}
 	if !(*tol > 0 && *tol < 1) {
@@ -74,10 +76,11 @@ func runOptimal(env *runEnv, args []string) error {
 	}
 	pi := ps.prior
 	bar := newProgress(env, "optimal", progressEnabled(*asJSON, *prog))
-	opts := &mech.OptimalOptions{Gain: mech.Gain(*gain), Tol: *tol, Progress: func(it, maxIter int, gap float64) {
-		bar.Update(-1, fmt.Sprintf("iteration %d, gap %.2g", it, gap))
-	}}
-	r, err := mech.Optimal(context.Background(), m, *eps, pi, opts)
+	opts := &optimal.Options{Gain: optimal.Gain(*gain), Tol: *tol}
+	opts.Progress = func(p optrun.Progress) {
+		bar.Update(-1, fmt.Sprintf("iteration %d, gap %.2g", p.Iter, p.Gap))
+	}
+	r, err := optimal.Solve(context.Background(), m, *eps, pi, opts)
 	bar.Done()
 	if r == nil {
 		return err

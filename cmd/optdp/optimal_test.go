@@ -124,7 +124,7 @@ func TestOptimalCLIErrors(t *testing.T) {
 	// A prior that does not sum to 1 is refused by the library.
 	off := filepath.Join(dir, "off.txt")
 	os.WriteFile(off, []byte("0.5 0.5 0.5 0 0"), 0o644)
-	if code, _, stderr := runOptimalCLI("--metric", "line:n=5", "--eps", "1", "--prior", "file:"+off); code != 1 || !strings.Contains(stderr, "sum to 1.5") {
+	if code, _, stderr := runOptimalCLI("--metric", "line:n=5", "--eps", "1", "--prior", "file:"+off); code != 1 || !strings.Contains(stderr, "sums to 1.5, not 1") {
 		t.Errorf("prior summing to 1.5: exit %d, %q", code, stderr)
 	}
 }
@@ -133,7 +133,7 @@ func TestOptimalCLIErrors(t *testing.T) {
 // met; the certified result is still printed, and the command fails.
 func TestOptimalNotConverged(t *testing.T) {
 	code, stdout, stderr := runOptimalCLI("--metric", "line:n=8", "--eps", "1", "--prior", "uniform", "--tol", "1e-17", "--json")
-	if code != 1 || !strings.Contains(stderr, "did not reach the tolerance") {
+	if code != 1 || !strings.Contains(stderr, "did not converge") || !strings.Contains(stderr, "tolerance 1e-17") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	var v map[string]any

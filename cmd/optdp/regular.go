@@ -6,7 +6,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/optdp/optdp/mech"
+	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/mech/tight"
 )
 
 func regularCommand() command {
@@ -25,20 +26,20 @@ func regularCommand() command {
 
 // regularOutput is the JSON output of optdp regular.
 type regularOutput struct {
-	Metric           string       `json:"metric"`
-	N                int          `json:"n"`
-	Eps              float64      `json:"eps"`
-	Prior            string       `json:"prior"`
-	Regular          mech.Verdict `json:"regular"`
-	SumY             num          `json:"sum_y"`
-	UtilityBound     num          `json:"utility_bound"`
-	LeakageBoundBits num          `json:"leakage_bound_bits"`
-	MinY             num          `json:"min_y"`
-	YErr             *num         `json:"y_err,omitempty"`
-	Unique           *bool        `json:"unique,omitempty"`
-	Solver           string       `json:"solver"`
-	RCond            *num         `json:"rcond,omitempty"`
-	Certificate      string       `json:"certificate,omitempty"`
+	Metric           string        `json:"metric"`
+	N                int           `json:"n"`
+	Eps              float64       `json:"eps"`
+	Prior            string        `json:"prior"`
+	Regular          tight.Verdict `json:"regular"`
+	SumY             num           `json:"sum_y"`
+	UtilityBound     num           `json:"utility_bound"`
+	LeakageBoundBits num           `json:"leakage_bound_bits"`
+	MinY             num           `json:"min_y"`
+	YErr             *num          `json:"y_err,omitempty"`
+	Unique           *bool         `json:"unique,omitempty"`
+	Solver           string        `json:"solver"`
+	RCond            *num          `json:"rcond,omitempty"`
+	Certificate      string        `json:"certificate,omitempty"`
 	// Product priors (Kronecker structure): the per-individual solution y1
 	// and log2 of sum_y and |min_y|, which stay finite when v^u is huge.
 	Y1          []float64 `json:"y1,omitempty"`
@@ -51,7 +52,7 @@ type regularOutput struct {
 
 func runRegular(env *runEnv, args []string) error {
 	fs := newFlags(env, "regular")
-	metric := fs.String("metric", "", metricFlagHelp)
+	metricSpec := fs.String("metric", "", metricFlagHelp)
 	eps := fs.Float64("eps", 0, epsFlagHelp)
 	prior := fs.String("prior", "uniform", priorSpecHelp)
 	force := fs.Bool("force", false, "raise the dense memory limit from 4 GiB to the machine's physical memory")
@@ -60,7 +61,7 @@ func runRegular(env *runEnv, args []string) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	m, err := metricAndEps(fs, *metric, *eps)
+	m, err := metricAndEps(fs, *metricSpec, *eps)
 	if err != nil {
 		return err
 	}
@@ -70,10 +71,10 @@ func runRegular(env *runEnv, args []string) error {
 	}
 	start := time.Now()
 	res := regularOutput{Metric: m.String(), N: m.Len(), Eps: *eps, Prior: *prior}
-	if h, ok := m.(*mech.HammingMetric); ok && ps.product != nil {
+	if h, ok := m.(*metric.HammingMetric); ok && ps.product != nil {
 		// Product prior on a Hamming space: y = y1 ⊗ ... ⊗ y1, exact for v^u
 		// in the billions.
-		r, err := mech.RegularProduct(h.U(), *eps, ps.product)
+		r, err := tight.RegularProduct(h.U(), *eps, ps.product)
 		if err != nil {
 			return err
 		}
@@ -89,9 +90,9 @@ func runRegular(env *runEnv, args []string) error {
 				return err
 			}
 		}
-		opts := &mech.TightOptions{MaxDenseBytes: maxDenseBytes(*force)}
-		r, err := busy(env, "regular", progressEnabled(*asJSON, *prog), func(*progress) (*mech.RegularResult, error) {
-			return mech.Regular(context.Background(), m, *eps, ps.prior, opts)
+		opts := &tight.Options{Settings: budget(*force)}
+		r, err := busy(env, "regular", progressEnabled(*asJSON, *prog), func(*progress) (*tight.RegularResult, error) {
+			return tight.Regular(context.Background(), m, *eps, ps.prior, opts)
 		})
 		if err != nil {
 			return err
@@ -100,7 +101,7 @@ func runRegular(env *runEnv, args []string) error {
 		res.MinY, res.YErr, res.Unique, res.Solver = num(r.MinY), numPtr(r.YErr), &r.Unique, r.Solver
 		res.RCond, res.Certificate = numPtr(r.RCond), r.Certificate
 	}
-	if res.Regular != mech.Yes {
+	if res.Regular != tight.Yes {
 		res.Note = joinNote(res.Note, "the prior is not (certainly) regular, so the utility and leakage bounds are not established for it")
 	}
 	res.TimeS = time.Since(start).Seconds()

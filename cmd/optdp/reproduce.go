@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 
-	"github.com/optdp/optdp/bench/repro"
+	optrun "github.com/optdp/optdp/solve/run"
+
+	"github.com/optdp/optdp/repro"
 )
 
 func reproduceCommand() command {
@@ -59,7 +62,14 @@ func runReproduce(env *runEnv, args []string) error {
 		return usagef("--out must name a directory")
 	}
 	var bar *progress
-	cfg := &repro.Config{Dir: *out, Quick: *quick, Progress: func(frac float64, msg string) { bar.Update(frac, msg) }}
+	cfg := &repro.Config{Dir: *out, Quick: *quick}
+	cfg.Progress = func(p optrun.Progress) {
+		frac := p.Frac
+		if math.IsNaN(frac) {
+			frac = -1
+		}
+		bar.Update(frac, p.Message)
+	}
 	rep, err := repro.Run(context.Background(), exps, cfg, func(i int, e repro.Experiment) {
 		bar.Done()
 		fmt.Fprintf(env.stderr, "[%d/%d] %s: %s\n", i+1, len(exps), e.Name, e.Title)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/optdp/optdp/mech"
+	"github.com/optdp/optdp/mech/tight"
 )
 
 func thresholdCommand() command {
@@ -26,7 +26,7 @@ func thresholdCommand() command {
 type thresholdOutput struct {
 	Metric string `json:"metric"`
 	N      int    `json:"n"`
-	*mech.ThresholdResult
+	*tight.ThresholdResult
 	// Crossings shadows the embedded field to give it lower-case keys.
 	Crossings []crossingOutput `json:"crossings"`
 	TimeS     float64          `json:"time_s"`
@@ -42,7 +42,7 @@ type crossingOutput struct {
 
 func runThreshold(env *runEnv, args []string) error {
 	fs := newFlags(env, "threshold")
-	metric := fs.String("metric", "", metricFlagHelp)
+	metricSpec := fs.String("metric", "", metricFlagHelp)
 	lo := fs.Float64("lo", 0.01, "lower end of the eps search interval (> 0)")
 	hi := fs.Float64("hi", 10, "upper end of the eps search interval (> lo)")
 	tol := fs.Float64("tol", 1e-6, "width of the final bracket around eps*")
@@ -55,7 +55,7 @@ func runThreshold(env *runEnv, args []string) error {
 		return err
 	}
 	set := flagsGiven(fs)
-	m, err := parseMetricFlag(*metric, set["metric"])
+	m, err := parseMetricFlag(*metricSpec, set["metric"])
 	if err != nil {
 		return err
 	}
@@ -74,10 +74,10 @@ func runThreshold(env *runEnv, args []string) error {
 	if *steps < 1 {
 		return usagef("--steps %d: want >= 1", *steps)
 	}
-	opts := &mech.ThresholdOptions{Lo: *lo, Hi: *hi, Tol: *tol, Steps: *steps, MaxDenseBytes: maxDenseBytes(*force), Structured: *structured}
+	opts := &tight.ThresholdOptions{Lo: *lo, Hi: *hi, Tol: *tol, Steps: *steps, Settings: budget(*force), Structured: *structured}
 	start := time.Now()
-	r, err := busy(env, "threshold", progressEnabled(*asJSON, *prog), func(*progress) (*mech.ThresholdResult, error) {
-		return mech.Threshold(context.Background(), m, opts)
+	r, err := busy(env, "threshold", progressEnabled(*asJSON, *prog), func(*progress) (*tight.ThresholdResult, error) {
+		return tight.Threshold(context.Background(), m, opts)
 	})
 	if err != nil {
 		return err
@@ -92,9 +92,9 @@ func runThreshold(env *runEnv, args []string) error {
 	w := env.stdout
 	fmt.Fprintf(w, "metric       %s (n = %d)\n", res.Metric, res.N)
 	switch r.Status {
-	case mech.ThresholdAlways:
+	case tight.ThresholdAlways:
 		fmt.Fprintf(w, "eps*         0: the mechanism exists for every eps > 0 (%s)\n", r.Reason)
-	case mech.ThresholdAtLo:
+	case tight.ThresholdAtLo:
 		fmt.Fprintf(w, "eps*         <= %g: the mechanism exists everywhere in [%g, %g]; lower --lo to learn more\n", r.EpsStar, *lo, *hi)
 	default:
 		fmt.Fprintf(w, "eps*         %.10g (bracket [%.10g, %.10g], tol %g)\n", r.EpsStar, r.Lo, r.Hi, *tol)

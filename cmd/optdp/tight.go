@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optdp/optdp/mech"
+	optrun "github.com/optdp/optdp/solve/run"
+
+	"github.com/optdp/optdp/mech/tight"
 )
 
 func tightCommand() command {
@@ -27,32 +29,32 @@ func tightCommand() command {
 
 // tightOutput is the JSON output of optdp tight.
 type tightOutput struct {
-	Metric      string       `json:"metric"`
-	N           int          `json:"n"`
-	Eps         float64      `json:"eps"`
-	Exists      mech.Verdict `json:"exists"`
-	MinZ        num          `json:"min_z"`
-	ZErr        num          `json:"z_err"`
-	Utility     *num         `json:"utility"`
-	Unique      bool         `json:"unique"`
-	Solver      string       `json:"solver"`
-	Backend     string       `json:"backend"`
-	RCond       num          `json:"rcond"`
-	Certificate string       `json:"certificate,omitempty"`
-	AuditEps    *num         `json:"audit_eps"`
-	Private     *bool        `json:"private,omitempty"`
-	Note        string       `json:"note,omitempty"`
-	Iterations  int          `json:"iterations,omitempty"`
-	Residual    float64      `json:"residual,omitempty"`
-	TimeS       float64      `json:"time_s"`
-	Out         string       `json:"out,omitempty"`
+	Metric      string        `json:"metric"`
+	N           int           `json:"n"`
+	Eps         float64       `json:"eps"`
+	Exists      tight.Verdict `json:"exists"`
+	MinZ        num           `json:"min_z"`
+	ZErr        num           `json:"z_err"`
+	Utility     *num          `json:"utility"`
+	Unique      bool          `json:"unique"`
+	Solver      string        `json:"solver"`
+	Backend     string        `json:"backend"`
+	RCond       num           `json:"rcond"`
+	Certificate string        `json:"certificate,omitempty"`
+	AuditEps    *num          `json:"audit_eps"`
+	Private     *bool         `json:"private,omitempty"`
+	Note        string        `json:"note,omitempty"`
+	Iterations  int           `json:"iterations,omitempty"`
+	Residual    float64       `json:"residual,omitempty"`
+	TimeS       float64       `json:"time_s"`
+	Out         string        `json:"out,omitempty"`
 }
 
 func runTight(env *runEnv, args []string) error {
 	fs := newFlags(env, "tight")
-	metric := fs.String("metric", "", metricFlagHelp)
+	metricSpec := fs.String("metric", "", metricFlagHelp)
 	eps := fs.Float64("eps", 0, epsFlagHelp)
-	solver := fs.String("solver", mech.SolverAuto, "solver: "+strings.Join(mech.TightSolvers(), ", ")+" (auto picks a closed form or structured solver when one applies, else dense)")
+	solver := fs.String("solver", tight.SolverAuto, "solver: "+strings.Join(tight.Solvers(), ", ")+" (auto picks a closed form or structured solver when one applies, else dense)")
 	out := fs.String("out", "", "write the noise matrix X to FILE: CSV, or NumPy .npy (float64) when FILE ends in .npy")
 	force := fs.Bool("force", false, "raise the dense memory limit from 4 GiB to the machine's physical memory, and with --out build X for n above 4096")
 	noMatrix := fs.Bool("no-matrix", false, "skip building and auditing X (faster for large n; audit_eps is then null)")
@@ -61,26 +63,26 @@ func runTight(env *runEnv, args []string) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	m, err := metricAndEps(fs, *metric, *eps)
+	m, err := metricAndEps(fs, *metricSpec, *eps)
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(mech.TightSolvers(), *solver) {
-		return usagef("--solver %q: want one of %s", *solver, strings.Join(mech.TightSolvers(), ", "))
+	if !slices.Contains(tight.Solvers(), *solver) {
+		return usagef("--solver %q: want one of %s", *solver, strings.Join(tight.Solvers(), ", "))
 	}
-	opts := &mech.TightOptions{Solver: *solver, MaxDenseBytes: maxDenseBytes(*force), NoMechanism: *noMatrix && *out == ""}
+	opts := &tight.Options{Solver: *solver, Settings: budget(*force), NoMechanism: *noMatrix && *out == ""}
 	if *force && *out != "" {
 		opts.MaxMechanismN = m.Len() // build X for --out whatever n, within the memory limit
 	}
 	announceDense(env, m, opts, progressEnabled(*asJSON, *prog))
 	start := time.Now()
-	r, err := busy(env, "tight", progressEnabled(*asJSON, *prog), func(bar *progress) (*mech.TightResult, error) {
+	r, err := busy(env, "tight", progressEnabled(*asJSON, *prog), func(bar *progress) (*tight.Result, error) {
 		// An iterative solver reports its iteration and relative residual;
 		// the bar fills as log10 of the residual approaches the 1e-12 target.
-		opts.Progress = func(it int, rel float64) {
-			bar.Update(min(1, max(0, math.Log10(rel)/-12)), fmt.Sprintf("iteration %d, residual %.1e", it, rel))
+		opts.Progress = func(p optrun.Progress) {
+			bar.Update(min(1, max(0, math.Log10(p.Gap)/-12)), fmt.Sprintf("iteration %d, residual %.1e", p.Iter, p.Gap))
 		}
-		return mech.Tight(context.Background(), m, *eps, opts)
+		return tight.Solve(context.Background(), m, *eps, opts)
 	})
 	if err != nil {
 		return err
@@ -91,7 +93,7 @@ func runTight(env *runEnv, args []string) error {
 		Certificate: r.Certificate, Note: r.Note, TimeS: time.Since(start).Seconds(),
 		Iterations: r.Iterations, Residual: r.Residual,
 	}
-	if r.Exists == mech.Yes {
+	if r.Exists == tight.Yes {
 		res.Utility = numPtr(r.Utility)
 	}
 	if r.X != nil || (r.Free != nil && r.Audit.Pairs > 0) {
@@ -100,7 +102,7 @@ func runTight(env *runEnv, args []string) error {
 	}
 	if *out != "" {
 		switch {
-		case r.Exists != mech.Yes:
+		case r.Exists != tight.Yes:
 			return fmt.Errorf("--out %s: no mechanism to write: at eps = %v the tight-constraints mechanism of %s %s (min z = %.6g)",
 				*out, *eps, m, existsPhrase(r.Exists), r.MinZ)
 		case r.X == nil:
@@ -148,19 +150,19 @@ func runTight(env *runEnv, args []string) error {
 }
 
 // verdictText is a verdict for people.
-func verdictText(v mech.Verdict) string {
+func verdictText(v tight.Verdict) string {
 	switch v {
-	case mech.Yes:
+	case tight.Yes:
 		return "yes"
-	case mech.No:
+	case tight.No:
 		return "no"
 	}
 	return "borderline (rounding could flip the answer)"
 }
 
 // existsPhrase completes "the mechanism ...".
-func existsPhrase(v mech.Verdict) string {
-	if v == mech.No {
+func existsPhrase(v tight.Verdict) string {
+	if v == tight.No {
 		return "does not exist"
 	}
 	return "is borderline (rounding could decide whether it exists)"

@@ -60,3 +60,13 @@ func FormatBytes(b float64) string {
 	}
 	return fmt.Sprintf("%.1f %s", b, units[i])
 }
+
+// CheckDense is Check for copies dense n×n float64 matrices (8·n²·copies
+// bytes): the message says n, the number of matrices and their memory.
+func (b Budget) CheckDense(what string, n, copies int, advice string) error {
+	plural := "matrix"
+	if copies > 1 {
+		plural = "matrices"
+	}
+	return b.Check(fmt.Sprintf("%s: n = %d, %d dense %d×%d %s,", what, n, copies, n, n, plural), DenseBytes(n, n, copies), advice)
+}

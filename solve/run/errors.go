@@ -1,6 +1,9 @@
 package run
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // The sentinel errors of optdp. Packages wrap them with %w (and may re-export
 // them under their own name, e.g. lp.ErrTooLarge == run.ErrTooLarge), so
@@ -21,3 +24,17 @@ var (
 	// The wrapping message names the argument and its valid range.
 	ErrBadInput = errors.New("invalid input")
 )
+
+// badInput is an error whose message is its own text and that matches
+// ErrBadInput under errors.Is (and wraps any %w argument).
+type badInput struct{ err error }
+
+func (e badInput) Error() string        { return e.err.Error() }
+func (e badInput) Unwrap() error        { return e.err }
+func (e badInput) Is(target error) bool { return target == ErrBadInput }
+
+// BadInputf formats an error like fmt.Errorf that also matches ErrBadInput
+// under errors.Is, without appending ErrBadInput's text to the message.
+func BadInputf(format string, args ...any) error {
+	return badInput{fmt.Errorf(format, args...)}
+}

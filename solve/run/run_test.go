@@ -64,3 +64,14 @@ func TestSettingsReport(t *testing.T) {
 		t.Fatalf("reports = %+v", got)
 	}
 }
+
+func TestBadInputf(t *testing.T) {
+	err := BadInputf("eps must be > 0, got %v", -1.0)
+	if !errors.Is(err, ErrBadInput) || err.Error() != "eps must be > 0, got -1" {
+		t.Fatalf("BadInputf: %q, Is(ErrBadInput) = %v", err, errors.Is(err, ErrBadInput))
+	}
+	inner := errors.New("inner")
+	if w := BadInputf("wrap: %w", inner); !errors.Is(w, inner) || !errors.Is(w, ErrBadInput) {
+		t.Fatalf("BadInputf does not wrap its %%w argument: %v", w)
+	}
+}

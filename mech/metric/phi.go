@@ -1,0 +1,102 @@
+package metric
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/optdp/optdp/solve/run"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// denseAdvice is what to do instead when a dense Phi is over the budget.
+const denseAdvice = "raise the budget or use a structured solver (lattice, separable or ball-symmetric metrics)"
+
+// Phi returns the privacy-constraints matrix Phi[i][j] = exp(-eps·d(i,j))
+// (MATH.md §2) as a dense symmetric matrix, refusing (before allocating)
+// when 8n² bytes exceed run.DefaultBudget.
+func Phi(m Metric, eps float64) (*mat.SymDense, error) {
+	return PhiLimit(m, eps, 0)
+}
+
+// PhiLimit is Phi with a caller-chosen memory budget (0 means
+// run.DefaultBudget).
+func PhiLimit(m Metric, eps float64, budget run.Budget) (*mat.SymDense, error) {
+	if err := CheckEps(eps); err != nil {
+		return nil, fmt.Errorf("phi: %w", err)
+	}
+	n := m.Len()
+	if err := budget.CheckDense("phi of "+m.String(), n, 1, denseAdvice); err != nil {
+		return nil, err
+	}
+	p := mat.NewSymDense(n, nil)
+	if err := PhiTo(p, m, eps); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// PhiTo fills dst (n×n, allocated by the caller) with exp(-eps·d).
+// Distances of +Inf give 0.
+func PhiTo(dst *mat.SymDense, m Metric, eps float64) error {
+	if err := CheckEps(eps); err != nil {
+		return fmt.Errorf("phi: %w", err)
+	}
+	n := m.Len()
+	if dst.SymmetricDim() != n {
+		return fmt.Errorf("phi: destination is %d×%d, metric %s has %d answers", dst.SymmetricDim(), dst.SymmetricDim(), m, n)
+	}
+	raw := dst.RawSymmetric()
+	for i := 0; i < n; i++ {
+		raw.Data[i*raw.Stride+i] = 1
+		for j := i + 1; j < n; j++ {
+			raw.Data[i*raw.Stride+j] = math.Exp(-eps * m.Dist(i, j))
+		}
+	}
+	return nil
+}
+
+// DistCache holds the upper triangle of a metric's distances (8n² bytes) so
+// that Phi can be rebuilt for many eps (a threshold search) without calling
+// Dist again.
+type DistCache struct {
+	n int
+	d []float64 // row-major n×n, upper triangle used
+}
+
+// NewDistCache reads m's distances into a new cache; the caller checks the
+// memory (8n² bytes) first.
+func NewDistCache(m Metric) *DistCache {
+	n := m.Len()
+	c := &DistCache{n: n, d: make([]float64, n*n)}
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			c.d[i*n+j] = m.Dist(i, j)
+		}
+	}
+	return c
+}
+
+// PhiTo fills the n×n dst with Phi = exp(-eps·d) from the cache (eps is
+// not checked: the caller validated it).
+func (c *DistCache) PhiTo(dst *mat.SymDense, eps float64) {
+	raw := dst.RawSymmetric()
+	n := c.n
+	for i := 0; i < n; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
+		row[i] = 1
+		for j := i + 1; j < n; j++ {
+			row[j] = math.Exp(-eps * c.d[i*n+j])
+		}
+	}
+}
+
+// CheckEps is the one validation of a privacy level eps (per unit of
+// distance) that every function of optdp taking eps applies: eps must be
+// finite and > 0. The error matches run.ErrBadInput.
+func CheckEps(eps float64) error {
+	if math.IsNaN(eps) || math.IsInf(eps, 0) || eps <= 0 {
+		return run.BadInputf("eps must be a finite number > 0, got %v", eps)
+	}
+	return nil
+}

@@ -1,0 +1,145 @@
+package metric
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// metricKinds lists the spec kinds and their parameters (required first).
+var metricKinds = map[string]struct{ required, optional []string }{
+	"line":    {[]string{"n"}, nil},
+	"ring":    {[]string{"n"}, nil},
+	"clique":  {[]string{"n"}, nil},
+	"sum":     {[]string{"u", "v"}, nil},
+	"kcount":  {[]string{"u", "k"}, nil},
+	"hamming": {[]string{"u", "v"}, nil},
+	"grid":    {[]string{"w", "h"}, []string{"step", "norm"}},
+	"graph":   {[]string{"file"}, nil},
+	"dist":    {[]string{"file"}, nil},
+}
+
+// Kinds returns the metric spec kinds Parse understands, sorted.
+func Kinds() []string {
+	k := make([]string, 0, len(metricKinds))
+	for name := range metricKinds {
+		k = append(k, name)
+	}
+	slices.Sort(k)
+	return k
+}
+
+// Parse builds a metric from a CLI spec "kind:key=value,...":
+//
+//	line:n=N            ring:n=N            clique:n=N
+//	sum:u=U,v=V         kcount:u=U,k=K      hamming:u=U,v=V
+//	grid:w=W,h=H[,step=S][,norm=euclid|manhattan|chebyshev]  (step 1, euclid)
+//	graph:file=PATH     (edge list, see ReadEdgeList)
+//	dist:file=PATH      (CSV distance matrix, see ReadDistCSV)
+//
+// Unknown kinds, unknown, repeated, missing or malformed parameters are
+// errors that say what is expected. The returned metric's String is the spec
+// (normalised).
+func Parse(spec string) (Metric, error) {
+	kind, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	k, ok := metricKinds[kind]
+	if !ok {
+		return nil, fmt.Errorf("metric spec %q: unknown kind %q (want one of %s)", spec, kind, strings.Join(Kinds(), ", "))
+	}
+	params := map[string]string{}
+	if rest != "" {
+		for _, kv := range strings.Split(rest, ",") {
+			key, val, ok := strings.Cut(kv, "=")
+			key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+			if !ok || key == "" || val == "" {
+				return nil, fmt.Errorf("metric spec %q: parameter %q is not key=value", spec, kv)
+			}
+			if !slices.Contains(k.required, key) && !slices.Contains(k.optional, key) {
+				return nil, fmt.Errorf("metric spec %q: unknown parameter %q for %s (want %s)", spec, key, kind, strings.Join(append(slices.Clone(k.required), k.optional...), ", "))
+			}
+			if _, dup := params[key]; dup {
+				return nil, fmt.Errorf("metric spec %q: parameter %q given twice", spec, key)
+			}
+			params[key] = val
+		}
+	}
+	for _, key := range k.required {
+		if _, ok := params[key]; !ok {
+			return nil, fmt.Errorf("metric spec %q: missing parameter %q (%s needs %s)", spec, key, kind, strings.Join(k.required, ", "))
+		}
+	}
+	ints := map[string]int{}
+	for key, val := range params {
+		if key == "file" || key == "step" || key == "norm" {
+			continue
+		}
+		x, err := strconv.Atoi(val)
+		if err != nil {
+			return nil, fmt.Errorf("metric spec %q: %s=%q is not an integer", spec, key, val)
+		}
+		ints[key] = x
+	}
+	var (
+		m   Metric
+		err error
+	)
+	switch kind {
+	case "line":
+		m, err = Line(ints["n"])
+	case "ring":
+		m, err = Ring(ints["n"])
+	case "clique":
+		m, err = Clique(ints["n"])
+	case "sum":
+		m, err = Sum(ints["u"], ints["v"])
+	case "kcount":
+		m, err = KCount(ints["u"], ints["k"])
+	case "hamming":
+		m, err = Hamming(ints["u"], ints["v"])
+	case "grid":
+		step, norm := 1.0, Euclid
+		if s, ok := params["step"]; ok {
+			step, err = strconv.ParseFloat(s, 64)
+			if err != nil {
+				return nil, fmt.Errorf("metric spec %q: step=%q is not a number", spec, s)
+			}
+		}
+		if s, ok := params["norm"]; ok {
+			if norm, err = ParseNorm(s); err != nil {
+				return nil, fmt.Errorf("metric spec %q: %w", spec, err)
+			}
+		}
+		m, err = Grid(ints["w"], ints["h"], step, norm)
+	case "graph", "dist":
+		m, err = readMetricFile(kind, params["file"])
+	}
+	if err != nil {
+		return nil, fmt.Errorf("metric spec %q: %w", spec, err)
+	}
+	return m, nil
+}
+
+// readMetricFile reads a graph edge list or a distance CSV from path.
+func readMetricFile(kind, path string) (Metric, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if kind == "graph" {
+		g, err := ReadEdgeList(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		g.source = path
+		return g, nil
+	}
+	d, err := ReadDistCSV(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	d.source = path
+	return d, nil
+}

@@ -1,0 +1,279 @@
+package tight
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/mech"
+	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/solve"
+	"github.com/optdp/optdp/solve/run"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Verdict is a three-way answer: Yes, No or Borderline (rounding could flip
+// it; the result's error bound says by how much). It marshals to JSON as
+// true, false or "borderline".
+type Verdict = solve.Verdict
+
+// The verdicts.
+const (
+	Yes        = solve.Yes
+	No         = solve.No
+	Borderline = solve.Borderline
+)
+
+// DefaultMaxMechanismN is the largest n for which Solve builds the n×n noise
+// matrix X unless Options.MaxMechanismN says otherwise.
+const DefaultMaxMechanismN = 4096
+
+// MaxVectorN is the largest n for which results carry n-vectors (Z, Y);
+// symbolic metrics above it (Hamming with v^u huge) report constants only.
+const MaxVectorN = 1 << 24
+
+// Options tunes Solve. The zero value (or nil) selects the defaults.
+type Options struct {
+	// Solver is "auto" (default: the closed form for lines and
+	// ball-symmetric metrics, else the Kronecker solver for separable
+	// metrics, else the Toeplitz solver for lattice metrics with n > 2000
+	// or too large for dense, else the banded solver for graphs with a
+	// small bandwidth and n > 2000, else dense), "dense", "closed-form",
+	// "kron", "toeplitz" or "banded"; see Solvers.
+	Solver string
+	// MaxMechanismN is the largest n for which X is built (<= 0:
+	// DefaultMaxMechanismN).
+	MaxMechanismN int
+	// NoMechanism skips building (and auditing) X.
+	NoMechanism bool
+	// Settings: Budget limits the memory of dense (and banded) matrices,
+	// checked before they are allocated; Progress, when not nil, receives
+	// a report after each iteration of an iterative solver (the Toeplitz
+	// solver: Iter and Gap = the estimated relative residual).
+	run.Settings
+}
+
+func (o *Options) orDefault() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.Solver == "" {
+		r.Solver = SolverAuto
+	}
+	if r.MaxMechanismN <= 0 {
+		r.MaxMechanismN = DefaultMaxMechanismN
+	}
+	return r
+}
+
+// Result is the tight-constraints mechanism of a metric at eps
+// (MATH.md §4): X[i][k] = Phi[i][k]·z_k where Phi z = 1, z >= 0.
+type Result struct {
+	// N is the number of answers and Eps the privacy level (per unit of
+	// distance).
+	N   int     `json:"n"`
+	Eps float64 `json:"eps"`
+	// Exists: Yes when some z >= 0 solves Phi z = 1 (the mechanism exists),
+	// No when none does, Borderline when |MinZ| <= ZErr.
+	Exists Verdict `json:"exists"`
+	// Z is the diagonal of X (one solution when not Unique); nil when
+	// N > MaxVectorN (then every z_k equals MinZ, see ConstantZ).
+	Z []float64 `json:"-"`
+	// ConstantZ reports that all z_k are equal (ball-symmetric metrics).
+	ConstantZ bool `json:"constant_z"`
+	// MinZ is min_k z_k and ZErr bounds the error of each computed z_k
+	// (+Inf for a singular Phi, where z is not unique).
+	MinZ float64 `json:"min_z"`
+	ZErr float64 `json:"z_err"`
+	// Unique reports that Phi is nonsingular, so the mechanism (if it
+	// exists) is unique.
+	Unique bool `json:"unique"`
+	// Solver names the method: "dense-cholesky", "dense-bunch-kaufman",
+	// "dense-lu", "dense-nnls" (singular Phi), "closed-form-line" (the
+	// truncated geometric), "closed-form-ball-symmetric", "kron",
+	// "toeplitz-pcg-strang", "toeplitz-pcg-tchan",
+	// "toeplitz-minres-abs-tchan", "banded-cholesky", ...
+	Solver string `json:"solver"`
+	// Backend is the linear-algebra backend's name.
+	Backend string `json:"backend"`
+	// RCond is Phi's reciprocal condition estimate (1 for closed forms of
+	// positive-definite Phi, where it is not computed; 0 when unknown).
+	RCond float64 `json:"rcond"`
+	// Certificate names what settled the verdict: "error-bound",
+	// "error-bound/varah" (banded: a rigorous bound on Phi's inverse by
+	// diagonal dominance), "diagonal-dominance", "nnls-residual", "farkas", "closed-form",
+	// "kron-factor-bounds", "residual-bound/<eigenvalue bound>" (Toeplitz:
+	// line-poisson, euclid-poisson, chebyshev-poisson,
+	// manhattan-kms-squared, symbol, dense-eigen, or none).
+	Certificate string `json:"certificate,omitempty"`
+	// Utility is mean(z): the utility for the uniform prior with the
+	// identity remap (the optimal utility when the mechanism exists).
+	Utility float64 `json:"utility"`
+	// X is the noise matrix, when it exists and N <= MaxMechanismN and its
+	// entries are representable (no exp underflow); nil otherwise, with
+	// the reason in Note.
+	X *mat.Dense `json:"-"`
+	// Audit is the DP audit of X (zero when X is nil).
+	Audit mech.AuditReport `json:"audit"`
+	// Note explains an omitted X or other caveats.
+	Note string `json:"note,omitempty"`
+	// Iterations and Residual are the iteration count and the achieved
+	// relative residual ||1 - Phi z|| / ||1|| of an iterative solver
+	// (zero for direct solvers).
+	Iterations int     `json:"iterations,omitempty"`
+	Residual   float64 `json:"residual,omitempty"`
+	// Free is the matrix-free form of the mechanism (row access, utility,
+	// audit, sampling without n×n storage), set whenever the mechanism
+	// exists; when X is nil, Audit is Free's audit.
+	Free *FreeMechanism `json:"-"`
+
+	kron []kronFactor // the factors' z of a separable metric
+}
+
+// Tight computes the tight-constraints mechanism of m at eps (MATH.md §4):
+// it solves Phi z = 1, decides whether a solution z >= 0 exists (Exists),
+// whether it is unique, and builds X[i][k] = exp(-eps·d(i,k))·z_k, which is
+// audited before it is returned (a failed audit is an error).
+//
+// Verdicts are never decided by exp underflow: the dense solver bounds the
+// error of each z_k including the rounding (and underflow) of Phi's entries,
+// and certifies z > 0 by diagonal dominance when the off-diagonal row sums of
+// Phi are below 1/2 (as they are when eps·d is large, where Phi = I to
+// working precision and z = 1). A numerically singular Phi is handed to a
+// feasibility test (NNLS with a Farkas certificate for infeasibility); then
+// Unique is false. Errors: eps not finite and > 0, an unknown solver, or
+// sizes above the memory limit (the message gives the bytes needed).
+func Solve(ctx context.Context, m metric.Metric, eps float64, opts *Options) (*Result, error) {
+	if err := metric.CheckEps(eps); err != nil {
+		return nil, fmt.Errorf("tight: %w", err)
+	}
+	o := opts.orDefault()
+	s, err := selectTightSolver(m, o.Solver, &o)
+	if err != nil {
+		return nil, fmt.Errorf("tight %s: %w", m, err)
+	}
+	r, err := s.run(ctx, m, eps, &o)
+	if err != nil {
+		return nil, fmt.Errorf("tight %s at eps=%v: %w", m, eps, err)
+	}
+	r.N, r.Eps, r.Backend = m.Len(), eps, backend.Name()
+	if o.NoMechanism {
+		return r, nil
+	}
+	if err := attachMechanism(r, m, eps, &o); err != nil {
+		return nil, fmt.Errorf("tight %s at eps=%v: %w", m, eps, err)
+	}
+	if err := attachFree(r, m, eps); err != nil {
+		return nil, fmt.Errorf("tight %s at eps=%v: %w", m, eps, err)
+	}
+	return r, nil
+}
+
+// freeAuditRows is the number of random rows the matrix-free audit checks
+// (each against a random answer and its lattice neighbours, O(n) apiece).
+const freeAuditRows = 4
+
+// freeAuditSeed seeds the choice of the audited rows: the audit is a check,
+// not a release, so it is reproducible.
+const freeAuditSeed = 0x6f70746470
+
+// attachFree sets r.Free when the mechanism exists and, when X was not
+// built, audits the matrix-free form (FreeMechanism.Audit) into r.Audit.
+func attachFree(r *Result, m metric.Metric, eps float64) error {
+	if r.Exists != Yes {
+		return nil
+	}
+	f, err := newFreeMechanism(m, eps, r)
+	if err != nil {
+		r.Note = joinNote(r.Note, err.Error())
+		return nil
+	}
+	r.Free = f
+	if r.X != nil {
+		return nil
+	}
+	rep, err := f.Audit(freeAuditRows, mech.SeededSource(freeAuditSeed))
+	if err != nil {
+		return fmt.Errorf("matrix-free audit: %w", err)
+	}
+	if !rep.Private {
+		return fmt.Errorf("internal error: the matrix-free tight-constraints mechanism failed its DP audit (measured eps %v at %v, wanted %v)", rep.Eps, rep.Worst, eps)
+	}
+	r.Audit = rep
+	r.Note = joinNote(r.Note, fmt.Sprintf("matrix-free mechanism in Free; its audit: z >= 0 certified, privacy levels measured on %d pairs", rep.Pairs))
+	return nil
+}
+
+// attachMechanism builds X from r.Z when the mechanism exists and fits, and
+// audits it.
+func attachMechanism(r *Result, m metric.Metric, eps float64, o *Options) error {
+	n := m.Len()
+	switch {
+	case r.Exists != Yes:
+		r.Note = strings.TrimPrefix(r.Note+"; no mechanism: it does not exist or its existence is borderline", "; ")
+		return nil
+	case n > o.MaxMechanismN:
+		r.Note = fmt.Sprintf("X not built: n = %d > MaxMechanismN = %d; row i is exp(-eps·d(i,k))·z_k", n, o.MaxMechanismN)
+		return nil
+	case r.Z == nil:
+		r.Note = "X not built: z not materialised"
+		return nil
+	}
+	if err := o.Budget.CheckDense("mechanism", n, 1, denseAdvice); err != nil {
+		return err
+	}
+	x := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		row := x.RawRowView(i)
+		for k := 0; k < n; k++ {
+			d := m.Dist(i, k)
+			v := math.Exp(-eps*d) * r.Z[k]
+			if v < 0x1p-1022 && !math.IsInf(d, 1) && r.Z[k] > 0 {
+				r.Note = fmt.Sprintf("X not built: entry X[%d][%d] = exp(-%g·%g)·z underflows float64, so its privacy ratios cannot be represented; the mechanism is defined by z (row i is exp(-eps·d(i,k))·z_k)", i, k, eps, d)
+				return nil
+			}
+			row[k] = v
+		}
+	}
+	rep, err := mech.Audit(x, m, eps)
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	if !rep.Private && roundingOnly(rep, m, eps) {
+		r.Note = fmt.Sprintf("X not returned: at eps = %g the float64 rounding of its entries (about 1e-16 in each log-ratio) exceeds the audit's relative tolerance (measured %v); the mechanism is defined exactly by z (row i is exp(-eps·d(i,k))·z_k)", eps, rep.Eps)
+		return nil
+	}
+	if !rep.Private {
+		return fmt.Errorf("internal error: the tight-constraints mechanism failed its DP audit (measured eps %v at %v, wanted %v)", rep.Eps, rep.Worst, eps)
+	}
+	r.X, r.Audit = x, rep
+	return nil
+}
+
+// roundingOnly reports that a failed audit exceeds eps by no more than the
+// rounding of float64 entries can explain: an absolute excess in the worst
+// log-ratio of at most 64 ulps of 1. This only happens for tiny eps, where
+// the audit's relative tolerance is below the resolution of float64.
+func roundingOnly(rep mech.AuditReport, m metric.Metric, eps float64) bool {
+	i, h := rep.Worst[0], rep.Worst[1]
+	if i < 0 || h < 0 || math.IsInf(rep.Eps, 1) {
+		return false
+	}
+	d := m.Dist(i, h)
+	if _, ok := m.(metric.Graph); ok {
+		d = 1 // a Graph audit measures edges
+	}
+	return (rep.Eps-eps)*d <= 64*0x1p-52
+}
+
+// meanOf is the arithmetic mean.
+func meanOf(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
