@@ -1,0 +1,378 @@
+package mech
+
+// The exact DP audit: a verdict that is never "private" when a constraint
+// X[i][o] <= e^{eps d(i,h)} X[h][o] is violated, however slightly.
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Violation is one violated privacy constraint of an exact audit:
+// X[I][O] > e^{eps·d(I,H)}·X[H][O].
+type Violation struct {
+	// I, H are the answers and O the output: X[I][O] is the larger entry.
+	I, H, O int
+	// LogRatio is ln(X[I][O]/X[H][O]) to within a few ulps, computed in
+	// the log domain so that it is right for quotients that overflow and
+	// for subnormal entries; +Inf when X[H][O] = 0 < X[I][O].
+	LogRatio float64
+	// Dist is d(I,H) (1 for an edge of a Graph metric); the constraint's
+	// level is LogRatio/Dist > eps.
+	Dist float64
+}
+
+// ExactReport is the outcome of AuditExact. Its Private is the exact
+// verdict; Eps is the measured level to within a few ulps, adjusted by at
+// most an ulp so that Eps <= eps exactly when Private.
+type ExactReport struct {
+	AuditReport
+	// Violation is the violated constraint of largest level, nil when the
+	// mechanism is private.
+	Violation *Violation
+}
+
+// AuditExact measures the privacy level of the noise matrix x against the
+// metric m, like Audit, and decides exactly whether x is eps·d-private:
+// Private is true if and only if X[i][o] <= e^{eps·d(i,h)}·X[h][o] holds
+// in real arithmetic, for the float64 values of the entries, eps and d, for
+// every constrained pair (i, h) (a Graph metric's edges at d = 1, otherwise
+// every pair at finite distance) and every output o. There is no
+// tolerance: a ratio above e^{eps d} by one part in 10^300 is a violation.
+//
+// Each pair is decided in the log domain with float64 first, where the
+// decision is conclusive by a proven margin: the largest quotient q of a
+// column is within 2^-53 relative of the true one (IEEE division), math.Log
+// of a normal argument is within an ulp, and a pair passes when
+// ln q + 2^-40·(1+|ln q|) is below a lower bound of eps·d (and fails when
+// ln q - 2^-40·(1+|ln q|) is above an upper bound). Quotients that overflow
+// are compared through ln a - ln b with a = f·2^e split by math.Frexp, so
+// subnormal entries have correct logarithms (math.Log is wrong on them on
+// amd64, Go issue 56600). A column within the margin is decided in math/big:
+// a ≤ e^t·b with t = eps·d formed exactly and e^t enclosed by directed
+// rounding (expEnclosure), the precision doubling until the enclosure
+// separates the two sides; since e^t is irrational for rational t > 0 the
+// sides are never equal, and a column still undecided at 16384 bits is
+// counted as a violation.
+//
+// Zeros are exact: 0/0 constrains nothing, a positive entry over 0 is a
+// violation at level +Inf. Entries must be finite and >= 0 and distances
+// >= 0 and not NaN, distinct answers at distance > 0, as for Audit.
+// The cost is that of Audit (O(pairs·columns)) plus one logarithm per
+// pair; a column near the bound costs a logarithm more and, within 2^-40 of
+// it, a big-number comparison.
+func AuditExact(x *mat.Dense, m Metric, eps float64) (ExactReport, error) {
+	if err := checkEps(eps); err != nil {
+		return ExactReport{}, fmt.Errorf("audit: %w", err)
+	}
+	if m == nil {
+		return ExactReport{}, fmt.Errorf("audit: nil metric")
+	}
+	if x == nil || x.IsEmpty() {
+		return ExactReport{}, fmt.Errorf("audit: empty noise matrix")
+	}
+	r, _ := x.Dims()
+	if r != m.Len() {
+		return ExactReport{}, fmt.Errorf("audit: matrix has %d rows, metric %s has %d answers", r, m, m.Len())
+	}
+	for i := 0; i < r; i++ {
+		for o, v := range x.RawRowView(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				return ExactReport{}, fmt.Errorf("audit: X[%d][%d] = %v: entries must be finite and >= 0", i, o, v)
+			}
+		}
+	}
+	a := newExactAuditor(x, nil, eps)
+	if err := a.run(m); err != nil {
+		return ExactReport{}, err
+	}
+	return a.report(), nil
+}
+
+// exactAuditor holds the state of one exact audit of the realised
+// distribution Y[i][o] = X[i][o]/s_i, where s_i are exact row scales
+// (sums == nil: s_i = 1, Y = X).
+type exactAuditor struct {
+	x    *mat.Dense
+	eps  float64
+	sums []*big.Float // exact s_i, or nil
+	sumF []float64    // s_i rounded to nearest
+	encs map[float64]*expEnc
+	rep  ExactReport
+	viol float64 // level of rep.Violation
+}
+
+// expEnc caches the enclosure of e^t, t = eps·d, for one distance d.
+type expEnc struct {
+	t      *big.Float
+	prec   uint
+	lo, hi *big.Float
+}
+
+func newExactAuditor(x *mat.Dense, sums []*big.Float, eps float64) *exactAuditor {
+	a := &exactAuditor{x: x, eps: eps, sums: sums, encs: map[float64]*expEnc{}}
+	a.rep.Worst = [3]int{-1, -1, -1}
+	if sums != nil {
+		a.sumF = make([]float64, len(sums))
+		for i, s := range sums {
+			a.sumF[i], _ = s.Float64()
+		}
+	}
+	return a
+}
+
+// run checks every constrained pair of m (edges of a Graph at d = 1).
+func (a *exactAuditor) run(m Metric) error {
+	r, _ := a.x.Dims()
+	if g, ok := m.(Graph); ok {
+		for i, h := range g.Edges() {
+			if i < 0 || h < 0 || i >= r || h >= r || i == h {
+				return fmt.Errorf("audit: metric %s yields an invalid edge (%d,%d) for answers 0..%d", m, i, h, r-1)
+			}
+			a.pair(i, h, 1)
+		}
+		return nil
+	}
+	for i := 0; i < r; i++ {
+		for h := i + 1; h < r; h++ {
+			d := m.Dist(i, h)
+			switch {
+			case math.IsNaN(d) || d <= 0:
+				return fmt.Errorf("audit: metric %s has d(%d,%d) = %v: distinct answers need a distance > 0", m, i, h, d)
+			case math.IsInf(d, 1):
+				continue // different components: no constraint
+			}
+			a.pair(i, h, d)
+		}
+	}
+	return nil
+}
+
+// report finishes the report: the exact verdict, and Eps moved by at most
+// an ulp so that it agrees with the verdict.
+func (a *exactAuditor) report() ExactReport {
+	rep := a.rep
+	rep.Private = rep.Violation == nil
+	switch {
+	case rep.Private && rep.Eps > a.eps:
+		rep.Eps = a.eps
+	case !rep.Private && rep.Eps <= a.eps:
+		rep.Eps = math.Nextafter(a.eps, math.Inf(1))
+	}
+	return rep
+}
+
+// pair decides both directions of the pair (i, h) at distance d.
+func (a *exactAuditor) pair(i, h int, d float64) {
+	a.rep.Pairs++
+	ri, rh := a.x.RawRowView(i), a.x.RawRowView(h)
+	var qUp, qDn float64
+	oUp, oDn := -1, -1
+	var over []int // columns whose quotient overflows float64
+	for k, u := range ri {
+		v := rh[k]
+		switch {
+		case u == 0 && v == 0:
+			continue
+		case v == 0:
+			a.violate(i, h, k, math.Inf(1), d)
+			continue
+		case u == 0:
+			a.violate(h, i, k, math.Inf(1), d)
+			continue
+		}
+		if u >= v {
+			if q := u / v; math.IsInf(q, 1) {
+				over = append(over, k)
+			} else if q > qUp {
+				qUp, oUp = q, k
+			}
+		}
+		if v >= u {
+			if q := v / u; math.IsInf(q, 1) {
+				over = append(over, k)
+			} else if q > qDn {
+				qDn, oDn = q, k
+			}
+		}
+	}
+	a.direction(i, h, d, qUp, oUp, ri, rh)
+	a.direction(h, i, d, qDn, oDn, rh, ri)
+	for _, k := range over {
+		u, v, from, to := ri[k], rh[k], i, h
+		if v > u {
+			u, v, from, to = v, u, h, i
+		}
+		l := logPos(u) - logPos(v) + a.adj(from, to)
+		a.level(from, to, k, l, d)
+		if a.decide(l, u, v, from, to, d) {
+			continue
+		}
+		a.violate(from, to, k, l, d)
+	}
+}
+
+// adj is ln(s_h/s_i) in float64 (0 without row scales): the realised
+// quotient Y[i][o]/Y[h][o] is X[i][o]/X[h][o]·s_h/s_i.
+func (a *exactAuditor) adj(i, h int) float64 {
+	if a.sums == nil {
+		return 0
+	}
+	return math.Log(a.sumF[h] / a.sumF[i])
+}
+
+// direction decides the columns with X[i][k] >= X[h][k] > 0 and a finite
+// quotient, q the largest quotient (at column o, -1 for none).
+func (a *exactAuditor) direction(i, h int, d, q float64, o int, ri, rh []float64) {
+	if o < 0 {
+		return
+	}
+	adj := a.adj(i, h)
+	l := math.Log(q) + adj
+	a.level(i, h, o, l, d)
+	switch a.fast(l, d) {
+	case 1:
+		return // every column passes: their quotients are at most q
+	case -1:
+		a.violate(i, h, o, l, d)
+		return
+	}
+	// Near the bound: decide column by column.
+	for k, u := range ri {
+		v := rh[k]
+		if v == 0 || u < v {
+			continue
+		}
+		qk := u / v
+		if math.IsInf(qk, 1) {
+			continue // decided with the overflowing columns
+		}
+		lk := math.Log(qk) + adj
+		if !a.decide(lk, u, v, i, h, d) {
+			a.violate(i, h, k, lk, d)
+		}
+	}
+}
+
+// logMargin bounds the error of a float64 log-ratio l (quotient rounding,
+// the logarithm, the row-scale adjustment): 2^-40·(1+|l|), thousands of
+// times the worst case of about 2^-50·(1+|l|).
+func logMargin(l float64) float64 { return 0x1p-40 * (1 + math.Abs(l)) }
+
+// fast compares the float64 log-ratio l with eps·d: 1 when
+// l + logMargin(l) is below a lower bound of eps·d (the constraint holds),
+// -1 when l - logMargin(l) is above an upper bound (it fails), 0 when it
+// cannot tell.
+func (a *exactAuditor) fast(l, d float64) int {
+	if math.IsNaN(l) {
+		return 0
+	}
+	tf := a.eps * d
+	if math.IsInf(tf, 1) {
+		if math.IsInf(l, 1) {
+			return 0
+		}
+		return 1 // eps·d overflows float64: above every finite log-ratio
+	}
+	// tf = eps·d(1+θ), |θ| <= 2^-53; the ±2^-1073 covers a subnormal tf.
+	tlo := tf*(1-0x1p-52) - 0x1p-1073
+	thi := tf*(1+0x1p-52) + 0x1p-1073
+	mg := logMargin(l)
+	switch {
+	case l+mg < tlo:
+		return 1
+	case l-mg > thi:
+		return -1
+	}
+	return 0
+}
+
+// decide reports whether the constraint u·s_h <= e^{eps·d}·v·s_i holds
+// (u = X[i][o] >= v = X[h][o] > 0), l its float64 log-ratio: by fast when
+// conclusive, otherwise exactly.
+func (a *exactAuditor) decide(l, u, v float64, i, h int, d float64) bool {
+	switch a.fast(l, d) {
+	case 1:
+		return true
+	case -1:
+		return false
+	}
+	return a.exactLE(u, v, i, h, d)
+}
+
+// maxExactPrec is the precision at which an undecided comparison gives up
+// and counts as a violation (it has never been reached: float64 inputs are
+// separated from e^t far earlier).
+const maxExactPrec = 1 << 14
+
+// exactLE decides u·s_h <= e^t·v·s_i, t = eps·d, exactly.
+func (a *exactAuditor) exactLE(u, v float64, i, h int, d float64) bool {
+	lhs := new(big.Float).SetFloat64(u)
+	rhs := new(big.Float).SetFloat64(v)
+	if a.sums != nil {
+		lhs = mulExact(lhs, a.sums[h])
+		rhs = mulExact(rhs, a.sums[i])
+	}
+	e := a.enc(d)
+	if e.t.MantExp(nil) > 20 {
+		// t >= 2^20: e^t > 2^t, and lhs/rhs < 2^(exponent difference + 1).
+		return lhs.MantExp(nil)-rhs.MantExp(nil)+1 < 1<<20
+	}
+	r := new(big.Float)
+	for prec := uint(128); prec <= maxExactPrec; prec *= 2 {
+		lo, hi := e.bounds(prec)
+		r.SetPrec(prec).SetMode(big.ToNegativeInf).Mul(rhs, lo)
+		if lhs.Cmp(r) <= 0 {
+			return true
+		}
+		r.SetMode(big.ToPositiveInf).Mul(rhs, hi)
+		if lhs.Cmp(r) > 0 {
+			return false
+		}
+	}
+	return false
+}
+
+// mulExact is the exact product of two big.Floats.
+func mulExact(x, y *big.Float) *big.Float {
+	return new(big.Float).SetPrec(x.Prec() + y.Prec()).Mul(x, y)
+}
+
+// enc returns the cached enclosure record of e^{eps·d}.
+func (a *exactAuditor) enc(d float64) *expEnc {
+	e, ok := a.encs[d]
+	if !ok {
+		e = &expEnc{t: exactTimes(a.eps, d)}
+		a.encs[d] = e
+	}
+	return e
+}
+
+// bounds returns an enclosure of e^t of at least prec bits.
+func (e *expEnc) bounds(prec uint) (lo, hi *big.Float) {
+	if e.prec < prec {
+		e.lo, e.hi = expEnclosure(e.t, prec)
+		e.prec = prec
+	}
+	return e.lo, e.hi
+}
+
+// level folds the log-ratio l of (i, h, o) at distance d into the measured
+// level.
+func (a *exactAuditor) level(i, h, o int, l, d float64) {
+	if lv := l / d; lv > a.rep.Eps {
+		a.rep.Eps, a.rep.Worst = lv, [3]int{i, h, o}
+	}
+}
+
+// violate records that the constraint of (i, h, o) fails, l its log-ratio.
+func (a *exactAuditor) violate(i, h, o int, l, d float64) {
+	a.level(i, h, o, l, d)
+	if lv := l / d; a.rep.Violation == nil || lv > a.viol {
+		a.rep.Violation = &Violation{I: i, H: h, O: o, LogRatio: l, Dist: d}
+		a.viol = lv
+	}
+}
