@@ -260,16 +260,24 @@ func OptimizeL1Marginals(ctx context.Context, terms []KronTerm, baselines [][]*m
 		}
 	}
 	res.Factors = make([]*mat.Dense, nf)
+	thetas = make([]*mat.Dense, nf)
 	for f := 0; f < nf; f++ {
-		th := mat.NewDense(ps[f], dims[f], append([]float64(nil), bestX[offs[f]:offs[f+1]]...))
-		res.Factors[f] = pIdentityStrategy(th)
+		thetas[f] = mat.NewDense(ps[f], dims[f], append([]float64(nil), bestX[offs[f]:offs[f+1]]...))
+		res.Factors[f] = pIdentityStrategy(thetas[f])
 	}
 	exact, err := KronError(terms, res.Factors)
 	if err != nil {
 		return nil, err
 	}
 	res.Objective = exact
+	cands := make([][]*mat.Dense, nf)
 	for i, b := range baselines {
+		if len(b) != nf {
+			return nil, fmt.Errorf("sdp: %w: baseline %d has %d factors, want %d", ErrBadInput, i, len(b), nf)
+		}
+		for f, a := range b {
+			cands[f] = append(cands[f], a)
+		}
 		v, err := KronError(terms, b)
 		if err != nil {
 			return nil, fmt.Errorf("sdp: baseline %d: %w", i, err)
@@ -279,8 +287,19 @@ func OptimizeL1Marginals(ctx context.Context, terms []KronTerm, baselines [][]*m
 			res.Factors = make([]*mat.Dense, nf)
 			for f, a := range b {
 				res.Factors[f] = mat.DenseCopyOf(a)
+				thetas[f] = nil
 			}
 		}
+	}
+	// Block coordinate descent from the best point so far.
+	_, it, err := refineKron(ctx, terms, res.Factors, thetas, cands, ps, &o)
+	if err != nil {
+		return nil, err
+	}
+	res.Iterations += it
+	// The objective is recomputed from the strategy, term-wise.
+	if res.Objective, err = KronError(terms, res.Factors); err != nil {
+		return nil, err
 	}
 	return res, nil
 }

@@ -79,43 +79,69 @@ func maxColNorm1(a *mat.Dense, n int) (float64, error) {
 	return d1, nil
 }
 
+// choleskyMaxCond is the condition number of A^T A above which
+// traceInvGram works from the pseudo-inverse of A (accuracy about
+// u·cond(A)) instead of the Cholesky inverse of A^T A (u·cond(A^T A)): an
+// optimised factor tending to a rank-deficient strategy (a p-Identity for an
+// attribute that is only totalled) must not look better than it is.
+const choleskyMaxCond = 1e8
+
 // traceInvGram returns tr(G (A^T A)^{-1}) (pseudo-inverse when singular,
 // +Inf when the workload is not supported).
 func traceInvGram(g *mat.SymDense, a *mat.Dense) (float64, error) {
-	n := g.SymmetricDim()
+	gi, err := newGramInverse(a)
+	if err != nil {
+		return 0, err
+	}
+	return gi.trace(g), nil
+}
+
+// gramInverse is (A^T A)^+ for one strategy A, formed once so that the
+// traces tr(G (A^T A)^+) of many Gram matrices G cost O(n²) each: from the
+// Cholesky factor of A^T A when cond(A^T A) < choleskyMaxCond, otherwise as
+// A^+ A^{+T} from the pseudo-inverse, with the projection P = A^+ A onto A's
+// row space to check that a G is supported (G P = G).
+type gramInverse struct {
+	mi   mat.Symmetric
+	proj *mat.Dense // nil on the Cholesky path
+}
+
+func newGramInverse(a *mat.Dense) (*gramInverse, error) {
+	_, n := a.Dims()
 	m := mat.NewSymDense(n, nil)
 	m.SymOuterK(1, a.T())
 	var ch mat.Cholesky
 	if ch.Factorize(m) {
-		if c := ch.Cond(); c < 1e12 {
+		if c := ch.Cond(); c < choleskyMaxCond {
 			var mi mat.SymDense
 			if err := ch.InverseTo(&mi); err == nil {
-				return traceProd(g, &mi), nil
+				return &gramInverse{mi: &mi}, nil
 			}
 		}
 	}
-	// Rank-deficient strategy: use A^+ and check support.
 	pinv, _, err := backend.PInv(a, 0)
 	if err != nil {
-		return 0, fmt.Errorf("sdp: pseudo-inverse of strategy: %w", err)
+		return nil, fmt.Errorf("sdp: pseudo-inverse of strategy: %w", err)
 	}
-	var proj mat.Dense // P = A^+ A, projection onto the row space of A
-	proj.Mul(pinv, a)
-	var gp mat.Dense
-	gp.Mul(g, &proj)
-	gp.Sub(&gp, g)
-	if mat.Norm(&gp, 2) > 1e-8*mat.Norm(g, 2) {
-		return math.Inf(1), nil
-	}
-	var mi mat.Dense // (A^T A)^+ = A^+ A^{+T}
-	mi.Mul(pinv, pinv.T())
-	t := 0.0
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			t += g.At(i, j) * mi.At(i, j)
+	gi := &gramInverse{proj: &mat.Dense{}}
+	gi.proj.Mul(pinv, a)
+	mi := mat.NewSymDense(n, nil)
+	mi.SymOuterK(1, pinv) // (A^T A)^+ = A^+ A^{+T}
+	gi.mi = mi
+	return gi, nil
+}
+
+// trace returns tr(G (A^T A)^+), or +Inf when G is not supported by A.
+func (gi *gramInverse) trace(g *mat.SymDense) float64 {
+	if gi.proj != nil {
+		var gp mat.Dense
+		gp.Mul(g, gi.proj)
+		gp.Sub(&gp, g)
+		if mat.Norm(&gp, 2) > 1e-8*mat.Norm(g, 2) {
+			return math.Inf(1)
 		}
 	}
-	return t, nil
+	return traceProd(g, gi.mi)
 }
 
 // L1Options configures the parameterised L1 optimisers. A nil *L1Options
@@ -137,6 +163,9 @@ type L1Options struct {
 	Seed uint64
 	// MaxIter bounds the L-BFGS iterations per restart; 0 means 500.
 	MaxIter int
+	// Init, if not nil, is the starting Θ (p×n, entries >= 0) of the first
+	// restart (a warm start); later restarts start at random.
+	Init *mat.Dense
 	// Baselines are candidate strategies (identity, hierarchical, wavelet,
 	// ...; each with n columns). Their L1Error is computed and the
 	// optimiser never returns anything worse than the best of them.
@@ -397,8 +426,21 @@ func OptimizeL1(ctx context.Context, g *mat.SymDense, opt *L1Options) (*L1Result
 	}
 	w := newPIdentity(mat.DenseCopyOf(g), o.P)
 	res := &L1Result{Baseline: -1, BaselineObjectives: bvals, Objective: math.Inf(1)}
+	if o.Init != nil {
+		if r, c := o.Init.Dims(); r != o.P || c != n {
+			return nil, fmt.Errorf("sdp: %w: Init is %d×%d, want P×n = %d×%d", ErrBadInput, r, c, o.P, n)
+		}
+		for _, v := range o.Init.RawMatrix().Data {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("sdp: %w: Init has entry %v, want finite >= 0", ErrBadInput, v)
+			}
+		}
+	}
 	for r := 0; r < o.Restarts; r++ {
 		theta0 := randomTheta(o.P, n, o.Seed, uint64(r))
+		if r == 0 && o.Init != nil {
+			theta0 = mat.DenseCopyOf(o.Init)
+		}
 		theta, v, iters, err := minimizeTheta(ctx, w.eval, theta0, o.MaxIter, lbfgsReporter(&o.Settings, "l1", r, o.Restarts, o.MaxIter))
 		if err != nil {
 			return nil, err
@@ -419,6 +461,12 @@ func OptimizeL1(ctx context.Context, g *mat.SymDense, opt *L1Options) (*L1Result
 		return nil, err
 	}
 	res.Objective = exact
+	if !(exact >= 0) { // rounding in an ill-conditioned A^T A: never return it
+		if bbest < 0 {
+			return nil, fmt.Errorf("sdp: the optimised strategy's error %v is not computable accurately (ill-conditioned A^T A) and there is no baseline: %w", exact, run.ErrNotConverged)
+		}
+		res.Objective = math.Inf(1)
+	}
 	if bbest >= 0 && bvals[bbest] <= res.Objective {
 		res.A, res.Objective, res.Theta, res.Baseline = mat.DenseCopyOf(o.Baselines[bbest]), bvals[bbest], nil, bbest
 	}

@@ -526,7 +526,10 @@ func (w *marginalWorkload) MulVec(x []float64) ([]float64, error) {
 }
 
 // unionWorkload stacks workloads over the same domain.
-type unionWorkload struct{ ws []Workload }
+type unionWorkload struct {
+	ws   []Workload
+	name string // "" = union(...) of the members' names
+}
 
 // Union returns the workloads stacked vertically (their queries in order);
 // they must share the domain size n. Its Gram is the sum of their Grams.
@@ -554,6 +557,9 @@ func (w *unionWorkload) Dims() (int, int) {
 }
 
 func (w *unionWorkload) String() string {
+	if w.name != "" {
+		return w.name
+	}
 	s := make([]string, len(w.ws))
 	for i, v := range w.ws {
 		s[i] = v.String()
