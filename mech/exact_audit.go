@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/optdp/optdp/mech/metric"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -64,8 +65,8 @@ type ExactReport struct {
 // The cost is that of Audit (O(pairs·columns)) plus one logarithm per
 // pair; a column near the bound costs a logarithm more and, within 2^-40 of
 // it, a big-number comparison.
-func AuditExact(x *mat.Dense, m Metric, eps float64) (ExactReport, error) {
-	if err := checkEps(eps); err != nil {
+func AuditExact(x *mat.Dense, m metric.Metric, eps float64) (ExactReport, error) {
+	if err := metric.CheckEps(eps); err != nil {
 		return ExactReport{}, fmt.Errorf("audit: %w", err)
 	}
 	if m == nil {
@@ -125,9 +126,9 @@ func newExactAuditor(x *mat.Dense, sums []*big.Float, eps float64) *exactAuditor
 }
 
 // run checks every constrained pair of m (edges of a Graph at d = 1).
-func (a *exactAuditor) run(m Metric) error {
+func (a *exactAuditor) run(m metric.Metric) error {
 	r, _ := a.x.Dims()
-	if g, ok := m.(Graph); ok {
+	if g, ok := m.(metric.Graph); ok {
 		for i, h := range g.Edges() {
 			if i < 0 || h < 0 || i >= r || h >= r || i == h {
 				return fmt.Errorf("audit: metric %s yields an invalid edge (%d,%d) for answers 0..%d", m, i, h, r-1)
@@ -338,7 +339,7 @@ func (a *exactAuditor) exactLE(u, v float64, i, h int, d float64) bool {
 
 // mulExact is the exact product of two big.Floats.
 func mulExact(x, y *big.Float) *big.Float {
-	return new(big.Float).SetPrec(x.Prec() + y.Prec()).Mul(x, y)
+	return new(big.Float).SetPrec(x.Prec()+y.Prec()).Mul(x, y)
 }
 
 // enc returns the cached enclosure record of e^{eps·d}.

@@ -6,6 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/optdp/optdp/mech/internal/reftest"
+	"github.com/optdp/optdp/mech/metric"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -15,7 +18,7 @@ import (
 func TestAuditExactSubnormal(t *testing.T) {
 	x := mat.NewDense(2, 2, []float64{1, 5e-324, 5e-324, 1})
 	want := 1074 * math.Ln2
-	rep, err := AuditExact(x, refLine(2), 710)
+	rep, err := AuditExact(x, reftest.Line(2), 710)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +29,7 @@ func TestAuditExactSubnormal(t *testing.T) {
 	if v := rep.Violation; !(v.I == 0 && v.H == 1 && v.O == 0) && !(v.I == 1 && v.H == 0 && v.O == 1) {
 		t.Errorf("violation at (%d,%d,%d), want (0,1,0) or (1,0,1)", v.I, v.H, v.O)
 	}
-	rep, _ = AuditExact(x, refLine(2), 744.45)
+	rep, _ = AuditExact(x, reftest.Line(2), 744.45)
 	if !rep.Private || rep.Violation != nil {
 		t.Errorf("at 744.45 > 1074·ln2: %+v, want private", rep.AuditReport)
 	}
@@ -37,7 +40,7 @@ func TestAuditExactSubnormal(t *testing.T) {
 		private bool
 	}{{math.Ln2, false}, {math.Nextafter(math.Ln2, 1), true}} {
 		// fl(ln 2) < ln 2, so ln 2 itself is violated; the next float is above.
-		rep, _ = AuditExact(y, refLine(2), c.eps)
+		rep, _ = AuditExact(y, reftest.Line(2), c.eps)
 		if rep.Private != c.private {
 			t.Errorf("subnormal ratio 2 at eps %v: private %v, want %v", c.eps, rep.Private, c.private)
 		}
@@ -56,11 +59,11 @@ func TestAuditExactNoTolerance(t *testing.T) {
 			{math.Exp(-e) / (1 + math.Exp(-e)), 1 / (1 + math.Exp(-e))},
 		}
 		x := mat.NewDense(2, 2, append(append([]float64{}, rows[0]...), rows[1]...))
-		rep, err := AuditExact(x, refLine(2), eps)
+		rep, err := AuditExact(x, reftest.Line(2), eps)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ref := refAuditExact(t, refFromFloats(rows), refLine(2), eps)
+		ref := refAuditExact(t, refFromFloats(rows), reftest.Line(2), eps)
 		if rep.Private != ref.private {
 			t.Errorf("level eps(1%+g): exact audit private=%v, reference %v", rel, rep.Private, ref.private)
 		}
@@ -93,11 +96,11 @@ func TestAuditExactNearTies(t *testing.T) {
 				}
 				rows := [][]float64{{a, b}, {b, a}}
 				x := mat.NewDense(2, 2, []float64{a, b, b, a})
-				rep, err := AuditExact(x, refLine(2), eps)
+				rep, err := AuditExact(x, reftest.Line(2), eps)
 				if err != nil {
 					t.Fatal(err)
 				}
-				ref := refAuditExact(t, refFromFloats(rows), refLine(2), eps)
+				ref := refAuditExact(t, refFromFloats(rows), reftest.Line(2), eps)
 				if rep.Private != ref.private {
 					t.Errorf("eps %v, b %v, a = b·e^eps %+d ulps: exact audit private=%v, reference %v", eps, b, steps, rep.Private, ref.private)
 				}
@@ -116,8 +119,8 @@ func TestAuditExactNearTies(t *testing.T) {
 // agree with the brute-force reference.
 func TestAuditExactAgreesWithReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 1))
-	metrics := []Metric{refLine(4), refRing(5), refHamming(2, 2), refEuclid(2, 2, 0.7),
-		refMatrix{name: "weighted", n: 3, d: func(i, j int) float64 {
+	metrics := []metric.Metric{reftest.Line(4), reftest.Ring(5), reftest.Hamming(2, 2), reftest.Euclid(2, 2, 0.7),
+		reftest.Matrix{Name: "weighted", N: 3, D: func(i, j int) float64 {
 			return [3][3]float64{{0, 2, 3}, {2, 0, 1.5}, {3, 1.5, 0}}[i][j]
 		}}}
 	for trial := range 300 {
@@ -171,7 +174,7 @@ func TestAuditExactAgreesWithReference(t *testing.T) {
 func refViolates(tb testing.TB, rows [][]float64, v *Violation, eps float64) bool {
 	a, b := rows[v.I][v.O], rows[v.H][v.O]
 	sub := [][]float64{{a}, {b}}
-	ref := refAuditExact(tb, refFromFloats(sub), refMatrix{name: "pair", n: 2, d: func(i, j int) float64 {
+	ref := refAuditExact(tb, refFromFloats(sub), reftest.Matrix{Name: "pair", N: 2, D: func(i, j int) float64 {
 		if i == j {
 			return 0
 		}
@@ -184,9 +187,9 @@ func refViolates(tb testing.TB, rows [][]float64, v *Violation, eps float64) boo
 // the level the float Audit measures.
 func TestAuditExactMatchesAudit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 9))
-	for _, g := range []*refGraph{refLine(6), refRing(7), refKCount(2, 2)} {
+	for _, g := range []*reftest.Graph{reftest.Line(6), reftest.Ring(7), reftest.KCount(2, 2)} {
 		for range 10 {
-			x := refRandomStochastic(rng, g.n, 1+rng.IntN(8), false)
+			x := refRandomStochastic(rng, g.Len(), 1+rng.IntN(8), false)
 			a, err := Audit(x, g, 1)
 			if err != nil {
 				t.Fatal(err)
@@ -221,11 +224,11 @@ func TestAuditExactTight(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := AuditExact(x, refLine(c.n), c.eps)
+			rep, err := AuditExact(x, reftest.Line(c.n), c.eps)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref := refAuditExact(t, refFromFloats(refRows(c.n, c.n, x.At)), refLine(c.n), c.eps)
+			ref := refAuditExact(t, refFromFloats(refRows(c.n, c.n, x.At)), reftest.Line(c.n), c.eps)
 			if rep.Private != ref.private {
 				t.Errorf("n=%d eps=%v margin %v: exact private=%v, reference %v", c.n, c.eps, margin, rep.Private, ref.private)
 			}
@@ -285,23 +288,23 @@ func TestMathLogWithinMargin(t *testing.T) {
 // TestAuditExactErrors: the same input checks as Audit.
 func TestAuditExactErrors(t *testing.T) {
 	x := mat.NewDense(2, 2, []float64{0.5, 0.5, 0.5, 0.5})
-	zero := refMatrix{name: "zero", n: 2, d: func(i, j int) float64 { return 0 }}
+	zero := reftest.Matrix{Name: "zero", N: 2, D: func(i, j int) float64 { return 0 }}
 	for _, c := range []struct {
 		name string
 		f    func() error
 	}{
-		{"dims", func() error { _, err := AuditExact(x, refLine(3), 1); return err }},
-		{"eps 0", func() error { _, err := AuditExact(x, refLine(2), 0); return err }},
-		{"eps NaN", func() error { _, err := AuditExact(x, refLine(2), math.NaN()); return err }},
-		{"eps Inf", func() error { _, err := AuditExact(x, refLine(2), math.Inf(1)); return err }},
-		{"nil x", func() error { _, err := AuditExact(nil, refLine(2), 1); return err }},
+		{"dims", func() error { _, err := AuditExact(x, reftest.Line(3), 1); return err }},
+		{"eps 0", func() error { _, err := AuditExact(x, reftest.Line(2), 0); return err }},
+		{"eps NaN", func() error { _, err := AuditExact(x, reftest.Line(2), math.NaN()); return err }},
+		{"eps Inf", func() error { _, err := AuditExact(x, reftest.Line(2), math.Inf(1)); return err }},
+		{"nil x", func() error { _, err := AuditExact(nil, reftest.Line(2), 1); return err }},
 		{"nil metric", func() error { _, err := AuditExact(x, nil, 1); return err }},
 		{"NaN entry", func() error {
-			_, err := AuditExact(mat.NewDense(2, 2, []float64{0.5, 0.5, math.NaN(), 0.5}), refLine(2), 1)
+			_, err := AuditExact(mat.NewDense(2, 2, []float64{0.5, 0.5, math.NaN(), 0.5}), reftest.Line(2), 1)
 			return err
 		}},
 		{"negative entry", func() error {
-			_, err := AuditExact(mat.NewDense(2, 2, []float64{1.5, -0.5, 0.5, 0.5}), refLine(2), 1)
+			_, err := AuditExact(mat.NewDense(2, 2, []float64{1.5, -0.5, 0.5, 0.5}), reftest.Line(2), 1)
 			return err
 		}},
 		{"zero distance", func() error { _, err := AuditExact(x, zero, 1); return err }},

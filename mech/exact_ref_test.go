@@ -10,6 +10,8 @@ import (
 	"math"
 	"math/big"
 	"testing"
+
+	"github.com/optdp/optdp/mech/metric"
 )
 
 // refExpFixed returns integers lo, hi with lo <= e^t·2^p <= hi for a
@@ -108,9 +110,9 @@ func refNormalised(rows [][]float64) refRealised {
 
 // refPairs is the constrained pairs of m: a Graph's edges at distance 1,
 // otherwise every pair at finite distance.
-func refPairs(m Metric) []auditPair {
+func refPairs(m metric.Metric) []auditPair {
 	var ps []auditPair
-	if g, ok := m.(Graph); ok {
+	if g, ok := m.(metric.Graph); ok {
 		for i, h := range g.Edges() {
 			ps = append(ps, auditPair{i, h, 1})
 		}
@@ -138,7 +140,7 @@ type refVerdict struct {
 // constrained pair and output, in integers, raising the fixed-point
 // precision until every comparison is decided (a test failure if 8192 bits
 // do not suffice).
-func refAuditExact(tb testing.TB, r refRealised, m Metric, eps float64) refVerdict {
+func refAuditExact(tb testing.TB, r refRealised, m metric.Metric, eps float64) refVerdict {
 	tb.Helper()
 	v := refVerdict{private: true, viol: [3]int{-1, -1, -1}, worst: [3]int{-1, -1, -1}}
 	type bounds struct {
