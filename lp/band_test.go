@@ -92,3 +92,56 @@ func TestBandQRStiff(t *testing.T) {
 		t.Errorf("second pivot %v, want %v", got, want)
 	}
 }
+
+// TestBandCholesky: the LDL^T of the assembled matrix (cholFactor) against
+// gonum's dense Cholesky inverse, for weights within a few orders of
+// magnitude (where it is accurate), and its breakdown report on the stiff
+// case of TestBandQRStiff.
+func TestBandCholesky(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, c := range []struct{ n, v int }{{1, 1}, {5, 1}, {9, 3}, {20, 19}} {
+		pairs := bandPairs(c.n, c.v, 0.3+rng.Float64())
+		b := min(c.v, c.n-1)
+		diag := make([]float64, c.n)
+		wt := make([]float64, len(pairs))
+		h := mat.NewSymDense(c.n, nil)
+		for i := range diag {
+			diag[i] = math.Pow(10, 2*rng.Float64()-1)
+			h.SetSym(i, i, diag[i])
+		}
+		for k, q := range pairs {
+			wt[k] = math.Pow(10, 2*rng.Float64()-1)
+			h.SetSym(q.I, q.I, h.At(q.I, q.I)+wt[k])
+			h.SetSym(q.H, q.H, h.At(q.H, q.H)+wt[k]*q.W*q.W)
+			h.SetSym(q.I, q.H, h.At(q.I, q.H)-wt[k]*q.W)
+		}
+		m := &band{n: c.n, b: b, a: make([]float64, c.n*(b+1))}
+		if r := m.cholFactor(diag, pairs, wt); !(r > 1e-3) {
+			t.Errorf("n=%d: pivot ratio %v for a well-conditioned matrix", c.n, r)
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(h) {
+			t.Fatal("not positive definite")
+		}
+		var inv mat.SymDense
+		if err := ch.InverseTo(&inv); err != nil {
+			t.Fatal(err)
+		}
+		s := make([]float64, c.n*c.n)
+		m.addInverse(s, make([]float64, (b+1)*c.n))
+		for i := 0; i < c.n; i++ {
+			for j := i; j < c.n; j++ {
+				if got, want := s[i*c.n+j], inv.At(i, j); math.Abs(got-want) > 1e-10*math.Abs(inv.At(i, i)) {
+					t.Errorf("n=%d: inverse[%d][%d] = %v, want %v", c.n, i, j, got, want)
+				}
+			}
+		}
+	}
+	// The stiff 2×2 case: the pivot (1+w(1+W²))/(1+w) ≈ 10 comes out of
+	// the difference of two numbers near 9e40, and the ratio to its
+	// diagonal 9e40 flags the loss.
+	m := &band{n: 2, b: 1, a: make([]float64, 4)}
+	if r := m.cholFactor([]float64{1, 1}, []Pair{{I: 0, H: 1, W: 3}}, []float64{1e40}); r >= cholMinRatio {
+		t.Errorf("stiff case: pivot ratio %v not flagged (threshold %v)", r, cholMinRatio)
+	}
+}

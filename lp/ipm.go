@@ -33,6 +33,11 @@ type Options struct {
 	// Margin is the relative tightening of the ratios used by Repair;
 	// default 1e-12.
 	Margin float64
+	// KeepPairs solves with the pairs as given, without first dropping
+	// those implied by chains of others (see Solve).
+	KeepPairs bool
+
+	keepLam bool // keep the multipliers in Result.lam (SolveSpanner)
 }
 
 // Result is a certified solution of a Problem.
@@ -54,6 +59,8 @@ type Result struct {
 	Mix float64
 	// Y is the certified dual row multipliers (Dual = sum Y).
 	Y []float64
+
+	lam []float64 // the ratio multipliers behind Dual, when Options.keepLam
 }
 
 // ErrNotConverged (= run.ErrNotConverged) reports that the iteration limit
@@ -109,20 +116,86 @@ type ipm struct {
 	accV            [][]float64 // per-worker accumulators of sum_o H_o^{-1} r1_o
 	ring, scratch   [][]float64
 	kappa           float64 // scale of the gain
+	// useQR selects the orthogonal factorisation of the per-column systems
+	// (robust, slower) instead of the LDL^T of the assembled matrix; the
+	// solver switches to it when the LDL^T iteration stalls.
+	useQR  bool
+	qrUsed []bool // per worker: a column needed QR in this factorisation
 }
+
+// cholMinRatio is the smallest pivot/diagonal ratio accepted from the
+// LDL^T of an assembled matrix: below it the cancellation has eaten more
+// than half the digits, and the column is refactored by QR (and every
+// later factorisation uses QR).
+const cholMinRatio = 1e-8
 
 // Solve maximises the problem p with a Mehrotra predictor-corrector
 // interior-point method (see the package documentation) and returns a
 // certified solution: an exactly feasible X (after Repair) and a dual bound.
+//
+// Unless opts.KeepPairs is set, Solve first drops the pairs implied by
+// chains of others (Spanner with delta = 1: for a Manhattan grid's list of
+// all pairs, everything but the 4-neighbour edges), solves with the rest —
+// a relaxation, so its dual bound holds for p — and repairs the answer
+// against every pair of p, so X is feasible for p itself.
+//
 // It returns an error before allocating when the workspace would exceed
-// opts.Budget (wrapping ErrTooLarge, with the estimate), when the problem is malformed, when
-// ctx is cancelled, and ErrNotConverged (with the best Result) when the
-// tolerance was not reached.
+// opts.Budget (wrapping ErrTooLarge, with the estimate), when the problem is
+// malformed, when ctx is cancelled, and ErrNotConverged (with the best
+// Result) when the tolerance was not reached.
 func Solve(ctx context.Context, p *Problem, opts *Options) (*Result, error) {
 	o := opts.withDefaults()
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
+	q := p
+	if !o.KeepPairs && len(p.Pairs) > 0 {
+		sp, err := Spanner(p.N, p.Pairs, 1, o.Budget)
+		if err != nil {
+			return nil, err
+		}
+		if len(sp) < len(p.Pairs) {
+			q = &Problem{N: p.N, M: p.M, C: p.C, Pairs: sp}
+		}
+	}
+	r, err := solveAs(ctx, q, o)
+	if r == nil || q == p {
+		return r, err
+	}
+	// The pairs dropped hold up to the rounding of their ratios: repair
+	// against all of them.
+	if rerr := r.repairFor(p, o.Margin); rerr != nil {
+		return nil, rerr
+	}
+	return r, err
+}
+
+// repairFor makes r.X feasible for p (Repair with the given margin) and
+// updates Mix, Primal and Gap; Dual, a bound for a relaxation of p, stays.
+func (r *Result) repairFor(p *Problem, margin float64) error {
+	t, err := Repair(p, r.X, margin)
+	if err != nil {
+		return err
+	}
+	if t > 0 {
+		r.Mix = 1 - (1-r.Mix)*(1-t)
+		r.Primal = p.objective(r.X)
+		r.Gap = relGap(r.Primal, r.Dual)
+	}
+	return nil
+}
+
+// relGap is (dual-primal)/max(|dual|,|primal|), 0 when both vanish.
+func relGap(primal, dual float64) float64 {
+	if scale := max(math.Abs(primal), math.Abs(dual)); scale > 0 {
+		return (dual - primal) / scale
+	}
+	return 0
+}
+
+// solveAs runs the interior-point method on p as given (renumbering its rows
+// to shrink the bandwidth when that helps).
+func solveAs(ctx context.Context, p *Problem, o Options) (*Result, error) {
 	// Renumber the rows to shrink the bandwidth when that helps (rings,
 	// grids, general graphs); the answer is numbered back.
 	perm := rcm(p)
@@ -173,6 +246,7 @@ func newIPM(p *Problem, workers int) *ipm {
 	s.wt = make([][]float64, workers)
 	s.qrR = make([][]float64, workers)
 	s.qrWork = make([][]float64, workers)
+	s.qrUsed = make([]bool, workers)
 	s.order = make([]int, np)
 	for k := range s.order {
 		s.order[k] = k
@@ -324,7 +398,10 @@ func (s *ipm) factor() error {
 		for k := range wt {
 			wt[k] = s.lam[o*np+k] / s.s[o*np+k]
 		}
-		f.qrFactor(diag, s.p.Pairs, wt, s.order, s.qrR[w], s.qrWork[w])
+		if s.useQR || f.cholFactor(diag, s.p.Pairs, wt) < cholMinRatio {
+			f.qrFactor(diag, s.p.Pairs, wt, s.order, s.qrR[w], s.qrWork[w])
+			s.qrUsed[w] = true
+		}
 		acc := s.accS[w]
 		if w == 0 {
 			acc = s.schur.RawSymmetric().Data
@@ -336,6 +413,10 @@ func (s *ipm) factor() error {
 		}
 		f.addInverse(acc, s.ring[w])
 	})
+	for w, u := range s.qrUsed {
+		s.useQR = s.useQR || u
+		s.qrUsed[w] = false
+	}
 	raw := s.schur.RawSymmetric().Data
 	for w := 1; w < s.workers; w++ {
 		for k, v := range s.accS[w] {
@@ -533,7 +614,7 @@ func (s *ipm) complementarity(ap, ad float64) float64 {
 
 // certify repairs a copy of the current X and bounds the optimum from the
 // current multipliers.
-func (s *ipm) certify(margin float64) (*Result, error) {
+func (s *ipm) certify(margin float64, keepLam bool) (*Result, error) {
 	n, m, np := s.n, s.m, s.np
 	x := make([]float64, n*m)
 	for o := 0; o < m; o++ {
@@ -547,11 +628,11 @@ func (s *ipm) certify(margin float64) (*Result, error) {
 	}
 	primal := s.p.objective(x)
 	dual, y := dualBound(s.p, s.lam[:np*m])
-	gap := 0.0
-	if scale := max(math.Abs(primal), math.Abs(dual)); scale > 0 {
-		gap = (dual - primal) / scale
+	r := &Result{X: x, Primal: primal, Dual: dual, Gap: relGap(primal, dual), Mix: t, Y: y}
+	if keepLam {
+		r.lam = slices.Clone(s.lam[:np*m])
 	}
-	return &Result{X: x, Primal: primal, Dual: dual, Gap: gap, Mix: t, Y: y}, nil
+	return r, nil
 }
 
 func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
@@ -611,13 +692,17 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 		if o.Progress != nil {
 			pr := run.NewProgress("ipm")
 			pr.Iter, pr.MaxIter, pr.Gap, pr.Value = it, o.MaxIter, gap, primal
-			pr.Message = fmt.Sprintf("dual %.10g, mu %.3g", dual, mu)
+			fac := "ldl"
+			if s.useQR {
+				fac = "qr"
+			}
+			pr.Message = fmt.Sprintf("dual %.10g, mu %.3g, %s", dual, mu, fac)
 			o.Report(pr)
 		}
 		// Certify once the iterates are close; keep the best certificate, as
 		// rounding eventually limits how far the iteration can go.
 		if gap <= max(1e-3, o.Tol) || it == o.MaxIter {
-			r, err := s.certify(o.Margin)
+			r, err := s.certify(o.Margin, o.keepLam)
 			if err != nil {
 				return nil, err
 			}
@@ -632,6 +717,13 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 		}
 		if ap < 1e-8 && ad < 1e-8 {
 			bad++
+		}
+		if (bad >= 3 || stale >= 8) && !s.useQR {
+			// The LDL^T of the assembled matrices has lost its accuracy
+			// (tight constraints of huge weight): continue from here with
+			// the orthogonal factorisation.
+			s.useQR, bad, stale = true, 0, 0
+			continue
 		}
 		if bad >= 3 || stale >= 8 {
 			if best == nil {

@@ -1,0 +1,318 @@
+package lp
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/optdp/optdp/solve/run"
+)
+
+// GenerateOptions tunes Generate. The zero value (or nil) means the defaults.
+type GenerateOptions struct {
+	// Options tune the solve of every relaxation; Options.Tol (default
+	// 1e-8) is the target relative gap between the feasible X and the bound,
+	// each relaxation being solved to Tol/2. Progress receives the
+	// relaxations' iterations (Stage "ipm") and one report per round with
+	// Stage "cuts", Iter the round, Gap the certified gap so far, Value the
+	// primal value of the repaired X and Message the number of violated
+	// pairs.
+	Options
+	// Start lists the indices (into Problem.Pairs) of the first
+	// relaxation's pairs; nil means each row's Neighbours pairs of smallest
+	// ratio, with their reverses.
+	Start []int
+	// Neighbours is the number of pairs per row of the default start;
+	// default 8 (the king moves on a grid).
+	Neighbours int
+	// MaxRounds caps the relaxations solved; default 30.
+	MaxRounds int
+	// MaxAdd caps the violated pairs added per round (the most violated
+	// first, with their reverses); default 4·N.
+	MaxAdd int
+}
+
+// GenerateResult is the outcome of Generate.
+type GenerateResult struct {
+	// Result: X is feasible for the full problem (the last relaxation's
+	// solution repaired against every pair), Primal its value; Dual is the
+	// smallest certified bound of the relaxations, an upper bound on the
+	// optimum of the full problem; Gap their relative difference.
+	Result
+	// Rounds is the number of relaxations solved, Pairs the number of pairs
+	// in the last one.
+	Rounds, Pairs int
+	// Violated is, per round, the number of pairs of the full problem that
+	// the relaxation's solution violated (before they were added).
+	Violated []int
+}
+
+// Generate solves p by constraint generation (cutting planes over the
+// ratio constraints): it solves the relaxation with a subset of the pairs,
+// whose certified dual value bounds p's optimum from above (fewer
+// constraints); it repairs that solution against all pairs of p (Repair),
+// which gives a feasible X and a lower bound; it adds the pairs that the
+// relaxation's solution violates and repeats, until the bounds are within
+// opts.Tol or no pair is violated. Every Result is certified: X passes every
+// pair of p exactly, and Primal <= optimum <= Dual.
+//
+// It pays when few of p's pairs bind at the optimum: dense metrics (all
+// pairs of a Euclidean grid) whose optimal mechanisms bind only between
+// near neighbours. Checking the violations costs O(len(p.Pairs)·M) per round.
+//
+// Errors: malformed problem or options, ctx cancelled, ErrTooLarge from a
+// relaxation (before it allocates), and ErrNotConverged (wrapped, with the
+// best certified result) when MaxRounds relaxations leave a gap above Tol.
+func Generate(ctx context.Context, p *Problem, opts *GenerateOptions) (*GenerateResult, error) {
+	var g GenerateOptions
+	if opts != nil {
+		g = *opts
+	}
+	o := g.Options.withDefaults()
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	if g.Neighbours <= 0 {
+		g.Neighbours = 8
+	}
+	if g.MaxRounds <= 0 {
+		g.MaxRounds = 30
+	}
+	if g.MaxAdd <= 0 {
+		g.MaxAdd = 4 * p.N
+	}
+	in := make([]bool, len(p.Pairs))
+	if g.Start != nil {
+		for _, k := range g.Start {
+			if k < 0 || k >= len(p.Pairs) {
+				return nil, fmt.Errorf("lp: generate: start pair %d out of [0,%d): %w", k, len(p.Pairs), run.ErrBadInput)
+			}
+			in[k] = true
+		}
+	} else {
+		nearest(p, g.Neighbours, in)
+	}
+	closeReverse(p, in)
+	inner := o
+	inner.Tol = o.Tol / 2
+	res := &GenerateResult{Result: Result{Dual: math.Inf(1)}}
+	var best *Result // best feasible (repaired) answer
+	x := make([]float64, p.N*p.M)
+	for round := 1; round <= g.MaxRounds; round++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("lp: generate: interrupted in round %d: %w", round, err)
+		}
+		var sub []Pair
+		for k, ok := range in {
+			if ok {
+				sub = append(sub, p.Pairs[k])
+			}
+		}
+		q := &Problem{N: p.N, M: p.M, C: p.C, Pairs: sub}
+		start := time.Now()
+		r, err := Solve(ctx, q, &inner)
+		if r == nil {
+			return nil, fmt.Errorf("lp: generate: round %d (%d pairs): %w", round, len(sub), err)
+		}
+		res.Rounds, res.Pairs = round, len(sub)
+		res.Iterations += r.Iterations
+		if r.Dual < res.Dual {
+			res.Dual, res.Y = r.Dual, r.Y
+		}
+		// Violations of the relaxation's (relaxation-feasible) solution.
+		copy(x, r.X)
+		viol := violations(p, x, in)
+		res.Violated = append(res.Violated, len(viol))
+		// A feasible answer: the solution repaired against every pair.
+		t, err := Repair(p, x, o.Margin)
+		if err != nil {
+			return nil, err
+		}
+		if v := p.objective(x); best == nil || v > best.Primal {
+			best = &Result{X: slices.Clone(x), Primal: v, Mix: 1 - (1-r.Mix)*(1-t)}
+		}
+		gap := relGap(best.Primal, res.Dual)
+		pr := run.NewProgress("cuts")
+		pr.Iter, pr.MaxIter, pr.Gap, pr.Value = round, g.MaxRounds, gap, best.Primal
+		pr.Message = fmt.Sprintf("round %d: %d pairs, %d violated, relaxation %.3gs", round, len(sub), len(viol), time.Since(start).Seconds())
+		o.Report(pr)
+		if gap <= o.Tol || len(viol) == 0 {
+			break
+		}
+		// Add the most violated pairs (a pair's violation is the mixing
+		// weight its worst column would need).
+		slices.SortFunc(viol, func(a, b violation) int { return cmp.Compare(b.t, a.t) })
+		// Keep the significant ones: a violation whose repair costs far
+		// below the tolerance is not worth a round.
+		added := 0
+		for _, v := range viol {
+			if added >= g.MaxAdd || (added > 0 && v.t < o.Tol/64) {
+				break
+			}
+			in[v.k] = true
+			added++
+		}
+		closeReverse(p, in)
+	}
+	res.X, res.Primal, res.Mix = best.X, best.Primal, best.Mix
+	res.Gap = relGap(res.Primal, res.Dual)
+	if res.Gap > o.Tol {
+		return res, fmt.Errorf("lp: generate: certified gap %.3g after %d rounds (tolerance %.3g): %w", res.Gap, res.Rounds, o.Tol, ErrNotConverged)
+	}
+	return res, nil
+}
+
+type violation struct {
+	k int
+	t float64
+}
+
+// violations lists the pairs of p outside in that x violates, each with the
+// uniform mixing weight a/(a+(W-1)/M) its worst violation a would need.
+func violations(p *Problem, x []float64, in []bool) []violation {
+	m := p.M
+	var out []violation
+	for k, q := range p.Pairs {
+		if in[k] {
+			continue
+		}
+		ri, rh := x[q.I*m:q.I*m+m], x[q.H*m:q.H*m+m]
+		var a float64
+		for o := range ri {
+			a = max(a, ri[o]-q.W*rh[o])
+		}
+		if a > 0 {
+			out = append(out, violation{k, a / (a + (q.W-1)/float64(m))})
+		}
+	}
+	return out
+}
+
+// nearest marks, for every row, its k pairs of smallest ratio (as I).
+func nearest(p *Problem, k int, in []bool) {
+	byRow := make([][]int, p.N)
+	for j, q := range p.Pairs {
+		byRow[q.I] = append(byRow[q.I], j)
+	}
+	for _, js := range byRow {
+		slices.SortFunc(js, func(a, b int) int {
+			if c := cmp.Compare(p.Pairs[a].W, p.Pairs[b].W); c != 0 {
+				return c
+			}
+			return cmp.Compare(p.Pairs[a].H, p.Pairs[b].H)
+		})
+		for _, j := range js[:min(k, len(js))] {
+			in[j] = true
+		}
+	}
+}
+
+// closeReverse adds to in the reverse (H,I) of every marked pair (I,H) that
+// p lists, so that relaxations stay symmetric when p is.
+func closeReverse(p *Problem, in []bool) {
+	idx := make(map[[2]int]int, len(p.Pairs))
+	for k, q := range p.Pairs {
+		idx[[2]int{q.I, q.H}] = k
+	}
+	for k, q := range p.Pairs {
+		if in[k] {
+			if j, ok := idx[[2]int{q.H, q.I}]; ok {
+				in[j] = true
+			}
+		}
+	}
+}
+
+// SpannerResult is the outcome of SolveSpanner.
+type SpannerResult struct {
+	// Result: X is feasible for the full problem (every pair, exactly),
+	// Primal its value; Dual is an upper bound on the full problem's optimum
+	// (from the spanner LP's multipliers applied to the spanner's pairs at
+	// their true ratios, a relaxation); Gap their relative difference: how
+	// far the spanner answer can be from the true optimum.
+	Result
+	// Delta is the stretch; Pairs the number of spanner pairs.
+	Delta float64
+	Pairs int
+	// SpannerDual bounds the spanner LP itself: Primal <= its optimum <=
+	// SpannerDual.
+	SpannerDual float64
+}
+
+// SolveSpanner solves the spanner LP of p with stretch delta >= 1: the
+// pairs of Spanner(p.N, p.Pairs, delta) with their ratios W^{1/delta}
+// (Stretch), whose feasible points satisfy every pair of p (CCS 2014: a
+// mechanism private on a delta-spanner at eps/delta is eps-private). The
+// answer is repaired against all pairs of p, so its X is exactly feasible.
+// Errors as Solve, and for delta < 1.
+func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options) (*SpannerResult, error) {
+	o := opts.withDefaults()
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	sp, err := Spanner(p.N, p.Pairs, delta, o.Budget)
+	if err != nil {
+		return nil, err
+	}
+	q := &Problem{N: p.N, M: p.M, C: p.C, Pairs: Stretch(sp, delta)}
+	o.KeepPairs = true
+	o.keepLam = true
+	r, solveErr := Solve(ctx, q, &o)
+	if r == nil {
+		return nil, solveErr
+	}
+	out := &SpannerResult{Result: *r, Delta: delta, Pairs: len(sp), SpannerDual: r.Dual}
+	if err := out.repairFor(p, o.Margin); err != nil {
+		return nil, err
+	}
+	// The relaxation bound: the spanner's pairs at their true ratios, with
+	// the spanner LP's multipliers (any nonnegative multipliers give a
+	// bound, see dualBound).
+	out.Dual, out.Y = scaledBound(&Problem{N: p.N, M: p.M, C: p.C, Pairs: sp}, r.lam)
+	out.Gap = relGap(out.Primal, out.Dual)
+	out.lam = nil
+	return out, solveErr
+}
+
+// scaledBound is the best dual bound of p over the multipliers alpha·lam,
+// alpha in [0, 1] (dualBound is convex in alpha; golden-section search):
+// multipliers of a tighter problem (the stretched spanner) give a valid but
+// loose bound for p, and shrinking them recovers part of it.
+func scaledBound(p *Problem, lam []float64) (float64, []float64) {
+	scaled := make([]float64, len(lam))
+	eval := func(a float64) float64 {
+		for k, v := range lam {
+			scaled[k] = a * v
+		}
+		b, _ := dualBound(p, scaled)
+		return b
+	}
+	const phi = 0.6180339887498949
+	lo, hi := 0.0, 1.0
+	x1, x2 := hi-phi*(hi-lo), lo+phi*(hi-lo)
+	f1, f2 := eval(x1), eval(x2)
+	for range 40 {
+		if f1 <= f2 {
+			hi, x2, f2 = x2, x1, f1
+			x1 = hi - phi*(hi-lo)
+			f1 = eval(x1)
+		} else {
+			lo, x1, f1 = x1, x2, f2
+			x2 = lo + phi*(hi-lo)
+			f2 = eval(x2)
+		}
+	}
+	best := 1.0
+	for _, a := range []float64{0, x1, x2, 1} {
+		if eval(a) < eval(best) {
+			best = a
+		}
+	}
+	for k, v := range lam {
+		scaled[k] = best * v
+	}
+	return dualBound(p, scaled)
+}

@@ -1,0 +1,174 @@
+package lp
+
+import (
+	"cmp"
+	"container/heap"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/optdp/optdp/solve/run"
+)
+
+// spannerTol is the relative slack of the spanner test: a pair whose
+// log-ratio is matched by a chain up to this factor counts as implied (the
+// rounding of exp and of the chain's sum). The rounding it admits is removed
+// by the final Repair against the full set of pairs.
+const spannerTol = 1e-12
+
+// Spanner returns a subset of the pairs ps on n rows that implies every pair
+// of ps up to the stretch delta >= 1, chosen by the greedy spanner algorithm
+// (Althöfer et al. 1993; for privacy constraints Bordenabe, Chatzikokolakis
+// and Palamidessi, CCS 2014) on the directed graph with edge lengths
+// log W: every pair (i,h,W) of ps has a chain i = v_0 -> v_1 -> ... -> v_r = h
+// of returned pairs with
+//
+//	sum_t log W_{v_t v_{t+1}} <= delta · log W · (1 + 1e-12).
+//
+// Consequences (docs/MATH.md, "spanners"): with delta = 1 the returned pairs
+// define the same feasible set as ps up to the rounding of the ratios (for a
+// Manhattan grid's complete list of pairs they are its 4-neighbour edges);
+// with the returned ratios replaced by W^{1/delta} (Stretch) every X
+// satisfying them satisfies all of ps, so the spanner LP's solutions are
+// private for the full metric.
+//
+// Pairs are scanned by increasing ratio (ties by rows); a pair is added when
+// the current graph has no chain short enough, which Dijkstra's algorithm
+// decides from cached distances (Farshi–Gudmundsson: a cached distance is an
+// upper bound, so only a failed test recomputes). The cache holds n² float64
+// values: Spanner refuses (wrapping ErrTooLarge) when they exceed budget.
+// Errors also for delta < 1 or not finite, and for malformed pairs.
+func Spanner(n int, ps []Pair, delta float64, budget run.Budget) ([]Pair, error) {
+	if !(delta >= 1) || math.IsInf(delta, 1) {
+		return nil, fmt.Errorf("lp: spanner stretch %v: want a finite delta >= 1: %w", delta, run.ErrBadInput)
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("lp: spanner on %d rows: %w", n, run.ErrBadInput)
+	}
+	for k, q := range ps {
+		if q.I < 0 || q.I >= n || q.H < 0 || q.H >= n || q.I == q.H || !(q.W > 1) || math.IsInf(q.W, 1) {
+			return nil, fmt.Errorf("lp: spanner: pair %d = (%d,%d,%v) malformed: %w", k, q.I, q.H, q.W, run.ErrBadInput)
+		}
+	}
+	if err := budget.Check(fmt.Sprintf("lp: spanner of %d pairs on %d rows", len(ps), n), run.DenseBytes(n, n, 1)+40*float64(len(ps)), ""); err != nil {
+		return nil, err
+	}
+	order := make([]int, len(ps))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		pa, pb := ps[a], ps[b]
+		if c := cmp.Compare(pa.W, pb.W); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(min(pa.I, pa.H), min(pb.I, pb.H)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(max(pa.I, pa.H), max(pb.I, pb.H)); c != 0 {
+			return c
+		}
+		return cmp.Compare(pa.I, pb.I)
+	})
+	g := &digraph{adj: make([][]arc, n)}
+	cache := make([][]float64, n)
+	var out []Pair
+	d := newDijkstra(n)
+	for _, k := range order {
+		q := ps[k]
+		bound := delta * math.Log(q.W) * (1 + spannerTol)
+		if c := cache[q.I]; c != nil && c[q.H] <= bound {
+			continue
+		}
+		if cache[q.I] == nil {
+			cache[q.I] = make([]float64, n)
+		}
+		// Recompute from I, far enough ahead for the next pairs of I.
+		d.run(g, q.I, 2*bound, cache[q.I])
+		if cache[q.I][q.H] <= bound {
+			continue
+		}
+		l := math.Log(q.W)
+		g.adj[q.I] = append(g.adj[q.I], arc{to: q.H, l: l})
+		cache[q.I][q.H] = min(cache[q.I][q.H], l)
+		out = append(out, q)
+	}
+	return out, nil
+}
+
+// Stretch returns the pairs with every ratio W replaced by W^{1/delta}
+// (never below the smallest float64 above 1): on the pairs of a spanner of
+// stretch delta this tightens the constraints so that they imply the full
+// set (see Spanner).
+func Stretch(ps []Pair, delta float64) []Pair {
+	out := make([]Pair, len(ps))
+	for k, q := range ps {
+		w := math.Exp(math.Log(q.W) / delta)
+		out[k] = Pair{I: q.I, H: q.H, W: max(w, math.Nextafter(1, 2))}
+	}
+	return out
+}
+
+type arc struct {
+	to int
+	l  float64
+}
+
+type digraph struct{ adj [][]arc }
+
+// dijkstra is the reusable state of a single-source shortest-path search.
+type dijkstra struct {
+	h    distHeap
+	done []bool
+	seen []int
+}
+
+func newDijkstra(n int) *dijkstra { return &dijkstra{done: make([]bool, n)} }
+
+// run writes into dist the distances from s in g that are at most radius
+// (+Inf beyond, and for unreachable rows).
+func (d *dijkstra) run(g *digraph, s int, radius float64, dist []float64) {
+	for i := range dist {
+		dist[i] = math.Inf(1)
+	}
+	for _, v := range d.seen {
+		d.done[v] = false
+	}
+	d.seen = d.seen[:0]
+	d.h = d.h[:0]
+	dist[s] = 0
+	heap.Push(&d.h, item{s, 0})
+	for d.h.Len() > 0 {
+		it := heap.Pop(&d.h).(item)
+		if d.done[it.v] || it.d > dist[it.v] {
+			continue
+		}
+		d.done[it.v] = true
+		d.seen = append(d.seen, it.v)
+		for _, a := range g.adj[it.v] {
+			nd := it.d + a.l
+			if nd <= radius && nd < dist[a.to] {
+				dist[a.to] = nd
+				heap.Push(&d.h, item{a.to, nd})
+			}
+		}
+	}
+}
+
+type item struct {
+	v int
+	d float64
+}
+
+type distHeap []item
+
+func (h distHeap) Len() int           { return len(h) }
+func (h distHeap) Less(i, j int) bool { return h[i].d < h[j].d }
+func (h distHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *distHeap) Push(x any)        { *h = append(*h, x.(item)) }
+func (h *distHeap) Pop() any {
+	old := *h
+	it := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return it
+}
