@@ -104,12 +104,12 @@ var (
 	// reciprocal condition number is below MinRCond, or a pivot was zero.
 	ErrSingular = errors.New("backend: matrix is singular to working precision")
 	// ErrShape means the operands' dimensions do not agree.
-	ErrShape = errors.New("backend: dimension mismatch")
+	ErrShape = fmt.Errorf("backend: dimension mismatch: %w", run.ErrBadInput)
 	// ErrNotConverged means an iterative kernel (eigen or singular values)
 	// did not converge.
 	ErrNotConverged = fmt.Errorf("backend: decomposition did not converge: %w", run.ErrNotConverged)
 	// ErrNotFinite means an input held NaN or Inf.
-	ErrNotFinite = errors.New("backend: matrix has NaN or Inf entries")
+	ErrNotFinite = fmt.Errorf("backend: matrix has NaN or Inf entries: %w", run.ErrBadInput)
 )
 
 // MinRCond is the reciprocal condition number below which a factorisation is

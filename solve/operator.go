@@ -32,15 +32,15 @@ type RoundingBounder interface {
 // context; test with errors.Is.
 var (
 	// ErrShape means a vector, dimension list or factor has the wrong size.
-	ErrShape = errors.New("solve: dimension mismatch")
+	ErrShape = fmt.Errorf("solve: dimension mismatch: %w", run.ErrBadInput)
 	// ErrTooLarge means the workspaces a solver needs would not fit in
 	// memory (the limit is MaxWorkBytes); nothing was allocated.
 	ErrTooLarge = run.ErrTooLarge
 	// ErrBadKernel means a kernel value was NaN, infinite, or not a valid
 	// privacy-constraints entry.
-	ErrBadKernel = errors.New("solve: invalid kernel value")
+	ErrBadKernel = fmt.Errorf("solve: invalid kernel value: %w", run.ErrBadInput)
 	// ErrNotFinite means a right-hand side held NaN or Inf.
-	ErrNotFinite = errors.New("solve: NaN or Inf in the right-hand side")
+	ErrNotFinite = fmt.Errorf("solve: NaN or Inf in the right-hand side: %w", run.ErrBadInput)
 	// ErrBreakdown means a Krylov iteration broke down (a zero or negative
 	// curvature in CG, a singular operator in MINRES).
 	ErrBreakdown = errors.New("solve: Krylov breakdown")
