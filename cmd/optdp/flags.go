@@ -6,15 +6,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	optrun "github.com/optdp/optdp/solve/run"
 
@@ -34,8 +33,8 @@ var metricFlagHelp = "answer metric spec (required): line:n=N, ring:n=N, clique:
 const epsFlagHelp = "privacy level eps > 0 per unit of distance: per hop for graphs, per km for grids (required)"
 
 // metricAndEps validates the --metric and --eps flags of fs, which parseFlags
-// has parsed, and returns the metric: both are required, eps must be finite
-// and > 0.
+// has parsed, and returns the metric: both are required; the metric spec is
+// parsed by metric.Parse and eps checked by metric.CheckEps.
 func metricAndEps(fs *flag.FlagSet, spec string, eps float64) (metric.Metric, error) {
 	set := flagsGiven(fs)
 	m, err := parseMetricFlag(spec, set["metric"])
@@ -55,32 +54,55 @@ func flagsGiven(fs *flag.FlagSet) map[string]bool {
 	return set
 }
 
-// parseMetricFlag builds the metric of --metric. A missing flag or an
-// unknown kind is a usage error (exit 2); a spec whose parameters or file are
-// invalid is an input error (exit 1) with metric.Parse's message.
+// parseMetricFlag builds the metric of --metric with metric.Parse. A
+// missing flag, an unknown kind or a bad parameter is a command-line
+// mistake (exit 2); a graph or distance file that cannot be read or is not
+// valid is a data problem (exit 1).
 func parseMetricFlag(spec string, given bool) (metric.Metric, error) {
 	if !given || strings.TrimSpace(spec) == "" {
 		return nil, usagef("--metric is required (kinds: %s)", strings.Join(metric.Kinds(), ", "))
 	}
-	kind, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
-	if !slices.Contains(metric.Kinds(), kind) {
-		return nil, usagef("--metric %q: unknown metric kind %q (want one of %s)", spec, kind, strings.Join(metric.Kinds(), ", "))
-	}
 	m, err := metric.Parse(spec)
-	if err != nil {
-		return nil, fmt.Errorf("--metric: %w", err)
+	if err == nil {
+		return m, nil
 	}
-	return m, nil
+	err = fmt.Errorf("--metric: %w", err)
+	if metricFileError(spec, err) {
+		return nil, dataError{err}
+	}
+	return nil, usageError{err}
 }
 
-// checkEpsFlag validates a required privacy parameter: given, finite, > 0.
-// A bad value is a usage error.
+// metricFileError reports whether err, from metric.Parse(spec), is about
+// the file a graph: or dist: spec names (it cannot be opened, or its
+// contents are invalid) rather than about the spec itself. metric.Parse
+// prefixes the messages about a file's contents with its path.
+func metricFileError(spec string, err error) bool {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return true
+	}
+	kind, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	if kind != "graph" && kind != "dist" {
+		return false
+	}
+	for kv := range strings.SplitSeq(rest, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.TrimSpace(k) == "file" && v != "" {
+			return strings.Contains(err.Error(), strings.TrimSpace(v)+": ")
+		}
+	}
+	return false
+}
+
+// checkEpsFlag validates a required privacy parameter with the library's
+// one check (metric.CheckEps: finite and > 0). A missing or bad value is a
+// command-line mistake.
 func checkEpsFlag(name string, v float64, given bool) error {
 	if !given {
 		return usagef("--%s is required (a privacy level > 0, e.g. --%s 0.693)", name, name)
 	}
-	if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-		return usagef("--%s %v: want a finite number > 0", name, v)
+	if err := metric.CheckEps(v); err != nil {
+		return usageError{fmt.Errorf("--%s %s: %w", name, fmtFloat(v), err)}
 	}
 	return nil
 }
@@ -142,29 +164,13 @@ func (v num) MarshalJSON() ([]byte, error) {
 // numPtr is a pointer to v as a num (for optional fields).
 func numPtr(v float64) *num { n := num(v); return &n }
 
-// busy shows a progress bar labelled label on stderr while f runs (drawn
-// only after a second, see progress), redrawing it every 200 ms with the
-// last status f reported through bar.Update ("working" until then), then
-// ends it.
+// busy shows a progress display labelled label on stderr while f runs
+// (see progress: nothing before a second, then the last status f reported
+// through bar.Update, "working" until then, with the elapsed time moving),
+// then ends it.
 func busy[T any](env *runEnv, label string, enabled bool, f func(bar *progress) (T, error)) (T, error) {
 	bar := newProgress(env, label, enabled)
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(200 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				bar.Redraw()
-			}
-		}
-	})
 	v, err := f(bar)
-	close(done)
-	wg.Wait()
 	bar.Done()
 	return v, err
 }
