@@ -236,7 +236,7 @@ func TestBaselineErrors(t *testing.T) {
 		{"geom NaN", "eps must be", func() error { _, err := TruncatedGeometric(5, math.NaN(), 1); return err }},
 		{"geom n", "must be positive", func() error { _, err := TruncatedGeometric(0, 1, 1); return err }},
 		{"geom sens", "sensitivity must be >= 1", func() error { _, err := TruncatedGeometric(5, 1, 0); return err }},
-		{"geom huge", "exceeds the limit", func() error { _, err := TruncatedGeometric(1<<20, 1, 1); return err }},
+		{"geom huge", "8.0 TiB, over the memory budget of 1.0 GiB", func() error { _, err := TruncatedGeometric(1<<20, 1, 1); return err }},
 		{"geom underflow", "underflows", func() error { _, err := TruncatedGeometric(40, 800, 1); return err }},
 		{"geom underflow far", "underflows", func() error { _, err := TruncatedGeometric(100, 10, 1); return err }},
 		{"rr underflow", "underflows", func() error { _, err := RandomizedResponse(3, 800); return err }},
@@ -251,7 +251,7 @@ func TestBaselineErrors(t *testing.T) {
 		{"exp NaN", "d(0,1) = NaN", func() error { _, err := Exponential(nanMetric, 1); return err }},
 		{"pg step", "step must be", func() error { _, err := PlanarGeometric(3, 3, 0, 1); return err }},
 		{"pg size", "at least 1 x 1", func() error { _, err := PlanarGeometric(0, 3, 1, 1); return err }},
-		{"pg huge", "exceeds the limit", func() error { _, err := PlanarGeometric(200, 200, 1, 1); return err }},
+		{"pg huge", "11.9 GiB, over the memory budget", func() error { _, err := PlanarGeometric(200, 200, 1, 1); return err }},
 	}
 	for _, c := range cases {
 		err := c.f()

@@ -194,7 +194,7 @@ func TestPlanarLaplaceErrors(t *testing.T) {
 		{"size", "at least 1 x 1", func() error { _, err := PlanarLaplaceUtility(3, -1, 1, 1); return err }},
 		{"point", "point 9 outside 0..8", func() error { _, err := PlanarLaplaceRow(3, 3, 1, 1, 9); return err }},
 		{"underflow", "underflow", func() error { _, err := PlanarLaplaceRow(100, 100, 1, 5, 0); return err }},
-		{"huge matrix", "exceeds the limit", func() error { _, err := PlanarLaplace(200, 200, 1, 1); return err }},
+		{"huge matrix", "11.9 GiB, over the memory budget", func() error { _, err := PlanarLaplace(200, 200, 1, 1); return err }},
 	}
 	for _, c := range cases {
 		err := c.f()

@@ -1,6 +1,7 @@
 package mech
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/optdp/optdp/solve/run"
@@ -13,8 +14,10 @@ import (
 const SumTol = 1e-9
 
 // MaxDenseEntries is the largest number of float64 entries (1 GiB) that a
-// function of this package allocates for a dense matrix; larger requests are
-// refused with an error before anything is allocated.
+// function of this package allocates for a dense mechanism matrix; larger
+// requests are refused with run.ErrTooLarge before anything is allocated.
+// It is below run.DefaultBudget on purpose: it bounds the work too (the
+// audit every mechanism passes costs O(n²) per constrained pair).
 const MaxDenseEntries = 1 << 27
 
 // ValidatePrior checks that prior is a probability distribution on n
@@ -65,17 +68,15 @@ func ValidateStochastic(x *mat.Dense, name string) error {
 	return nil
 }
 
-// validateDenseSize refuses an r x c dense matrix that is empty or would
-// hold more than MaxDenseEntries entries, before it is allocated.
+// ValidateDenseSize refuses, before it is allocated, an r x c dense matrix
+// that is empty (run.ErrBadInput) or larger than MaxDenseEntries entries
+// (run.ErrTooLarge, with the memory it would need).
 func ValidateDenseSize(r, c int, what string) error {
 	if r <= 0 || c <= 0 {
 		return run.BadInputf("%s: size %d x %d must be positive", what, r, c)
 	}
-	if r > MaxDenseEntries/c {
-		return run.BadInputf("%s: a %d x %d dense matrix (%.3g GB) exceeds the limit of %d entries (%d GB)",
-			what, r, c, float64(r)*float64(c)*8/1e9, MaxDenseEntries, MaxDenseEntries*8>>30)
-	}
-	return nil
+	return run.Budget(8*MaxDenseEntries).Check(fmt.Sprintf("%s: a %d x %d dense matrix", what, r, c), run.DenseBytes(r, c, 1),
+		"use a smaller domain, or a structured mechanism (package tight's matrix-free mechanism)")
 }
 
 // validateNoUnderflow refuses a mechanism whose entries, all positive in
