@@ -97,8 +97,19 @@ func (r *RingMetric) Edges() iter.Seq2[int, int] {
 	}
 }
 
-// BallSizes is n_0 = 1, n_r = 2 for 0 < r < n/2, and n_{n/2} = 1 for even n.
+// MaxBallSizes is the longest ball-size list a metric returns (n_r for
+// r = 0..diameter, 8 bytes each: 64 MiB). A ring of more than 2^24 answers
+// (diameter above 2^23) reports BallSizes() == nil, so solvers fall back to
+// the general paths and their memory checks instead of allocating (and
+// printing) a list of n/2 sizes.
+const MaxBallSizes = 1<<23 + 1
+
+// BallSizes is n_0 = 1, n_r = 2 for 0 < r < n/2, and n_{n/2} = 1 for even n;
+// nil when n/2+1 > MaxBallSizes.
 func (r *RingMetric) BallSizes() []int {
+	if r.n/2+1 > MaxBallSizes {
+		return nil
+	}
 	s := make([]int, r.n/2+1)
 	s[0] = 1
 	for k := 1; k < len(s); k++ {
