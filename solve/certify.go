@@ -11,7 +11,7 @@ import (
 )
 
 // Certificate is an a posteriori error bound for a computed solution z of
-// A z = b (MATH.md section 4: the tight-constraints mechanism exists iff
+// A z = b (docs/MATH.md §12.3; §3.2: the tight-constraints mechanism exists iff
 // the exact solution z* is >= 0, so the sign of min z must be certified).
 //
 // For symmetric A with smallest eigenvalue magnitude lambda and the exact
@@ -62,7 +62,7 @@ func (c Certificate) Sign(minZ float64) int {
 }
 
 // Verdict turns Sign into the package's three-way existence verdict for
-// Phi z = 1 (MATH.md section 4): Yes when min z* > 0 is proven, No when
+// Phi z = 1 (docs/MATH.md §3.6): Yes when min z* > 0 is proven, No when
 // min z* < 0 is proven (the solution is unique, as LambdaMin > 0 shows A is
 // invertible), Borderline otherwise.
 func (c Certificate) Verdict(minZ float64) Verdict {

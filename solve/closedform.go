@@ -6,7 +6,7 @@ import (
 )
 
 // Closed forms for Phi z = b on the line, the ring and the clique
-// (MATH.md sections 4 and 8). Each takes a = e^{-eps} (e^{-dY} of one hop)
+// (docs/MATH.md §3.5, §12.1). Each takes a = e^{-eps} (e^{-dY} of one hop)
 // with 0 < a < 1 and runs in O(n), or O(n log n) for the general ring.
 
 // checkA validates the one-hop entry a = e^{-eps}.
@@ -78,7 +78,7 @@ func LineOnes(n int, a float64) ([]float64, error) {
 
 // RingOnes returns the constant z = 1 / sum_k a^{min(k, n-k)} solving
 // Phi z = 1 for the ring Z_n (every row of a circulant sums to the same
-// value, MATH.md section 4's ball-size formula).
+// value: the ball-size formula of docs/MATH.md §3.5).
 func RingOnes(n int, a float64) ([]float64, error) {
 	if err := checkA(a); err != nil {
 		return nil, err

@@ -23,7 +23,7 @@ func sumEdges(n, v int) iter.Seq2[int, int] {
 }
 
 // TestAdjacencySum checks the sum query's graph: bandwidth v, BFS distances
-// ceil(|i-j|/v) (MATH.md section 1), and the product against dense.
+// ceil(|i-j|/v) (docs/MATH.md §2.1), and the product against dense.
 func TestAdjacencySum(t *testing.T) {
 	n, v := 23, 4
 	a, err := NewAdjacency(n, sumEdges(n, v))

@@ -1,6 +1,6 @@
 // Package solve solves the privacy-constraints systems of optdp: Phi z = 1
-// (the tight-constraints mechanism, MATH.md §4) and Phi y = pi (regular
-// priors, MATH.md §2), where Phi = exp(-dY) is symmetric with unit diagonal
+// (the tight-constraints mechanism, docs/MATH.md §3) and Phi y = pi (regular
+// priors, docs/MATH.md §5), where Phi = exp(-dY) is symmetric with unit diagonal
 // and non-negative entries, and decides whether a non-negative solution
 // exists.
 //
@@ -20,5 +20,5 @@
 //
 // Structured solvers (Toeplitz/BTTB through the FFT, Kronecker products,
 // closed forms) live in the other files of this package and are applied
-// through the Operator interface without storing Phi (MATH.md §8).
+// through the Operator interface without storing Phi (docs/MATH.md §12).
 package solve

@@ -11,7 +11,7 @@ import (
 
 // Kron is a Kronecker product A = F_0 ⊗ F_1 ⊗ ... ⊗ F_{d-1} of small
 // symmetric factors: the privacy-constraints matrix of a separable metric
-// (MATH.md section 8). Manhattan distance on a W×H grid (index y*W+x) gives
+// (docs/MATH.md §12.4). Manhattan distance on a W×H grid (index y*W+x) gives
 // Phi = L_H ⊗ L_W with L the line's matrix; Hamming distance on Val^u gives
 // the u-fold product of the clique K_v's matrix.
 //

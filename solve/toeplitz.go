@@ -11,7 +11,7 @@ import (
 
 // Toeplitz is a multi-level symmetric Toeplitz matrix: Toeplitz for a 1-D
 // lattice, block Toeplitz with Toeplitz blocks (BTTB) for a 2-D grid, and so
-// on (MATH.md section 8). It is the privacy-constraints matrix
+// on (docs/MATH.md §12.2). It is the privacy-constraints matrix
 // Phi = exp(-dY) of a translation-invariant metric on a lattice: the entry
 // between points x and y is kernel(|x-y|), where |x-y| is the vector of
 // coordinate-wise absolute offsets.
@@ -305,7 +305,7 @@ func (t *Toeplitz) precond(kind Precond) (*Circulant, error) {
 const precondFloor = 1e-8
 
 // SolveToeplitz solves T z = b by a preconditioned Krylov method with
-// O(n log n) work per iteration (MATH.md section 8).
+// O(n log n) work per iteration (docs/MATH.md §12.2).
 //
 // With opt.Method = MethodAuto it runs PCG with the circulant preconditioner
 // opt.Precond (Strang by default). A Strang circulant with an eigenvalue
