@@ -1,5 +1,5 @@
 // Package sdp finds strategies for the matrix mechanism by convex and
-// rank-constrained optimisation (MATH.md section 7, "Optimisation").
+// rank-constrained optimisation (docs/MATH.md §15).
 //
 // Every solver takes the workload only through its Gram matrix G = W^T W (a
 // *mat.SymDense, or a list of factor Grams for Kronecker and marginal

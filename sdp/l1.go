@@ -14,7 +14,7 @@ import (
 // L1Error returns the eps-DP matrix-mechanism error factor
 // D1(A)^2 tr(G (A^T A)^{-1}) of strategy A (p x n) on a workload with Gram
 // matrix G (n x n); the Laplace total squared error is (2/eps^2) times it
-// (MATH.md section 7). When A^T A is singular the pseudo-inverse is used
+// (docs/MATH.md §13.2). When A^T A is singular the pseudo-inverse is used
 // if the row space of A contains the workload (G P = G for the projection P
 // onto it), and +Inf is returned otherwise.
 func L1Error(g *mat.SymDense, a *mat.Dense) (float64, error) {

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Closed forms of MATH.md section 7: identity gives ||W||_F^2 = tr(G);
+// Closed forms of docs/MATH.md §13.3: identity gives ||W||_F^2 = tr(G);
 // the prefix workload used as its own (square, invertible) strategy gives
 // D1(W)^2 rank(W) = n^2 * n.
 func TestL1ErrorClosedForms(t *testing.T) {

@@ -131,17 +131,27 @@ func L2Dual(g *mat.SymDense, y []float64) (float64, error) {
 	return t * t / sum, nil
 }
 
-// traceSqrt returns tr(B^{1/2}) = sum sqrt(lambda_i(B)) for positive
-// semidefinite B (rounding-level negative eigenvalues count as 0).
+// traceSqrt returns a lower bound on tr(B^{1/2}) = Σ sqrt(λ_i(B)) for
+// positive semidefinite B that is safe against the eigensolver's rounding:
+// each computed eigenvalue is within e = 2·n·u·max|λ| of the true one
+// (backward stability, Weyl), so Σ sqrt(max(λ̂_i - e, 0)) <= tr(B^{1/2}).
+// Without the shift, rounding-level eigenvalues of a singular B (about
+// u·λ_max each) would add about sqrt(u·λ_max) each and could lift a dual
+// bound above the optimum.
 func traceSqrt(b *mat.SymDense) (float64, error) {
 	vals, err := backend.EigenValuesSym(b)
 	if err != nil {
 		return 0, fmt.Errorf("sdp: eigenvalues: %w", err)
 	}
+	top := 0.0
+	for _, v := range vals {
+		top = math.Max(top, math.Abs(v))
+	}
+	e := 2 * float64(len(vals)) * 0x1p-53 * top
 	t := 0.0
 	for _, v := range vals {
-		if v > 0 {
-			t += math.Sqrt(v)
+		if v > e {
+			t += math.Sqrt(v - e)
 		}
 	}
 	return t, nil

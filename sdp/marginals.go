@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/optdp/optdp/solve/run"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -91,51 +93,65 @@ func newMarginalSpectrum(dims []int, workload []Marginal) (*marginalSpectrum, er
 	return s, nil
 }
 
+// supersetSum replaces v by its superset-sum transform,
+// v[T] <- Σ_{S ⊇ T} v[S], in O(d 2^d) (len(v) = 2^d).
+func supersetSum(v []float64, d int) {
+	for f := 0; f < d; f++ {
+		bit := 1 << f
+		for m := range v {
+			if m&bit == 0 {
+				v[m] += v[m|bit]
+			}
+		}
+	}
+}
+
+// subsetSum replaces v by its subset-sum transform,
+// v[S] <- Σ_{T ⊆ S} v[T], in O(d 2^d).
+func subsetSum(v []float64, d int) {
+	for f := 0; f < d; f++ {
+		bit := 1 << f
+		for m := range v {
+			if m&bit != 0 {
+				v[m] += v[m^bit]
+			}
+		}
+	}
+}
+
 // eval returns F(θ) = (sum θ)^2 sum_T mult_T g_T / λ_T with
 // λ_T = sum_{S ⊇ T} θ_S^2 c_S, and its gradient
-// ∂F/∂θ_S = 2 s Tr - 2 s^2 θ_S c_S sum_{T ⊆ S} mult_T g_T / λ_T^2.
+// ∂F/∂θ_S = 2 s Tr - 2 s^2 θ_S c_S sum_{T ⊆ S} mult_T g_T / λ_T^2; both
+// sums over subsets are fast zeta transforms, O(d 2^d) per evaluation.
 func (s *marginalSpectrum) eval(theta, grad []float64) (float64, bool) {
 	nm := len(theta)
 	lam := make([]float64, nm)
 	sum := 0.0
 	for m, th := range theta {
 		sum += th
-		if th == 0 {
-			continue
-		}
-		v := th * th * s.c[m]
-		for t := uint(m); ; t = (t - 1) & uint(m) {
-			lam[t] += v
-			if t == 0 {
-				break
-			}
-		}
+		lam[m] = th * th * s.c[m]
 	}
+	supersetSum(lam, s.d)
 	tr := 0.0
+	w := make([]float64, nm)
 	for t := range lam {
-		if s.g[t] == 0 || s.mult[t] == 0 {
+		h := s.mult[t] * s.g[t]
+		if h == 0 {
 			continue
 		}
 		if !(lam[t] > 0) {
 			return math.Inf(1), false
 		}
-		tr += s.mult[t] * s.g[t] / lam[t]
+		tr += h / lam[t]
+		w[t] = h / (lam[t] * lam[t])
 	}
 	f := sum * sum * tr
 	if grad == nil {
 		return f, true
 	}
+	subsetSum(w, s.d)
 	for m, th := range theta {
-		acc := 0.0
-		for t := uint(m); ; t = (t - 1) & uint(m) {
-			if s.g[t] != 0 && s.mult[t] != 0 {
-				acc += s.mult[t] * s.g[t] / (lam[t] * lam[t])
-			}
-			if t == 0 {
-				break
-			}
-		}
-		grad[m] = 2*sum*tr - 2*sum*sum*th*s.c[m]*acc
+		grad[m] = 2*sum*tr - 2*sum*sum*th*s.c[m]*w[m]
 	}
 	return f, true
 }
@@ -158,6 +174,69 @@ func OptimizeL1MarginalWeights(ctx context.Context, dims []int, workload []Margi
 	if err != nil {
 		return nil, err
 	}
+	own := make([]float64, len(s.c))
+	for _, w := range workload {
+		own[w.Attrs] += math.Sqrt(w.Weight)
+	}
+	return optimizeWeights(ctx, s, own, opt)
+}
+
+// OptimizeL1MarginalWeightsSpectrum is OptimizeL1MarginalWeights for any
+// workload whose Gram matrix G is a sum of Kronecker products over the
+// attributes dims, given through h[T] = tr(G E_T) >= 0 for every attribute
+// mask T, E_T = ⊗_f (Q_f if f ∈ T else P_f), P_f = 1 1^T/n_f, Q_f = I - P_f.
+// The error of the weighted marginals A = [θ_S M_S] is
+// (Σ θ_S)² Σ_T h_T/λ_T(θ) whatever G is (the E_T diagonalise A^T A), so
+// the same optimiser applies; its second baseline puts weight 1 on every
+// mask maximal among those with h_T > 0 (the marginals the workload needs).
+// Result.Workload is that baseline's objective.
+func OptimizeL1MarginalWeightsSpectrum(ctx context.Context, dims []int, h []float64, opt *L1Options) (*MarginalsResult, error) {
+	d := len(dims)
+	if d == 0 || d > maxMarginalAttrs || len(h) != 1<<d {
+		return nil, fmt.Errorf("sdp: %w: %d attributes with %d spectrum entries (want 1..%d attributes and 2^d entries)", ErrBadInput, d, len(h), maxMarginalAttrs)
+	}
+	s := &marginalSpectrum{d: d, c: make([]float64, 1<<d), mult: make([]float64, 1<<d), g: make([]float64, 1<<d)}
+	any := false
+	for m := range s.c {
+		c := 1.0
+		for f := 0; f < d; f++ {
+			if dims[f] < 1 {
+				return nil, fmt.Errorf("sdp: %w: attribute %d has %d values", ErrBadInput, f, dims[f])
+			}
+			if m>>f&1 == 0 {
+				c *= float64(dims[f])
+			}
+		}
+		if !(h[m] >= 0) || math.IsInf(h[m], 0) {
+			return nil, fmt.Errorf("sdp: %w: h[%d] = %v, want finite >= 0", ErrBadInput, m, h[m])
+		}
+		any = any || h[m] > 0
+		s.c[m], s.mult[m], s.g[m] = c, 1, h[m]
+	}
+	if !any {
+		return nil, fmt.Errorf("sdp: %w: the workload is zero", ErrBadInput)
+	}
+	own := make([]float64, 1<<d)
+	for m := range h {
+		if h[m] == 0 {
+			continue
+		}
+		maximal := true
+		for f := 0; f < d && maximal; f++ {
+			if sup := m | 1<<f; sup != m && h[sup] > 0 {
+				maximal = false
+			}
+		}
+		if maximal {
+			own[m] = 1
+		}
+	}
+	return optimizeWeights(ctx, s, own, opt)
+}
+
+// optimizeWeights minimises the spectral objective s.eval from random
+// starts and the identity and own baselines.
+func optimizeWeights(ctx context.Context, s *marginalSpectrum, own []float64, opt *L1Options) (*MarginalsResult, error) {
 	if opt != nil && opt.Baselines != nil {
 		return nil, fmt.Errorf("sdp: %w: OptimizeL1MarginalWeights has built-in baselines; L1Options.Baselines must be nil", ErrBadInput)
 	}
@@ -170,10 +249,6 @@ func OptimizeL1MarginalWeights(ctx context.Context, dims []int, workload []Margi
 	identity := make([]float64, nm)
 	identity[nm-1] = 1
 	res.Identity, _ = s.eval(identity, nil)
-	own := make([]float64, nm)
-	for _, w := range workload {
-		own[w.Attrs] += math.Sqrt(w.Weight)
-	}
 	res.Workload, _ = s.eval(own, nil)
 	var best []float64
 	for r := 0; r < o.Restarts; r++ {
@@ -192,6 +267,9 @@ func OptimizeL1MarginalWeights(ctx context.Context, dims []int, workload []Margi
 		if v, ok := s.eval(b, nil); ok && v <= res.Objective {
 			res.Objective, best = v, append([]float64(nil), b...)
 		}
+	}
+	if best == nil {
+		return nil, fmt.Errorf("sdp: no finite marginal weights found: %w", run.ErrNotConverged)
 	}
 	sum := 0.0
 	for _, v := range best {

@@ -104,6 +104,15 @@ func answer(w Workload, a *Strategy, x []float64, eps, delta float64, src Source
 		return nil, fmt.Errorf("answer: data has %d counts, want n = %d", len(x), n)
 	}
 
+	if a.sum != nil {
+		// A stacked strategy is answered as the explicit matrix (within
+		// MaxDenseEntries).
+		d, err := a.Dense()
+		if err != nil {
+			return nil, fmt.Errorf("answer: strategy %v: %w", a, err)
+		}
+		a = &Strategy{name: a.name, factors: []*mat.Dense{d}}
+	}
 	// Round each factor to a dyadic grid: A_f' = A_int_f · 2^-q_f.
 	d := len(a.factors)
 	ints := make([]intMatrix, d)

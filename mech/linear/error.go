@@ -188,6 +188,9 @@ func ProfileTrace(g Gram, a *Strategy) (float64, error) {
 	if g.Dim() != n {
 		return 0, fmt.Errorf("workload has domain size %d, strategy %v has %d", g.Dim(), a, n)
 	}
+	if a.sum != nil {
+		return a.sum.trace(g)
+	}
 	sdims := make([]int, len(a.factors))
 	for i, f := range a.factors {
 		_, sdims[i] = f.Dims()

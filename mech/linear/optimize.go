@@ -383,26 +383,23 @@ func optimizeL1Marginals(ctx context.Context, w Workload, terms []sdp.KronTerm, 
 		return nil, err
 	}
 	res.Baseline = baselineName(kr.Factors, bs)
-	mw, ok := w.(*marginalWorkload)
-	cells := 1
-	for _, n := range dims {
-		cells *= n
-	}
-	if !ok || cells > 4096 {
+	if len(dims) > sdpMaxMarginalAttrs {
 		return res, nil
 	}
-	// Weighted unions of marginals (HDMM's marginals parameterisation).
-	var ms []sdp.Marginal
-	for _, s := range mw.subsets {
-		var mask uint
-		for _, a := range s {
-			mask |= 1 << a
-		}
-		ms = append(ms, sdp.Marginal{Attrs: mask, Weight: 1})
+	// Weighted unions of marginals (HDMM's marginals parameterisation): the
+	// error of any such strategy is spectral in the marginal algebra, for
+	// any workload whose Gram terms line up with the attributes.
+	g := Gram{}
+	for _, t := range terms {
+		g.Terms = append(g.Terms, t.Factors)
+	}
+	h, _, err := algebraSpectrum(g, dims)
+	if err != nil {
+		return nil, fmt.Errorf("optimize: %w", err)
 	}
 	o := *l1
 	o.Baselines = nil
-	mr, err := sdp.OptimizeL1MarginalWeights(ctx, dims, ms, &o)
+	mr, err := sdp.OptimizeL1MarginalWeightsSpectrum(ctx, dims, h, &o)
 	if err != nil {
 		return nil, fmt.Errorf("optimize: %w", err)
 	}
@@ -410,15 +407,18 @@ func optimizeL1Marginals(ctx context.Context, w Workload, terms []sdp.KronTerm, 
 	if mr.Objective >= res.Objective {
 		return res, nil
 	}
-	a, err := sdp.MarginalStrategy(dims, mr.Weights)
+	a, err := MarginalsStrategy(dims, mr.Weights)
 	if err != nil {
 		return nil, fmt.Errorf("optimize: %w", err)
 	}
-	p, n := a.Dims()
-	res.Method, res.Baseline, res.Objective = "l1-marginal-weights", "", mr.Objective
-	res.Strategy = &Strategy{name: fmt.Sprintf("opt-marginals(%dx%d)", p, n), factors: []*mat.Dense{a}}
+	res.Method, res.Baseline, res.Objective, res.Strategy = "l1-marginal-weights", "", mr.Objective, a
 	return res, nil
 }
+
+// sdpMaxMarginalAttrs is the largest number of attributes for which
+// Optimize tries weighted marginals (sdp's limit; the cost is O(d 2^d) per
+// evaluation).
+const sdpMaxMarginalAttrs = 16
 
 // kronFromFactors wraps optimised factors in a Strategy named
 // name(p1xn1, p2xn2, ...).
@@ -464,7 +464,16 @@ func optimizeL2(ctx context.Context, w Workload, g Gram, opts *OptimizeOptions) 
 	scale := sig * sig
 	var res *OptimizeResult
 	_, dims, ok := kronTerms(g)
-	if ok && len(g.Terms) == 1 && len(dims) > 1 {
+	if ok && len(dims) > 1 && len(dims) <= maxAlgebraAttrs {
+		if h, in, err := algebraSpectrum(g, dims); err == nil && in {
+			if res, err = optimizeL2Marginals(dims, h); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if res != nil {
+		// The closed form of the marginal algebra (below).
+	} else if ok && len(g.Terms) == 1 && len(dims) > 1 {
 		kr, err := sdp.OptimizeL2Kron(ctx, g.Terms[0], o)
 		if err != nil {
 			return nil, fmt.Errorf("optimize: %w", err)
@@ -514,9 +523,70 @@ func optimizeL2(ctx context.Context, w Workload, g Gram, opts *OptimizeOptions) 
 	return res, nil
 }
 
+// optimizeL2Marginals returns the optimal (eps, delta) strategy for a
+// workload in the marginal algebra, G = Σ_T g_T E_T (every Gram factor
+// α I + β 1 1^T, e.g. any union of marginals), in closed form (Xiao et al.,
+// NeurIPS 2023; docs/MATH.md §7). G, the constraint diag(X) <= 1 and the
+// objective are invariant under permuting the values of each attribute, and
+// the problem is convex, so an optimal X = A^T A is invariant too: X =
+// Σ_T ν_T E_T. Then diag(X) = Σ_T ν_T δ_T with δ_T = m_T/n (m_T = rank E_T
+// = Π_{f ∈ T}(n_f - 1)), tr(G X^{-1}) = Σ_T h_T/ν_T with h_T = tr(G E_T) =
+// m_T g_T, and by Cauchy–Schwarz the minimum of (Σ ν_T δ_T)(Σ h_T/ν_T) is
+// (Σ_T sqrt(h_T δ_T))², at ν_T ∝ sqrt(h_T/δ_T): the residual strategy
+// ResidualStrategy(dims, ν) scaled to D2 = 1. Its certificate is the SVD
+// bound of Li et al., (Σ_i sqrt(λ_i(G)))²/n = (Σ_T m_T sqrt(g_T))²/n,
+// computed from G's eigenvalues g_T (multiplicity m_T), which equals the
+// objective up to rounding.
+func optimizeL2Marginals(dims []int, h []float64) (*OptimizeResult, error) {
+	d := len(dims)
+	inv, frac, mult := make([]float64, d), make([]float64, d), make([]float64, d)
+	n := 1.0
+	for f, nf := range dims {
+		inv[f], frac[f], mult[f] = 1/float64(nf), float64(nf-1)/float64(nf), float64(nf-1)
+		n *= float64(nf)
+	}
+	delta := termSpectrum(inv, frac)
+	ones := make([]float64, d)
+	for f := range ones {
+		ones[f] = 1
+	}
+	m := termSpectrum(ones, mult)
+	nu := make([]float64, len(h))
+	d2 := 0.0
+	for t, v := range h {
+		if v > 0 && delta[t] > 0 {
+			nu[t] = math.Sqrt(v / delta[t])
+			d2 += nu[t] * delta[t]
+		}
+	}
+	if !(d2 > 0) {
+		return nil, fmt.Errorf("optimize: %w: the workload is zero", ErrBadInput)
+	}
+	obj, svd := 0.0, 0.0
+	for t := range nu {
+		if nu[t] > 0 {
+			nu[t] /= d2
+			obj += h[t] / nu[t]
+			svd += m[t] * math.Sqrt(h[t]/m[t])
+		}
+	}
+	svd = svd * svd / n
+	a, err := ResidualStrategy(dims, nu)
+	if err != nil {
+		return nil, fmt.Errorf("optimize: %w", err)
+	}
+	res := &OptimizeResult{Method: "l2-marginals", Strategy: a, Objective: obj, Dual: svd}
+	res.Gap = math.Max(obj-svd, 0)
+	res.RelGap = res.Gap / obj
+	return res, nil
+}
+
 // gramCond returns an estimate of the condition number of A^T A (the
 // product of its factors' condition numbers), +Inf when singular.
 func (s *Strategy) gramCond() float64 {
+	if s.sum != nil {
+		return s.sum.cond()
+	}
 	c := 1.0
 	for _, f := range s.factors {
 		_, n := f.Dims()

@@ -12,11 +12,17 @@ import (
 
 // Strategy is a p×n strategy matrix A, the queries the mechanism answers
 // with noise, stored as a Kronecker product A_1 ⊗ A_2 ⊗ ... of dense factors
-// (one factor for an explicit matrix). Factor matrices are owned by the
-// Strategy and must not be modified.
+// (one factor for an explicit matrix), or, for MarginalsStrategy and
+// ResidualStrategy, as a stack of Kronecker products over a product domain
+// whose A^T A is diagonal in the marginal algebra. Factor matrices are owned
+// by the Strategy and must not be modified.
 type Strategy struct {
 	name    string
 	factors []*mat.Dense
+	// sum, when not nil, replaces factors: a stack of Kronecker products
+	// whose Gram lies in the marginal algebra (MarginalsStrategy,
+	// ResidualStrategy).
+	sum *kronSum
 }
 
 // StrategyFromMatrix returns the explicit strategy a (copied). It must have
@@ -244,6 +250,9 @@ func eigenDense(g *mat.SymDense) (*Strategy, error) {
 
 // Dims returns the number of strategy queries p and the domain size n.
 func (s *Strategy) Dims() (p, n int) {
+	if s.sum != nil {
+		return s.sum.size()
+	}
 	p, n = 1, 1
 	for _, f := range s.factors {
 		r, c := f.Dims()
@@ -256,9 +265,19 @@ func (s *Strategy) Dims() (p, n int) {
 // String names the strategy, e.g. "hier(n=256,b=2)".
 func (s *Strategy) String() string { return s.name }
 
-// Factors returns the Kronecker factors (one for an explicit matrix). They
-// are the Strategy's own matrices: do not modify them.
+// Factors returns the Kronecker factors (one for an explicit matrix; nil
+// for a stacked strategy such as MarginalsStrategy). They are the
+// Strategy's own matrices: do not modify them.
 func (s *Strategy) Factors() []*mat.Dense { return append([]*mat.Dense(nil), s.factors...) }
+
+// Attributes returns the attribute sizes of a stacked strategy
+// (MarginalsStrategy, ResidualStrategy), nil for a Kronecker product.
+func (s *Strategy) Attributes() []int {
+	if s.sum == nil {
+		return nil
+	}
+	return append([]int(nil), s.sum.dims...)
+}
 
 // Dense returns A as one dense matrix, refusing (ErrTooLarge) before
 // allocating when p·n exceeds MaxDenseEntries.
@@ -266,6 +285,9 @@ func (s *Strategy) Dense() (*mat.Dense, error) {
 	p, n := s.Dims()
 	if err := checkDense(s.name, p, n); err != nil {
 		return nil, err
+	}
+	if s.sum != nil {
+		return s.sum.dense(), nil
 	}
 	ms := make([]mat.Matrix, len(s.factors))
 	for i, f := range s.factors {
@@ -275,8 +297,17 @@ func (s *Strategy) Dense() (*mat.Dense, error) {
 }
 
 // L1 returns the L1 sensitivity D1(A): the largest L1 norm of a column (the
-// product of the factors' for a Kronecker product).
+// product of the factors' for a Kronecker product; for a stacked strategy
+// the sum over its blocks, +Inf when that needs a vector over the cells
+// beyond run.DefaultBudget).
 func (s *Strategy) L1() float64 {
+	if s.sum != nil {
+		v, err := s.sum.colNorm(1, run.DefaultBudget)
+		if err != nil {
+			return math.Inf(1)
+		}
+		return v
+	}
 	d := 1.0
 	for _, f := range s.factors {
 		d *= colNormMax(f, 1)
@@ -285,8 +316,16 @@ func (s *Strategy) L1() float64 {
 }
 
 // L2 returns the L2 sensitivity D2(A): the largest Euclidean norm of a
-// column (the product of the factors' for a Kronecker product).
+// column (the product of the factors' for a Kronecker product; computed
+// block-wise for a stacked strategy, as L1).
 func (s *Strategy) L2() float64 {
+	if s.sum != nil {
+		v, err := s.sum.colNorm(2, run.DefaultBudget)
+		if err != nil {
+			return math.Inf(1)
+		}
+		return v
+	}
 	d := 1.0
 	for _, f := range s.factors {
 		d *= colNormMax(f, 2)
@@ -319,6 +358,9 @@ func colNormMax(a *mat.Dense, p int) float64 {
 func (s *Strategy) MulVec(x []float64) ([]float64, error) {
 	if _, n := s.Dims(); len(x) != n {
 		return nil, fmt.Errorf("%v: vector has %d entries, want n = %d", s, len(x), n)
+	}
+	if s.sum != nil {
+		return s.sum.mulVec(x), nil
 	}
 	in, out := make([]int, len(s.factors)), make([]int, len(s.factors))
 	ops := make([]func(dst, src []float64), len(s.factors))
