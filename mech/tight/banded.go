@@ -41,10 +41,12 @@ func graphBandwidth(g metric.Graph, limit int) int {
 }
 
 // bandedApplies reports whether m is a graph with bandwidth at most
-// n/maxBandFraction in its own vertex order.
+// n/maxBandFraction in its own vertex order. Graphs above MaxVectorN
+// answers are never banded (the solver keeps n-vectors, and scanning the
+// edges of ring:n=1e9 alone took 16 s).
 func bandedApplies(m metric.Metric) bool {
 	g, ok := m.(metric.Graph)
-	if !ok || m.Len() < 2 || m.Len() > math.MaxInt32 {
+	if !ok || m.Len() < 2 || m.Len() > MaxVectorN {
 		return false
 	}
 	return graphBandwidth(g, m.Len()/maxBandFraction) >= 0
