@@ -1,5 +1,5 @@
 // Package lp solves the linear programs that define optimal privacy
-// mechanisms for an arbitrary prior (shared/MATH.md sections 1-4):
+// mechanisms for an arbitrary prior (docs/MATH.md §11):
 //
 //	maximise   sum_{i,o} C[i][o] X[i][o]
 //	subject to X >= 0,  sum_o X[i][o] = 1 for every row i,

@@ -31,7 +31,7 @@ func binaryProblem(prior []float64, pairs []Pair) *Problem {
 
 // geometricUtility is the binary-gain utility, after the optimal remap, of
 // the truncated geometric mechanism on 0..n-1 with alpha = e^{-eps/v}
-// (MATH.md §5): U* = sum_o max_i prior_i G[i][o].
+// (docs/MATH.md §8.1, §6.2): U* = sum_o max_i prior_i G[i][o].
 func geometricUtility(prior []float64, eps float64, v int) float64 {
 	n := len(prior)
 	a := math.Exp(-eps / float64(v))

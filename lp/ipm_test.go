@@ -125,7 +125,7 @@ func TestExactSimplexReference(t *testing.T) {
 
 // TestRing: a ring is ball-size symmetric, so for the uniform prior the
 // optimum is the tight-constraints utility 1/sum_j e^{-eps d(0,j)}
-// (MATH.md §4). In its natural numbering the ring has bandwidth n-1; Solve
+// (docs/MATH.md §3.5). In its natural numbering the ring has bandwidth n-1; Solve
 // renumbers it (reverse Cuthill–McKee) to bandwidth 2.
 func TestRing(t *testing.T) {
 	for _, n := range []int{3, 8, 13} {

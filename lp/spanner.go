@@ -25,7 +25,7 @@ const spannerTol = 1e-12
 //
 //	sum_t log W_{v_t v_{t+1}} <= delta · log W · (1 + 1e-12).
 //
-// Consequences (docs/MATH.md, "spanners"): with delta = 1 the returned pairs
+// Consequences (docs/MATH.md §11.5): with delta = 1 the returned pairs
 // define the same feasible set as ps up to the rounding of the ratios (for a
 // Manhattan grid's complete list of pairs they are its 4-neighbour edges);
 // with the returned ratios replaced by W^{1/delta} (Stretch) every X
