@@ -9,7 +9,7 @@ import (
 // The structural facts the tight-constraints solvers exploit are methods of
 // the metric types, asked through the small interfaces below, so that each
 // rule is decided once, by the metric, and the solvers never switch on
-// concrete types (docs/MATH.md §8). A user-defined Metric implements none of
+// concrete types (docs/MATH.md §2.2). A user-defined Metric implements none of
 // them and gets the general (dense or banded) paths.
 
 // Path is a metric that may be a path 0..n-1 with d(i,j) = step·|i-j|.
@@ -30,7 +30,7 @@ type PositiveDefinite interface {
 }
 
 // LambdaMinBounder is a metric with a rigorous closed-form lower bound on
-// the smallest eigenvalue of Phi (solve's symbol bounds, docs/MATH.md §8).
+// the smallest eigenvalue of Phi (solve's symbol bounds, docs/MATH.md §12.3).
 type LambdaMinBounder interface {
 	Metric
 	// PhiLambdaMin returns the bound at eps and its name, or 0 and "" when

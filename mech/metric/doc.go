@@ -1,6 +1,7 @@
 // Package metric holds the answer spaces of optdp: a finite set of answers
-// 0..n-1 with a distance d (docs/MATH.md §1), and the privacy-constraints
-// matrix Phi[i][j] = exp(-eps·d(i,j)) built from it (§2).
+// 0..n-1 with a distance d (docs/MATH.md §1, §2.1), and the
+// privacy-constraints matrix Phi[i][j] = exp(-eps·d(i,j)) built from it
+// (§2.3).
 //
 //   - The Metric interface (metric.go) and its refinements Graph (eps-DP
 //     need only be checked on edges), Lattice (translation invariant on a

@@ -29,7 +29,7 @@ type Graph interface {
 // Lattice is a metric on a row-major box lattice whose distance depends only
 // on the coordinate differences (translation invariance): Line, Sum, KCount
 // and Grid. Phi is then (block-)Toeplitz, which structured solvers exploit
-// (MATH.md §8).
+// (docs/MATH.md §2.2, §12.2).
 type Lattice interface {
 	Metric
 	// Dims is the box's side lengths, slowest-varying first: point
@@ -46,7 +46,7 @@ type Lattice interface {
 // Separable is a metric that is the sum of its factors' metrics on the
 // row-major product of their answer sets: d(i, j) = Σ_f d_f(i_f, j_f). Its
 // Phi is the Kronecker product of the factors' Phi (in the order of Factors),
-// and so is its inverse (MATH.md §6, §8): Hamming (u cliques of size v) and
+// and so is its inverse (docs/MATH.md §2.2, §12.4): Hamming (u cliques of size v) and
 // the Manhattan Grid (two scaled lines).
 type Separable interface {
 	Metric
@@ -59,7 +59,7 @@ type Separable interface {
 // BallSymmetric is a metric in which every ball of radius r has the same
 // number of points n_r (rings, cliques, Hamming graphs, distance-regular and
 // vertex-transitive graphs). The tight-constraints mechanism then has the
-// closed form z = 1 / Σ_r n_r e^{-eps r} (MATH.md §4).
+// closed form z = 1 / Σ_r n_r e^{-eps r} (docs/MATH.md §3.5).
 type BallSymmetric interface {
 	Metric
 	// BallSizes returns n_r for r = 0..diameter (n_0 = 1; the sizes sum to

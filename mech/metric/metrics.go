@@ -331,7 +331,7 @@ func (m *KCountMetric) Offset(delta []int) float64 {
 }
 
 // HammingMetric is the database space Val^u with |Val| = v and the Hamming
-// distance (MATH.md §6). Database x has index Σ_c x_c v^{u-1-c} (row-major,
+// distance (docs/MATH.md §2.1, §7). Database x has index Σ_c x_c v^{u-1-c} (row-major,
 // individual 0 slowest). Len may be huge (v^u up to 2^53): the metric is
 // symbolic and never allocates anything of size v^u; operations needing a
 // dense n×n matrix refuse with a memory error.
@@ -459,7 +459,7 @@ func ParseNorm(s string) (Norm, error) {
 
 // GridMetric is a w×h grid of locations with spacing step (km): point
 // (x, y) has index y·w + x and d = step·norm(dx, dy) in km. Scale by eps per
-// km: dY = eps·d (geo-indistinguishability, MATH.md §1).
+// km: dY = eps·d (geo-indistinguishability, docs/MATH.md §1.4).
 type GridMetric struct {
 	w, h int
 	step float64

@@ -13,7 +13,7 @@ import (
 const denseAdvice = "raise the budget or use a structured solver (lattice, separable or ball-symmetric metrics)"
 
 // Phi returns the privacy-constraints matrix Phi[i][j] = exp(-eps·d(i,j))
-// (MATH.md §2) as a dense symmetric matrix, refusing (before allocating)
+// (docs/MATH.md §2.3) as a dense symmetric matrix, refusing (before allocating)
 // when 8n² bytes exceed run.DefaultBudget.
 func Phi(m Metric, eps float64) (*mat.SymDense, error) {
 	return PhiLimit(m, eps, 0)
