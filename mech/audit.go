@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The DP audit (MATH.md §1): the smallest eps for which a noise matrix is
+// The DP audit (docs/MATH.md §9, §1.3): the smallest eps for which a noise matrix is
 // eps·d-private.
 
 // AuditTol is the relative tolerance of an audit's verdict: a mechanism is

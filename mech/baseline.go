@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Baseline mechanisms (MATH.md §5): the standard mechanisms that the optimal
+// Baseline mechanisms (docs/MATH.md §8): the standard mechanisms that the optimal
 // ones are compared with. Each returns a row-stochastic noise matrix whose
 // rows are true answers and columns reported answers.
 

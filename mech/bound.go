@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Leakage bounds about databases Val^u, |Val| = v (MATH.md §6).
+// Leakage bounds about databases Val^u, |Val| = v (docs/MATH.md §7).
 
 // Bnd is the bound Bnd(u, v, eps) = u log2(v e^eps / (v - 1 + e^eps)) bits on
 // the min-entropy leakage about a database of u individuals with v values

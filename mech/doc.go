@@ -5,14 +5,14 @@
 //   - The DP audit (audit.go, Audit): the smallest eps' with
 //     X[i][o] <= e^{eps'·d(i,h)} X[h][o] for every constrained pair
 //     (docs/MATH.md §9); every mechanism optdp hands out passes it.
-//   - Sampling (sample.go): Source, CryptoSource (crypto/rand, the default
+//   - Sampling (sample.go, §10): Source, CryptoSource (crypto/rand, the default
 //     for real releases), SeededSource (reproducible experiments only),
 //     Sampler, AliasTable.
-//   - Measures (measure.go, §5): Utility, OptimalRemap, MinEntropy,
+//   - Measures (measure.go, §6): Utility, OptimalRemap, MinEntropy,
 //     CondMinEntropy, Leakage, MinCapacity.
-//   - Database leakage bounds (bound.go, §6): Bnd, RangeBound,
+//   - Database leakage bounds (bound.go, §7): Bnd, RangeBound,
 //     IndividualBound, BndMechanism.
-//   - Baselines (baseline.go, planar.go, §10): TruncatedGeometric,
+//   - Baselines (baseline.go, planar.go, §8): TruncatedGeometric,
 //     GeometricPerCount, RandomizedResponse, Exponential, PlanarLaplace,
 //     PlanarGeometric; each audits itself before it is returned.
 //   - Validation (validate.go): ValidatePrior, ValidateDistribution,

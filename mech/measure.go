@@ -1,6 +1,6 @@
 package mech
 
-// Utility, remaps and min-entropy leakage (MATH.md §3).
+// Utility, remaps and min-entropy leakage (docs/MATH.md §6).
 
 import (
 	"fmt"

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Planar Laplace on a grid (MATH.md §5): the continuous geo-indistinguishable
+// Planar Laplace on a grid (docs/MATH.md §8.5): the continuous geo-indistinguishable
 // mechanism, discretised by snapping to grid cells.
 
 // PlanarLaplace is the planar Laplace mechanism discretised to a w x h grid of
