@@ -1,5 +1,5 @@
 // Package optimal computes the optimal eps·d-private mechanism for any prior
-// and gain by linear programming (docs/MATH.md §7), over the certified
+// and gain by linear programming (docs/MATH.md §11), over the certified
 // interior-point solver of package lp: Solve returns the mechanism, which
 // passes mech.Audit, with primal and dual bounds that bracket the optimum.
 // Outside the region of regular priors (where package tight's mechanism is
@@ -26,7 +26,7 @@ type Gain string
 // The gains Optimal understands.
 const (
 	// GainBinary is g(i,k) = 1 if k = i else 0: the utility is the
-	// probability of reporting the true answer (MATH.md §3).
+	// probability of reporting the true answer (docs/MATH.md §6.1).
 	GainBinary Gain = "binary"
 	// GainDistance is g(i,k) = -d(i,k): the utility is minus the expected
 	// distance between the true and the reported answer.
@@ -81,8 +81,8 @@ type Result struct {
 }
 
 // Solve computes an eps·d-private mechanism of maximal expected gain for
-// the prior on the answers of m, by solving the linear program of MATH.md
-// §3-4 (outputs = guesses):
+// the prior on the answers of m, by solving the linear program of
+// docs/MATH.md §11.1 (outputs = guesses):
 //
 //	maximise sum_{i,k} pi_i X[i][k] g(i,k)  over row-stochastic X >= 0
 //	with X[i][k] <= e^{eps d(i,h)} X[h][k]
@@ -203,7 +203,7 @@ func optimalGain(m metric.Metric, prior []float64, o Options) ([]float64, error)
 }
 
 // privacyPairs lists the LP's ratio constraints X[i][k] <= e^{eps d(i,h)} X[h][k]:
-// both orientations of every edge of a Graph (which suffice, MATH.md §1), or
+// both orientations of every edge of a Graph (which suffice, docs/MATH.md §1.3), or
 // of every pair at finite distance otherwise. A ratio that overflows is
 // clamped to 1e300, a stricter constraint.
 func privacyPairs(m metric.Metric, eps float64) []lp.Pair {

@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// optGeometric is the truncated geometric mechanism of MATH.md §5 on
+// optGeometric is the truncated geometric mechanism of docs/MATH.md §8.1 on
 // 0..n-1 with alpha = e^{-eps}, written out independently of baseline.go.
 func optGeometric(n int, eps float64) [][]float64 {
 	a := math.Exp(-eps)
@@ -125,7 +125,7 @@ func TestOptimalGeometricLine(t *testing.T) {
 
 // TestOptimalRegularTight: for a regular prior pi = y Phi (y > 0) the LP
 // value is the papers' bound sum(y), reached by the tight-constraints
-// mechanism when Phi z = 1 has z >= 0 (MATH.md §3-4); for the uniform prior
+// mechanism when Phi z = 1 has z >= 0 (docs/MATH.md §5.5, §3.4); for the uniform prior
 // it is mean(z). z and y are computed here with backend.SymSolve, on a line
 // (where the mechanism exists for every eps), a sum query with band 3 and a
 // Euclidean grid (a non-graph metric: every pair constrained).
@@ -283,7 +283,7 @@ func TestOptimalErrors(t *testing.T) {
 
 // ExampleOptimal: on a line the optimum equals the truncated geometric
 // mechanism after its optimal remap, here (a = 1/2) 0.26667 + 0.1 + 0.05 +
-// 0.03333 + 0.06667 = 0.516667 (the best posterior per output, MATH.md §5).
+// 0.03333 + 0.06667 = 0.516667 (the best posterior per output, docs/MATH.md §6.2).
 func ExampleSolve() {
 	m, _ := metric.Line(5)
 	prior := []float64{0.4, 0.3, 0.1, 0.1, 0.1}

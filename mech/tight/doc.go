@@ -1,5 +1,5 @@
 // Package tight builds the tight-constraints mechanism of a metric and
-// answers the questions around it (docs/MATH.md §4, §8):
+// answers the questions around it (docs/MATH.md §3, §4, §5, §12):
 //
 //   - Solve (tight.go): solve Phi z = 1; the mechanism X[i][k] =
 //     Phi[i][k]·z_k exists iff z >= 0, and is then optimal for every regular
@@ -17,7 +17,7 @@
 //   - Threshold (threshold.go): the smallest eps at which the mechanism
 //     exists, bracketed by sign-certified evaluations; notes on where the
 //     papers' thresholds disagree with this computation.
-//   - Regular priors (regular.go, §3): Regular, RegularProduct (Hamming
+//   - Regular priors (regular.go, §5): Regular, RegularProduct (Hamming
 //     spaces with product priors), Corner, RatioBound, PriorBounds.
 //
 // Options embed run.Settings (memory Budget, Progress); nil means defaults.

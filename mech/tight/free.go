@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The matrix-free tight-constraints mechanism (MATH.md §8): the metric and z
+// The matrix-free tight-constraints mechanism (docs/MATH.md §3.8): the metric and z
 // define X[i][k] = exp(-eps·d(i,k))·z_k, which is never stored.
 
 // maxSampleTries bounds the proposals of one rejection-sampling draw; the
@@ -23,7 +23,7 @@ const maxSampleTries = 1 << 26
 // exp(-eps·d(i,k))·z_k of a metric kept as the metric and z (or, for a
 // separable metric, the factors' z_f with z = ⊗ z_f, or a constant z): row
 // access, utility, a DP audit and exact sampling in O(n) memory, nothing of
-// size n² (MATH.md §8). Solve returns one (Result.Free) whenever the
+// size n² (docs/MATH.md §3.8). Solve returns one (Result.Free) whenever the
 // mechanism exists. Its methods are safe for concurrent use.
 type FreeMechanism struct {
 	m   metric.Metric
@@ -169,7 +169,7 @@ func (f *FreeMechanism) Utility(prior []float64) (float64, error) {
 
 // Audit checks that the mechanism is eps·d-private.
 //
-// The analytic argument (MATH.md §4): for z_k > 0,
+// The analytic argument (docs/MATH.md §3.3, §9.4): for z_k > 0,
 // X[i][k]/X[h][k] = exp(-eps(d(i,k) - d(h,k))) <= exp(eps·d(i,h)) by the
 // triangle inequality, and z_k = 0 makes both entries 0; so X is private
 // exactly when z >= 0, which the solver certified (the verdict Yes), and d

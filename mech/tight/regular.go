@@ -14,7 +14,7 @@ import (
 )
 
 // RegularResult says whether a prior is regular for a metric at eps
-// (MATH.md §2-3): pi = y Phi for some y >= 0.
+// (docs/MATH.md §5.1, §5.5): pi = y Phi for some y >= 0.
 type RegularResult struct {
 	// N is the number of answers and Eps the privacy level.
 	N   int     `json:"n"`
@@ -34,7 +34,7 @@ type RegularResult struct {
 	SumY         float64 `json:"sum_y"`
 	UtilityBound float64 `json:"utility_bound"`
 	// LeakageBoundBits is log2(Σ y / max pi): for a regular prior, no
-	// eps-private mechanism leaks more min-entropy (MATH.md §3). SumY,
+	// eps-private mechanism leaks more min-entropy (docs/MATH.md §5.5). SumY,
 	// UtilityBound and LeakageBoundBits are bounds only when Regular is
 	// Yes; they are reported regardless.
 	LeakageBoundBits float64 `json:"leakage_bound_bits"`
@@ -90,7 +90,7 @@ func Regular(ctx context.Context, m metric.Metric, eps float64, prior []float64,
 }
 
 // Corner returns the i-th corner prior c^i = Phi[i] / Σ_k Phi[i][k]
-// (MATH.md §2): the regular region is the convex hull of the corners.
+// (docs/MATH.md §5.4): the regular region is the convex hull of the corners.
 func Corner(m metric.Metric, eps float64, i int) ([]float64, error) {
 	if err := metric.CheckEps(eps); err != nil {
 		return nil, fmt.Errorf("corner: %w", err)
@@ -164,7 +164,7 @@ func RatioBound(m metric.Metric, eps float64, prior []float64) (ok bool, i, j in
 }
 
 // PriorBounds returns the bounds every regular prior satisfies
-// (MATH.md §2): lo_i = 1/Σ_j e^{eps·d(i,j)} <= pi_i <= hi_i =
+// (docs/MATH.md §5.3): lo_i = 1/Σ_j e^{eps·d(i,j)} <= pi_i <= hi_i =
 // 1/Σ_j e^{-eps·d(i,j)}. Sums are taken in the log domain (no overflow:
 // lo_i is then tiny but not 0 unless it underflows, which only weakens the
 // necessary condition).
@@ -202,7 +202,7 @@ func PriorBounds(m metric.Metric, eps float64) (lo, hi []float64, err error) {
 }
 
 // ProductRegularResult is the regularity of a product prior on the Hamming
-// space Val^u (MATH.md §6): each of u individuals independently takes value
+// space Val^u (docs/MATH.md §5.6): each of u individuals independently takes value
 // j with probability p_j, so pi = p ⊗ ... ⊗ p and, since Phi is the
 // Kronecker product of u clique matrices, y = y1 ⊗ ... ⊗ y1 with
 // y1 = p Phi_clique^{-1}. Quantities that grow or shrink like v^u are

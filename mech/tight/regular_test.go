@@ -27,7 +27,7 @@ func uniform(n int) []float64 {
 }
 
 // The uniform prior is regular iff the tight-constraints mechanism exists,
-// with y = z/n (MATH.md §4); Σ y is then the optimal utility mean(z).
+// with y = z/n (docs/MATH.md §3.2); Σ y is then the optimal utility mean(z).
 func TestRegularUniformMatchesTight(t *testing.T) {
 	s, _ := metric.Sum(3, 2) // eps* = ln(2)/2 ≈ 0.3466
 	l, _ := metric.Line(6)
@@ -230,7 +230,7 @@ func TestRegularProductHuge(t *testing.T) {
 		}
 	}
 	// Uniform p: y1 = 1/(v(1+(v-1)a)) per value; the leakage bound is Bnd
-	// (MATH.md §6): u·log2(v e^eps/(v-1+e^eps)). Bnd(100,2,5) = 99.03 bits.
+	// (docs/MATH.md §7.1): u·log2(v e^eps/(v-1+e^eps)). Bnd(100,2,5) = 99.03 bits.
 	r, _ := RegularProduct(100, 5, []float64{0.5, 0.5})
 	if math.Abs(r.LeakageBoundBits-99.03) > 0.005 {
 		t.Errorf("uniform u=100 v=2 eps=5: %v bits, want Bnd = 99.03", r.LeakageBoundBits)

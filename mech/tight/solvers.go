@@ -118,8 +118,8 @@ func denseTightResult(ctx context.Context, sys *solve.DenseSystem, n int) (*Resu
 }
 
 // tightClosedForm is the closed form of a line (the truncated geometric
-// mechanism, MATH.md §5) or of a ball-symmetric space,
-// z = 1/Σ_r n_r e^{-eps r} (MATH.md §4).
+// mechanism, docs/MATH.md §8.1) or of a ball-symmetric space,
+// z = 1/Σ_r n_r e^{-eps r} (docs/MATH.md §3.5).
 func tightClosedForm(ctx context.Context, m metric.Metric, eps float64, o *Options) (*Result, error) {
 	if step := metric.PathStep(m); step > 0 {
 		return tightLine(m.Len(), eps*step), nil
@@ -185,7 +185,7 @@ func phiNonsingular(ctx context.Context, m metric.Metric, eps float64, o *Option
 
 // tightLine is the tight-constraints mechanism of a path with n points and
 // per-step level e: the truncated geometric mechanism, a = e^-e,
-// z_0 = z_{n-1} = 1/(1+a), z_k = (1-a)/(1+a) inside (MATH.md §5), with
+// z_0 = z_{n-1} = 1/(1+a), z_k = (1-a)/(1+a) inside (docs/MATH.md §3.5), with
 // 1-a = -expm1(-e) computed without cancellation so that z stays accurate
 // (and positive) for tiny eps. Phi (Kac–Murdock–Szegő) is positive
 // definite, so the mechanism is unique.

@@ -11,7 +11,7 @@ import (
 	"github.com/optdp/optdp/solve/run"
 )
 
-// Structured tight-constraints solvers (MATH.md §8): Toeplitz/BTTB systems
+// Structured tight-constraints solvers (docs/MATH.md §12): Toeplitz/BTTB systems
 // for translation-invariant lattice metrics, solved by FFT-based Krylov
 // methods with an a-posteriori certificate of the sign of min z, and
 // Kronecker products for separable metrics, solved factor-wise without ever
@@ -125,7 +125,7 @@ func latticeSolve(ctx context.Context, lat metric.Lattice, eps float64, progress
 // tightToeplitz solves Phi z = 1 for a lattice metric (Line, Sum, KCount,
 // Grid) with O(n log n) work per Krylov iteration and no n×n storage.
 //
-// Certification (MATH.md §4, §8): with r = 1 - Phi z the measured residual
+// Certification (docs/MATH.md §3.6, §12.3): with r = 1 - Phi z the measured residual
 // (plus an FFT rounding allowance) and lambda a rigorous lower bound on
 // Phi's smallest eigenvalue magnitude, every |z_k - z*_k| <= ||r||/lambda =
 // ZErr. lambda is solve's kernel bound where one is known (line:
@@ -287,7 +287,7 @@ func kronVerdict(fs []kronFactor) (v Verdict, minZ, zerr float64) {
 
 // tightKron is the tight-constraints mechanism of a separable metric
 // (Manhattan grids, Hamming spaces): Phi = ⊗ Phi_f, so z = ⊗ z_f with
-// Phi_f z_f = 1 (MATH.md §6, §8). The product is never formed beyond
+// Phi_f z_f = 1 (docs/MATH.md §7.5, §12.4). The product is never formed beyond
 // MaxVectorN entries: min z comes from solve.MinProduct with an exact sign
 // (see kronVerdict) and the uniform utility is the product of the factors'
 // mean z (the mean of a Kronecker product of vectors is the product of

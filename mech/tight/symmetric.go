@@ -8,7 +8,7 @@ import (
 )
 
 // BallTightZ is the constant diagonal of the tight-constraints mechanism of
-// a ball-symmetric space with ball sizes n_r (MATH.md §4):
+// a ball-symmetric space with ball sizes n_r (docs/MATH.md §3.5):
 // z = 1 / Σ_r n_r e^{-eps r}, which is also its utility for the uniform
 // prior. It returns z and a bound on its rounding error (each term has
 // relative error <= 2u, the sum adds len(sizes)·u, the division u).

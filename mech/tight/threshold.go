@@ -66,7 +66,7 @@ const (
 )
 
 // ThresholdResult is the smallest eps at which the tight-constraints
-// mechanism exists (MATH.md §4).
+// mechanism exists (docs/MATH.md §4).
 type ThresholdResult struct {
 	// EpsStar is the threshold: the upper end of the final bracket (the
 	// mechanism exists there), 0 for ThresholdAlways, Lo for ThresholdAtLo.

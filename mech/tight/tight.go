@@ -70,7 +70,7 @@ func (o *Options) orDefault() Options {
 }
 
 // Result is the tight-constraints mechanism of a metric at eps
-// (MATH.md §4): X[i][k] = Phi[i][k]·z_k where Phi z = 1, z >= 0.
+// (docs/MATH.md §3): X[i][k] = Phi[i][k]·z_k where Phi z = 1, z >= 0.
 type Result struct {
 	// N is the number of answers and Eps the privacy level (per unit of
 	// distance).
@@ -133,7 +133,7 @@ type Result struct {
 	kron []kronFactor // the factors' z of a separable metric
 }
 
-// Tight computes the tight-constraints mechanism of m at eps (MATH.md §4):
+// Tight computes the tight-constraints mechanism of m at eps (docs/MATH.md §3.2):
 // it solves Phi z = 1, decides whether a solution z >= 0 exists (Exists),
 // whether it is unique, and builds X[i][k] = exp(-eps·d(i,k))·z_k, which is
 // audited before it is returned (a failed audit is an error).

@@ -88,7 +88,7 @@ func TestTightSixCities(t *testing.T) {
 	}
 }
 
-// geometric is the truncated geometric mechanism of MATH.md §5 on 0..N.
+// geometric is the truncated geometric mechanism of docs/MATH.md §8.1 on 0..N.
 func geometric(N int, eps float64) *mat.Dense {
 	a := math.Exp(-eps)
 	x := mat.NewDense(N+1, N+1, nil)
