@@ -173,7 +173,7 @@ func SVDBound(g *mat.SymDense) (float64, error) {
 }
 
 // OptimizeL2 minimises tr(G X^{-1}) over positive definite X with
-// diag(X) <= 1 (MATH.md section 7, L2 version) and returns X, a strategy A
+// diag(X) <= 1 (docs/MATH.md §15.1) and returns X, a strategy A
 // with A^T A = X and a duality-gap certificate.
 //
 // Method: X stays on {diag(X) = 1} (no loss: raising a diagonal entry

@@ -1,5 +1,5 @@
 // Package linear implements the matrix mechanism for linear counting queries
-// (shared/MATH.md section 7; Li, Hay, Rastogi, Miklau and McGregor,
+// (docs/MATH.md §13–§15; Li, Hay, Rastogi, Miklau and McGregor,
 // "Optimizing Linear Counting Queries Under Differential Privacy").
 //
 // A data vector x holds n counts. A Workload W (m×n) is the set of linear

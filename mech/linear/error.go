@@ -172,7 +172,7 @@ func kronGroups(t, s []int) (ti, si []int, ok bool) {
 }
 
 // ProfileTrace returns tr(G (A^T A)^+) for G = W^T W, the error of the
-// matrix mechanism up to the noise variance (MATH.md §7). It uses the
+// matrix mechanism up to the noise variance (docs/MATH.md §13.2, §13.4). It uses the
 // Kronecker structure of both: for each term of G, factors are grouped into
 // the coarsest blocks on which G's and A's factorisations agree, and the
 // term's trace is the product of the blocks' traces, each from a
@@ -344,7 +344,7 @@ type Report struct {
 
 // Evaluate returns the exact expected error of answering w with strategy a
 // under the noise nz (from LaplaceNoise, GaussianNoise, ... for the same a):
-// TSE = Var · tr(W^T W (A^T A)^+) (MATH.md §7).
+// TSE = Var · tr(W^T W (A^T A)^+) (docs/MATH.md §13.2).
 func Evaluate(w Workload, a *Strategy, nz Noise) (Report, error) {
 	if w == nil || a == nil {
 		return Report{}, fmt.Errorf("evaluate: nil workload or strategy")
@@ -450,7 +450,7 @@ func factorVariances(w Workload, a *mat.Dense) ([]float64, error) {
 }
 
 // Profile returns the error profile (A^T A)^{-1} of a full-column-rank
-// strategy (MATH.md §7), from a factorisation of A^T A (the profile is the
+// strategy (docs/MATH.md §13.5), from a factorisation of A^T A (the profile is the
 // quantity asked for, so it is formed explicitly here, and only here).
 func Profile(a *Strategy) (*mat.SymDense, error) {
 	d, err := a.Dense()

@@ -171,7 +171,7 @@ func kronTerms(g Gram) (terms []sdp.KronTerm, dims []int, ok bool) {
 }
 
 // Optimize finds a strategy for workload w that minimises the matrix
-// mechanism's error (MATH.md §7, "Optimisation") with the optimisers of
+// mechanism's error (docs/MATH.md §15) with the optimisers of
 // package sdp, chosen by the structure of W^T W (Workload.Gram):
 //
 //   - Delta = 0 (Laplace, the L1 problem): one dense term -> sdp.OptimizeL1;
