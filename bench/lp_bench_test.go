@@ -37,7 +37,7 @@ func bumpPrior(n int) []float64 {
 }
 
 // geometricOptimum is sum_o max_i pi_i G[i][o] for the truncated geometric
-// mechanism on 0..n-1 with alpha = e^{-eps} (MATH.md §5).
+// mechanism on 0..n-1 with alpha = e^{-eps} (docs/MATH.md §8.1).
 func geometricOptimum(prior []float64, eps float64) float64 {
 	n := len(prior)
 	a := math.Exp(-eps)

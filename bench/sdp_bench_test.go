@@ -1,6 +1,6 @@
 package bench
 
-// Strategy optimisation benchmarks (package sdp, MATH.md section 7). Each
+// Strategy optimisation benchmarks (package sdp, docs/MATH.md §15). Each
 // reports the Laplace (eps = 1) total squared error TSE = 2 * objective as
 // a custom metric next to the baselines, so one run with -benchtime=1x
 // prints the table of bench/README.md ("Strategy optimisation"). The

@@ -47,7 +47,7 @@ func runGeo(ctx context.Context, cfg *Config) (*Result, error) {
 	}
 	r.md("Grid %d x %d (n = %d points), step %.0f km, Euclidean distance in km, eps per km, uniform prior.", side, side, n, step)
 	if structured == "" {
-		r.md("tight.Solve has no structured solver in this build (solvers: %v) and a dense solve of n = %d would need %.1f GB, so z is computed by solving Phi z = 1 matrix-free: Phi is 2-level Toeplitz and solve.SolveToeplitz runs circulant-preconditioned CG with FFT products (MATH.md §8). Utility = mean(z) when z >= 0.\n",
+		r.md("tight.Solve has no structured solver in this build (solvers: %v) and a dense solve of n = %d would need %.1f GB, so z is computed by solving Phi z = 1 matrix-free: Phi is 2-level Toeplitz and solve.SolveToeplitz runs circulant-preconditioned CG with FFT products (docs/MATH.md §12.2). Utility = mean(z) when z >= 0.\n",
 			tight.Solvers(), n, 8*float64(n)*float64(n)/1e9)
 	} else {
 		r.md("z is computed by tight.Solve with its structured solver %q.\n", structured)
@@ -196,7 +196,7 @@ func geoThreshold(ctx context.Context, cfg *Config, r *Result, g *metric.GridMet
 	m2, at2, _ := minMean(z2)
 	dims := g.Dims()
 	r.Values["min_z_eps0.4_tchan"] = m2
-	r.md("**Discrepancy.** The paper plots a tight-constraints curve from eps = 0.4, but on this grid Phi z = 1 has a solution with negative entries for eps below eps* = %.4f (bisection on min z, %d matrix-free solves): the uniform prior is not regular there and no tight-constraints mechanism exists (Phi is positive definite for the Euclidean metric, so z is unique). Evidence at eps = %.1f: the Strang-preconditioned solve gives min z = %.5f; a second solve with T. Chan's preconditioner (%s, %d iterations, residual %.1e) gives min z = %.5f at point %d (row %d, column %d — next to a corner of the grid). Below eps*, mean(z) = %.5f at eps = %.1f is only the utility *bound* sum(y) of MATH.md §3, not the utility of a mechanism; a curve through those values would look like the paper's.",
+	r.md("**Discrepancy.** The paper plots a tight-constraints curve from eps = 0.4, but on this grid Phi z = 1 has a solution with negative entries for eps below eps* = %.4f (bisection on min z, %d matrix-free solves): the uniform prior is not regular there and no tight-constraints mechanism exists (Phi is positive definite for the Euclidean metric, so z is unique). Evidence at eps = %.1f: the Strang-preconditioned solve gives min z = %.5f; a second solve with T. Chan's preconditioner (%s, %d iterations, residual %.1e) gives min z = %.5f at point %d (row %d, column %d — next to a corner of the grid). Below eps*, mean(z) = %.5f at eps = %.1f is only the utility *bound* sum(y) of docs/MATH.md §5.5 (see §16.4), not the utility of a mechanism; a curve through those values would look like the paper's.",
 		hi, evals, epsList[0], mins[0], res2.Solver, res2.Iterations, res2.Residual, m2, at2, at2/dims[1], at2%dims[1], means[0], epsList[0])
 	r.differ("the tight-constraints mechanism on the %s does not exist for eps < %.4f (min z = %.4f at eps = %.1f, two preconditioners agree); the paper plots it from eps = 0.4",
 		g, hi, m2, epsList[0])

@@ -149,7 +149,7 @@ func runMatrix(ctx context.Context, cfg *Config) (*Result, error) {
 		"log10(TSE / TSE(identity)); below 0 = better", short, groups, plotOpts{Legend: "tl"}); err != nil {
 		return nil, err
 	}
-	r.md("Total squared error TSE = (2/eps^2)·D1(A)^2·tr(W^T W (A^T A)^+) of the Laplace matrix mechanism at eps = %g (MATH.md §7), by linear.TSE; lower is better. In brackets: the ratio to the identity strategy.\n", eps)
+	r.md("Total squared error TSE = (2/eps^2)·D1(A)^2·tr(W^T W (A^T A)^+) of the Laplace matrix mechanism at eps = %g (docs/MATH.md §13.2), by linear.TSE; lower is better. In brackets: the ratio to the identity strategy.\n", eps)
 	r.md("| strategy | %s |", strings.Join(workloads, " | "))
 	r.md("|---|%s", strings.Repeat("---:|", len(workloads)))
 	for _, s := range strategies {

@@ -116,7 +116,7 @@ func runCities(ctx context.Context, cfg *Config) (*Result, error) {
 	r.md("| U(M2), p(A)=p(F)=1/10 | 0.2857 | %.4f |", uM2s)
 	r.md("| randomized response, uniform | — | %.4f |", groups[2].Values[0])
 	r.md("")
-	r.md("M2 equals randomized response e^eps/(e^eps + n - 1) = 2/7 on the diagonal, as MATH.md §4 predicts for a ball-symmetric space.")
+	r.md("M2 equals randomized response e^eps/(e^eps + n - 1) = 2/7 on the diagonal, as docs/MATH.md §3.5 predicts for a ball-symmetric space.")
 	check := func(name string, paper, got, tol float64) {
 		if math.Abs(paper-got) > tol {
 			r.differ("%s: paper %.4f, optdp %.4f", name, paper, got)
@@ -146,7 +146,7 @@ func runCities(ctx context.Context, cfg *Config) (*Result, error) {
 	return r, nil
 }
 
-// geomEntry is the truncated geometric entry X[i][k] on 0..N (MATH.md §5).
+// geomEntry is the truncated geometric entry X[i][k] on 0..N (docs/MATH.md §8.1).
 func geomEntry(i, k, N int, a float64) float64 {
 	switch k {
 	case 0:

@@ -63,7 +63,7 @@ func runUtility(ctx context.Context, cfg *Config) (*Result, error) {
 	if cfg.Quick {
 		r.md("Quick mode: the sum query is scaled down to u = %d and the 2-count query to u = %d; the paper's claims refer to u = 150 and u = 30.\n", su, ku)
 	}
-	r.md("Utility is for the uniform prior with the optimal remap. For the tight-constraints mechanism it is mean(z) where Phi z = 1 (MATH.md §4), reported only where z >= 0 (the mechanism exists); the geometric's is sum_o max_i X[i][o]/n from its matrix.\n")
+	r.md("Utility is for the uniform prior with the optimal remap. For the tight-constraints mechanism it is mean(z) where Phi z = 1 (docs/MATH.md §3.4), reported only where z >= 0 (the mechanism exists); the geometric's is sum_o max_i X[i][o]/n from its matrix.\n")
 	step := 0.02
 	if cfg.Quick {
 		step = 0.05
@@ -181,7 +181,7 @@ func runUtility(ctx context.Context, cfg *Config) (*Result, error) {
 		if math.Abs(grid01-q.paperEps) > 0.005 && !cfg.Quick {
 			r.differ("%s: the paper's threshold is %.2f, optdp finds eps* = %.4f; at eps = %.2f min z = %.4g (%s) and %.4g (%s), both negative, so no tight-constraints mechanism exists there",
 				q.label, q.paperEps, epsStar, q.paperEps, tp.MinZ, tp.Solver, smin, sres.Solver)
-			r.md("**Discrepancy.** The paper reports %.2f; optdp finds %.4f. Evidence: at eps = %.2f two independent solves of Phi z = 1 — a dense factorisation, %s (%s), and a matrix-free %s iteration — agree that min z = %.4g < 0 (well beyond the error bound %.1g). Since the solution is unique and has a negative entry, no z >= 0 exists, i.e. the uniform prior is not regular and no tight-constraints mechanism exists at %.2f. The paper's curve for eps < %.3f therefore cannot be the utility of a tight-constraints mechanism; the dashed curve shows mean(z) there, which is only the bound sum(y) of MATH.md §3.\n",
+			r.md("**Discrepancy.** The paper reports %.2f; optdp finds %.4f. Evidence: at eps = %.2f two independent solves of Phi z = 1 — a dense factorisation, %s (%s), and a matrix-free %s iteration — agree that min z = %.4g < 0 (well beyond the error bound %.1g). Since the solution is unique and has a negative entry, no z >= 0 exists, i.e. the uniform prior is not regular and no tight-constraints mechanism exists at %.2f. The paper's curve for eps < %.3f therefore cannot be the utility of a tight-constraints mechanism; the dashed curve shows mean(z) there, which is only the bound sum(y) of docs/MATH.md §5.5 (see §16.1).\n",
 				q.paperEps, epsStar, q.paperEps, tp.Solver, uniqueNote(tp), sres.Solver, tp.MinZ, tp.ZErr, q.paperEps, epsStar)
 		}
 	}
