@@ -24,7 +24,7 @@ const maxAlgebraAttrs = 24
 // (A^T A)^+ = Σ_{lambda[T] > 0} E_T/lambda[T] and, for any Gram term
 // G = ⊗_f G_f, tr(G E_T) = Π_f (tr(G_f Q_f) if f ∈ T else 1^T G_f 1/n_f):
 // the error of any workload whose Gram factors line up with dims costs
-// O(2^d d) per term, whatever the domain size (docs/MATH.md §7).
+// O(2^d d) per term, whatever the domain size (docs/MATH.md §13.8).
 type kronSum struct {
 	dims   []int
 	blocks [][]*mat.Dense // each block is ⊗ of its factors (weight folded into factor 0)

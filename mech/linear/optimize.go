@@ -526,7 +526,7 @@ func optimizeL2(ctx context.Context, w Workload, g Gram, opts *OptimizeOptions) 
 // optimizeL2Marginals returns the optimal (eps, delta) strategy for a
 // workload in the marginal algebra, G = Σ_T g_T E_T (every Gram factor
 // α I + β 1 1^T, e.g. any union of marginals), in closed form (Xiao et al.,
-// NeurIPS 2023; docs/MATH.md §7). G, the constraint diag(X) <= 1 and the
+// NeurIPS 2023; docs/MATH.md §15.6). G, the constraint diag(X) <= 1 and the
 // objective are invariant under permuting the values of each attribute, and
 // the problem is convex, so an optimal X = A^T A is invariant too: X =
 // Σ_T ν_T E_T. Then diag(X) = Σ_T ν_T δ_T with δ_T = m_T/n (m_T = rank E_T
