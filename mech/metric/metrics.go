@@ -464,6 +464,7 @@ type GridMetric struct {
 	w, h int
 	step float64
 	norm Norm
+	box  *GeoBox // the map area, nil for a grid not laid on a map (geo.go)
 }
 
 var (
@@ -497,10 +498,15 @@ func (g *GridMetric) Dist(i, j int) float64 {
 	return g.Offset([]int{i/g.w - j/g.w, i%g.w - j%g.w})
 }
 
-// String is "grid:w=W,h=H,step=S,norm=N".
+// String is "grid:w=W,h=H,step=S,norm=N", followed by ",bbox=S,W,N,E" for
+// a grid on a map (GeoGrid).
 func (g *GridMetric) String() string {
-	return fmt.Sprintf("grid:w=%d,h=%d,step=%s,norm=%s", g.w, g.h,
+	s := fmt.Sprintf("grid:w=%d,h=%d,step=%s,norm=%s", g.w, g.h,
 		strconv.FormatFloat(g.step, 'g', -1, 64), g.norm)
+	if g.box != nil {
+		s += ",bbox=" + g.box.String()
+	}
+	return s
 }
 
 // Step is the grid spacing in km.

@@ -16,7 +16,7 @@ var metricKinds = map[string]struct{ required, optional []string }{
 	"sum":     {[]string{"u", "v"}, nil},
 	"kcount":  {[]string{"u", "k"}, nil},
 	"hamming": {[]string{"u", "v"}, nil},
-	"grid":    {[]string{"w", "h"}, []string{"step", "norm"}},
+	"grid":    {[]string{"w", "h"}, []string{"step", "norm", "bbox"}},
 	"graph":   {[]string{"file"}, nil},
 	"dist":    {[]string{"file"}, nil},
 }
@@ -36,6 +36,9 @@ func Kinds() []string {
 //	line:n=N            ring:n=N            clique:n=N
 //	sum:u=U,v=V         kcount:u=U,k=K      hamming:u=U,v=V
 //	grid:w=W,h=H[,step=S][,norm=euclid|manhattan|chebyshev]  (step 1, euclid)
+//	grid:w=W,h=H,bbox=SOUTH,WEST,NORTH,EAST[,norm=...]  (a grid on a map,
+//	                    step in km from the box: GeoGrid; a given step must
+//	                    not exceed it)
 //	graph:file=PATH     (edge list, see ReadEdgeList)
 //	dist:file=PATH      (CSV distance matrix, see ReadDistCSV)
 //
@@ -50,7 +53,12 @@ func Parse(spec string) (Metric, error) {
 	}
 	params := map[string]string{}
 	if rest != "" {
+		last := ""
 		for _, kv := range strings.Split(rest, ",") {
+			if last == "bbox" && !strings.Contains(kv, "=") {
+				params[last] += "," + strings.TrimSpace(kv) // bbox=S,W,N,E holds commas
+				continue
+			}
 			key, val, ok := strings.Cut(kv, "=")
 			key, val = strings.TrimSpace(key), strings.TrimSpace(val)
 			if !ok || key == "" || val == "" {
@@ -63,6 +71,7 @@ func Parse(spec string) (Metric, error) {
 				return nil, fmt.Errorf("metric spec %q: parameter %q given twice", spec, key)
 			}
 			params[key] = val
+			last = key
 		}
 	}
 	for _, key := range k.required {
@@ -72,7 +81,7 @@ func Parse(spec string) (Metric, error) {
 	}
 	ints := map[string]int{}
 	for key, val := range params {
-		if key == "file" || key == "step" || key == "norm" {
+		if key == "file" || key == "step" || key == "norm" || key == "bbox" {
 			continue
 		}
 		x, err := strconv.Atoi(val)
@@ -111,7 +120,17 @@ func Parse(spec string) (Metric, error) {
 				return nil, fmt.Errorf("metric spec %q: %w", spec, err)
 			}
 		}
-		m, err = Grid(ints["w"], ints["h"], step, norm)
+		if s, ok := params["bbox"]; ok {
+			var box GeoBox
+			if box, err = ParseGeoBox(s); err == nil {
+				if _, given := params["step"]; !given {
+					step = 0 // computed from the box
+				}
+				m, err = GeoGrid(ints["w"], ints["h"], box, step, norm)
+			}
+		} else {
+			m, err = Grid(ints["w"], ints["h"], step, norm)
+		}
 	case "graph", "dist":
 		m, err = readMetricFile(kind, params["file"])
 	}
