@@ -6,14 +6,19 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/optdp/optdp/mech/linear"
+	"gonum.org/v1/gonum/mat"
 )
 
 const workloadSpecHelp = "workload: identity:n=N, total:n=N, allrange:n=N, prefix:n=N, width:n=N,k=K, " +
-	"random:n=N,m=M,seed=S, range2d:n=N, marginals:dims=2x2x2,k=K, file:PATH (CSV matrix)"
+	"random:n=N,m=M,seed=S, range2d:n=N, marginals:dims=2x3x4,k=K (all K-way marginals, attributes of any sizes), " +
+	"census (the 2010 Census SF1 Persons tables of the HDMM paper: 4151 queries over 2x2x64x17x115 cells), " +
+	"file:PATH.json (a workload file: a weighted union of Kronecker products of per-attribute blocks, see linear.ParseWorkloadJSON), " +
+	"file:PATH (an explicit matrix, CSV or .npy)"
 
 const strategySpecHelp = "strategy: identity, hier:b=B[,root=false], wavelet, workload, eigen, file:PATH (CSV matrix), " +
 	"opt[:restarts=R,seed=S] (optimised for the workload, eps and delta, as by optdp optimize; default restarts=1, seed=1); " +
@@ -29,6 +34,7 @@ func matrixCommand() command {
 			"optdp matrix --workload range2d:n=256 --strategy wavelet --eps 1 --json",
 			"optdp matrix --workload marginals:dims=2x2x2,k=2 --strategy identity --eps 1 --delta 1e-6",
 			"optdp matrix --workload allrange:n=256 --strategy opt:restarts=2 --eps 1",
+			"optdp matrix --workload census --strategy identity --eps 1",
 		},
 		run: runMatrix,
 	}
@@ -138,15 +144,41 @@ func (p *specParams) done() error {
 	return nil
 }
 
+// maxWorkloadFileBytes bounds a JSON workload file (64 MiB).
+const maxWorkloadFileBytes = 64 << 20
+
+// readWorkloadFile reads a JSON workload file (linear.ParseWorkloadJSON);
+// matrix files it names are read relative to its directory, as CSV or .npy.
+func readWorkloadFile(path string) (linear.Workload, []linear.Attribute, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("workload file: %w", err)
+	}
+	if st.Size() > maxWorkloadFileBytes {
+		return nil, nil, fmt.Errorf("workload file %s has %d bytes, the limit is %d", path, st.Size(), maxWorkloadFileBytes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("workload file: %w", err)
+	}
+	dir := filepath.Dir(path)
+	load := func(p string) (*mat.Dense, error) {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		return readMatrixPath(p)
+	}
+	w, attrs, err := linear.ParseWorkloadJSON(data, load)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return w, attrs, nil
+}
+
 func readMatrixFile(path, what string) (*linear.Strategy, linear.Workload, error) {
-	f, err := os.Open(path)
+	a, err := readMatrixPath(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s file: %w", what, err)
-	}
-	defer f.Close()
-	a, err := linear.ReadMatrix(f)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s file %s: %w", what, path, err)
 	}
 	if what == "strategy" {
 		s, err := linear.StrategyFromMatrix(a)
@@ -172,8 +204,16 @@ func parseWorkload(spec string) (linear.Workload, error) {
 	var w linear.Workload
 	switch kind {
 	case "file":
+		if strings.EqualFold(filepath.Ext(path), ".json") {
+			w, _, err = readWorkloadFile(path)
+			return w, err
+		}
 		_, w, err = readMatrixFile(path, "workload")
 		return w, err
+	case "census", "census-sf1", "census-sf1-persons":
+		if w, err = linear.CensusSF1Persons(); err != nil {
+			return nil, fmt.Errorf("workload %q: %w", spec, err)
+		}
 	case "identity", "total", "allrange", "prefix", "range2d", "width", "random":
 		n, err := p.int("n", true, 0)
 		if err != nil {

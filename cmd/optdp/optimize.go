@@ -32,6 +32,8 @@ func optimizeCommand() command {
 			"optdp optimize --workload allrange:n=256 --eps 1",
 			"optdp optimize --workload allrange:n=256 --eps 1 --delta 1e-6 --json",
 			"optdp optimize --workload range2d:n=64 --eps 1 --out strategy.csv",
+			"optdp optimize --workload census --eps 1",
+			"optdp optimize --workload marginals:dims=2x2x2x2x2x2x2x2x2x2x2x2x2x2x2,k=2 --eps 1 --delta 1e-6",
 		},
 		run: runOptimize,
 	}
@@ -189,7 +191,7 @@ func writeStrategy(path string, s *linear.Strategy) ([]string, error) {
 		return []string{path}, nil
 	}
 	fs := s.Factors()
-	if len(fs) == 1 {
+	if len(fs) <= 1 {
 		return nil, fmt.Errorf("--out: the %d x %d strategy has %.3g entries, more than the limit of %d for writing a dense matrix", p, n, float64(p)*float64(n), maxOutEntries)
 	}
 	ext := filepath.Ext(path)

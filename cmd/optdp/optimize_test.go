@@ -197,3 +197,45 @@ func TestMatrixOptStrategy(t *testing.T) {
 }
 
 func relClose(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Abs(b) }
+
+// TestOptimizeCLIProductDomain: a JSON workload file (file:W.json, with a
+// matrix file next to it) and the census built-in are accepted; the
+// optimised tse is below every reported baseline and below the identity's
+// (2/eps²)·tr(W^T W), which optdp matrix reports; with --delta a marginal
+// workload gets the closed form with a tight certificate; a domain whose
+// Gram matrix would not fit is refused with the estimate.
+func TestOptimizeCLIProductDomain(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "groups.csv"), []byte("1,1,0,0\n0,0,1,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wf := filepath.Join(dir, "w.json")
+	spec := `{"attributes": [{"name": "a", "size": 4}, {"name": "b", "size": 3}, {"name": "c", "size": 2}],
+	  "workload": [{"blocks": {"a": {"matrix": "groups.csv"}, "b": "identity"}},
+	               {"weight": 2, "blocks": {"a": "prefix", "c": "identity"}},
+	               {"marginals": 2}]}`
+	if err := os.WriteFile(wf, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, wl := range []string{"file:" + wf, "census"} {
+		v := matrixJSON(t, "optimize", "--workload", wl, "--eps", "1")
+		id := matrixJSON(t, "matrix", "--workload", wl, "--strategy", "identity", "--eps", "1")
+		tse := v["tse"].(float64)
+		if !(tse <= id["tse_identity"].(float64)) || !(tse <= id["tse"].(float64)*(1+1e-12)) {
+			t.Errorf("%s: optimised tse %v above the identity's %v (%v)", wl, tse, id["tse_identity"], id["tse"])
+		}
+		for _, b := range v["baselines"].([]any) {
+			if bt := b.(map[string]any)["tse"].(float64); tse > bt {
+				t.Errorf("%s: tse %v above baseline %v", wl, tse, b)
+			}
+		}
+	}
+	g := matrixJSON(t, "optimize", "--workload", "marginals:dims=3x2x2,k=2", "--eps", "1", "--delta", "1e-6")
+	if g["method"] != "l2-marginals" || g["rel_gap"].(float64) > 1e-12 {
+		t.Errorf("marginals with --delta: method %v, relative gap %v", g["method"], g["rel_gap"])
+	}
+	code, _, errs := runMatrixCLI("optimize", "--workload", "allrange:n=100000", "--eps", "1")
+	if code != 1 || !strings.Contains(errs, "74.5 GiB") || !strings.Contains(errs, "memory budget") {
+		t.Errorf("allrange:n=100000: exit %d, stderr %q", code, errs)
+	}
+}

@@ -705,7 +705,8 @@ func ReadMatrix(r io.Reader) (*mat.Dense, error) {
 }
 
 // Shape returns the domain's dimensions: the factors' domain sizes for a
-// Kronecker workload, the attribute sizes for marginals, and [n] otherwise.
+// Kronecker workload, the attribute sizes for marginals, the members' common
+// shape for a union whose members agree (and for c·W), and [n] otherwise.
 // Per-dimension strategies (e.g. a hierarchy on each axis) are built over it
 // and combined with KronStrategy.
 func Shape(w Workload) []int {
@@ -718,6 +719,23 @@ func Shape(w Workload) []int {
 		return s
 	case *marginalWorkload:
 		return append([]int(nil), v.dims...)
+	case *scaledWorkload:
+		return Shape(v.w)
+	case *unionWorkload:
+		// The members' common shape, when they agree.
+		s := Shape(v.ws[0])
+		for _, u := range v.ws[1:] {
+			t := Shape(u)
+			same := len(t) == len(s)
+			for i := 0; same && i < len(s); i++ {
+				same = s[i] == t[i]
+			}
+			if !same {
+				_, n := w.Dims()
+				return []int{n}
+			}
+		}
+		return s
 	}
 	_, n := w.Dims()
 	return []int{n}
