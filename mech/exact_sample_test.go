@@ -109,76 +109,85 @@ func TestExactSamplerMapping(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		n, cols := c.x.Dims()
-		for i := range n {
-			// Reference weights at the sampler's scale 2^K.
-			w := make([]*big.Int, cols)
-			tot := new(big.Int)
+		checkSamplerMapping(t, c.name, s, c.x, rng, 300)
+	}
+}
+
+// checkSamplerMapping checks Prob and the map from U to outputs of every
+// row of s (sampling x) against reference integer weights, for U at every
+// prefix sum and its neighbours, 2^L - 1, below a prefix sum's top 64 bits,
+// and random draws (random of them).
+func checkSamplerMapping(t *testing.T, name string, s *ExactSampler, x *mat.Dense, rng *rand.Rand, random int) {
+	t.Helper()
+	n, cols := x.Dims()
+	for i := range n {
+		// Reference weights at the sampler's scale 2^K.
+		w := make([]*big.Int, cols)
+		tot := new(big.Int)
+		for o := range cols {
+			q := new(big.Rat).SetFloat64(x.At(i, o))
+			q.Mul(q, new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), uint(s.k))))
+			if !q.IsInt() {
+				t.Fatalf("%s: X[%d][%d]·2^%d is not an integer", name, i, o, s.k)
+			}
+			w[o] = new(big.Int).Set(q.Num())
+			tot.Add(tot, w[o])
+		}
+		if uint(tot.BitLen()) > s.bits {
+			t.Fatalf("%s row %d: T has %d bits > L = %d", name, i, tot.BitLen(), s.bits)
+		}
+		for o := range cols {
+			p, err := s.Prob(i, o)
+			if err != nil || p.Cmp(new(big.Rat).SetFrac(w[o], tot)) != 0 {
+				t.Fatalf("%s: Prob(%d,%d) = %v, want %v/%v", name, i, o, p, w[o], tot)
+			}
+		}
+		var us []*big.Int
+		cum := new(big.Int)
+		full := new(big.Int).Lsh(big.NewInt(1), s.bits)
+		add := func(u *big.Int) {
+			if u.Sign() >= 0 && u.Cmp(full) < 0 {
+				us = append(us, u)
+			}
+		}
+		for o := 0; o <= cols; o++ {
+			for _, d := range []int64{-1, 0, 1} {
+				add(new(big.Int).Add(cum, big.NewInt(d)))
+			}
+			if s.bits > 64 {
+				// Same top 64 bits as the prefix sum, random low bits.
+				sh := s.bits - 64
+				u := new(big.Int).Lsh(new(big.Int).Rsh(cum, sh), sh)
+				add(u.Add(u, randBits(rng, sh)))
+			}
+			if o < cols {
+				cum = new(big.Int).Add(cum, w[o])
+			}
+		}
+		add(new(big.Int).Sub(full, big.NewInt(1)))
+		for range random {
+			add(randBits(rng, s.bits))
+		}
+		for _, u := range us {
+			words := wordsFor(u, s.bits, rng)
+			src := &scriptSource{tb: t, words: words}
+			got, err := s.try(i, src)
+			want, run := -1, new(big.Int)
 			for o := range cols {
-				q := new(big.Rat).SetFloat64(c.x.At(i, o))
-				q.Mul(q, new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), uint(s.k))))
-				if !q.IsInt() {
-					t.Fatalf("%s: X[%d][%d]·2^%d is not an integer", c.name, i, o, s.k)
-				}
-				w[o] = new(big.Int).Set(q.Num())
-				tot.Add(tot, w[o])
-			}
-			if uint(tot.BitLen()) > s.bits {
-				t.Fatalf("%s row %d: T has %d bits > L = %d", c.name, i, tot.BitLen(), s.bits)
-			}
-			for o := range cols {
-				p, err := s.Prob(i, o)
-				if err != nil || p.Cmp(new(big.Rat).SetFrac(w[o], tot)) != 0 {
-					t.Fatalf("%s: Prob(%d,%d) = %v, want %v/%v", c.name, i, o, p, w[o], tot)
+				run.Add(run, w[o])
+				if u.Cmp(run) < 0 {
+					want = o
+					break
 				}
 			}
-			var us []*big.Int
-			cum := new(big.Int)
-			full := new(big.Int).Lsh(big.NewInt(1), s.bits)
-			add := func(u *big.Int) {
-				if u.Sign() >= 0 && u.Cmp(full) < 0 {
-					us = append(us, u)
-				}
-			}
-			for o := 0; o <= cols; o++ {
-				for _, d := range []int64{-1, 0, 1} {
-					add(new(big.Int).Add(cum, big.NewInt(d)))
-				}
-				if s.bits > 64 {
-					// Same top 64 bits as the prefix sum, random low bits.
-					sh := s.bits - 64
-					u := new(big.Int).Lsh(new(big.Int).Rsh(cum, sh), sh)
-					add(u.Add(u, randBits(rng, sh)))
-				}
-				if o < cols {
-					cum = new(big.Int).Add(cum, w[o])
-				}
-			}
-			add(new(big.Int).Sub(full, big.NewInt(1)))
-			for range 300 {
-				add(randBits(rng, s.bits))
-			}
-			for _, u := range us {
-				words := wordsFor(u, s.bits, rng)
-				src := &scriptSource{tb: t, words: words}
-				got, err := s.try(i, src)
-				want, run := -1, new(big.Int)
-				for o := range cols {
-					run.Add(run, w[o])
-					if u.Cmp(run) < 0 {
-						want = o
-						break
-					}
-				}
-				switch {
-				case want < 0 && !errors.Is(err, errRejected):
-					t.Fatalf("%s row %d: U = %v >= T = %v gave %d, %v; want a rejection", c.name, i, u, tot, got, err)
-				case want >= 0 && (err != nil || got != want):
-					t.Fatalf("%s row %d: U = %v gave %d, %v; want %d", c.name, i, u, got, err, want)
-				case len(src.words) != 0 && len(src.words) != len(words)-1:
-					// Either the top word decided, or U was read whole.
-					t.Fatalf("%s row %d: U = %v: %d of %d words read", c.name, i, u, len(words)-len(src.words), len(words))
-				}
+			switch {
+			case want < 0 && !errors.Is(err, errRejected):
+				t.Fatalf("%s row %d: U = %v >= T = %v gave %d, %v; want a rejection", name, i, u, tot, got, err)
+			case want >= 0 && (err != nil || got != want):
+				t.Fatalf("%s row %d: U = %v gave %d, %v; want %d", name, i, u, got, err, want)
+			case len(src.words) != 0 && len(src.words) != len(words)-1:
+				// Either the top word decided, or U was read whole.
+				t.Fatalf("%s row %d: U = %v: %d of %d words read", name, i, u, len(words)-len(src.words), len(words))
 			}
 		}
 	}
