@@ -1,0 +1,296 @@
+/*
+ * optdp.h - the C ABI of optdp (https://github.com/optdp/optdp).
+ *
+ * Build the shared library from the repository root with
+ *
+ *     go build -buildmode=c-shared -o liboptdp.so ./cmd/liboptdp
+ *
+ * and link with -loptdp (the generated liboptdp.h is not needed: this header
+ * is the documented interface, and the build fails if the two disagree).
+ *
+ * Conventions (every function follows them):
+ *
+ *  - Every function except optdp_free and optdp_release returns an int
+ *    status: OPTDP_OK (0) or one of the OPTDP_ERR_* codes below. On an error
+ *    *err (when err is not NULL) receives a message, allocated with malloc,
+ *    that the caller frees with optdp_free; on success *err is set to NULL.
+ *    Out parameters are written only on success.
+ *  - Input arrays are read during the call only and never retained; they are
+ *    never written. Matrices are dense, row-major, of doubles: entry (i, j) of
+ *    an r x c matrix is data[i*c + j].
+ *  - Outputs that the library allocates (an optdp_matrix's data, a JSON
+ *    document, a message) are allocated with malloc and belong to the caller,
+ *    who frees them with optdp_free. The library keeps no pointer to them.
+ *    Integer outputs of a size the caller knows (a remap, samples) go into
+ *    arrays the caller allocates.
+ *  - Results with several fields are returned as a JSON document (UTF-8,
+ *    NUL-terminated). Non-finite numbers are written as the tokens Infinity,
+ *    -Infinity and NaN (accepted by Python's json module and JavaScript's
+ *    JSON5 readers; not by strict JSON parsers). Options are passed as a JSON
+ *    object (NULL or "" for the defaults); unknown keys are errors.
+ *  - Objects that outlive a call (metrics, samplers, mechanisms, seeded
+ *    generators) are held by the library and named by an optdp_handle, a
+ *    plain integer; the caller releases each with optdp_release. Handle 0 is
+ *    never a valid object.
+ *  - Every function is safe to call from several threads at once, including
+ *    with the same handles (a seeded generator serialises its draws).
+ *
+ * The mathematics of each function is in the Go documentation of the
+ * function it wraps (package mech and mech/linear) and in docs/MATH.md.
+ */
+#ifndef OPTDP_H
+#define OPTDP_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* OPTDP_ABI_VERSION changes when a declaration of this header changes
+ * incompatibly; optdp_version reports the library's. */
+#define OPTDP_ABI_VERSION 1
+
+/* Status codes. */
+enum {
+	OPTDP_OK = 0,
+	/* The input is invalid (shape, NaN, eps <= 0, an unknown option, ...). */
+	OPTDP_ERR_BAD_INPUT = 1,
+	/* The problem exceeds a size or memory limit; nothing was allocated. */
+	OPTDP_ERR_TOO_LARGE = 2,
+	/* An iterative solver did not reach its tolerance. */
+	OPTDP_ERR_NOT_CONVERGED = 3,
+	/* A matrix-mechanism strategy cannot answer the workload. */
+	OPTDP_ERR_UNSUPPORTED = 4,
+	/* The library refused or failed for another reason the message states
+	 * (e.g. a prior that is not a distribution, a failed audit). */
+	OPTDP_ERR_FAILED = 5,
+	/* A bug in optdp (a recovered panic); please report the message. */
+	OPTDP_ERR_INTERNAL = 6
+};
+
+/* The randomness of optdp_sample and optdp_linear_answer: crypto/rand, the
+ * source for real releases. Any other value is a handle from
+ * optdp_rng_seeded, for reproducible experiments only. */
+#define OPTDP_RNG_CRYPTO 0
+
+/* What optdp_linear_info and optdp_linear_dense describe. */
+#define OPTDP_WORKLOAD 0
+#define OPTDP_STRATEGY 1
+
+/* A handle on an object held by the library. */
+typedef uint64_t optdp_handle;
+
+/* Const views used in the declarations below (plain const types). */
+typedef const char optdp_cchar;
+typedef const double optdp_cdouble;
+typedef const int64_t optdp_cint64;
+
+/* A dense row-major matrix returned by the library: data holds rows*cols
+ * doubles allocated with malloc; free data with optdp_free. */
+typedef struct optdp_matrix {
+	double *data;
+	int64_t rows;
+	int64_t cols;
+} optdp_matrix;
+
+/* ---- memory, version, handles ---- */
+
+/* optdp_free frees memory the library allocated (messages, JSON, matrix
+ * data). NULL is ignored. */
+void optdp_free(void *p);
+
+/* optdp_release releases the object named by a handle. Releasing 0 or a
+ * handle already released does nothing. */
+void optdp_release(optdp_handle h);
+
+/* optdp_version writes a JSON object {"version", "abi", "go", "backend",
+ * "threads"}: the module version, OPTDP_ABI_VERSION of the library, the Go
+ * version, the linear-algebra backend and its threads. */
+int optdp_version(char **json, char **err);
+
+/* ---- metrics (answer sets with a distance) ---- */
+
+/* optdp_metric_parse builds a metric from a spec of the command-line tool:
+ * line:n=N, ring:n=N, clique:n=N, sum:u=U,v=V, kcount:u=U,k=K,
+ * hamming:u=U,v=V, grid:w=W,h=H[,step=S][,norm=euclid|manhattan|chebyshev],
+ * graph:file=PATH, dist:file=PATH. */
+int optdp_metric_parse(optdp_cchar *spec, optdp_handle *metric, char **err);
+
+/* optdp_metric_from_distances builds a metric from an n x n distance matrix
+ * d: symmetric, 0 exactly on the diagonal, > 0 off it (+Inf: unreachable),
+ * satisfying the triangle inequality (n <= 4096). */
+int optdp_metric_from_distances(optdp_cdouble *d, int64_t n, optdp_handle *metric, char **err);
+
+/* optdp_metric_from_edges builds the shortest-path metric of the undirected
+ * graph on the vertices 0..n-1 with the m edges (edges[2k], edges[2k+1]). */
+int optdp_metric_from_edges(int64_t n, optdp_cint64 *edges, int64_t m, optdp_handle *metric, char **err);
+
+/* optdp_metric_info writes {"n": number of answers, "spec": the metric's
+ * spec}. */
+int optdp_metric_info(optdp_handle metric, char **json, char **err);
+
+/* optdp_metric_distances returns the n x n matrix of distances (refused
+ * above 2^27 entries). */
+int optdp_metric_distances(optdp_handle metric, optdp_matrix *d, char **err);
+
+/* ---- the DP audit ---- */
+
+/* optdp_audit measures the privacy level of the noise matrix x (rows: true
+ * answers, columns: outputs; rows = the metric's n) against the metric and
+ * writes {"eps": the measured level, "private": eps <= the given eps up to a
+ * relative 1e-9, "worst": [i, h, o], "pairs": pairs checked}. */
+int optdp_audit(optdp_cdouble *x, int64_t rows, int64_t cols, optdp_handle metric, double eps, char **json, char **err);
+
+/* ---- measures (x row-stochastic, prior a distribution on the rows) ---- */
+
+/* optdp_utility is sum_i prior_i (x R)[i][i] with the remap R (cols x rows,
+ * row-stochastic); remap NULL is the identity (x square). */
+int optdp_utility(optdp_cdouble *x, int64_t rows, int64_t cols, optdp_cdouble *prior, int64_t n,
+	optdp_cdouble *remap, int64_t remap_rows, int64_t remap_cols, double *utility, char **err);
+
+/* optdp_optimal_remap writes into remap (cols entries, caller-allocated) the
+ * best guess after each output and into *utility the utility it reaches,
+ * sum_o max_i prior_i x[i][o]. */
+int optdp_optimal_remap(optdp_cdouble *x, int64_t rows, int64_t cols, optdp_cdouble *prior, int64_t n,
+	int64_t *remap, double *utility, char **err);
+
+/* Min-entropies and leakages, in bits. */
+int optdp_min_entropy(optdp_cdouble *prior, int64_t n, double *bits, char **err);
+int optdp_cond_min_entropy(optdp_cdouble *x, int64_t rows, int64_t cols, optdp_cdouble *prior, int64_t n, double *bits, char **err);
+int optdp_leakage(optdp_cdouble *x, int64_t rows, int64_t cols, optdp_cdouble *prior, int64_t n, double *bits, char **err);
+int optdp_min_capacity(optdp_cdouble *x, int64_t rows, int64_t cols, double *bits, char **err);
+
+/* Leakage bounds for databases of u individuals with v values, in bits:
+ * Bnd(u, v, eps), the bound for mechanisms with at most r outputs, and the
+ * bound about one individual. */
+int optdp_bnd(int64_t u, int64_t v, double eps, double *bits, char **err);
+int optdp_range_bound(int64_t u, int64_t v, int64_t r, double eps, double *bits, char **err);
+int optdp_individual_bound(int64_t v, double eps, double *bits, char **err);
+
+/* ---- baselines (each audited before it is returned) ---- */
+
+/* Truncated geometric mechanism on 0..n-1 for sensitivity sens. */
+int optdp_truncated_geometric(int64_t n, double eps, int64_t sens, optdp_matrix *x, char **err);
+/* Randomized response on n answers. */
+int optdp_randomized_response(int64_t n, double eps, optdp_matrix *x, char **err);
+/* Exponential-style mechanism exp(-eps d/2), row-normalised, on a metric. */
+int optdp_exponential(optdp_handle metric, double eps, optdp_matrix *x, char **err);
+/* Truncated geometric with budget eps/k on each of k counts over u records. */
+int optdp_geometric_per_count(int64_t u, int64_t k, double eps, optdp_matrix *x, char **err);
+/* Planar Laplace on a w x h grid of step km (eps per km), and its per-row
+ * normalised discrete variant (2 eps-private only; for comparisons). */
+int optdp_planar_laplace(int64_t w, int64_t h, double step, double eps, optdp_matrix *x, char **err);
+int optdp_planar_geometric(int64_t w, int64_t h, double step, double eps, optdp_matrix *x, char **err);
+/* The mechanism on v^u databases reaching Bnd(u, v, eps). */
+int optdp_bnd_mechanism(int64_t u, int64_t v, double eps, optdp_matrix *x, char **err);
+
+/* ---- sampling ---- */
+
+/* optdp_rng_seeded returns a deterministic generator seeded with seed, for
+ * reproducible experiments only (its output is predictable). */
+int optdp_rng_seeded(uint64_t seed, optdp_handle *rng, char **err);
+
+/* optdp_sampler_new prepares to sample from the row-stochastic x (one alias
+ * table per row, O(rows*cols)). */
+int optdp_sampler_new(optdp_cdouble *x, int64_t rows, int64_t cols, optdp_handle *sampler, char **err);
+
+/* optdp_sample draws count reported answers for true_answer into out
+ * (count entries, caller-allocated) with randomness from rng
+ * (OPTDP_RNG_CRYPTO or a seeded handle). sampler is a handle from
+ * optdp_sampler_new or the mechanism handle of optdp_tight. */
+int optdp_sample(optdp_handle sampler, int64_t true_answer, int64_t count, optdp_handle rng, int64_t *out, char **err);
+
+/* ---- the tight-constraints mechanism, thresholds, regular priors
+ * (package mech/tight) and the LP-optimal mechanism (mech/optimal) ---- */
+
+/* optdp_tight builds the tight-constraints mechanism X[i][k] =
+ * exp(-eps d(i,k)) z_k with Phi z = 1 of the metric at eps. options:
+ * {"solver": "auto" | "dense" | "closed-form" | "kron" | "toeplitz" |
+ * "banded", "max_mechanism_n", "no_mechanism", "budget" (bytes)}. The JSON
+ * result has "n", "eps", "exists" ("yes", "no" or "borderline"),
+ * "constant_z", "min_z", "z_err", "unique", "solver", "backend", "rcond",
+ * "certificate", "utility" (uniform prior), "audit" (as optdp_audit),
+ * "note", "iterations", "residual". *x receives the n x n mechanism and *z
+ * the 1 x n diagonal z when they were built ({NULL, 0, 0} otherwise: X is
+ * not built above max_mechanism_n, 4096 by default, and z not above 2^24
+ * answers). *mechanism receives a handle on the matrix-free mechanism
+ * (usable with optdp_sample, at any n) when it exists, else 0. */
+int optdp_tight(optdp_handle metric, double eps, optdp_cchar *options, char **json, optdp_matrix *x,
+	optdp_matrix *z, optdp_handle *mechanism, char **err);
+
+/* optdp_threshold finds the smallest eps at which the tight-constraints
+ * mechanism exists. options: {"lo", "hi", "tol", "steps", "budget",
+ * "structured"}. Result: {"eps_star", "lo", "hi", "status", "bracketed",
+ * "reason", "evaluations", "crossings": [{"lo", "hi", "up"}], "scan_eps",
+ * "scan_min_z", "min_z", "exists", "solver"}. */
+int optdp_threshold(optdp_handle metric, optdp_cchar *options, char **json, char **err);
+
+/* optdp_regular decides whether the prior (n entries) is regular for the
+ * metric at eps: y Phi = prior with y >= 0. options as optdp_tight (solver
+ * and budget). Result: {"n", "eps", "regular" ("yes", "no", "borderline"),
+ * "y", "min_y", "y_err", "unique", "sum_y", "utility_bound",
+ * "leakage_bound_bits", "solver", "rcond", "certificate"}. */
+int optdp_regular(optdp_handle metric, double eps, optdp_cdouble *prior, int64_t n, optdp_cchar *options,
+	char **json, char **err);
+
+/* optdp_optimal computes an eps*d-private mechanism of maximal expected gain
+ * for the prior (n entries) by linear programming, certified by an exact
+ * audit and a dual bound. gain: an n x n gain matrix g(i,k), or NULL for
+ * options' "gain": "binary" (default) or "distance" (-d(i,k)). options:
+ * {"gain", "tol", "max_iter", "workers", "budget"}. *x receives the
+ * mechanism; the JSON result has "utility", "primal", "dual", "gap",
+ * "audit_eps", "iterations", "mix", "time_s". OPTDP_ERR_NOT_CONVERGED when
+ * the gap did not reach tol. */
+int optdp_optimal(optdp_handle metric, double eps, optdp_cdouble *prior, int64_t n, optdp_cdouble *gain,
+	int64_t gain_rows, int64_t gain_cols, optdp_cchar *options, char **json, optdp_matrix *x, char **err);
+
+/* ---- the matrix mechanism (package mech/linear) ----
+ *
+ * Workloads and strategies are passed as JSON operator trees that mirror the
+ * Go constructors, e.g.
+ *   {"op": "allrange", "n": 256}
+ *   {"op": "kron", "factors": [{"op": "prefix", "n": 16}, {"op": "identity", "n": 4}]}
+ *   {"op": "hierarchical", "n": 256, "b": 16, "root": false}
+ * Workload ops: identity, total, allrange, prefix (n); width_range (n, k);
+ * random_range (n, m, seed); ranges (n, intervals: [[l, r], ...]);
+ * marginals (dims, k); kron (factors); union (parts);
+ * matrix (rows, cols, data: row-major).
+ * Strategy ops: identity (n); hierarchical (n, b, root); wavelet (n);
+ * workload (workload), eigen (workload); kron (factors); matrix. */
+
+/* optdp_linear_info writes {"m" or "p": rows, "n": columns, "name"} and,
+ * for a strategy, its sensitivities {"l1", "l2"}; what is OPTDP_WORKLOAD or
+ * OPTDP_STRATEGY. */
+int optdp_linear_info(optdp_cchar *op, int what, char **json, char **err);
+
+/* optdp_linear_dense returns the operator as a dense matrix (refused above
+ * 2^27 entries). */
+int optdp_linear_dense(optdp_cchar *op, int what, optdp_matrix *a, char **err);
+
+/* optdp_linear_error writes the exact expected error of answering the
+ * workload with the strategy: {"workload", "strategy", "m", "n", "p",
+ * "trace", "noise": {...}, "tse", "rmse"}. noise: {"mechanism":
+ * "laplace" (default) | "gaussian" | "gaussian-analytic", "eps", "delta"}. */
+int optdp_linear_error(optdp_cchar *workload, optdp_cchar *strategy, optdp_cchar *noise, char **json, char **err);
+
+/* optdp_linear_optimize optimises a strategy for the workload. options:
+ * {"eps" (required), "delta" (0: Laplace), "restarts", "seed", "p",
+ * "max_iter"}. The result has "strategy" (an operator tree of matrices,
+ * usable as a strategy argument), "method", "baseline", "objective",
+ * "noise", "tse", "rmse", "classic_tse", "baselines": [{"name", "tse"}],
+ * "dual", "gap", "rel_gap", "iterations", "time_s". */
+int optdp_linear_optimize(optdp_cchar *workload, optdp_cchar *options, char **json, char **err);
+
+/* optdp_linear_answer releases the workload's answers on the integer counts
+ * x (n entries) with strategy and eps-DP discrete Laplace noise (delta = 0)
+ * or (eps, delta)-DP discrete Gaussian noise, with randomness from rng.
+ * Result: {"y", "x_hat", "answers", "noise", "grid", "expected": {...}}. */
+int optdp_linear_answer(optdp_cchar *workload, optdp_cchar *strategy, optdp_cdouble *x, int64_t n,
+	double eps, double delta, optdp_handle rng, char **json, char **err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OPTDP_H */

@@ -1,0 +1,253 @@
+package main
+
+// The tight-constraints mechanism, thresholds, regular priors (package
+// mech/tight) and the LP-optimal mechanism (package mech/optimal).
+
+/*
+#include <stdlib.h>
+#include "optdp.h"
+*/
+import "C"
+
+import (
+	"context"
+	"unsafe"
+
+	"github.com/optdp/optdp/mech"
+	"github.com/optdp/optdp/mech/optimal"
+	"github.com/optdp/optdp/mech/tight"
+	"github.com/optdp/optdp/solve/run"
+	"gonum.org/v1/gonum/mat"
+)
+
+// sampler is what optdp_sample draws from: a *mech.Sampler or the
+// matrix-free *tight.FreeMechanism.
+type sampler interface {
+	Sample(trueAnswer int, src mech.Source) (int, error)
+}
+
+var (
+	_ sampler = (*mech.Sampler)(nil)
+	_ sampler = (*tight.FreeMechanism)(nil)
+)
+
+// auditObj is an audit report as JSON.
+func auditObj(r mech.AuditReport) obj {
+	return obj{{"eps", r.Eps}, {"private", r.Private}, {"worst", []int{r.Worst[0], r.Worst[1], r.Worst[2]}}, {"pairs", r.Pairs}}
+}
+
+// emptyMatrix marks an absent matrix output.
+func emptyMatrix(out *C.optdp_matrix) {
+	if out != nil {
+		out.data, out.rows, out.cols = nil, 0, 0
+	}
+}
+
+// tightOptions is the options argument of optdp_tight and optdp_regular.
+type tightOptions struct {
+	Solver        string `json:"solver"`
+	MaxMechanismN int    `json:"max_mechanism_n"`
+	NoMechanism   bool   `json:"no_mechanism"`
+	Budget        int64  `json:"budget"`
+}
+
+func (o tightOptions) options() *tight.Options {
+	return &tight.Options{Solver: o.Solver, MaxMechanismN: o.MaxMechanismN, NoMechanism: o.NoMechanism,
+		Settings: run.Settings{Budget: run.Budget(o.Budget)}}
+}
+
+//export optdp_tight
+func optdp_tight(h C.optdp_handle, eps C.double, op *C.optdp_cchar, out **C.char, x, z *C.optdp_matrix,
+	mechanism *C.optdp_handle, errOut **C.char) (status C.int) {
+	begin(errOut)
+	defer guard(&status, errOut)
+	m, err := metricOf(h)
+	if err != nil {
+		return fail(errOut, err)
+	}
+	if err := checkEps(float64(eps)); err != nil {
+		return fail(errOut, err)
+	}
+	var o tightOptions
+	if err := decodeJSON(op, &o, "options", true); err != nil {
+		return fail(errOut, err)
+	}
+	if out == nil || x == nil || z == nil || mechanism == nil {
+		return fail(errOut, badInput("an output pointer is NULL"))
+	}
+	r, err := tight.Solve(context.Background(), m, float64(eps), o.options())
+	if err != nil {
+		return fail(errOut, err)
+	}
+	err = putJSON(out, obj{
+		{"n", r.N}, {"eps", r.Eps}, {"exists", string(r.Exists)}, {"constant_z", r.ConstantZ},
+		{"min_z", r.MinZ}, {"z_err", r.ZErr}, {"unique", r.Unique}, {"solver", r.Solver},
+		{"backend", r.Backend}, {"rcond", r.RCond}, {"certificate", r.Certificate},
+		{"utility", r.Utility}, {"audit", auditObj(r.Audit)}, {"note", r.Note},
+		{"iterations", r.Iterations}, {"residual", r.Residual},
+	})
+	if err != nil {
+		return fail(errOut, err)
+	}
+	emptyMatrix(x)
+	emptyMatrix(z)
+	if r.X != nil {
+		err = putDense(x, r.X)
+	}
+	if err == nil && r.Z != nil {
+		err = putMatrix(z, r.Z, 1, len(r.Z))
+	}
+	if err != nil {
+		C.free(unsafe.Pointer(*out))
+		C.free(unsafe.Pointer(x.data))
+		emptyMatrix(x)
+		return fail(errOut, err)
+	}
+	*mechanism = 0
+	if r.Free != nil {
+		*mechanism = register(r.Free)
+	}
+	return C.OPTDP_OK
+}
+
+// thresholdOptions is the options argument of optdp_threshold.
+type thresholdOptions struct {
+	Lo         float64 `json:"lo"`
+	Hi         float64 `json:"hi"`
+	Tol        float64 `json:"tol"`
+	Steps      int     `json:"steps"`
+	Budget     int64   `json:"budget"`
+	Structured bool    `json:"structured"`
+}
+
+//export optdp_threshold
+func optdp_threshold(h C.optdp_handle, op *C.optdp_cchar, out **C.char, errOut **C.char) (status C.int) {
+	begin(errOut)
+	defer guard(&status, errOut)
+	m, err := metricOf(h)
+	if err != nil {
+		return fail(errOut, err)
+	}
+	var o thresholdOptions
+	if err := decodeJSON(op, &o, "options", true); err != nil {
+		return fail(errOut, err)
+	}
+	r, err := tight.Threshold(context.Background(), m, &tight.ThresholdOptions{
+		Lo: o.Lo, Hi: o.Hi, Tol: o.Tol, Steps: o.Steps, Structured: o.Structured,
+		Settings: run.Settings{Budget: run.Budget(o.Budget)},
+	})
+	if err != nil {
+		return fail(errOut, err)
+	}
+	cr := make([]any, len(r.Crossings))
+	for i, c := range r.Crossings {
+		cr[i] = obj{{"lo", c.Lo}, {"hi", c.Hi}, {"up", c.Up}}
+	}
+	err = putJSON(out, obj{
+		{"eps_star", r.EpsStar}, {"lo", r.Lo}, {"hi", r.Hi}, {"status", r.Status}, {"bracketed", r.Bracketed},
+		{"reason", r.Reason}, {"evaluations", r.Evaluations}, {"crossings", cr},
+		{"scan_eps", r.ScanEps}, {"scan_min_z", r.ScanMinZ}, {"min_z", r.MinZ},
+		{"exists", string(r.Verdict)}, {"solver", r.Solver},
+	})
+	if err != nil {
+		return fail(errOut, err)
+	}
+	return C.OPTDP_OK
+}
+
+//export optdp_regular
+func optdp_regular(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.int64_t, op *C.optdp_cchar,
+	out **C.char, errOut **C.char) (status C.int) {
+	begin(errOut)
+	defer guard(&status, errOut)
+	m, err := metricOf(h)
+	if err != nil {
+		return fail(errOut, err)
+	}
+	if err := checkEps(float64(eps)); err != nil {
+		return fail(errOut, err)
+	}
+	p, err := floats(prior, int64(n), "prior", false)
+	if err != nil {
+		return fail(errOut, err)
+	}
+	var o tightOptions
+	if err := decodeJSON(op, &o, "options", true); err != nil {
+		return fail(errOut, err)
+	}
+	r, err := tight.Regular(context.Background(), m, float64(eps), p, o.options())
+	if err != nil {
+		return fail(errOut, err)
+	}
+	err = putJSON(out, obj{
+		{"n", r.N}, {"eps", r.Eps}, {"regular", string(r.Regular)}, {"y", r.Y}, {"min_y", r.MinY},
+		{"y_err", r.YErr}, {"unique", r.Unique}, {"sum_y", r.SumY}, {"utility_bound", r.UtilityBound},
+		{"leakage_bound_bits", r.LeakageBoundBits}, {"solver", r.Solver}, {"rcond", r.RCond},
+		{"certificate", r.Certificate},
+	})
+	if err != nil {
+		return fail(errOut, err)
+	}
+	return C.OPTDP_OK
+}
+
+// optimalOptions is the options argument of optdp_optimal.
+type optimalOptions struct {
+	Gain    string  `json:"gain"`
+	Tol     float64 `json:"tol"`
+	MaxIter int     `json:"max_iter"`
+	Workers int     `json:"workers"`
+	Budget  int64   `json:"budget"`
+}
+
+//export optdp_optimal
+func optdp_optimal(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.int64_t,
+	gain *C.optdp_cdouble, gr, gc C.int64_t, op *C.optdp_cchar, out **C.char, x *C.optdp_matrix,
+	errOut **C.char) (status C.int) {
+	begin(errOut)
+	defer guard(&status, errOut)
+	m, err := metricOf(h)
+	if err != nil {
+		return fail(errOut, err)
+	}
+	if err := checkEps(float64(eps)); err != nil {
+		return fail(errOut, err)
+	}
+	p, err := floats(prior, int64(n), "prior", false)
+	if err != nil {
+		return fail(errOut, err)
+	}
+	var o optimalOptions
+	if err := decodeJSON(op, &o, "options", true); err != nil {
+		return fail(errOut, err)
+	}
+	var g *mat.Dense
+	if gain != nil {
+		if g, err = dense(gain, gr, gc, "gain matrix"); err != nil {
+			return fail(errOut, err)
+		}
+	}
+	if out == nil || x == nil {
+		return fail(errOut, badInput("an output pointer is NULL"))
+	}
+	r, err := optimal.Solve(context.Background(), m, float64(eps), p, &optimal.Options{
+		Gain: optimal.Gain(o.Gain), GainMatrix: g, Tol: o.Tol, MaxIter: o.MaxIter, Workers: o.Workers,
+		Settings: run.Settings{Budget: run.Budget(o.Budget)},
+	})
+	if err != nil {
+		return fail(errOut, err)
+	}
+	if err := putDense(x, r.X); err != nil {
+		return fail(errOut, err)
+	}
+	err = putJSON(out, obj{
+		{"utility", r.Utility}, {"primal", r.Primal}, {"dual", r.Dual}, {"gap", r.Gap},
+		{"audit_eps", r.AuditEps}, {"iterations", r.Iterations}, {"mix", r.Mix}, {"time_s", r.TimeS},
+	})
+	if err != nil {
+		C.free(unsafe.Pointer(x.data))
+		emptyMatrix(x)
+		return fail(errOut, err)
+	}
+	return C.OPTDP_OK
+}

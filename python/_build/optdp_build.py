@@ -1,0 +1,166 @@
+"""A PEP 517 build backend for optdp that needs only the standard library.
+
+It builds the Go shared library (``go build -buildmode=c-shared`` of
+``cmd/liboptdp`` in the repository that contains this directory) and writes a
+wheel holding the ``optdp`` package, the library and its C header. Nothing is
+downloaded: Go uses its module cache (or its usual proxy, if modules are
+missing), and no Python build dependency is required.
+
+Environment variables:
+    GO              the go command (default: ``go`` on PATH)
+    OPTDP_GO_ROOT   the repository root holding go.mod (default: the parent of
+                    this package's directory)
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import zipfile
+from pathlib import Path
+
+NAME = "optdp"
+HERE = Path(__file__).resolve().parent.parent  # python/
+PACKAGE = HERE / NAME
+
+
+def _version() -> str:
+    text = (PACKAGE / "__init__.py").read_text(encoding="utf-8")
+    m = re.search(r'^__version__ = "([^"]+)"', text, re.M)
+    if not m:
+        raise RuntimeError("optdp/__init__.py has no __version__")
+    return m.group(1)
+
+
+def _libname() -> str:
+    if sys.platform == "darwin":
+        return "liboptdp.dylib"
+    if sys.platform == "win32":
+        return "optdp.dll"
+    return "liboptdp.so"
+
+
+def _tag() -> str:
+    plat = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    return f"py3-none-{plat}"
+
+
+def _go_root() -> Path:
+    root = Path(os.environ.get("OPTDP_GO_ROOT", HERE.parent)).resolve()
+    gomod = root / "go.mod"
+    if not gomod.is_file() or "module github.com/optdp/optdp" not in gomod.read_text(encoding="utf-8"):
+        raise RuntimeError(
+            f"optdp: {root} is not the optdp repository (no go.mod of github.com/optdp/optdp); "
+            "install from a clone with `pip install ./python`, or set OPTDP_GO_ROOT"
+        )
+    return root
+
+
+def _build_library(dest: Path) -> None:
+    go = os.environ.get("GO") or shutil.which("go")
+    if not go:
+        raise RuntimeError(
+            "optdp: building the package needs Go 1.26 and a C compiler (cgo): "
+            "put `go` on PATH (https://go.dev/dl) or set GO=/path/to/go"
+        )
+    env = dict(os.environ, CGO_ENABLED="1")
+    cmd = [go, "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false",
+           "-o", str(dest), "./cmd/liboptdp"]
+    print("optdp: " + " ".join(cmd), file=sys.stderr)
+    proc = subprocess.run(cmd, cwd=_go_root(), env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError("optdp: go build of the shared library failed:\n" + proc.stdout + proc.stderr)
+
+
+def _metadata() -> str:
+    readme = HERE / "README.md"
+    body = readme.read_text(encoding="utf-8") if readme.is_file() else ""
+    return (
+        "Metadata-Version: 2.1\n"
+        f"Name: {NAME}\n"
+        f"Version: {_version()}\n"
+        "Summary: Provably optimal differentially private mechanisms (Python bindings of the optdp Go library)\n"
+        "Requires-Python: >=3.9\n"
+        "Requires-Dist: numpy\n"
+        "Description-Content-Type: text/markdown\n"
+        "\n" + body
+    )
+
+
+def _dist_info() -> str:
+    return f"{NAME}-{_version()}.dist-info"
+
+
+def _write_dist_info(files: dict, tag: str) -> None:
+    di = _dist_info()
+    files[f"{di}/METADATA"] = _metadata().encode()
+    files[f"{di}/WHEEL"] = (
+        "Wheel-Version: 1.0\nGenerator: optdp_build\nRoot-Is-Purelib: false\n"
+        f"Tag: {tag}\n"
+    ).encode()
+    files[f"{di}/top_level.txt"] = f"{NAME}\n".encode()
+
+
+def _record_line(name: str, data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{name},sha256={digest},{len(data)}"
+
+
+# ---- PEP 517 hooks ----
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+
+def get_requires_for_build_sdist(config_settings=None):
+    return []
+
+
+def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
+    files: dict = {}
+    _write_dist_info(files, _tag())
+    for name, data in files.items():
+        path = Path(metadata_directory) / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return _dist_info()
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    tag = _tag()
+    files: dict = {}
+    for path in sorted(PACKAGE.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".typed"):
+            files[f"{NAME}/{path.relative_to(PACKAGE).as_posix()}"] = path.read_bytes()
+    with tempfile.TemporaryDirectory() as tmp:
+        lib = Path(tmp) / _libname()
+        _build_library(lib)
+        files[f"{NAME}/{_libname()}"] = lib.read_bytes()
+    files[f"{NAME}/include/optdp.h"] = (_go_root() / "cmd" / "liboptdp" / "optdp.h").read_bytes()
+    _write_dist_info(files, tag)
+    record = f"{_dist_info()}/RECORD"
+    lines = [_record_line(n, d) for n, d in files.items()] + [f"{record},,"]
+    files[record] = ("\n".join(lines) + "\n").encode()
+    wheel = f"{NAME}-{_version()}-{tag}.whl"
+    out = Path(wheel_directory) / wheel
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for name, data in files.items():
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = (0o755 if name.endswith(_libname()) else 0o644) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(info, data)
+    return wheel
+
+
+def build_sdist(sdist_directory, config_settings=None):
+    raise RuntimeError(
+        "optdp: the Python package is built from a clone of the repository "
+        "(it compiles the Go library); there is no source distribution"
+    )

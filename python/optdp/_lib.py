@@ -1,0 +1,227 @@
+"""Loading liboptdp and calling it: the one place that knows the C ABI.
+
+Conventions (optdp.h): every function returns a status code and a message
+the caller frees; matrices and JSON documents come back in memory allocated by
+the library, which is copied into Python objects (numpy arrays own their data)
+and freed here before the call returns.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import sys
+from ctypes import POINTER, byref, c_char_p, c_double, c_int, c_int64, c_uint64, c_void_p
+from typing import Any, Optional
+
+import numpy as np
+
+from .errors import BadInputError, error_for
+
+_P_DOUBLE = POINTER(c_double)
+_P_INT64 = POINTER(c_int64)
+_P_VOID = POINTER(c_void_p)
+_P_HANDLE = POINTER(c_uint64)
+
+WORKLOAD = 0
+STRATEGY = 1
+RNG_CRYPTO = 0
+
+
+class _Matrix(ctypes.Structure):
+    _fields_ = [("data", _P_DOUBLE), ("rows", c_int64), ("cols", c_int64)]
+
+
+_P_MATRIX = POINTER(_Matrix)
+
+# Argument types of every function, minus the trailing char **err.
+_SIGNATURES = {
+    "optdp_version": [_P_VOID],
+    "optdp_metric_parse": [c_char_p, _P_HANDLE],
+    "optdp_metric_from_distances": [_P_DOUBLE, c_int64, _P_HANDLE],
+    "optdp_metric_from_edges": [c_int64, _P_INT64, c_int64, _P_HANDLE],
+    "optdp_metric_info": [c_uint64, _P_VOID],
+    "optdp_metric_distances": [c_uint64, _P_MATRIX],
+    "optdp_audit": [_P_DOUBLE, c_int64, c_int64, c_uint64, c_double, _P_VOID],
+    "optdp_utility": [_P_DOUBLE, c_int64, c_int64, _P_DOUBLE, c_int64, _P_DOUBLE, c_int64, c_int64, _P_DOUBLE],
+    "optdp_optimal_remap": [_P_DOUBLE, c_int64, c_int64, _P_DOUBLE, c_int64, _P_INT64, _P_DOUBLE],
+    "optdp_min_entropy": [_P_DOUBLE, c_int64, _P_DOUBLE],
+    "optdp_cond_min_entropy": [_P_DOUBLE, c_int64, c_int64, _P_DOUBLE, c_int64, _P_DOUBLE],
+    "optdp_leakage": [_P_DOUBLE, c_int64, c_int64, _P_DOUBLE, c_int64, _P_DOUBLE],
+    "optdp_min_capacity": [_P_DOUBLE, c_int64, c_int64, _P_DOUBLE],
+    "optdp_bnd": [c_int64, c_int64, c_double, _P_DOUBLE],
+    "optdp_range_bound": [c_int64, c_int64, c_int64, c_double, _P_DOUBLE],
+    "optdp_individual_bound": [c_int64, c_double, _P_DOUBLE],
+    "optdp_truncated_geometric": [c_int64, c_double, c_int64, _P_MATRIX],
+    "optdp_randomized_response": [c_int64, c_double, _P_MATRIX],
+    "optdp_exponential": [c_uint64, c_double, _P_MATRIX],
+    "optdp_geometric_per_count": [c_int64, c_int64, c_double, _P_MATRIX],
+    "optdp_planar_laplace": [c_int64, c_int64, c_double, c_double, _P_MATRIX],
+    "optdp_planar_geometric": [c_int64, c_int64, c_double, c_double, _P_MATRIX],
+    "optdp_bnd_mechanism": [c_int64, c_int64, c_double, _P_MATRIX],
+    "optdp_rng_seeded": [c_uint64, _P_HANDLE],
+    "optdp_sampler_new": [_P_DOUBLE, c_int64, c_int64, _P_HANDLE],
+    "optdp_sample": [c_uint64, c_int64, c_int64, c_uint64, _P_INT64],
+    "optdp_linear_info": [c_char_p, c_int, _P_VOID],
+    "optdp_linear_dense": [c_char_p, c_int, _P_MATRIX],
+    "optdp_linear_error": [c_char_p, c_char_p, c_char_p, _P_VOID],
+    "optdp_linear_optimize": [c_char_p, c_char_p, _P_VOID],
+    "optdp_linear_answer": [c_char_p, c_char_p, _P_DOUBLE, c_int64, c_double, c_double, c_uint64, _P_VOID],
+    "optdp_tight": [c_uint64, c_double, c_char_p, _P_VOID, _P_MATRIX, _P_MATRIX, _P_HANDLE],
+    "optdp_threshold": [c_uint64, c_char_p, _P_VOID],
+    "optdp_regular": [c_uint64, c_double, _P_DOUBLE, c_int64, c_char_p, _P_VOID],
+    "optdp_optimal": [c_uint64, c_double, _P_DOUBLE, c_int64, _P_DOUBLE, c_int64, c_int64, c_char_p, _P_VOID,
+                      _P_MATRIX],
+}
+
+
+def _libname() -> str:
+    if sys.platform == "darwin":
+        return "liboptdp.dylib"
+    if sys.platform == "win32":
+        return "optdp.dll"
+    return "liboptdp.so"
+
+
+def library_path() -> str:
+    """The path of the shared library in use: $OPTDP_LIBRARY, or the one
+    installed next to this package."""
+    return os.environ.get("OPTDP_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(__file__)), _libname())
+
+
+def _load() -> ctypes.CDLL:
+    path = library_path()
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as e:
+        raise ImportError(
+            f"optdp: cannot load the shared library {path} ({e}); install the package with "
+            "`pip install ./python` from a clone of the repository (it builds the library with Go), "
+            "or set OPTDP_LIBRARY to a library built by "
+            "`go build -buildmode=c-shared -o liboptdp.so ./cmd/liboptdp`"
+        ) from None
+    lib.optdp_free.argtypes = [c_void_p]
+    lib.optdp_free.restype = None
+    lib.optdp_release.argtypes = [c_uint64]
+    lib.optdp_release.restype = None
+    for name, args in _SIGNATURES.items():
+        try:
+            fn = getattr(lib, name)
+        except AttributeError:
+            raise ImportError(f"optdp: {path} lacks {name}: rebuild it from the same checkout as the package") from None
+        fn.argtypes = args + [_P_VOID]
+        fn.restype = c_int
+    return lib
+
+
+LIB = _load()
+
+
+def call(name: str, *args: Any) -> None:
+    """Calls the C function name with args and a message pointer; raises the
+    OptdpError subclass of its status code with the library's message."""
+    err = c_void_p()
+    status = getattr(LIB, name)(*args, byref(err))
+    if status != 0:
+        msg = "optdp: error without a message"
+        if err.value:
+            msg = ctypes.string_at(err.value).decode("utf-8", "replace")
+            LIB.optdp_free(err)
+        raise error_for(status, msg)
+
+
+def release(handle: int) -> None:
+    """Releases a library object (safe to call at interpreter exit)."""
+    if LIB is not None and handle:
+        LIB.optdp_release(handle)
+
+
+def take_json(ptr: c_void_p) -> Any:
+    """Decodes and frees a JSON document returned by the library."""
+    try:
+        return json.loads(ctypes.string_at(ptr.value).decode("utf-8"))
+    finally:
+        LIB.optdp_free(ptr)
+
+
+def take_matrix(m: _Matrix) -> np.ndarray:
+    """Copies a matrix returned by the library into a new numpy array (which
+    owns its data) and frees the library's copy."""
+    try:
+        rows, cols = int(m.rows), int(m.cols)
+        if rows * cols == 0 or not m.data:
+            return np.zeros((rows, cols))
+        view = np.ctypeslib.as_array(m.data, shape=(rows, cols))
+        return np.array(view, dtype=np.float64, copy=True, order="C")
+    finally:
+        LIB.optdp_free(ctypes.cast(m.data, c_void_p))
+
+
+def json_call(name: str, *args: Any) -> Any:
+    """call(name, *args, &json) and the decoded JSON result."""
+    out = c_void_p()
+    call(name, *args, byref(out))
+    return take_json(out)
+
+
+def matrix_call(name: str, *args: Any) -> np.ndarray:
+    """call(name, *args, &matrix) and the matrix as a numpy array."""
+    m = _Matrix()
+    call(name, *args, byref(m))
+    return take_matrix(m)
+
+
+def float_call(name: str, *args: Any) -> float:
+    """call(name, *args, &double) and the double."""
+    out = c_double()
+    call(name, *args, byref(out))
+    return float(out.value)
+
+
+def handle_call(name: str, *args: Any) -> int:
+    """call(name, *args, &handle) and the handle."""
+    out = c_uint64()
+    call(name, *args, byref(out))
+    return int(out.value)
+
+
+def as_matrix(x: Any, name: str) -> np.ndarray:
+    """x as a C-contiguous 2-D float64 array (a copy only when needed)."""
+    try:
+        a = np.ascontiguousarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise BadInputError(f"optdp: {name} is not an array of numbers ({e})") from None
+    if a.ndim != 2:
+        raise BadInputError(f"optdp: {name} must be a 2-D array (a matrix), got shape {a.shape}")
+    return a
+
+
+def as_vector(x: Any, name: str) -> np.ndarray:
+    """x as a C-contiguous 1-D float64 array."""
+    try:
+        a = np.ascontiguousarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise BadInputError(f"optdp: {name} is not an array of numbers ({e})") from None
+    if a.ndim != 1:
+        raise BadInputError(f"optdp: {name} must be a 1-D array, got shape {a.shape}")
+    return a
+
+
+def dptr(a: Optional[np.ndarray]):
+    """A double* to a's data (NULL for None); the caller keeps a alive."""
+    if a is None:
+        return None
+    return a.ctypes.data_as(_P_DOUBLE)
+
+
+def cstr(s: Optional[str]) -> Optional[bytes]:
+    return None if s is None else s.encode("utf-8")
+
+
+def dumps(v: Any) -> bytes:
+    """JSON for an argument; NaN and infinities are refused here."""
+    try:
+        return json.dumps(v, allow_nan=False).encode("utf-8")
+    except ValueError as e:
+        raise BadInputError(f"optdp: {e} (arguments must be finite numbers)") from None

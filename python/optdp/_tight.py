@@ -1,0 +1,244 @@
+"""The tight-constraints mechanism, its threshold, regular priors (package
+mech/tight) and the LP-optimal mechanism for any prior (mech/optimal)."""
+
+from __future__ import annotations
+
+import weakref
+from ctypes import byref, c_uint64, c_void_p
+from dataclasses import dataclass
+from typing import Any, List, Optional, Tuple, Union
+
+import numpy as np
+
+from . import _lib
+from ._mech import AuditReport, Rng, rng_handle
+from .errors import BadInputError
+from .metric import MetricLike, as_metric
+
+
+def _audit(d: dict) -> AuditReport:
+    return AuditReport(float(d["eps"]), bool(d["private"]), tuple(int(v) for v in d["worst"]), int(d["pairs"]))
+
+
+class Mechanism:
+    """The matrix-free tight-constraints mechanism held by the library: draws
+    reported answers exactly at any n (no n x n matrix), in O(1) expected
+    proposals on lattices."""
+
+    __slots__ = ("_handle", "_finalizer", "n", "__weakref__")
+
+    def __init__(self, handle: int, n: int):
+        self._handle = handle
+        self.n = n
+        self._finalizer = weakref.finalize(self, _lib.release, handle)
+
+    def sample(self, true_answer: int, size: Optional[int] = None, *, rng: Optional[Rng] = None,
+               seed: Optional[int] = None) -> Union[int, np.ndarray]:
+        """Draws one reported answer for true_answer (an int), or size of them
+        (an int64 array): answer k with probability X[i][k]. The randomness
+        must be chosen explicitly: rng="crypto" for a real release, seed=N or
+        rng=SeededRng(N) for experiments."""
+        h, keep = rng_handle(rng, seed)
+        count = 1 if size is None else int(size)
+        if count < 0:
+            raise BadInputError(f"optdp: size = {count} (want >= 0)")
+        out = np.zeros(count, dtype=np.int64)
+        _lib.call("optdp_sample", self._handle, int(true_answer), count, h, out.ctypes.data_as(_lib._P_INT64))
+        del keep
+        return int(out[0]) if size is None else out
+
+    def __repr__(self) -> str:
+        return f"<optdp.Mechanism n={self.n}>"
+
+
+@dataclass(frozen=True)
+class TightResult:
+    """The tight-constraints mechanism X[i][k] = exp(-eps d(i,k)) z_k with
+    Phi z = 1 (docs/MATH.md §4).
+
+    exists: "yes", "no" or "borderline" (rounding could flip the sign of
+    min z, whose error bound is z_err); when it exists the mechanism is
+    optimal for every regular prior and utility (mean z) is its utility for
+    the uniform prior. x (n x n) and z are None when not built (n above
+    max_mechanism_n, or 2^24 for z); mechanism samples at any n.
+    """
+
+    n: int
+    eps: float
+    exists: str
+    utility: float
+    min_z: float
+    z_err: float
+    unique: bool
+    constant_z: bool
+    solver: str
+    certificate: str
+    rcond: float
+    audit: AuditReport
+    note: str
+    iterations: int
+    residual: float
+    backend: str
+    x: Optional[np.ndarray]
+    z: Optional[np.ndarray]
+    mechanism: Optional[Mechanism]
+
+
+def tight(metric: MetricLike, eps: float, *, solver: str = "auto", max_mechanism_n: int = 0,
+          no_mechanism: bool = False, budget: int = 0) -> TightResult:
+    """Builds the tight-constraints mechanism of metric at eps: solves
+    Phi z = 1 (Phi[i][j] = exp(-eps d(i,j))) with the solver chosen from the
+    metric's structure (or the named one), decides z >= 0 with a rounding
+    bound, and returns X audited. budget is the memory budget in bytes
+    (0: 4 GiB); larger problems raise TooLargeError before any work."""
+    m = as_metric(metric)
+    opts = {"solver": solver, "max_mechanism_n": int(max_mechanism_n), "no_mechanism": bool(no_mechanism),
+            "budget": int(budget)}
+    out = c_void_p()
+    x, z = _lib._Matrix(), _lib._Matrix()
+    mh = c_uint64()
+    _lib.call("optdp_tight", m._handle, float(eps), _lib.dumps(opts), byref(out), byref(x), byref(z), byref(mh))
+    r = _lib.take_json(out)
+    xa = _lib.take_matrix(x) if x.data else None
+    za = _lib.take_matrix(z)[0] if z.data else None
+    mech = Mechanism(int(mh.value), int(r["n"])) if mh.value else None
+    return TightResult(
+        n=int(r["n"]), eps=float(r["eps"]), exists=str(r["exists"]), utility=float(r["utility"]),
+        min_z=float(r["min_z"]), z_err=float(r["z_err"]), unique=bool(r["unique"]),
+        constant_z=bool(r["constant_z"]), solver=str(r["solver"]), certificate=str(r["certificate"]),
+        rcond=float(r["rcond"]), audit=_audit(r["audit"]), note=str(r["note"]),
+        iterations=int(r["iterations"]), residual=float(r["residual"]), backend=str(r["backend"]),
+        x=xa, z=za, mechanism=mech,
+    )
+
+
+@dataclass(frozen=True)
+class ThresholdResult:
+    """The smallest eps at which the tight-constraints mechanism exists.
+
+    status: "bracketed" (it does not exist at lo and exists at hi,
+    hi - lo <= tol; eps_star = hi), "exists-for-all-eps" (a theorem: lines,
+    ball-symmetric spaces; eps_star = 0, reason says which) or
+    "exists-at-lo" (eps_star <= lo). crossings lists every sign change of
+    min z found, as (lo, hi, up).
+    """
+
+    eps_star: float
+    lo: float
+    hi: float
+    status: str
+    bracketed: bool
+    reason: str
+    evaluations: int
+    crossings: List[Tuple[float, float, bool]]
+    scan_eps: np.ndarray
+    scan_min_z: np.ndarray
+    min_z: float
+    exists: str
+    solver: str
+
+
+def threshold(metric: MetricLike, *, lo: float = 0.0, hi: float = 0.0, tol: float = 0.0, steps: int = 0,
+              structured: bool = False, budget: int = 0) -> ThresholdResult:
+    """Finds the smallest eps at which the tight-constraints mechanism of
+    metric exists (a geometric scan of [lo, hi], default [0.01, 10], then
+    bisection to tol, default 1e-6). Zero arguments take the defaults."""
+    m = as_metric(metric)
+    opts = {"lo": float(lo), "hi": float(hi), "tol": float(tol), "steps": int(steps),
+            "structured": bool(structured), "budget": int(budget)}
+    r = _lib.json_call("optdp_threshold", m._handle, _lib.dumps(opts))
+    return ThresholdResult(
+        eps_star=float(r["eps_star"]), lo=float(r["lo"]), hi=float(r["hi"]), status=str(r["status"]),
+        bracketed=bool(r["bracketed"]), reason=str(r["reason"]), evaluations=int(r["evaluations"]),
+        crossings=[(float(c["lo"]), float(c["hi"]), bool(c["up"])) for c in r["crossings"]],
+        scan_eps=np.asarray(r["scan_eps"], dtype=np.float64), scan_min_z=np.asarray(r["scan_min_z"], dtype=np.float64),
+        min_z=float(r["min_z"]), exists=str(r["exists"]), solver=str(r["solver"]),
+    )
+
+
+@dataclass(frozen=True)
+class RegularResult:
+    """Whether a prior is regular at eps: prior = y Phi with y >= 0
+    (docs/MATH.md §2-3). regular: "yes", "no" or "borderline" (|min_y| <=
+    y_err). When regular, utility_bound (= sum y) bounds the utility and
+    leakage_bound_bits the min-entropy leakage of every eps-private
+    mechanism for this prior."""
+
+    n: int
+    eps: float
+    regular: str
+    y: np.ndarray
+    min_y: float
+    y_err: float
+    unique: bool
+    sum_y: float
+    utility_bound: float
+    leakage_bound_bits: float
+    solver: str
+    rcond: float
+    certificate: str
+
+
+def regular(metric: MetricLike, eps: float, prior: Any, *, solver: str = "auto", budget: int = 0) -> RegularResult:
+    """Decides whether prior is regular for metric at eps by solving
+    y Phi = prior and deciding y >= 0 with an error bound."""
+    m = as_metric(metric)
+    p = _lib.as_vector(prior, "prior")
+    opts = {"solver": solver, "budget": int(budget)}
+    r = _lib.json_call("optdp_regular", m._handle, float(eps), _lib.dptr(p), p.shape[0], _lib.dumps(opts))
+    return RegularResult(
+        n=int(r["n"]), eps=float(r["eps"]), regular=str(r["regular"]),
+        y=np.asarray(r["y"] if r["y"] is not None else [], dtype=np.float64), min_y=float(r["min_y"]),
+        y_err=float(r["y_err"]), unique=bool(r["unique"]), sum_y=float(r["sum_y"]),
+        utility_bound=float(r["utility_bound"]), leakage_bound_bits=float(r["leakage_bound_bits"]),
+        solver=str(r["solver"]), rcond=float(r["rcond"]), certificate=str(r["certificate"]),
+    )
+
+
+@dataclass(frozen=True)
+class OptimalResult:
+    """An optimal mechanism for a prior, with its certificate: x passes the
+    audit at eps with zero tolerance (audit_eps <= eps), utility = primal,
+    and dual bounds the utility of every eps*d-private mechanism from above
+    (gap = (dual - primal)/max(|dual|, |primal|)); mix is the weight of the
+    uniform mechanism mixed in to make every constraint hold exactly."""
+
+    x: np.ndarray
+    utility: float
+    primal: float
+    dual: float
+    gap: float
+    audit_eps: float
+    iterations: int
+    mix: float
+    time_s: float
+
+
+def optimal(metric: MetricLike, eps: float, prior: Any = None, gain: Any = "binary", *, tol: float = 0.0,
+            max_iter: int = 0, workers: int = 0, budget: int = 0) -> OptimalResult:
+    """Computes an eps*d-private mechanism of maximal expected gain for the
+    prior (default uniform) by linear programming: maximise
+    sum pi_i X[i][k] g(i,k) over row-stochastic X with
+    X[i][k] <= e^(eps d(i,h)) X[h][k]. gain: "binary" (g = 1 if k = i),
+    "distance" (g = -d(i,k)) or an n x n array. Raises NotConvergedError
+    when the gap did not reach tol (default 1e-8)."""
+    m = as_metric(metric)
+    p = np.full(m.n, 1.0 / m.n) if prior is None else _lib.as_vector(prior, "prior")
+    g = None
+    opts = {"tol": float(tol), "max_iter": int(max_iter), "workers": int(workers), "budget": int(budget)}
+    if isinstance(gain, str):
+        opts["gain"] = gain
+    else:
+        g = _lib.as_matrix(gain, "gain matrix")
+    gr, gc = (0, 0) if g is None else g.shape
+    out = c_void_p()
+    x = _lib._Matrix()
+    _lib.call("optdp_optimal", m._handle, float(eps), _lib.dptr(p), p.shape[0], _lib.dptr(g), gr, gc,
+              _lib.dumps(opts), byref(out), byref(x))
+    xa = _lib.take_matrix(x)
+    r = _lib.take_json(out)
+    return OptimalResult(
+        x=xa, utility=float(r["utility"]), primal=float(r["primal"]), dual=float(r["dual"]), gap=float(r["gap"]),
+        audit_eps=float(r["audit_eps"]), iterations=int(r["iterations"]), mix=float(r["mix"]),
+        time_s=float(r["time_s"]),
+    )

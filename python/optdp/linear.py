@@ -1,0 +1,369 @@
+"""The matrix mechanism for linear counting queries (package mech/linear).
+
+Workloads and strategies are operators, as in the Go package: a workload
+keeps its structure (ranges, Kronecker products, marginals) and is only made
+dense when asked (:meth:`Workload.dense`). Each class mirrors a Go
+constructor::
+
+    from optdp import linear
+    w = linear.Kron(linear.AllRange(16), linear.AllRange(16))   # 2-D ranges
+    a = linear.KronStrategy(linear.Hierarchical(16, 4), linear.Hierarchical(16, 4))
+    linear.error(w, a, eps=1.0).tse
+    res = linear.optimize(linear.AllRange(64), eps=1.0)
+    rel = linear.answer(w, res_or_strategy, counts, eps=1.0, rng="crypto")
+
+Errors: TSE = Var(noise) * tr(W^T W (A^T A)^+), with Var = 2 (D1(A)/eps)^2
+for Laplace noise (docs/MATH.md, the matrix mechanism).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _lib
+from ._mech import Rng, rng_handle
+from .errors import BadInputError
+
+__all__ = [
+    "Workload", "Identity", "Total", "AllRange", "Prefix", "WidthRange", "RandomRange", "Ranges",
+    "Marginals", "Kron", "Union", "Scale", "MatrixWorkload", "Range2D",
+    "Strategy", "IdentityStrategy", "Hierarchical", "Wavelet", "WorkloadStrategy", "Eigen",
+    "KronStrategy", "MatrixStrategy",
+    "Noise", "ErrorReport", "OptimizeResult", "Release", "error", "optimize", "answer",
+]
+
+
+def _matrix_spec(a: Any, name: str) -> Dict[str, Any]:
+    m = _lib.as_matrix(a, name)
+    return {"op": "matrix", "rows": m.shape[0], "cols": m.shape[1], "data": m.ravel().tolist()}
+
+
+class _Operator:
+    _what = _lib.WORKLOAD
+    __slots__ = ("_spec", "_info")
+
+    def __init__(self, spec: Dict[str, Any]):
+        self._spec = spec
+        self._info: Optional[Dict[str, Any]] = None
+
+    @property
+    def spec(self) -> Dict[str, Any]:
+        """The operator tree passed to the library (optdp.h documents it)."""
+        return self._spec
+
+    def _json(self) -> bytes:
+        return _lib.dumps(self._spec)
+
+    def info(self) -> Dict[str, Any]:
+        """Dimensions and name (and sensitivities for a strategy), from the
+        library; raises if the operator is invalid."""
+        if self._info is None:
+            self._info = _lib.json_call("optdp_linear_info", self._json(), self._what)
+        return self._info
+
+    @property
+    def name(self) -> str:
+        """The Go name, e.g. "allrange(n=256)"."""
+        return str(self.info()["name"])
+
+    def dense(self) -> np.ndarray:
+        """The operator as a dense matrix (refused above 2^27 entries)."""
+        return _lib.matrix_call("optdp_linear_dense", self._json(), self._what)
+
+    def __repr__(self) -> str:
+        try:
+            return f"<{type(self).__name__} {self.name}>"
+        except Exception as e:  # an invalid operator still prints
+            return f"<{type(self).__name__} invalid: {e}>"
+
+
+class Workload(_Operator):
+    """An m x n matrix W of linear queries over n counts, kept as an operator."""
+
+    __slots__ = ()
+
+    @property
+    def shape(self) -> Tuple[int, int]:
+        """(m, n): the number of queries and the domain size."""
+        i = self.info()
+        return int(i["m"]), int(i["n"])
+
+
+def Identity(n: int) -> Workload:
+    """The n x n identity workload (every single count)."""
+    return Workload({"op": "identity", "n": int(n)})
+
+
+def Total(n: int) -> Workload:
+    """The 1 x n workload asking for the sum of all counts."""
+    return Workload({"op": "total", "n": int(n)})
+
+
+def AllRange(n: int) -> Workload:
+    """All n(n+1)/2 range queries [l, r], in order of l then r."""
+    return Workload({"op": "allrange", "n": int(n)})
+
+
+def Prefix(n: int) -> Workload:
+    """The n prefix (CDF) queries [0, r]."""
+    return Workload({"op": "prefix", "n": int(n)})
+
+
+def WidthRange(n: int, k: int) -> Workload:
+    """The n-k+1 range queries of width k."""
+    return Workload({"op": "width_range", "n": int(n), "k": int(k)})
+
+
+def RandomRange(n: int, m: int, seed: int) -> Workload:
+    """m range queries with endpoints drawn from a generator seeded with seed."""
+    return Workload({"op": "random_range", "n": int(n), "m": int(m), "seed": int(seed)})
+
+
+def Ranges(n: int, intervals: Sequence[Tuple[int, int]]) -> Workload:
+    """The given intervals [l, r] (0-based, inclusive) over n counts."""
+    return Workload({"op": "ranges", "n": int(n), "intervals": [[int(l), int(r)] for l, r in intervals]})
+
+
+def Marginals(dims: Sequence[int], k: int) -> Workload:
+    """All k-way marginals over the product domain dims (row-major cells)."""
+    return Workload({"op": "marginals", "dims": [int(d) for d in dims], "k": int(k)})
+
+
+def Kron(*workloads: Workload) -> Workload:
+    """The Kronecker product W_1 (x) W_2 (x) ... (d-D queries on row-major cells)."""
+    return Workload({"op": "kron", "factors": [_workload(w).spec for w in workloads]})
+
+
+def Union(*workloads: Workload) -> Workload:
+    """The workloads stacked vertically (same domain size)."""
+    return Workload({"op": "union", "parts": [_workload(w).spec for w in workloads]})
+
+
+def Scale(w: Workload, c: float) -> Workload:
+    """c * W: in a Union, weighs w's queries by c^2 in the total squared error."""
+    return Workload({"op": "scale", "workload": _workload(w).spec, "c": float(c)})
+
+
+def MatrixWorkload(a: Any) -> Workload:
+    """An explicit workload matrix (finite entries), copied."""
+    return Workload(_matrix_spec(a, "workload matrix"))
+
+
+def Range2D(n: int) -> Workload:
+    """All 2-D range queries over an n x n grid: Kron(AllRange(n), AllRange(n))."""
+    return Kron(AllRange(n), AllRange(n))
+
+
+def _workload(w: Any) -> Workload:
+    if isinstance(w, Workload):
+        return w
+    raise BadInputError(f"optdp: want a linear.Workload, got {type(w).__name__}")
+
+
+class Strategy(_Operator):
+    """A p x n strategy matrix A, the queries answered with noise, kept as a
+    Kronecker product of dense factors."""
+
+    _what = _lib.STRATEGY
+    __slots__ = ()
+
+    @property
+    def shape(self) -> Tuple[int, int]:
+        """(p, n): the number of strategy queries and the domain size."""
+        i = self.info()
+        return int(i["p"]), int(i["n"])
+
+    @property
+    def l1(self) -> float:
+        """The L1 sensitivity D1(A), the largest L1 norm of a column."""
+        return float(self.info()["l1"])
+
+    @property
+    def l2(self) -> float:
+        """The L2 sensitivity D2(A), the largest Euclidean norm of a column."""
+        return float(self.info()["l2"])
+
+
+def IdentityStrategy(n: int) -> Strategy:
+    """The n x n identity strategy (answer every count)."""
+    return Strategy({"op": "identity", "n": int(n)})
+
+
+def Hierarchical(n: int, b: int, root: bool = True) -> Strategy:
+    """H_b: one interval sum per node of a b-ary tree over [0, n), level by
+    level from the root (left out with root=False)."""
+    return Strategy({"op": "hierarchical", "n": int(n), "b": int(b), "root": bool(root)})
+
+
+def Wavelet(n: int) -> Strategy:
+    """The unweighted Haar wavelet strategy (n a power of 2)."""
+    return Strategy({"op": "wavelet", "n": int(n)})
+
+
+def WorkloadStrategy(w: Workload) -> Strategy:
+    """The workload itself as a strategy (Kronecker factors kept)."""
+    return Strategy({"op": "workload", "workload": _workload(w).spec})
+
+
+def Eigen(w: Workload) -> Strategy:
+    """The eigen-design strategy diag(lambda^(1/4)) V^T of W^T W = V diag(lambda) V^T."""
+    return Strategy({"op": "eigen", "workload": _workload(w).spec})
+
+
+def KronStrategy(*strategies: Strategy) -> Strategy:
+    """The Kronecker product of strategies (sensitivities multiply)."""
+    for s in strategies:
+        if not isinstance(s, Strategy):
+            raise BadInputError(f"optdp: want linear.Strategy factors, got {type(s).__name__}")
+    return Strategy({"op": "kron", "factors": [s.spec for s in strategies]})
+
+
+def MatrixStrategy(a: Any) -> Strategy:
+    """An explicit strategy matrix (finite entries, no zero column), copied."""
+    return Strategy(_matrix_spec(a, "strategy matrix"))
+
+
+def _strategy(s: Any) -> Strategy:
+    if isinstance(s, Strategy):
+        return s
+    if isinstance(s, OptimizeResult):
+        return s.strategy
+    raise BadInputError(f"optdp: want a linear.Strategy, got {type(s).__name__}")
+
+
+@dataclass(frozen=True)
+class Noise:
+    """The noise on each strategy answer: mechanism, eps, delta, the
+    sensitivity it is calibrated to, its scale (Laplace b or Gaussian sigma)
+    and variance."""
+
+    mechanism: str
+    eps: float
+    delta: float
+    sensitivity: float
+    scale: float
+    variance: float
+
+
+def _noise(d: Dict[str, Any]) -> Noise:
+    return Noise(str(d["mechanism"]), float(d["eps"]), float(d["delta"]), float(d["sensitivity"]),
+                 float(d["scale"]), float(d["variance"]))
+
+
+@dataclass(frozen=True)
+class ErrorReport:
+    """The exact expected error of answering a workload with a strategy:
+    TSE = noise.variance * trace, trace = tr(W^T W (A^T A)^+), RMSE =
+    sqrt(TSE/m)."""
+
+    workload: str
+    strategy: str
+    m: int
+    n: int
+    p: int
+    trace: float
+    noise: Noise
+    tse: float
+    rmse: float
+
+
+def _report(d: Dict[str, Any]) -> ErrorReport:
+    return ErrorReport(str(d["workload"]), str(d["strategy"]), int(d["m"]), int(d["n"]), int(d["p"]),
+                       float(d["trace"]), _noise(d["noise"]), float(d["tse"]), float(d["rmse"]))
+
+
+def error(workload: Workload, strategy: Strategy, eps: float, delta: float = 0.0,
+          noise: str = "laplace") -> ErrorReport:
+    """The exact expected error of the matrix mechanism answering workload
+    with strategy: noise "laplace" (eps-DP, delta must be 0), "gaussian" (the
+    classic calibration) or "gaussian-analytic" (Balle and Wang)."""
+    spec = {"mechanism": noise, "eps": float(eps), "delta": float(delta)}
+    r = _lib.json_call("optdp_linear_error", _workload(workload)._json(), _strategy(strategy)._json(),
+                       _lib.dumps(spec))
+    return _report(r)
+
+
+@dataclass(frozen=True)
+class OptimizeResult:
+    """The answer of :func:`optimize`.
+
+    strategy: the optimised strategy (or the best baseline, named in
+    baseline); method: the optimiser ("l1-dense", "l2-kron", ...);
+    objective: L1: D1(A)^2 tr(W^T W (A^T A)^+), L2: tr(W^T W X^-1) with unit
+    diagonal X; tse, rmse under noise; baselines: (name, tse) of the
+    standard strategies compared against; dual, gap, rel_gap: the L2
+    certificate (no strategy has a trace below dual).
+    """
+
+    strategy: Strategy
+    strategy_name: str
+    method: str
+    baseline: str
+    objective: float
+    noise: Noise
+    tse: float
+    rmse: float
+    classic_tse: float
+    baselines: List[Tuple[str, float]] = field(default_factory=list)
+    dual: float = 0.0
+    gap: float = 0.0
+    rel_gap: float = 0.0
+    iterations: int = 0
+    time_s: float = 0.0
+
+
+def optimize(workload: Workload, eps: float, delta: float = 0.0, *, restarts: int = 0, seed: int = 0,
+             p: int = 0, max_iter: int = 0, budget: int = 0) -> OptimizeResult:
+    """Finds a strategy minimising the matrix mechanism's error for workload
+    (never worse than identity, hierarchical or wavelet): delta = 0 for
+    eps-DP Laplace noise (the L1 problem, seeded restarts), 0 < delta < 1 for
+    (eps, delta)-DP Gaussian noise (the convex L2 problem, with a duality-gap
+    certificate). budget is the memory budget in bytes (0: 4 GiB)."""
+    opts = {"eps": float(eps), "delta": float(delta), "restarts": int(restarts), "seed": int(seed),
+            "p": int(p), "max_iter": int(max_iter), "budget": int(budget)}
+    r = _lib.json_call("optdp_linear_optimize", _workload(workload)._json(), _lib.dumps(opts))
+    return OptimizeResult(
+        strategy=Strategy(r["strategy"]), strategy_name=str(r["strategy_name"]), method=str(r["method"]),
+        baseline=str(r["baseline"]), objective=float(r["objective"]), noise=_noise(r["noise"]),
+        tse=float(r["tse"]), rmse=float(r["rmse"]), classic_tse=float(r["classic_tse"]),
+        baselines=[(str(b["name"]), float(b["tse"])) for b in r["baselines"]],
+        dual=float(r["dual"]), gap=float(r["gap"]), rel_gap=float(r["rel_gap"]),
+        iterations=int(r["iterations"]), time_s=float(r["time_s"]),
+    )
+
+
+@dataclass(frozen=True)
+class Release:
+    """A private release (everything in it may be published): y, the noisy
+    strategy answers; x_hat, the least-squares estimate of the counts;
+    answers = W x_hat; the noise added, the grid every y lies on, the name of
+    the strategy answered, and the exact expected error."""
+
+    y: np.ndarray
+    x_hat: np.ndarray
+    answers: np.ndarray
+    noise: Noise
+    grid: float
+    strategy: str
+    expected: ErrorReport
+
+
+def answer(workload: Workload, strategy: Any, x: Any, eps: float, delta: float = 0.0, *,
+           rng: Optional[Rng] = None, seed: Optional[int] = None) -> Release:
+    """Releases the workload's answers on the integer counts x with the
+    strategy (or an OptimizeResult): exact discrete Laplace noise (eps-DP) for
+    delta = 0, exact discrete Gaussian noise ((eps, delta)-DP) otherwise, in
+    integer arithmetic. The randomness must be chosen explicitly:
+    rng="crypto" for a real release, seed=N or rng=SeededRng(N) for
+    experiments."""
+    v = _lib.as_vector(x, "data vector")
+    h, keep = rng_handle(rng, seed)
+    r = _lib.json_call("optdp_linear_answer", _workload(workload)._json(), _strategy(strategy)._json(),
+                       _lib.dptr(v), v.shape[0], float(eps), float(delta), h)
+    del keep
+    return Release(np.asarray(r["y"], dtype=np.float64), np.asarray(r["x_hat"], dtype=np.float64),
+                   np.asarray(r["answers"], dtype=np.float64), _noise(r["noise"]), float(r["grid"]),
+                   str(r["strategy_name"]), _report(r["expected"]))

@@ -1,0 +1,102 @@
+"""Metrics: a finite answer set with a distance (package mech's metrics)."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Sequence, Union
+
+import numpy as np
+
+from . import _lib
+from .errors import BadInputError
+
+
+class Metric:
+    """A distance on the answers 0..n-1 of a query, held by the library.
+
+    Build one from a spec of the command-line tool::
+
+        Metric("line:n=6")                      # the counting query on 5 voters
+        Metric("grid:w=10,h=10,step=1,norm=euclid")
+        Metric("hamming:u=3,v=2")
+
+    (kinds: line, ring, clique, sum, kcount, hamming, grid, graph:file=PATH,
+    dist:file=PATH), or from arrays with :meth:`from_distances` and
+    :meth:`from_edges`. Distances are unscaled (hops, km); a privacy level eps
+    scales them. Metrics are immutable and safe to share between threads.
+    """
+
+    __slots__ = ("_handle", "_n", "_spec", "_finalizer", "__weakref__")
+
+    def __init__(self, spec: str):
+        if not isinstance(spec, str):
+            raise BadInputError(f"optdp: a metric spec is a string such as 'line:n=6', got {type(spec).__name__}")
+        self._adopt(_lib.handle_call("optdp_metric_parse", _lib.cstr(spec)))
+
+    def _adopt(self, handle: int) -> None:
+        self._handle = handle
+        self._finalizer = weakref.finalize(self, _lib.release, handle)
+        info = _lib.json_call("optdp_metric_info", handle)
+        self._n = int(info["n"])
+        self._spec = str(info["spec"])
+
+    @classmethod
+    def from_distances(cls, d: Any) -> "Metric":
+        """The metric of an explicit n x n distance matrix: symmetric, 0 on the
+        diagonal, > 0 off it (``inf`` for unreachable pairs), satisfying the
+        triangle inequality; n <= 4096. The matrix is copied."""
+        a = _lib.as_matrix(d, "distance matrix")
+        if a.shape[0] != a.shape[1]:
+            raise BadInputError(f"optdp: a distance matrix must be square, got shape {a.shape}")
+        self = cls.__new__(cls)
+        self._adopt(_lib.handle_call("optdp_metric_from_distances", _lib.dptr(a), a.shape[0]))
+        return self
+
+    @classmethod
+    def from_edges(cls, n: int, edges: Any) -> "Metric":
+        """The shortest-path metric of the undirected graph on the vertices
+        0..n-1 with the given edges (an m x 2 array of vertex pairs)."""
+        try:
+            e = np.ascontiguousarray(edges, dtype=np.int64)
+        except (TypeError, ValueError) as exc:
+            raise BadInputError(f"optdp: edges are not an array of integers ({exc})") from None
+        if e.size == 0:
+            e = e.reshape(0, 2)
+        if e.ndim != 2 or e.shape[1] != 2:
+            raise BadInputError(f"optdp: edges must be an m x 2 array of vertex pairs, got shape {e.shape}")
+        self = cls.__new__(cls)
+        ptr = e.ctypes.data_as(_lib._P_INT64)
+        self._adopt(_lib.handle_call("optdp_metric_from_edges", int(n), ptr, e.shape[0]))
+        return self
+
+    @property
+    def n(self) -> int:
+        """The number of answers."""
+        return self._n
+
+    @property
+    def spec(self) -> str:
+        """The metric's spec (``dist:n=N`` or ``graph:n=N,m=M`` for arrays)."""
+        return self._spec
+
+    def __len__(self) -> int:
+        return self._n
+
+    def distances(self) -> np.ndarray:
+        """The n x n matrix of distances d(i, j) (refused above 2^27 entries)."""
+        return _lib.matrix_call("optdp_metric_distances", self._handle)
+
+    def __repr__(self) -> str:
+        return f"Metric({self._spec!r})"
+
+
+MetricLike = Union[Metric, str]
+
+
+def as_metric(m: MetricLike) -> Metric:
+    """m as a Metric (a string is parsed as a spec)."""
+    if isinstance(m, Metric):
+        return m
+    if isinstance(m, str):
+        return Metric(m)
+    raise BadInputError(f"optdp: want a Metric or a metric spec string, got {type(m).__name__}")

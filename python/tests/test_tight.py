@@ -1,0 +1,125 @@
+"""The tight-constraints mechanism, thresholds, regular priors and the
+LP-optimal mechanism against closed forms, the papers' tables, the Go tests'
+reference values and a second solver (numpy)."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import optdp
+from conftest import LN2, geometric_fraction
+
+
+def phi(m, eps):
+    return np.exp(-eps * optdp.Metric(m).distances())
+
+
+def test_counting_query_seed_result():
+    # The 5-voter counting query (QIF journal paper, Table 2, eps = ln 2):
+    # on the line 0..5 the tight-constraints mechanism is the truncated
+    # 1/2-geometric mechanism with utility 4/9; the ring closure's mechanism,
+    # 8/21 (first row 8 4 2 1 2 4 over 21).
+    line = optdp.tight("line:n=6", LN2)
+    assert line.exists == "yes" and line.unique
+    assert line.utility == pytest.approx(4 / 9, abs=1e-15)
+    np.testing.assert_allclose(line.x, np.array(geometric_fraction(6, Fraction(1, 2)), dtype=float), atol=1e-15)
+    assert line.audit.private and line.audit.eps == pytest.approx(LN2, rel=1e-12)
+    np.testing.assert_allclose(line.z, np.diag(line.x), rtol=1e-15)
+    ring = optdp.tight("ring:n=6", LN2)
+    assert ring.utility == pytest.approx(8 / 21, abs=1e-15)
+    np.testing.assert_allclose(ring.x[0] * 21, [8, 4, 2, 1, 2, 4], atol=1e-13)
+    # The ring's mechanism is private for the line too, but worse there.
+    assert optdp.audit(ring.x, "line:n=6", LN2).private
+    assert optdp.utility(ring.x) < optdp.utility(line.x)
+
+
+def test_tight_against_numpy():
+    # A graph with no closed form: z = Phi^-1 1 by numpy.
+    m = optdp.Metric.from_edges(5, [[0, 1], [1, 2], [2, 3], [3, 4], [4, 0], [0, 2]])
+    eps = 1.2
+    r = optdp.tight(m, eps, solver="dense")
+    p = np.exp(-eps * m.distances())
+    z = np.linalg.solve(p, np.ones(5))
+    assert r.exists == ("yes" if z.min() > 0 else "no")
+    np.testing.assert_allclose(r.z, z, rtol=1e-12)
+    if r.x is not None:
+        np.testing.assert_allclose(r.x, p * z[None, :], rtol=1e-12)
+
+
+def test_matrix_free_mechanism_samples_its_rows():
+    r = optdp.tight("line:n=6", LN2)
+    n = 200_000
+    draws = r.mechanism.sample(3, n, seed=4)
+    freq = np.bincount(draws, minlength=6) / n
+    sd = np.sqrt(r.x[3] * (1 - r.x[3]) / n)
+    assert np.all(np.abs(freq - r.x[3]) <= 5 * sd), (freq, r.x[3])
+    # Large grids: no X, a z and a sampler.
+    g = optdp.tight("grid:w=60,h=60,norm=manhattan", 1.0, max_mechanism_n=100)
+    assert g.x is None and g.z.shape == (3600,) and g.exists == "yes"
+    s = g.mechanism.sample(1830, 20, rng="crypto")
+    assert s.shape == (20,) and s.min() >= 0 and s.max() < 3600
+
+
+def test_threshold():
+    assert optdp.threshold("line:n=10").status == "exists-for-all-eps"
+    # sum u=10 v=2: bracketed; numpy's solve of Phi z = 1 confirms the sign
+    # change across the bracket.
+    r = optdp.threshold("sum:u=10,v=2")
+    assert r.status == "bracketed" and r.hi - r.lo <= 1e-6 and len(r.crossings) == 1
+    assert np.linalg.solve(phi("sum:u=10,v=2", r.lo - 1e-4), np.ones(21)).min() < 0
+    assert np.linalg.solve(phi("sum:u=10,v=2", r.hi + 1e-4), np.ones(21)).min() > 0
+
+
+def test_threshold_paper_case_study():
+    # The sum query u=150, v=5: eps* = 0.968134 (TestThresholdPaperCaseStudies;
+    # the paper reports 0.8, where numpy finds min z < 0).
+    r = optdp.threshold("sum:u=150,v=5")
+    assert r.eps_star == pytest.approx(0.968134, abs=2e-6)
+    assert np.linalg.solve(phi("sum:u=150,v=5", 0.8), np.ones(751)).min() == pytest.approx(-0.0701, abs=1e-4)
+
+
+def test_regular():
+    # Line(6) at ln 2, uniform prior: y = z/n, sum y = 4/9, and the leakage
+    # bound log2(sum y / max pi) = log2(8/3) (as in cmd/optdp's tests).
+    r = optdp.regular("line:n=6", LN2, np.full(6, 1 / 6))
+    assert r.regular == "yes" and r.sum_y == pytest.approx(4 / 9, abs=1e-14)
+    assert r.leakage_bound_bits == pytest.approx(math.log2(8 / 3), abs=1e-13)
+    np.testing.assert_allclose(r.y @ phi("line:n=6", LN2), np.full(6, 1 / 6), atol=1e-14)
+    # A point mass is not regular (it breaks pi_i <= e^(eps d) pi_j).
+    assert optdp.regular("line:n=6", LN2, [1, 0, 0, 0, 0, 0]).regular == "no"
+
+
+def test_optimal():
+    # Uniform (regular) prior: the optimum is the tight mechanism's 4/9.
+    r = optdp.optimal("line:n=6", LN2)
+    assert r.utility == pytest.approx(4 / 9, abs=1e-8)
+    assert r.dual >= 4 / 9 - 1e-12 and r.audit_eps <= LN2
+    assert optdp.audit(r.x, "line:n=6", LN2).private and r.x.flags.owndata
+    # Any prior on a line: the truncated geometric mechanism after its
+    # optimal remap is optimal, so the LP reaches optimal_remap's utility.
+    prior = np.array([0.5, 0.2, 0.1, 0.1, 0.05, 0.05])
+    o = optdp.optimal("line:n=6", LN2, prior)
+    _, u = optdp.optimal_remap(optdp.truncated_geometric(6, LN2), prior)
+    assert o.utility == pytest.approx(u, abs=1e-8) and o.dual >= u - 1e-12
+    # An explicit gain matrix equal to the binary gain gives the same optimum.
+    e = optdp.optimal("line:n=6", LN2, prior, gain=np.eye(6))
+    assert e.utility == pytest.approx(u, abs=1e-8)
+
+
+def test_tight_errors():
+    with pytest.raises(optdp.BadInputError, match="eps"):
+        optdp.tight("line:n=6", 0)
+    with pytest.raises(optdp.BadInputError, match="eps"):
+        optdp.regular("line:n=6", -1, np.full(6, 1 / 6))
+    with pytest.raises(optdp.OptdpError, match="solver"):
+        optdp.tight("line:n=6", 1, solver="magic")
+    with pytest.raises(optdp.TooLargeError):
+        optdp.tight("ring:n=100000", 1, solver="dense")
+    with pytest.raises(optdp.BadInputError, match="prior"):
+        optdp.optimal("line:n=3", 1, [0.5, 0.6, -0.1])
+    with pytest.raises(optdp.BadInputError, match="NaN"):
+        optdp.optimal("line:n=3", 1, [0.5, float("nan"), 0.5])
+    with pytest.raises(optdp.OptdpError, match="gain"):
+        optdp.optimal("line:n=3", 1, None, gain=np.eye(4))
