@@ -102,7 +102,10 @@ func allPairs(pts [][2]float64, d func(a, b [2]float64) float64, eps float64) []
 	return ps
 }
 
-func reportLP(b *testing.B, r *lp.Result) {
+// reportLP reports the certified gap, the iterations, the loss (minus the
+// value) and the CPU seconds per run since cpu0 (cpuSeconds at the start).
+func reportLP(b *testing.B, r *lp.Result, cpu0 float64) {
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s")
 	b.ReportMetric(r.Gap, "gap")
 	b.ReportMetric(float64(r.Iterations), "iters")
 	b.ReportMetric(-r.Primal, "loss")
@@ -117,17 +120,24 @@ func BenchmarkLPManhattan(b *testing.B) {
 			p    []float64
 		}{{"uniform", uniformOn(w * w)}, {"hotspots", hotSpotPrior(pts, w)}} {
 			p := lossProblem(pts, manhattan, pr.p, gridEdges(w, eps))
-			b.Run(fmt.Sprintf("%dx%d/%s", w, w, pr.name), func(b *testing.B) {
-				var r *lp.Result
-				var err error
-				for b.Loop() {
-					r, err = lp.Solve(context.Background(), p, &lp.Options{Tol: 1e-6})
-					if err != nil {
-						b.Fatal(err)
-					}
+			for _, banded := range []bool{false, true} {
+				name := fmt.Sprintf("%dx%d/%s", w, w, pr.name)
+				if banded {
+					name += "/banded"
 				}
-				reportLP(b, r)
-			})
+				b.Run(name, func(b *testing.B) {
+					var r *lp.Result
+					var err error
+					cpu0 := cpuSeconds()
+					for b.Loop() {
+						r, err = lp.Solve(context.Background(), p, &lp.Options{Tol: 1e-6, Banded: banded})
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					reportLP(b, r, cpu0)
+				})
+			}
 		}
 	}
 }
@@ -143,13 +153,14 @@ func BenchmarkLPManhattanAllPairs(b *testing.B) {
 		b.Run(fmt.Sprintf("%dx%d/uniform", w, w), func(b *testing.B) {
 			var r *lp.Result
 			var err error
+			cpu0 := cpuSeconds()
 			for b.Loop() {
 				r, err = lp.Solve(context.Background(), p, &lp.Options{Tol: 1e-6})
 				if err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportLP(b, r)
+			reportLP(b, r, cpu0)
 		})
 	}
 }
@@ -168,13 +179,14 @@ func BenchmarkLPEuclidGenerate(b *testing.B) {
 			b.Run(fmt.Sprintf("%dx%d/%s", w, w, pr.name), func(b *testing.B) {
 				var r *lp.GenerateResult
 				var err error
+				cpu0 := cpuSeconds()
 				for b.Loop() {
 					r, err = lp.Generate(context.Background(), p, &lp.GenerateOptions{Options: lp.Options{Tol: 1e-6}})
 					if err != nil {
 						b.Fatal(err)
 					}
 				}
-				reportLP(b, &r.Result)
+				reportLP(b, &r.Result, cpu0)
 				b.ReportMetric(float64(r.Rounds), "rounds")
 				b.ReportMetric(float64(r.Pairs), "pairs")
 			})
@@ -197,13 +209,14 @@ func BenchmarkLPEuclidSpanner(b *testing.B) {
 			b.Run(fmt.Sprintf("%dx%d/%s", w, w, pr.name), func(b *testing.B) {
 				var r *lp.SpannerResult
 				var err error
+				cpu0 := cpuSeconds()
 				for b.Loop() {
 					r, err = lp.SolveSpanner(context.Background(), p, 1.2, &lp.Options{Tol: 1e-6})
 					if err != nil {
 						b.Fatal(err)
 					}
 				}
-				reportLP(b, &r.Result)
+				reportLP(b, &r.Result, cpu0)
 				b.ReportMetric(float64(r.Pairs), "pairs")
 				b.ReportMetric(r.SpannerDual, "spanner-dual")
 			})

@@ -37,6 +37,11 @@ type Options struct {
 	// those implied by chains of others (see Solve).
 	KeepPairs bool
 
+	// Banded forces the banded per-column factorisation (in the reverse
+	// Cuthill–McKee order) even where the sparse one (minimum degree) is
+	// estimated cheaper.
+	Banded bool
+
 	keepLam bool // keep the multipliers in Result.lam (SolveSpanner)
 }
 
@@ -121,6 +126,86 @@ type ipm struct {
 	// solver switches to it when the LDL^T iteration stalls.
 	useQR  bool
 	qrUsed []bool // per worker: a column needed QR in this factorisation
+
+	// The sparse mode (sym != nil): the rows are in a fill-reducing order,
+	// column o's LDL^T is sf[o]; the QR fallback factors fac[o] (allocated
+	// when first needed) in the bandwidth-reducing order rperm (rperm[k] is
+	// the row of this order at position k of the banded one), with the
+	// pairs renumbered in rpairs.
+	sym     *symbolic
+	sf      []sparseLDL
+	isQR    []bool      // per column: the current factor is fac[o], not sf[o]
+	rperm   []int       // banded order -> this order
+	rpairs  *Problem    // the problem in the banded order
+	rorder  []int       // rpairs' pairs sorted by min(I,H)
+	zbuf    [][]float64 // per worker: the n×n inverse (sparse) or its banded copy
+	permBuf [][]float64 // per worker: a permuted vector
+}
+
+// colSolve overwrites r with H_o^{-1} r using column o's current factor.
+func (s *ipm) colSolve(o, w int, r []float64) {
+	switch {
+	case s.sym == nil:
+		s.fac[o].solve(r)
+	case s.isQR[o]:
+		t := s.permBuf[w]
+		for k, i := range s.rperm {
+			t[k] = r[i]
+		}
+		s.fac[o].solve(t)
+		for k, i := range s.rperm {
+			r[i] = t[k]
+		}
+	default:
+		s.sf[o].solve(r)
+	}
+}
+
+// factorColumn factors column o's H_o from its diagonal and pair weights
+// and adds H_o^{-1} to acc (the upper triangle of an n×n accumulator).
+func (s *ipm) factorColumn(o, w int, diag, wt, acc []float64) {
+	if s.sym == nil {
+		f := &s.fac[o]
+		if s.useQR || f.cholFactor(diag, s.p.Pairs, wt) <= cholMinRatio {
+			f.qrFactor(diag, s.p.Pairs, wt, s.order, s.qrR[w], s.qrWork[w])
+			s.qrUsed[w] = true
+		}
+		f.addInverse(acc, s.ring[w])
+		return
+	}
+	s.isQR[o] = false
+	if !s.useQR {
+		if s.sf[o].factor(diag, s.p.Pairs, wt, s.permBuf[w]) <= cholMinRatio {
+			// factor() redoes every column with QR.
+			s.qrUsed[w] = true
+			return
+		}
+		s.sf[o].addInverse(acc, s.zbuf[w])
+		return
+	}
+	// QR fallback in the banded order.
+	s.isQR[o], s.qrUsed[w] = true, true
+	f := &s.fac[o]
+	db := s.permBuf[w]
+	for k, i := range s.rperm {
+		db[k] = diag[i]
+	}
+	f.qrFactor(db, s.rpairs.Pairs, wt, s.rorder, s.qrR[w], s.qrWork[w])
+	n := s.n
+	z := s.zbuf[w]
+	clear(z)
+	f.addInverse(z, s.ring[w])
+	for a := 0; a < n; a++ {
+		ia := s.rperm[a]
+		for b := a; b < n; b++ {
+			ib := s.rperm[b]
+			if ia <= ib {
+				acc[ia*n+ib] += z[a*n+b]
+			} else {
+				acc[ib*n+ia] += z[a*n+b]
+			}
+		}
+	}
 }
 
 // cholMinRatio is the smallest pivot/diagonal ratio accepted from the
@@ -196,24 +281,63 @@ func relGap(primal, dual float64) float64 {
 	return 0
 }
 
-// solveAs runs the interior-point method on p as given (renumbering its rows
-// to shrink the bandwidth when that helps).
+// solveAs runs the interior-point method on p as given, in the cheaper of
+// two row orders: a bandwidth-reducing one (reverse Cuthill–McKee) with
+// banded per-column factors, or a fill-reducing one (minimum degree) with
+// sparse factors, chosen by their estimated flops per column (banded:
+// n²b/2 for the inverse plus n b² for the factor; sparse: symbolic.flops).
+// The answer is numbered back to p's rows.
 func solveAs(ctx context.Context, p *Problem, o Options) (*Result, error) {
-	// Renumber the rows to shrink the bandwidth when that helps (rings,
-	// grids, general graphs); the answer is numbered back.
 	perm := rcm(p)
 	q := permuted(p, perm)
 	if q.bandwidth() >= p.bandwidth() {
 		q, perm = p, nil
 	}
+	n, b := float64(p.N), float64(q.bandwidth())
+	bandFlops := n*n*b/2 + n*b*b
+	var mdPerm []int
+	var sym *symbolic
+	if !o.Banded && p.N > 2 && len(p.Pairs) > 0 {
+		mdPerm, sym = minimumDegree(p)
+		if !(sym.flops() < 0.6*bandFlops) {
+			mdPerm, sym = nil, nil
+		}
+	}
 	what := fmt.Sprintf("lp: %d×%d problem with %d ratio pairs", p.N, p.M, len(p.Pairs))
-	if err := o.Budget.Check(what, q.WorkspaceBytes(o.Workers), "raise the budget, or use fewer pairs (a spanner)"); err != nil {
+	need := q.WorkspaceBytes(o.Workers)
+	if sym != nil {
+		w := float64(max(1, o.Workers))
+		need += 8 * (float64(p.M)*(n+float64(sym.nnz())) + w*n*n)
+	}
+	if err := o.Budget.Check(what, need, "raise the budget, or use fewer pairs (a spanner)"); err != nil {
 		return nil, err
 	}
-	if perm == nil {
-		return newIPM(p, o.Workers).run(ctx, o)
+	var r *Result
+	var err error
+	switch {
+	case sym != nil:
+		qs := permuted(p, mdPerm)
+		sym.setPairs(qs)
+		// The banded fallback's order, in qs's numbering.
+		inv := make([]int, p.N)
+		for k, old := range mdPerm {
+			inv[old] = k
+		}
+		rperm := make([]int, p.N)
+		for k := range rperm {
+			old := k
+			if perm != nil {
+				old = perm[k]
+			}
+			rperm[k] = inv[old]
+		}
+		r, err = newIPM(qs, o.Workers, sym, q, rperm).run(ctx, o)
+		perm = mdPerm
+	case perm == nil:
+		return newIPM(p, o.Workers, nil, nil, nil).run(ctx, o)
+	default:
+		r, err = newIPM(q, o.Workers, nil, nil, nil).run(ctx, o)
 	}
-	r, err := newIPM(q, o.Workers).run(ctx, o)
 	if r != nil {
 		x, y := make([]float64, len(r.X)), make([]float64, p.N)
 		for k, old := range perm {
@@ -225,49 +349,53 @@ func solveAs(ctx context.Context, p *Problem, o Options) (*Result, error) {
 	return r, err
 }
 
-func newIPM(p *Problem, workers int) *ipm {
+// newIPM allocates the solver for p. With sym nil, the per-column factors
+// are banded (p's own bandwidth); otherwise p's rows are in sym's
+// fill-reducing order, and rp is p in a bandwidth-reducing order for the QR
+// fallback, rperm mapping its rows to p's.
+func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int) *ipm {
 	n, m, np := p.N, p.M, len(p.Pairs)
 	workers = max(1, min(workers, m))
 	nm, pm := n*m, np*m
-	s := &ipm{p: p, n: n, m: m, np: np, workers: workers}
+	s := &ipm{p: p, n: n, m: m, np: np, workers: workers, sym: sym}
 	alloc := func(k int) []float64 { return make([]float64, k) }
 	s.c, s.x, s.zx, s.rd, s.rcx, s.cx, s.r1 = alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm)
 	s.s, s.lam, s.rs, s.rcs, s.cs = alloc(pm), alloc(pm), alloc(pm), alloc(pm), alloc(pm)
 	s.y, s.rp, s.scratchN = alloc(n), alloc(n), alloc(n)
 	s.d = newNewton(nm, pm, n)
-	b := p.bandwidth()
-	facData := alloc(m * n * (b + 1))
-	s.fac = make([]band, m)
-	for o := range s.fac {
-		s.fac[o] = band{n: n, b: b, a: facData[o*n*(b+1) : (o+1)*n*(b+1)]}
-	}
 	s.schur = mat.NewSymDense(n, nil)
 	s.accS = make([][]float64, workers)
 	s.accV = make([][]float64, workers)
-	s.ring = make([][]float64, workers)
 	s.scratch = make([][]float64, workers)
 	s.wt = make([][]float64, workers)
-	s.qrR = make([][]float64, workers)
-	s.qrWork = make([][]float64, workers)
 	s.qrUsed = make([]bool, workers)
-	s.order = make([]int, np)
-	for k := range s.order {
-		s.order[k] = k
-	}
-	slices.SortStableFunc(s.order, func(a, c int) int {
-		qa, qc := p.Pairs[a], p.Pairs[c]
-		return min(qa.I, qa.H) - min(qc.I, qc.H)
-	})
+	s.permBuf = make([][]float64, workers)
 	for w := range workers {
 		if w > 0 {
 			s.accS[w] = alloc(n * n)
 		}
 		s.accV[w] = alloc(n)
-		s.ring[w] = alloc((b + 1) * n)
 		s.scratch[w] = alloc(n)
 		s.wt[w] = alloc(np)
-		s.qrR[w] = alloc(n * (b + 1))
-		s.qrWork[w] = alloc(n + b + 1)
+		s.permBuf[w] = alloc(n)
+	}
+	if sym == nil {
+		s.rpairs = p
+		s.allocBands()
+	} else {
+		s.rpairs, s.rperm = rp, rperm
+		nz := sym.nnz()
+		data := alloc(m * (n + nz))
+		s.sf = make([]sparseLDL, m)
+		for o := range s.sf {
+			blk := data[o*(n+nz) : (o+1)*(n+nz)]
+			s.sf[o] = sparseLDL{sym: sym, d: blk[:n], l: blk[n:]}
+		}
+		s.isQR = make([]bool, m)
+		s.zbuf = make([][]float64, workers)
+		for w := range workers {
+			s.zbuf[w] = alloc(n * n)
+		}
 	}
 	for i := 0; i < n; i++ {
 		for o := 0; o < m; o++ {
@@ -275,6 +403,38 @@ func newIPM(p *Problem, workers int) *ipm {
 		}
 	}
 	return s
+}
+
+// allocBands allocates the banded factors (of s.rpairs' bandwidth) and
+// their scratch.
+func (s *ipm) allocBands() {
+	n, m, np := s.n, s.m, s.np
+	b := s.rpairs.bandwidth()
+	facData := make([]float64, m*n*(b+1))
+	s.fac = make([]band, m)
+	for o := range s.fac {
+		s.fac[o] = band{n: n, b: b, a: facData[o*n*(b+1) : (o+1)*n*(b+1)]}
+	}
+	s.ring = make([][]float64, s.workers)
+	s.qrR = make([][]float64, s.workers)
+	s.qrWork = make([][]float64, s.workers)
+	for w := range s.workers {
+		s.ring[w] = make([]float64, (b+1)*n)
+		s.qrR[w] = make([]float64, n*(b+1))
+		s.qrWork[w] = make([]float64, n+b+1)
+	}
+	s.order = make([]int, np)
+	for k := range s.order {
+		s.order[k] = k
+	}
+	pairs := s.rpairs.Pairs
+	slices.SortStableFunc(s.order, func(a, c int) int {
+		qa, qc := pairs[a], pairs[c]
+		return min(qa.I, qa.H) - min(qc.I, qc.H)
+	})
+	if s.sym != nil {
+		s.rorder = s.order
+	}
 }
 
 // parallel runs f(o, w) for every column o, the columns split into
@@ -392,18 +552,17 @@ func maxAbs(v []float64) float64 {
 // column, assembles the Schur complement sum_o H_o^{-1} and factors it.
 func (s *ipm) factor() error {
 	n, np := s.n, s.np
+again:
+	if s.sym != nil && s.useQR && s.fac == nil {
+		s.allocBands()
+	}
 	s.parallel(func(o, w int) {
-		f := &s.fac[o]
 		diag, wt := s.scratch[w], s.wt[w]
 		for i := 0; i < n; i++ {
 			diag[i] = s.zx[o*n+i] / s.x[o*n+i]
 		}
 		for k := range wt {
 			wt[k] = s.lam[o*np+k] / s.s[o*np+k]
-		}
-		if s.useQR || f.cholFactor(diag, s.p.Pairs, wt) <= cholMinRatio {
-			f.qrFactor(diag, s.p.Pairs, wt, s.order, s.qrR[w], s.qrWork[w])
-			s.qrUsed[w] = true
 		}
 		acc := s.accS[w]
 		if w == 0 {
@@ -414,11 +573,16 @@ func (s *ipm) factor() error {
 		} else if o == w*s.m/s.workers {
 			clear(acc)
 		}
-		f.addInverse(acc, s.ring[w])
+		s.factorColumn(o, w, diag, wt, acc)
 	})
+	redo := false
 	for w, u := range s.qrUsed {
+		redo = redo || (u && !s.useQR && s.sym != nil)
 		s.useQR = s.useQR || u
 		s.qrUsed[w] = false
+	}
+	if redo {
+		goto again
 	}
 	raw := s.schur.RawSymmetric().Data
 	for w := 1; w < s.workers; w++ {
@@ -504,7 +668,7 @@ func (s *ipm) solveNewton(rd, rp, rs, rcx, rcs []float64, d *newton) {
 		}
 		u := s.scratch[w]
 		copy(u, r)
-		s.fac[o].solve(u)
+		s.colSolve(o, w, u)
 		for i, v := range u {
 			s.accV[w][i] += v
 		}
@@ -527,7 +691,7 @@ func (s *ipm) solveNewton(rd, rp, rs, rcx, rcs []float64, d *newton) {
 		for i := range dx {
 			dx[i] = r[i] - d.y[i]
 		}
-		s.fac[o].solve(dx)
+		s.colSolve(o, w, dx)
 	})
 	s.refine(rp, d)
 	s.parallel(func(o, w int) {
@@ -580,7 +744,7 @@ func (s *ipm) refine(rp []float64, d *newton) {
 		s.parallel(func(o, w int) {
 			u := s.scratch[w]
 			copy(u, e)
-			s.fac[o].solve(u)
+			s.colSolve(o, w, u)
 			axpy(d.x[o*n:o*n+n], -1, u)
 		})
 	}

@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""Peer timings for optdp's LP benchmarks (bench/lp_grid_bench_test.go).
+
+Builds the same optimal-mechanism LP as the Go benchmarks -- a w x w grid with
+1 km cells, eps per km, expected-distance loss (gain -pi_i d(i,o)), uniform or
+hot-spot prior -- and solves it with HiGHS through scipy.optimize.linprog
+(method highs-ipm or highs-ds). Measurement only: scipy is never a dependency
+of optdp or its tests.
+
+    /usr/bin/python3 bench/peers/lp_highs.py --metric manhattan --w 10 --method highs-ipm
+    /usr/bin/python3 bench/peers/lp_highs.py --metric euclid --w 8 --pairs all --method highs-ds
+
+--pairs edges (Manhattan only): the 4-neighbour edges (what optdp solves
+after dropping implied pairs); --pairs all: every ordered pair.
+Prints one JSON line: the loss (= -optimum), wall time of linprog, status.
+"""
+import argparse
+import json
+import math
+import sys
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linprog
+
+
+def points(w):
+    return [(float(c), float(r)) for r in range(w) for c in range(w)]
+
+
+def dist(metric, a, b):
+    dx, dy = abs(a[0] - b[0]), abs(a[1] - b[1])
+    if metric == "manhattan":
+        return dx + dy
+    if metric == "chebyshev":
+        return max(dx, dy)
+    return math.hypot(dx, dy)
+
+
+def hotspot_prior(pts, w):
+    fw = float(w)
+    spots = [(0.3 * fw, 0.3 * fw, fw / 10, 1.0), (0.7 * fw, 0.4 * fw, fw / 8, 0.6), (0.5 * fw, 0.8 * fw, fw / 6, 0.4)]
+    p = []
+    for (x, y) in pts:
+        v = 0.02
+        for (sx, sy, s, a) in spots:
+            dx, dy = (x - sx) / s, (y - sy) / s
+            v += a * math.exp(-(dx * dx + dy * dy) / 2)
+        p.append(v)
+    t = sum(p)
+    return [v / t for v in p]
+
+
+def pairs_of(metric, pts, w, eps, which):
+    n = len(pts)
+    out = []
+    if which == "edges":
+        if metric != "manhattan":
+            sys.exit("--pairs edges is the Manhattan grid's graph only")
+        r = math.exp(eps)
+        for y in range(w):
+            for x in range(w):
+                i = y * w + x
+                if x + 1 < w:
+                    out += [(i, i + 1, r), (i + 1, i, r)]
+                if y + 1 < w:
+                    out += [(i, i + w, r), (i + w, i, r)]
+        return out
+    for i in range(n):
+        for h in range(n):
+            if i != h:
+                out.append((i, h, math.exp(eps * dist(metric, pts[i], pts[h]))))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--metric", default="manhattan", choices=["manhattan", "euclid", "chebyshev"])
+    ap.add_argument("--w", type=int, default=10)
+    ap.add_argument("--eps", type=float, default=0.5)
+    ap.add_argument("--prior", default="uniform", choices=["uniform", "hotspots"])
+    ap.add_argument("--pairs", default=None, choices=["edges", "all"])
+    ap.add_argument("--method", default="highs-ipm", choices=["highs-ipm", "highs-ds", "highs"])
+    ap.add_argument("--time-limit", type=float, default=600)
+    a = ap.parse_args()
+    which = a.pairs or ("edges" if a.metric == "manhattan" else "all")
+    pts = points(a.w)
+    n = len(pts)
+    prior = [1.0 / n] * n if a.prior == "uniform" else hotspot_prior(pts, a.w)
+    # Variables X[i][o] at index i*n+o; minimise the expected distance.
+    c = np.array([prior[i] * dist(a.metric, pts[i], pts[o]) for i in range(n) for o in range(n)])
+    ps = pairs_of(a.metric, pts, a.w, a.eps, which)
+    rows, cols, vals = [], [], []
+    r = 0
+    for (i, h, wr) in ps:
+        for o in range(n):
+            rows += [r, r]
+            cols += [i * n + o, h * n + o]
+            vals += [1.0, -wr]
+            r += 1
+    A_ub = sp.csr_matrix((vals, (rows, cols)), shape=(r, n * n))
+    b_ub = np.zeros(r)
+    er = np.repeat(np.arange(n), n)
+    A_eq = sp.csr_matrix((np.ones(n * n), (er, np.arange(n * n))), shape=(n, n * n))
+    b_eq = np.ones(n)
+    t0 = time.time()
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method=a.method,
+                  options={"time_limit": a.time_limit, "presolve": True})
+    t = time.time() - t0
+    print(json.dumps({"metric": a.metric, "w": a.w, "n": n, "eps": a.eps, "prior": a.prior, "pairs": which,
+                      "constraints": r + n, "variables": n * n, "method": a.method, "status": res.status,
+                      "message": res.message, "loss": res.fun, "time_s": round(t, 3)}))
+
+
+if __name__ == "__main__":
+    main()
