@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Planar Laplace on a grid (docs/MATH.md §8.5): the continuous geo-indistinguishable
-// mechanism, discretised by snapping to grid cells.
+// Planar Laplace on a grid (docs/MATH.md §8.5): the continuous
+// geo-indistinguishable mechanism, discretised by snapping to grid cells.
 
 // PlanarLaplace is the planar Laplace mechanism discretised to a w x h grid of
 // points step km apart (point i at column i%w, row i/w). The noisy location

@@ -11,13 +11,12 @@ import (
 	"github.com/optdp/optdp/solve"
 )
 
-// latticeZ solves Phi z = 1 for a lattice metric (sum query, k counts,
-// grids) without forming Phi: Phi is multi-level Toeplitz and
-// solve.SolveToeplitz runs a circulant-preconditioned Krylov method
-// (docs/MATH.md §12.2, §12.3). It is the second, independent computation of z next to
-// tight.Solve's dense factorisation, and the only affordable one for the
-// 100×100 grid. Zero fields of opt take a 1e-10 tolerance and 5000
-// iterations.
+// latticeZ solves Phi z = 1 for a lattice metric (sum query, k counts, grids)
+// without forming Phi: Phi is multi-level Toeplitz and solve.SolveToeplitz runs
+// a circulant-preconditioned Krylov method (docs/MATH.md §12.2, §12.3). It is
+// the second, independent computation of z next to tight.Solve's dense
+// factorisation, and the only affordable one for the 100×100 grid. Zero fields
+// of opt take a 1e-10 tolerance and 5000 iterations.
 func latticeZ(ctx context.Context, m metric.Lattice, eps float64, opt solve.Options) ([]float64, solve.Result, error) {
 	ld := m.Dims()
 	// mech lists dimensions slowest first, solve fastest first.

@@ -171,15 +171,15 @@ func kronGroups(t, s []int) (ti, si []int, ok bool) {
 	return ti, si, i == len(t) && j == len(s)
 }
 
-// ProfileTrace returns tr(G (A^T A)^+) for G = W^T W, the error of the
-// matrix mechanism up to the noise variance (docs/MATH.md §13.2, §13.4). It uses the
-// Kronecker structure of both: for each term of G, factors are grouped into
-// the coarsest blocks on which G's and A's factorisations agree, and the
-// term's trace is the product of the blocks' traces, each from a
-// factorisation of one block of A (Cholesky of A^T A, or the SVD of A when
-// A^T A is ill-conditioned); no explicit inverse is formed. A strategy without
-// full column rank is accepted when W lies in its row space; otherwise the
-// error wraps ErrUnsupported.
+// ProfileTrace returns tr(G (A^T A)^+) for G = W^T W, the error of the matrix
+// mechanism up to the noise variance (docs/MATH.md §13.2, §13.4). It uses the
+// Kronecker structure of both: for each term of G, factors are grouped into the
+// coarsest blocks on which G's and A's factorisations agree, and the term's
+// trace is the product of the blocks' traces, each from a factorisation of one
+// block of A (Cholesky of A^T A, or the SVD of A when A^T A is
+// ill-conditioned); no explicit inverse is formed. A strategy without full
+// column rank is accepted when W lies in its row space; otherwise the error
+// wraps ErrUnsupported.
 func ProfileTrace(g Gram, a *Strategy) (float64, error) {
 	if a == nil {
 		return 0, fmt.Errorf("profile trace: nil strategy")

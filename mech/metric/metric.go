@@ -44,10 +44,10 @@ type Lattice interface {
 }
 
 // Separable is a metric that is the sum of its factors' metrics on the
-// row-major product of their answer sets: d(i, j) = Σ_f d_f(i_f, j_f). Its
-// Phi is the Kronecker product of the factors' Phi (in the order of Factors),
-// and so is its inverse (docs/MATH.md §2.2, §12.4): Hamming (u cliques of size v) and
-// the Manhattan Grid (two scaled lines).
+// row-major product of their answer sets: d(i, j) = Σ_f d_f(i_f, j_f). Its Phi
+// is the Kronecker product of the factors' Phi (in the order of Factors), and
+// so is its inverse (docs/MATH.md §2.2, §12.4): Hamming (u cliques of size v)
+// and the Manhattan Grid (two scaled lines).
 type Separable interface {
 	Metric
 	// Factors returns the factor metrics, slowest-varying first, or nil when

@@ -331,10 +331,10 @@ func (m *KCountMetric) Offset(delta []int) float64 {
 }
 
 // HammingMetric is the database space Val^u with |Val| = v and the Hamming
-// distance (docs/MATH.md §2.1, §7). Database x has index Σ_c x_c v^{u-1-c} (row-major,
-// individual 0 slowest). Len may be huge (v^u up to 2^53): the metric is
-// symbolic and never allocates anything of size v^u; operations needing a
-// dense n×n matrix refuse with a memory error.
+// distance (docs/MATH.md §2.1, §7). Database x has index Σ_c x_c v^{u-1-c}
+// (row-major, individual 0 slowest). Len may be huge (v^u up to 2^53): the
+// metric is symbolic and never allocates anything of size v^u; operations
+// needing a dense n×n matrix refuse with a memory error.
 type HammingMetric struct {
 	u, v, n int
 }

@@ -123,12 +123,12 @@ func TestOptimalGeometricLine(t *testing.T) {
 	}
 }
 
-// TestOptimalRegularTight: for a regular prior pi = y Phi (y > 0) the LP
-// value is the papers' bound sum(y), reached by the tight-constraints
-// mechanism when Phi z = 1 has z >= 0 (docs/MATH.md §5.5, §3.4); for the uniform prior
-// it is mean(z). z and y are computed here with backend.SymSolve, on a line
-// (where the mechanism exists for every eps), a sum query with band 3 and a
-// Euclidean grid (a non-graph metric: every pair constrained).
+// TestOptimalRegularTight: for a regular prior pi = y Phi (y > 0) the LP value
+// is the papers' bound sum(y), reached by the tight-constraints mechanism when
+// Phi z = 1 has z >= 0 (docs/MATH.md §5.5, §3.4); for the uniform prior it is
+// mean(z). z and y are computed here with backend.SymSolve, on a line (where
+// the mechanism exists for every eps), a sum query with band 3 and a Euclidean
+// grid (a non-graph metric: every pair constrained).
 func TestOptimalRegularTight(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	line8, _ := metric.Line(8)

@@ -99,10 +99,10 @@ func csrOf(g metric.Graph, n int) (off []int, adj []int32) {
 }
 
 // tightBanded solves Phi z = 1 for a graph of small bandwidth b
-// (docs/MATH.md §12.5). Since d(i,j) >= ceil(|i-j|/b), Phi is numerically banded: Phi_K, the
-// entries with d <= K (found by a breadth-first search of depth K from each
-// vertex, never the all-pairs table), has half-bandwidth K·b and
-// ||Phi - Phi_K||_inf <= delta = bandedTail(b, K) <= 1e-17. Phi_K is
+// (docs/MATH.md §12.5). Since d(i,j) >= ceil(|i-j|/b), Phi is numerically
+// banded: Phi_K, the entries with d <= K (found by a breadth-first search of
+// depth K from each vertex, never the all-pairs table), has half-bandwidth
+// K·b and ||Phi - Phi_K||_inf <= delta = bandedTail(b, K) <= 1e-17. Phi_K is
 // factorised by band Cholesky in O(n·(Kb)²).
 //
 // Certificate: for the computed z̃, r = 1 - Phi z̃ satisfies

@@ -11,8 +11,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The matrix-free tight-constraints mechanism (docs/MATH.md §3.8): the metric and z
-// define X[i][k] = exp(-eps·d(i,k))·z_k, which is never stored.
+// The matrix-free tight-constraints mechanism (docs/MATH.md §3.8): the metric
+// and z define X[i][k] = exp(-eps·d(i,k))·z_k, which is never stored.
 
 // maxSampleTries bounds the proposals of one rejection-sampling draw; the
 // expected number is at most maxZ·Σ_offsets e^{-eps·d} (see Sample), far

@@ -125,17 +125,16 @@ func latticeSolve(ctx context.Context, lat metric.Lattice, eps float64, progress
 // tightToeplitz solves Phi z = 1 for a lattice metric (Line, Sum, KCount,
 // Grid) with O(n log n) work per Krylov iteration and no n×n storage.
 //
-// Certification (docs/MATH.md §3.6, §12.3): with r = 1 - Phi z the measured residual
-// (plus an FFT rounding allowance) and lambda a rigorous lower bound on
-// Phi's smallest eigenvalue magnitude, every |z_k - z*_k| <= ||r||/lambda =
-// ZErr. lambda is solve's kernel bound where one is known (line:
-// (1-a)/(1+a); Euclidean and Chebyshev grids and the 2-count query:
-// Poisson-summation bounds; Manhattan grids: the line's squared), else the
-// rigorous bound from the Toeplitz symbol, else (n <= 2048) a dense
-// eigenvalue bound. Exists is Yes or No only when min z is farther than ZErr
-// from 0; otherwise, or when no bound is available (an indefinite Phi on a
-// large lattice), it is Borderline with ZErr = +Inf and the heuristic error
-// estimate in Note.
+// Certification (docs/MATH.md §3.6, §12.3): with r = 1 - Phi z the measured
+// residual (plus an FFT rounding allowance) and lambda a rigorous lower bound
+// on Phi's smallest eigenvalue magnitude, every |z_k - z*_k| <= ||r||/lambda =
+// ZErr. lambda is solve's kernel bound where one is known (line: (1-a)/(1+a);
+// Euclidean and Chebyshev grids and the 2-count query: Poisson-summation
+// bounds; Manhattan grids: the line's squared), else the rigorous bound from
+// the Toeplitz symbol, else (n <= 2048) a dense eigenvalue bound. Exists is Yes
+// or No only when min z is farther than ZErr from 0; otherwise, or when no
+// bound is available (an indefinite Phi on a large lattice), it is Borderline
+// with ZErr = +Inf and the heuristic error estimate in Note.
 func tightToeplitz(ctx context.Context, m metric.Metric, eps float64, o *Options) (*Result, error) {
 	lat, ok := symmetricLattice(m)
 	if !ok {
