@@ -2,6 +2,8 @@ package metric
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -52,19 +54,63 @@ var (
 	_ BallSymmetric = (*GraphMetric)(nil)
 )
 
+// Limits of NewGraph and ReadEdgeList, checked before anything of that
+// size is allocated. NewGraph keeps about 24 bytes per vertex (degrees,
+// offsets) and 8 per edge (both directions of the int32 adjacency);
+// ReadEdgeList holds 8 more per edge while reading. At the limits that is
+// about 100 MiB for the vertices and 130 MiB for the edges. Larger graphs
+// could not be used anyway: the tight-constraints mechanism of a graph
+// without structure is dense (8n² bytes, n ≈ 23 000 at the default 4 GiB
+// budget).
+const (
+	// MaxGraphVertices is the largest vertex count (given to NewGraph or
+	// declared by an edge list's "n N" line, or implied by its largest
+	// index).
+	MaxGraphVertices = 1 << 22
+	// MaxGraphEdges is the largest number of edge lines an edge list may
+	// hold (and of edges given to NewGraph).
+	MaxGraphEdges = 1 << 23
+	// MaxEdgeListBytes is the largest edge-list file ReadEdgeList reads, and
+	// MaxEdgeListLine its longest line.
+	MaxEdgeListBytes = 256 << 20
+	MaxEdgeListLine  = 64 << 10
+)
+
 // NewGraph returns the shortest-path metric of the undirected graph on the
 // vertices 0..n-1 with the given edges. Duplicate edges are merged; self
-// loops and out-of-range vertices are errors.
+// loops, out-of-range vertices, n above MaxGraphVertices and more than
+// MaxGraphEdges edges are errors (before any allocation).
 func NewGraph(n int, edges [][2]int) (*GraphMetric, error) {
-	if n < 1 || n > math.MaxInt32 {
-		return nil, fmt.Errorf("graph: n must be in 1..2^31-1, got %d", n)
+	if err := checkGraphSize(n, len(edges)); err != nil {
+		return nil, err
 	}
-	deg := make([]int, n+1)
+	e32 := make([][2]int32, len(edges))
 	for k, e := range edges {
 		i, j := e[0], e[1]
 		if i < 0 || j < 0 || i >= n || j >= n {
 			return nil, fmt.Errorf("graph: edge %d (%d,%d) has a vertex outside 0..%d", k, i, j, n-1)
 		}
+		e32[k] = [2]int32{int32(i), int32(j)}
+	}
+	return newGraph(n, e32)
+}
+
+// checkGraphSize applies MaxGraphVertices and MaxGraphEdges.
+func checkGraphSize(n, m int) error {
+	if n < 1 || n > MaxGraphVertices {
+		return fmt.Errorf("graph: n must be in 1..%d (MaxGraphVertices), got %d", MaxGraphVertices, n)
+	}
+	if m > MaxGraphEdges {
+		return fmt.Errorf("graph: %d edges, more than the limit of %d (MaxGraphEdges)", m, MaxGraphEdges)
+	}
+	return nil
+}
+
+// newGraph builds the CSR adjacency; every vertex is in 0..n-1.
+func newGraph(n int, edges [][2]int32) (*GraphMetric, error) {
+	deg := make([]int, n+1)
+	for k, e := range edges {
+		i, j := e[0], e[1]
 		if i == j {
 			return nil, fmt.Errorf("graph: edge %d is a self loop at vertex %d", k, i)
 		}
@@ -77,9 +123,9 @@ func NewGraph(n int, edges [][2]int) (*GraphMetric, error) {
 	adj := make([]int32, deg[n])
 	fill := slices.Clone(deg[:n])
 	for _, e := range edges {
-		adj[fill[e[0]]] = int32(e[1])
+		adj[fill[e[0]]] = e[1]
 		fill[e[0]]++
-		adj[fill[e[1]]] = int32(e[0])
+		adj[fill[e[1]]] = e[0]
 		fill[e[1]]++
 	}
 	// Sort and deduplicate each adjacency list, compacting in place.
@@ -100,44 +146,65 @@ func NewGraph(n int, edges [][2]int) (*GraphMetric, error) {
 // ReadEdgeList reads a graph as lines "i j" (vertex indices from 0, separated
 // by spaces, tabs or a comma). Blank lines and lines starting with '#' or '%'
 // are skipped. The vertex count is the largest index + 1, unless a line
-// "n N" (or "n=N") declares it. Errors name the offending line.
+// "n N" (or "n=N") declares it. Errors name the offending line. The input is
+// bounded before it is stored: at most MaxEdgeListBytes bytes, lines of at
+// most MaxEdgeListLine bytes, MaxGraphEdges edges, and vertex indices (and a
+// declared n) below MaxGraphVertices; a 20-byte line "90700070 0" is refused
+// at once instead of allocating for 9·10^7 vertices.
 func ReadEdgeList(r io.Reader) (*GraphMetric, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	var edges [][2]int
+	lr := &io.LimitedReader{R: r, N: MaxEdgeListBytes + 1}
+	sc := bufio.NewScanner(lr)
+	sc.Buffer(make([]byte, 4096), MaxEdgeListLine)
+	var edges [][2]int32
 	n, declared := 0, -1
 	line := 0
 	for sc.Scan() {
 		line++
-		s := strings.TrimSpace(sc.Text())
-		if s == "" || s[0] == '#' || s[0] == '%' {
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 || b[0] == '#' || b[0] == '%' {
 			continue
 		}
+		s := string(b)
 		f := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == ',' || r == '=' })
 		if len(f) == 2 && f[0] == "n" {
 			v, err := strconv.Atoi(f[1])
 			if err != nil || v < 1 {
 				return nil, fmt.Errorf("edge list line %d: bad vertex count %q", line, f[1])
 			}
+			if v > MaxGraphVertices {
+				return nil, fmt.Errorf("edge list line %d: declares n = %d vertices, above the limit of %d (MaxGraphVertices)", line, v, MaxGraphVertices)
+			}
+			if declared >= 0 && v != declared {
+				return nil, fmt.Errorf("edge list line %d: declares n = %d, an earlier line declared n = %d", line, v, declared)
+			}
 			declared = v
 			continue
 		}
 		if len(f) != 2 {
-			return nil, fmt.Errorf("edge list line %d: want two vertex indices \"i j\", got %q", line, s)
+			return nil, fmt.Errorf("edge list line %d: want two vertex indices \"i j\", got %q", line, trimQuote(s))
 		}
 		i, err1 := strconv.Atoi(f[0])
 		j, err2 := strconv.Atoi(f[1])
 		if err1 != nil || err2 != nil || i < 0 || j < 0 {
-			return nil, fmt.Errorf("edge list line %d: vertex indices must be integers >= 0, got %q", line, s)
+			return nil, fmt.Errorf("edge list line %d: vertex indices must be integers >= 0, got %q", line, trimQuote(s))
 		}
-		if i >= math.MaxInt32 || j >= math.MaxInt32 {
-			return nil, fmt.Errorf("edge list line %d: vertex index too large in %q", line, s)
+		if i >= MaxGraphVertices || j >= MaxGraphVertices {
+			return nil, fmt.Errorf("edge list line %d: vertex index %d is above the limit of %d vertices (MaxGraphVertices)", line, max(i, j), MaxGraphVertices)
 		}
-		edges = append(edges, [2]int{i, j})
+		if len(edges) == MaxGraphEdges {
+			return nil, fmt.Errorf("edge list line %d: more than %d edges (MaxGraphEdges)", line, MaxGraphEdges)
+		}
+		edges = append(edges, [2]int32{int32(i), int32(j)})
 		n = max(n, i+1, j+1)
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("edge list line %d: longer than %d bytes (MaxEdgeListLine)", line+1, MaxEdgeListLine)
+		}
 		return nil, fmt.Errorf("edge list: %w", err)
+	}
+	if lr.N <= 0 {
+		return nil, fmt.Errorf("edge list: larger than %d bytes (MaxEdgeListBytes)", MaxEdgeListBytes)
 	}
 	if declared >= 0 {
 		if n > declared {
@@ -148,7 +215,18 @@ func ReadEdgeList(r io.Reader) (*GraphMetric, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("edge list: no edges and no vertex count")
 	}
-	return NewGraph(n, edges)
+	if err := checkGraphSize(n, len(edges)); err != nil {
+		return nil, fmt.Errorf("edge list: %w", err)
+	}
+	return newGraph(n, edges)
+}
+
+// trimQuote shortens s to at most 80 bytes for an error message.
+func trimQuote(s string) string {
+	if len(s) <= 80 {
+		return s
+	}
+	return s[:77] + "..."
 }
 
 // Len is the number of vertices.

@@ -2,7 +2,10 @@ package metric
 
 import (
 	"errors"
+	"io"
 	"math"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/optdp/optdp/solve/run"
@@ -73,5 +76,110 @@ func TestRingBallSizesBounded(t *testing.T) {
 		if n > 2 && n%2 == 0 && s[n/2] != 1 {
 			t.Errorf("Ring(%d): antipode count %d, want 1", n, s[n/2])
 		}
+	}
+}
+
+// repeatReader yields the byte b forever (like /dev/zero).
+type repeatReader byte
+
+func (r repeatReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r)
+	}
+	return len(p), nil
+}
+
+// allocDuring is the number of bytes allocated while f runs.
+func allocDuring(f func()) uint64 {
+	var a, b runtime.MemStats
+	runtime.ReadMemStats(&a)
+	f()
+	runtime.ReadMemStats(&b)
+	return b.TotalAlloc - a.TotalAlloc
+}
+
+// TestEdgeListBounded: the inputs of issue 13 that cost gigabytes are
+// refused with a message naming the limit, allocating little; inputs
+// within the limits still give the right distances (a 5-cycle read from a
+// file has the ring's distances, computed here by min(|i-j|, 5-|i-j|)).
+func TestEdgeListBounded(t *testing.T) {
+	cases := []struct {
+		name string
+		r    io.Reader
+		want string
+	}{
+		{"declared n 2e9", strings.NewReader("n 2000000000\n0 1\n"), "MaxGraphVertices"},
+		{"20-byte index", strings.NewReader("90700070 0\n"), "MaxGraphVertices"},
+		{"index 2^62", strings.NewReader("4611686018427387904 1\n"), "MaxGraphVertices"},
+		{"index overflows int", strings.NewReader("99999999999999999999 1\n"), "integers >= 0"},
+		{"dev zero", repeatReader(0), "MaxEdgeListLine"},
+		{"long comment", io.MultiReader(strings.NewReader("# "), repeatReader('x')), "MaxEdgeListLine"},
+		{"two declarations", strings.NewReader("n 3\nn 4\n0 1\n"), "earlier line declared"},
+		{"declared too small", strings.NewReader("n 2\n0 2\n"), "declares n=2"},
+		{"self loop", strings.NewReader("0 0\n"), "self loop"},
+		{"three fields", strings.NewReader("0 1 2\n"), "two vertex indices"},
+		{"empty", strings.NewReader("# nothing\n"), "no edges"},
+	}
+	for _, c := range cases {
+		var err error
+		alloc := allocDuring(func() { _, err = ReadEdgeList(c.r) })
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want one mentioning %q", c.name, err, c.want)
+		}
+		if alloc > 1<<20 {
+			t.Errorf("%s: allocated %d bytes before refusing", c.name, alloc)
+		}
+	}
+	if _, err := NewGraph(MaxGraphVertices+1, nil); err == nil {
+		t.Errorf("NewGraph above MaxGraphVertices accepted")
+	}
+	g, err := ReadEdgeList(strings.NewReader("# a 5-cycle\nn=5\n0 1\n1,2\n2\t3\n3 4\n4 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5; i++ {
+		for j := 0; j < 5; j++ {
+			d := i - j
+			if d < 0 {
+				d = -d
+			}
+			if want := float64(min(d, 5-d)); g.Dist(i, j) != want {
+				t.Errorf("5-cycle d(%d,%d) = %v, want %v", i, j, g.Dist(i, j), want)
+			}
+		}
+	}
+}
+
+// commentLines yields the line "# xxx...x\n" (1 KiB) forever.
+type commentLines struct{ k int }
+
+func (c *commentLines) Read(p []byte) (int, error) {
+	for i := range p {
+		switch c.k % 1024 {
+		case 0:
+			p[i] = '#'
+		case 1023:
+			p[i] = '\n'
+		default:
+			p[i] = 'x'
+		}
+		c.k++
+	}
+	return len(p), nil
+}
+
+// TestEdgeListByteLimit: an endless stream of comment lines stops at
+// MaxEdgeListBytes.
+func TestEdgeListByteLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 256 MiB")
+	}
+	var err error
+	alloc := allocDuring(func() { _, err = ReadEdgeList(&commentLines{}) })
+	if err == nil || !strings.Contains(err.Error(), "MaxEdgeListBytes") {
+		t.Errorf("endless comment lines: err = %v, want the byte limit", err)
+	}
+	if alloc > 1<<20 {
+		t.Errorf("endless comment lines: allocated %d bytes", alloc)
 	}
 }
