@@ -1,0 +1,289 @@
+package mech
+
+// Priors for maps (docs/MATH.md §18.4): from a CSV of points binned onto a
+// grid, and from a raster of weights.
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/solve/run"
+)
+
+// MapPriorOptions are the options of PriorFromPoints and PriorFromRaster;
+// nil means the defaults.
+type MapPriorOptions struct {
+	// Pseudo >= 0 is added to the count (or weight) of every cell before
+	// normalising: prior_i = (count_i + Pseudo) / (total + Pseudo·n), so that
+	// no cell has probability 0 (Laplace smoothing). 0 = none.
+	Pseudo float64
+	// MaxBytes bounds the bytes read (0 = 256 MiB); a longer input is an
+	// error matching run.ErrTooLarge.
+	MaxBytes int64
+	// Settings.Budget bounds the memory of the prior (8 bytes a cell).
+	run.Settings
+}
+
+// MaxMapCells is the largest grid (w·h cells) for which a map prior is
+// built: 2^27 cells, a 1 GiB vector.
+const MaxMapCells = MaxDenseEntries
+
+// maxLineBytes bounds one line of a points or raster file.
+const maxLineBytes = 1 << 20
+
+// PointsPrior is a prior built from points, with the counts behind it.
+type PointsPrior struct {
+	// Prior is the distribution on the grid's cells (index row·w + col).
+	Prior []float64
+	// Points is the number of points read, Inside of them in the grid;
+	// Outside = Points - Inside were dropped.
+	Points, Inside, Outside int
+}
+
+// mapSetup checks the grid's size and the options.
+func mapSetup(g *metric.GridMetric, opts *MapPriorOptions) (MapPriorOptions, error) {
+	var o MapPriorOptions
+	if opts != nil {
+		o = *opts
+	}
+	if g == nil {
+		return o, run.BadInputf("no grid")
+	}
+	if n := g.Len(); n > MaxMapCells {
+		return o, fmt.Errorf("%s has %d cells, above the limit of %d for a map prior: %w", g, n, MaxMapCells, run.ErrTooLarge)
+	}
+	if math.IsNaN(o.Pseudo) || math.IsInf(o.Pseudo, 0) || o.Pseudo < 0 {
+		return o, run.BadInputf("pseudo-count %v: want a finite number >= 0", o.Pseudo)
+	}
+	if o.MaxBytes < 0 {
+		return o, run.BadInputf("MaxBytes %d: want >= 0", o.MaxBytes)
+	}
+	if o.MaxBytes == 0 {
+		o.MaxBytes = 256 << 20
+	}
+	if err := o.Budget.Check(fmt.Sprintf("a prior on the %d cells of %s", g.Len(), g), 16*float64(g.Len()), "use a coarser grid"); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// limitedLines returns a scanner over at most maxBytes of r (a longer input
+// is reported by errTooLong) with lines of at most maxLineBytes.
+func limitedLines(r io.Reader, maxBytes int64) (*bufio.Scanner, *limitReader) {
+	lr := &limitReader{r: r, left: maxBytes}
+	sc := bufio.NewScanner(lr)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
+	return sc, lr
+}
+
+// limitReader reads at most left bytes and records an attempt to read more.
+type limitReader struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		// Probe one byte: more input means the limit is exceeded.
+		var b [1]byte
+		n, err := l.r.Read(b[:])
+		if n > 0 {
+			l.over = true
+			return 0, errTooLong
+		}
+		return 0, err
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
+}
+
+var errTooLong = errors.New("input too long")
+
+// scanErr turns a scanner's error into the package's errors.
+func scanErr(err error, lr *limitReader, maxBytes int64, ln int) error {
+	switch {
+	case lr.over || errors.Is(err, errTooLong):
+		return fmt.Errorf("more than %d bytes (MaxBytes): %w", maxBytes, run.ErrTooLarge)
+	case errors.Is(err, bufio.ErrTooLong):
+		return run.BadInputf("line %d is longer than %d bytes", ln+1, maxLineBytes)
+	}
+	return err
+}
+
+// splitFields splits a line at commas, semicolons, tabs and spaces.
+func splitFields(line string) []string {
+	return strings.FieldsFunc(line, func(r rune) bool {
+		return r == ',' || r == ';' || r == ' ' || r == '\t' || r == '\r'
+	})
+}
+
+// PriorFromPoints builds a prior on the cells of the grid g from a CSV of
+// points: the first line (after blank lines and # comments) names the two
+// columns, "lat,lon" or "lon,lat" (degrees; the grid must be on a map,
+// metric.GeoGrid) or "x,y" (km from the outer corner of cell 0, x along a
+// row: metric.GridMetric.CellOfXY), and every further line holds one point.
+// Fields are separated by commas, semicolons, tabs or spaces. Each point
+// counts 1 in the cell holding it (metric.GridMetric.CellOfLatLon); points
+// outside the grid are counted in Outside and dropped. The prior is
+//
+//	prior_i = (count_i + a) / (Inside + a·n),   a = opts.Pseudo,
+//
+// which needs Inside + a·n > 0. The input is bounded (opts.MaxBytes, lines of
+// 1 MiB); malformed lines are errors naming the line, matching
+// run.ErrBadInput.
+func PriorFromPoints(r io.Reader, g *metric.GridMetric, opts *MapPriorOptions) (*PointsPrior, error) {
+	o, err := mapSetup(g, opts)
+	if err != nil {
+		return nil, fmt.Errorf("points prior: %w", err)
+	}
+	counts := make([]float64, g.Len())
+	sc, lr := limitedLines(r, o.MaxBytes)
+	res := &PointsPrior{}
+	ln, header := 0, ""
+	var geo, swap bool
+	for sc.Scan() && !lr.over { // a line cut by MaxBytes is not parsed
+		ln++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := splitFields(line)
+		if header == "" {
+			header = strings.ToLower(strings.Join(f, ","))
+			switch header {
+			case "lat,lon", "latitude,longitude":
+				geo = true
+			case "lon,lat", "longitude,latitude":
+				geo, swap = true, true
+			case "x,y":
+			default:
+				return nil, run.BadInputf("points prior: line %d: the first line must name the columns: lat,lon, lon,lat or x,y (got %.60q)", ln, line)
+			}
+			if _, ok := g.Box(); geo && !ok {
+				return nil, run.BadInputf("points prior: lat/lon points need a grid on a map (grid:w=W,h=H,bbox=S,W,N,E), not %s", g)
+			}
+			continue
+		}
+		if len(f) != 2 {
+			return nil, run.BadInputf("points prior: line %d has %d fields, want 2 (%s)", ln, len(f), header)
+		}
+		var v [2]float64
+		for k, s := range f {
+			x, err := strconv.ParseFloat(s, 64)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, run.BadInputf("points prior: line %d: %.40q is not a finite number", ln, s)
+			}
+			v[k] = x
+		}
+		if swap {
+			v[0], v[1] = v[1], v[0]
+		}
+		res.Points++
+		var (
+			i  int
+			ok bool
+		)
+		if geo {
+			i, ok = g.CellOfLatLon(v[0], v[1])
+		} else {
+			i, ok = g.CellOfXY(v[0], v[1])
+		}
+		if !ok {
+			res.Outside++
+			continue
+		}
+		res.Inside++
+		counts[i]++
+	}
+	if err := sc.Err(); err != nil || lr.over {
+		return nil, fmt.Errorf("points prior: %w", scanErr(err, lr, o.MaxBytes, ln))
+	}
+	if header == "" {
+		return nil, run.BadInputf("points prior: no header line (lat,lon, lon,lat or x,y)")
+	}
+	p, err := normalise(counts, o.Pseudo)
+	if err != nil {
+		return nil, fmt.Errorf("points prior: %d points, %d inside %s: %w", res.Points, res.Inside, g, err)
+	}
+	res.Prior = p
+	return res, nil
+}
+
+// normalise returns (c_i + a)/(sum c + a n), or an error when the total is
+// not > 0 or not finite.
+func normalise(c []float64, a float64) ([]float64, error) {
+	total := 0.0
+	for _, v := range c {
+		total += v + a
+	}
+	if !(total > 0) || math.IsInf(total, 0) {
+		return nil, run.BadInputf("the total weight is %v: want > 0 and finite (add points in the grid, or a pseudo-count)", total)
+	}
+	p := make([]float64, len(c))
+	for i, v := range c {
+		p[i] = (v + a) / total
+	}
+	return p, nil
+}
+
+// PriorFromRaster builds a prior on the cells of the w×h grid g from a
+// raster of weights: a CSV matrix of exactly h rows (grid rows, row 0 first:
+// north for a grid on a map) of w finite weights >= 0 each, separated by
+// commas, semicolons, tabs or spaces; blank lines and # comments are
+// skipped. prior_i = (weight_i + a) / (sum weights + a·n) with
+// a = opts.Pseudo. The input is bounded (opts.MaxBytes, lines of 1 MiB, h
+// rows of w fields); errors name the line and match run.ErrBadInput.
+func PriorFromRaster(r io.Reader, g *metric.GridMetric, opts *MapPriorOptions) ([]float64, error) {
+	o, err := mapSetup(g, opts)
+	if err != nil {
+		return nil, fmt.Errorf("raster prior: %w", err)
+	}
+	w, h := g.W(), g.H()
+	weights := make([]float64, 0, g.Len())
+	sc, lr := limitedLines(r, o.MaxBytes)
+	ln, rows := 0, 0
+	for sc.Scan() && !lr.over { // a line cut by MaxBytes is not parsed
+		ln++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if rows == h {
+			return nil, run.BadInputf("raster prior: line %d: more than h = %d rows for %s", ln, h, g)
+		}
+		f := splitFields(line)
+		if len(f) != w {
+			return nil, run.BadInputf("raster prior: line %d has %d weights, want w = %d (one per column of %s)", ln, len(f), w, g)
+		}
+		for k, s := range f {
+			x, err := strconv.ParseFloat(s, 64)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+				return nil, run.BadInputf("raster prior: line %d, column %d: %.40q is not a finite weight >= 0", ln, k+1, s)
+			}
+			weights = append(weights, x)
+		}
+		rows++
+	}
+	if err := sc.Err(); err != nil || lr.over {
+		return nil, fmt.Errorf("raster prior: %w", scanErr(err, lr, o.MaxBytes, ln))
+	}
+	if rows != h {
+		return nil, run.BadInputf("raster prior: %d rows, want h = %d (one per row of %s)", rows, h, g)
+	}
+	p, err := normalise(weights, o.Pseudo)
+	if err != nil {
+		return nil, fmt.Errorf("raster prior: %w", err)
+	}
+	return p, nil
+}
