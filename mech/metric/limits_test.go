@@ -183,3 +183,62 @@ func TestEdgeListByteLimit(t *testing.T) {
 		t.Errorf("endless comment lines: allocated %d bytes", alloc)
 	}
 }
+
+// TestDistCSVBounded: /dev/zero, a 10^5-column row and non-square inputs
+// are refused as soon as the offending line is read, allocating little;
+// a valid file still gives its distances (the 3-point path written out).
+func TestDistCSVBounded(t *testing.T) {
+	wide := strings.Repeat("1,", 100000) + "0\n"
+	cases := []struct {
+		name  string
+		r     io.Reader
+		want  string
+		alloc uint64
+	}{
+		{"dev zero", repeatReader(0), "longer than", 32 << 20},
+		{"10^5 columns", strings.NewReader(wide), "limit of the (cubic) validation", 32 << 20},
+		{"10^5 columns, many rows", io.MultiReader(strings.NewReader(wide), strings.NewReader(wide), repeatReader('1')), "limit of the (cubic) validation", 32 << 20},
+		{"ragged", strings.NewReader("0,1\n1,0,3\n"), "must be square", 1 << 20},
+		{"too many rows", strings.NewReader("0,1\n1,0\n1,1\n"), "more than 2 rows", 1 << 20},
+		{"too few rows", strings.NewReader("0,1,2\n1,0,1\n"), "2 rows of 3", 1 << 20},
+		{"not a number", strings.NewReader("0,x\nx,0\n"), "is not a number", 1 << 20},
+		{"separators only", strings.NewReader(",\n,\n,\n"), "is not a number", 1 << 20},
+		{"empty", strings.NewReader("# nothing\n"), "no rows", 1 << 20},
+		{"bad quote", strings.NewReader("0,\"1\n"), "distance CSV", 1 << 20},
+		{"NaN", strings.NewReader("0,NaN\nNaN,0\n"), "NaN", 1 << 20},
+		{"triangle", strings.NewReader("0,1,5\n1,0,1\n5,1,0\n"), "triangle", 1 << 20},
+	}
+	for _, c := range cases {
+		var err error
+		alloc := allocDuring(func() { _, err = ReadDistCSV(c.r) })
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want one mentioning %q", c.name, err, c.want)
+		}
+		if alloc > c.alloc {
+			t.Errorf("%s: allocated %d bytes before refusing", c.name, alloc)
+		}
+	}
+	m, err := ReadDistCSV(strings.NewReader("# path\n0, 1, 2\n1,0,1\n2,1,0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			if want := math.Abs(float64(i - j)); m.Dist(i, j) != want {
+				t.Errorf("d(%d,%d) = %v, want %v", i, j, m.Dist(i, j), want)
+			}
+		}
+	}
+}
+
+// TestDistCSVByteLimit: an endless stream of comment lines stops at
+// MaxDistCSVBytes.
+func TestDistCSVByteLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 512 MiB")
+	}
+	_, err := ReadDistCSV(&commentLines{})
+	if err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("endless comment lines: err = %v, want the byte limit", err)
+	}
+}

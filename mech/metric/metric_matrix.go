@@ -43,13 +43,19 @@ func NewMatrix(d [][]float64) (*MatrixMetric, error) {
 	if n > MaxMatrixAnswers {
 		return nil, fmt.Errorf("distance matrix: %d×%d is larger than the %d×%d limit of the (cubic) validation", n, n, MaxMatrixAnswers, MaxMatrixAnswers)
 	}
-	m := &MatrixMetric{n: n, d: make([]float64, n*n)}
+	flat := make([]float64, n*n)
 	for i, row := range d {
 		if len(row) != n {
 			return nil, fmt.Errorf("distance matrix: row %d has %d entries, want %d (the matrix must be square)", i, len(row), n)
 		}
-		copy(m.d[i*n:], row)
+		copy(flat[i*n:], row)
 	}
+	return newMatrix(n, flat)
+}
+
+// newMatrix validates the row-major n×n matrix d (kept, not copied).
+func newMatrix(n int, d []float64) (*MatrixMetric, error) {
+	m := &MatrixMetric{n: n, d: d}
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			x := m.d[i*n+j]
@@ -80,41 +86,105 @@ func NewMatrix(d [][]float64) (*MatrixMetric, error) {
 	return m, nil
 }
 
+// Limits of ReadDistCSV: the file and each of its lines. A row of
+// MaxMatrixAnswers entries written with 17 significant digits takes about
+// 100 KiB, the whole matrix about 400 MiB.
+const (
+	MaxDistCSVBytes = 512 << 20
+	MaxDistCSVLine  = 1 << 20
+)
+
 // ReadDistCSV reads a square distance matrix, one row per CSV record
 // (lines starting with '#' are comments), and validates it with NewMatrix.
-// "inf" marks unreachable pairs.
+// "inf" marks unreachable pairs. The input is bounded as it is read: at
+// most MaxDistCSVBytes bytes and lines of MaxDistCSVLine bytes (so
+// /dev/zero is refused after 1 MiB), the first row's length n at most
+// MaxMatrixAnswers, and every later row must have n entries, at most n rows
+// (a 10^5-column row is refused as soon as it is read).
 func ReadDistCSV(r io.Reader) (*MatrixMetric, error) {
-	cr := csv.NewReader(r)
+	lr := &limitReader{r: r, bytes: MaxDistCSVBytes, line: MaxDistCSVLine}
+	cr := csv.NewReader(lr)
 	cr.Comment = '#'
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
-	var d [][]float64
+	cr.ReuseRecord = true
+	var d []float64
+	n, rows := 0, 0
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
+			if lr.err != nil {
+				return nil, fmt.Errorf("distance CSV: %w", lr.err)
+			}
 			return nil, fmt.Errorf("distance CSV: %w", err)
 		}
-		if len(d) >= MaxMatrixAnswers {
-			return nil, fmt.Errorf("distance CSV: more than %d rows", MaxMatrixAnswers)
+		line, _ := cr.FieldPos(0)
+		if rows == 0 {
+			n = len(rec)
+			if n > MaxMatrixAnswers {
+				return nil, fmt.Errorf("distance CSV line %d: %d entries, larger than the %d×%d limit of the (cubic) validation", line, n, MaxMatrixAnswers, MaxMatrixAnswers)
+			}
+		} else if len(rec) != n {
+			return nil, fmt.Errorf("distance CSV line %d: %d entries, the first row has %d (the matrix must be square)", line, len(rec), n)
 		}
-		row := make([]float64, len(rec))
+		if rows == n {
+			return nil, fmt.Errorf("distance CSV line %d: more than %d rows, the first row has %d entries (the matrix must be square)", line, n, n)
+		}
 		for j, f := range rec {
 			x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 			if err != nil {
 				line, _ := cr.FieldPos(j)
-				return nil, fmt.Errorf("distance CSV line %d, column %d: %q is not a number", line, j+1, f)
+				return nil, fmt.Errorf("distance CSV line %d, column %d: %q is not a number", line, j+1, trimQuote(f))
 			}
-			row[j] = x
+			d = append(d, x)
 		}
-		d = append(d, row)
+		rows++
 	}
-	if len(d) == 0 {
+	if rows == 0 {
 		return nil, errors.New("distance CSV: no rows")
 	}
-	return NewMatrix(d)
+	if rows != n {
+		return nil, fmt.Errorf("distance CSV: %d rows of %d entries (the matrix must be square)", rows, n)
+	}
+	return newMatrix(n, d)
+}
+
+// limitReader reads from r until bytes bytes have been read or a line is
+// longer than line bytes; err then says which (and Read returns it).
+type limitReader struct {
+	r           io.Reader
+	bytes, line int64
+	run         int64 // bytes since the last '\n'
+	total       int64
+	err         error
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	if rest := l.bytes + 1 - l.total; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	k, err := l.r.Read(p)
+	for _, c := range p[:k] {
+		l.run++
+		if c == '\n' {
+			l.run = 0
+		} else if l.run > l.line {
+			l.err = fmt.Errorf("a line is longer than %d bytes", l.line)
+			return 0, l.err
+		}
+	}
+	l.total += int64(k)
+	if l.total > l.bytes {
+		l.err = fmt.Errorf("larger than %d bytes", l.bytes)
+		return 0, l.err
+	}
+	return k, err
 }
 
 // Len is n.
