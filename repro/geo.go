@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/optdp/optdp/mech/metric"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/solve"
+	"github.com/optdp/optdp/solve/run"
 )
 
 // geoExperiment is Fig. 7 of the generalized-dp paper: location privacy on
@@ -38,26 +41,14 @@ func runGeo(ctx context.Context, cfg *Config) (*Result, error) {
 		return nil, err
 	}
 	n := g.Len()
-	// Does tight.Solve have a structured solver for grids in this build?
-	structured := ""
-	for _, s := range tight.Solvers() {
-		if s != tight.SolverAuto && s != tight.SolverDense && s != tight.SolverClosedForm {
-			structured = s
-		}
-	}
 	r.md("Grid %d x %d (n = %d points), step %.0f km, Euclidean distance in km, eps per km, uniform prior.", side, side, n, step)
-	if structured == "" {
-		r.md("tight.Solve has no structured solver in this build (solvers: %v) and a dense solve of n = %d would need %.1f GB, so z is computed by solving Phi z = 1 matrix-free: Phi is 2-level Toeplitz and solve.SolveToeplitz runs circulant-preconditioned CG with FFT products (docs/MATH.md §12.2). Utility = mean(z) when z >= 0.\n",
-			tight.Solvers(), n, 8*float64(n)*float64(n)/1e9)
-	} else {
-		r.md("z is computed by tight.Solve with its structured solver %q.\n", structured)
-	}
 	var epsList []float64
 	for k := 0; k <= 9; k++ {
 		epsList = append(epsList, math.Round((0.4+0.1*float64(k))*10)/10)
 	}
 	var rows [][]string
 	var ut, up, mins, means []float64
+	var solvers []string // the solvers tight.Solve used, in order of first use
 	allExist := true
 	for k, eps := range epsList {
 		if err := ctx.Err(); err != nil {
@@ -65,20 +56,20 @@ func runGeo(ctx context.Context, cfg *Config) (*Result, error) {
 		}
 		cfg.progress(float64(k)/float64(len(epsList)), "eps %.1f", eps)
 		t0 := time.Now()
-		var z []float64
-		solver, iters := "", 0
-		if structured != "" {
-			t, err := tight.Solve(ctx, g, eps, &tight.Options{NoMechanism: true})
-			if err != nil {
-				return nil, err
-			}
-			z, solver = t.Z, t.Solver
-		} else {
-			zz, res, err := latticeZ(ctx, g, eps, solve.Options{})
-			if err != nil {
-				return nil, err
-			}
-			z, solver, iters = zz, res.Solver, res.Iterations
+		// tight.Solve picks its solver from the metric's structure (a
+		// 2-level Toeplitz Phi: the certified Toeplitz solver above 2000
+		// points); the solver it used and its iterations are recorded.
+		opts := &tight.Options{NoMechanism: true}
+		opts.Progress = func(p run.Progress) {
+			cfg.progress(float64(k)/float64(len(epsList)), "eps %.1f: %s iteration %d, residual %.1e", eps, p.Stage, p.Iter, p.Gap)
+		}
+		t, err := tight.Solve(ctx, g, eps, opts)
+		if err != nil {
+			return nil, err
+		}
+		z, solver, iters := t.Z, t.Solver, t.Iterations
+		if !slices.Contains(solvers, solver) {
+			solvers = append(solvers, solver)
 		}
 		secs := time.Since(t0).Seconds()
 		lo, _, mean := minMean(z)
@@ -93,8 +84,9 @@ func runGeo(ctx context.Context, cfg *Config) (*Result, error) {
 			return nil, err
 		}
 		ut, up, mins, means = append(ut, tu), append(up, pu), append(mins, lo), append(means, mean)
-		rows = append(rows, []string{ff(eps), ff(lo), fmt.Sprint(exists), ff(tu), ff(mean), ff(pu), solver, fmt.Sprint(iters), ff(secs)})
+		rows = append(rows, []string{ff(eps), ff(lo), fb(exists), ffOrEmpty(tu), ff(mean), ff(pu), solver, itersCell(iters), ff(secs)})
 	}
+	r.md("z is computed by tight.Solve with the solver it chose for this metric: %s (the CSV lists the solver and its iterations for each eps).\n", strings.Join(solvers, ", "))
 	if err := r.writeCSV(cfg, "geo_utility.csv", []string{"eps_per_km", "tight_min_z", "tight_exists", "tight_utility", "mean_z", "planar_laplace_utility", "solver", "iterations", "solve_seconds"}, rows); err != nil {
 		return nil, err
 	}
@@ -113,6 +105,8 @@ func runGeo(ctx context.Context, cfg *Config) (*Result, error) {
 		r.md("| %.1f | %.4g | %.5f | %.5f | %.2f |", e, mins[i], ut[i], up[i], ut[i]/up[i])
 	}
 	r.md("")
+	// The tight utility at an eps where the mechanism does not exist is
+	// not a number: Run lists it under NotComputed.
 	r.Values["tight_utility_eps0.4"], r.Values["planar_utility_eps0.4"] = ut[0], up[0]
 	r.Values["tight_utility_eps1.3"], r.Values["planar_utility_eps1.3"] = ut[len(ut)-1], up[len(up)-1]
 	better := dominates(ut, up)
@@ -220,4 +214,13 @@ func boundOnly(means, mins []float64) []float64 {
 		}
 	}
 	return out
+}
+
+// itersCell is the iterations column of geo_utility.csv: the count of an
+// iterative solver, empty for a direct one (which has none).
+func itersCell(iters int) string {
+	if iters == 0 {
+		return ""
+	}
+	return fmt.Sprint(iters)
 }

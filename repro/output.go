@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/optdp/optdp/solve"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -57,6 +58,29 @@ func (r *Result) writeCSV(cfg *Config, name string, header []string, rows [][]st
 
 // ff formats a float for CSV files (shortest exact representation).
 func ff(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// ffOrEmpty is ff, with an empty cell for NaN (a value not computed).
+func ffOrEmpty(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return ff(v)
+}
+
+// fb formats a boolean for CSV files: true or false, as everywhere.
+func fb(v bool) string { return strconv.FormatBool(v) }
+
+// fv formats a three-way verdict for CSV files as its JSON form does:
+// true, false or borderline.
+func fv(v solve.Verdict) string {
+	switch v {
+	case solve.Yes:
+		return "true"
+	case solve.No:
+		return "false"
+	}
+	return string(v)
+}
 
 // writeMatrixCSV writes a mechanism's matrix to cfg.Dir/name, as writeCSV
 // does, with the inputs and outputs labelled by labels (corner "in/out").

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -71,8 +73,14 @@ type Result struct {
 	// plot as .png and .svg; Plots lists the .png names).
 	CSVs  []string `json:"csvs"`
 	Plots []string `json:"plots"`
-	// Values are the headline numbers computed in this run, by name.
+	// Values are the headline numbers computed in this run, by name: finite
+	// numbers only (JSON has no NaN or infinity).
 	Values map[string]float64 `json:"values"`
+	// NotComputed names the headline values that do not exist in this run
+	// (for example the utility of a mechanism at an eps below its
+	// threshold, where there is no mechanism): Run moves any value that is
+	// not a finite number here.
+	NotComputed []string `json:"not_computed,omitempty"`
 	// Markdown is the experiment's section of REPORT.md (without the
 	// heading).
 	Markdown string `json:"-"`
@@ -199,6 +207,7 @@ func Run(ctx context.Context, exps []Experiment, cfg *Config, start func(i int, 
 			r = &Result{}
 		}
 		r.Name, r.Title, r.Paper, r.Claim = e.Name, e.Title, e.Paper, e.Claim
+		r.moveNotFinite()
 		r.Seconds = time.Since(t).Seconds()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -214,6 +223,20 @@ func Run(ctx context.Context, exps []Experiment, cfg *Config, start func(i int, 
 		return rep, err
 	}
 	return rep, nil
+}
+
+// moveNotFinite moves the values that are not finite numbers (NaN: not
+// computed) from Values to NotComputed, sorted.
+func (r *Result) moveNotFinite() {
+	for k, v := range r.Values {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			delete(r.Values, k)
+			if !slices.Contains(r.NotComputed, k) {
+				r.NotComputed = append(r.NotComputed, k)
+			}
+		}
+	}
+	sort.Strings(r.NotComputed)
 }
 
 // machine describes the host: OS, architecture, CPU count and model.
@@ -288,6 +311,9 @@ func writeReport(path string, rep *Report) error {
 				fmt.Fprintf(&b, "| %s | %.10g |\n", k, r.Values[k])
 			}
 			fmt.Fprintf(&b, "\n</details>\n\n")
+		}
+		if len(r.NotComputed) > 0 {
+			fmt.Fprintf(&b, "Not computed in this run (no such value exists here): %s.\n\n", strings.Join(r.NotComputed, ", "))
 		}
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {

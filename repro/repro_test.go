@@ -308,7 +308,7 @@ func TestUtilityQuick(t *testing.T) {
 	}
 	rows := readCSV(t, filepath.Join(dir, "utility_sum.csv"))
 	for _, row := range rows[1:] {
-		if row[1] == "yes" && !(atof(t, row[3]) > atof(t, row[4])) {
+		if row[1] == "true" && !(atof(t, row[3]) > atof(t, row[4])) {
 			t.Errorf("row %v: tight not above geometric", row)
 		}
 	}
@@ -350,7 +350,7 @@ func TestMatrixQuick(t *testing.T) {
 	opt := map[string]float64{}
 	for _, row := range rows[1:] {
 		v := atof(t, row[3])
-		if row[1] == "optimised (sdp)" {
+		if row[1] == "optimised (L-BFGS)" {
 			opt[row[0]] = v
 			continue
 		}

@@ -125,7 +125,7 @@ func runUtility(ctx context.Context, cfg *Config) (*Result, error) {
 			if t.Exists == tight.Yes {
 				tu = t.Utility
 			}
-			rows = append(rows, []string{ff(e), string(t.Exists), ff(t.MinZ), ff(tu), ff(ugv)})
+			rows = append(rows, []string{ff(e), fv(t.Exists), ff(t.MinZ), ffOrEmpty(tu), ff(ugv)})
 			eps = append(eps, e)
 			mins, means = append(mins, t.MinZ), append(means, t.Utility)
 			ut = append(ut, tu)

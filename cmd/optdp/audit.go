@@ -13,13 +13,27 @@ func auditCommand() command {
 	return command{
 		name:    "audit",
 		summary: "measure the privacy level of a noise matrix (CSV or .npy) against a metric",
-		usage:   "--metric SPEC --eps E --matrix FILE [--progress] [--json]",
+		usage:   "--metric SPEC --eps E --matrix FILE [--progress] [--json]   (exit code 3 when the matrix is not private)",
 		examples: []string{
 			"optdp tight --metric line:n=6 --eps 0.7 --out x.csv && optdp audit --metric line:n=6 --eps 0.7 --matrix x.csv",
 			"optdp audit --metric grid:w=5,h=5,step=1 --eps 0.5 --matrix planar.npy --json",
 		},
-		run: runAudit,
+		fields: auditFields,
+		run:    runAudit,
 	}
+}
+
+// auditFields documents the JSON output of optdp audit.
+var auditFields = []string{
+	"metric     the metric spec, normalised",
+	"n          number of true answers (rows of the matrix)",
+	"outputs    number of outputs (columns)",
+	"eps        the privacy level checked against (--eps)",
+	"audit_eps  the measured level: max over the pairs checked and outputs of ln(X[i][o]/X[h][o]) / d(i,h)",
+	"           (\"+Inf\" when some X[i][o] > 0 = X[h][o])",
+	"private    audit_eps <= eps (up to a relative 1e-9); when false optdp exits with code 3",
+	"worst      {i, h, output} where audit_eps is attained; absent when nothing constrains it",
+	"pairs      number of answer pairs checked (edges for a graph metric)",
 }
 
 // auditOutput is the JSON output of optdp audit.
@@ -62,30 +76,39 @@ func runAudit(env *runEnv, args []string) error {
 	}
 	x, err := readMatrixPath(*file)
 	if err != nil {
-		return fmt.Errorf("--matrix: %w", err)
+		return dataError{fmt.Errorf("--matrix: %w", err)}
 	}
 	if err := checkNoiseMatrix(x, m); err != nil {
-		return fmt.Errorf("--matrix %s: %w", *file, err)
+		return dataError{fmt.Errorf("--matrix %s: %w", *file, err)}
 	}
 	rep, err := busy(env, "audit", progressEnabled(*asJSON, *prog), func(*progress) (mech.AuditReport, error) {
 		return mech.Audit(x, m, *eps)
 	})
 	if err != nil {
-		return err
+		return dataError{fmt.Errorf("--matrix %s: %w", *file, err)}
 	}
 	res := auditFromReport(m, x, *eps, rep)
+	// A matrix that is not private is audit's "no": exit code 3, after the
+	// report.
+	var verdict error
+	if !rep.Private {
+		verdict = notPrivateError{eps: *eps, measured: rep.Eps}
+	}
 	if *asJSON {
-		return writeJSON(env.stdout, res)
+		if err := writeJSON(env.stdout, res); err != nil {
+			return err
+		}
+		return verdict
 	}
 	w := env.stdout
 	fmt.Fprintf(w, "metric     %s (n = %d), %d outputs\n", res.Metric, res.N, res.Outputs)
-	fmt.Fprintf(w, "audit eps  %.12g (checked against %g)\n", rep.Eps, *eps)
+	fmt.Fprintf(w, "audit eps  %.12g (checked against %s)\n", rep.Eps, fmtFloat(*eps))
 	fmt.Fprintf(w, "private    %v\n", rep.Private)
 	if res.Worst != nil {
 		fmt.Fprintf(w, "worst      answers %d and %d, output %d\n", res.Worst.I, res.Worst.H, res.Worst.Output)
 	}
 	fmt.Fprintf(w, "pairs      %d checked\n", rep.Pairs)
-	return nil
+	return verdict
 }
 
 // auditFromReport is the output of an audit of x.

@@ -15,8 +15,20 @@ func boundCommand() command {
 			"optdp bound --u 100 --v 2 --eps 5",
 			"optdp bound --u 100 --v 2 --eps 5 --range 10 --json",
 		},
-		run: runBound,
+		fields: boundFields,
+		run:    runBound,
 	}
+}
+
+// boundFields documents the JSON output of optdp bound.
+var boundFields = []string{
+	"u                number of individuals",
+	"v                number of values per individual",
+	"eps              privacy level",
+	"bnd_bits         u·log2(v e^eps / (v-1+e^eps)): the largest min-entropy leakage of any eps-DP mechanism (reached)",
+	"individual_bits  the leakage about one individual when the others are known",
+	"range            the --range r; absent without --range",
+	"range_bits       the bound for mechanisms with at most r outputs; absent without --range",
 }
 
 // boundOutput is the JSON output of optdp bound.
@@ -73,7 +85,7 @@ func runBound(env *runEnv, args []string) error {
 		return writeJSON(env.stdout, res)
 	}
 	w := env.stdout
-	fmt.Fprintf(w, "database     u = %d individuals, v = %d values, eps = %g\n", *u, *v, *eps)
+	fmt.Fprintf(w, "database     u = %d individuals, v = %d values, eps = %s\n", *u, *v, fmtFloat(*eps))
 	fmt.Fprintf(w, "bnd          %.6g bits (leakage bound of any eps-DP mechanism, reached by one)\n", b)
 	fmt.Fprintf(w, "individual   %.6g bits (about one individual when the others are known)\n", ind)
 	if res.RangeBits != nil {

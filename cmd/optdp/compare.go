@@ -34,8 +34,25 @@ func compareCommand() command {
 			"optdp compare --metric grid:w=100,h=100,step=1 --eps 1",
 			"optdp compare --metric sum:u=10,v=3 --eps 1 --prior file:prior.txt",
 		},
-		run: runCompare,
+		fields: compareFields,
+		run:    runCompare,
 	}
+}
+
+// compareFields documents the JSON output of optdp compare.
+var compareFields = []string{
+	"metric          the metric spec, normalised",
+	"n               number of answers",
+	"eps             privacy level per unit of distance",
+	"prior           the --prior spec",
+	"mechanisms      one entry per mechanism, the tight-constraints mechanism first:",
+	"  name          tight-constraints, truncated-geometric, ring-closure, geometric-per-count,",
+	"                randomized-response, planar-laplace, exponential (those that apply to the metric)",
+	"  utility       probability of guessing the true answer for the prior, optimal remap; null if not built",
+	"  leakage_bits  min-entropy leakage for the prior; null if not built",
+	"  audit_eps     privacy level measured against the metric; null if not audited",
+	"  private       audit_eps <= eps; null if not audited",
+	"  note          why a mechanism was not built or evaluated, how it was audited; absent if none",
 }
 
 // compareEntry is one mechanism in the output of optdp compare. Utility is
@@ -92,7 +109,7 @@ func runCompare(env *runEnv, args []string) error {
 			return err
 		}
 	} else if ps, err = parsePrior(*prior, m, true); err != nil {
-		return err
+		return priorError(*prior, err)
 	}
 	bar := newProgress(env, "compare", progressEnabled(*asJSON, *prog))
 	cands := compareCandidates(m, *eps)
@@ -116,7 +133,7 @@ func runCompare(env *runEnv, args []string) error {
 		return writeJSON(env.stdout, res)
 	}
 	w := env.stdout
-	fmt.Fprintf(w, "metric %s (n = %d), eps = %g, prior %s\n\n", res.Metric, n, *eps, *prior)
+	fmt.Fprintf(w, "metric %s (n = %d), eps = %s, prior %s\n\n", res.Metric, n, fmtFloat(*eps), *prior)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "MECHANISM\tUTILITY\tLEAKAGE (bits)\tAUDIT EPS\tPRIVATE\tNOTE")
 	for _, e := range res.Mechanisms {
@@ -147,7 +164,7 @@ func evaluateCandidate(c candidate, m metric.Metric, eps float64, prior []float6
 	}
 	e.AuditEps, e.Private = numPtr(rep.Eps), &rep.Private
 	if !rep.Private {
-		e.Note = joinNote(e.Note, fmt.Sprintf("NOT %g-private for this metric", eps))
+		e.Note = joinNote(e.Note, fmt.Sprintf("NOT %s-private for this metric", fmtFloat(eps)))
 	}
 	_, u, err := mech.OptimalRemap(x, prior)
 	if err != nil {
@@ -220,7 +237,7 @@ func tightMatrix(m metric.Metric, eps float64) (*mat.Dense, string, error) {
 		return nil, "", err
 	}
 	if r.Exists != tight.Yes {
-		return nil, fmt.Sprintf("%s at eps = %g (min z = %.6g)", existsPhrase(r.Exists), eps, r.MinZ), nil
+		return nil, fmt.Sprintf("%s at eps = %s (min z = %.6g)", existsPhrase(r.Exists), fmtFloat(eps), r.MinZ), nil
 	}
 	if r.X == nil {
 		return nil, r.Note, nil
@@ -305,7 +322,7 @@ func largeTight(m metric.Metric, eps float64) compareEntry {
 		e.Note = err.Error()
 		return e
 	case r.Exists != tight.Yes:
-		e.Note = fmt.Sprintf("%s at eps = %g (min z = %.6g)", existsPhrase(r.Exists), eps, r.MinZ)
+		e.Note = fmt.Sprintf("%s at eps = %s (min z = %.6g)", existsPhrase(r.Exists), fmtFloat(eps), r.MinZ)
 		return e
 	case r.Free == nil:
 		e.Note = r.Note
@@ -316,7 +333,7 @@ func largeTight(m metric.Metric, eps float64) compareEntry {
 	e.AuditEps, e.Private = numPtr(r.Audit.Eps), &r.Audit.Private
 	e.Note = fmt.Sprintf("matrix-free (solver %s); audit: z >= 0 certified, privacy levels measured on %d pairs", r.Solver, r.Audit.Pairs)
 	if !r.Audit.Private {
-		e.Note = joinNote(e.Note, fmt.Sprintf("NOT %g-private for this metric", eps))
+		e.Note = joinNote(e.Note, fmt.Sprintf("NOT %s-private for this metric", fmtFloat(eps)))
 	}
 	return e
 }
@@ -353,7 +370,7 @@ func largePlanarLaplace(g *metric.GridMetric, eps float64) (compareEntry, error)
 	e.AuditEps, e.Private = numPtr(rep.Eps), &rep.Private
 	e.Note = joinNote(e.Note, fmt.Sprintf("matrix-free; audit: %d rows (corner, edge and centre points and their neighbours), all %d pairs among them, every output", len(pts), rep.Pairs))
 	if !rep.Private {
-		e.Note = joinNote(e.Note, fmt.Sprintf("NOT %g-private for this metric", eps))
+		e.Note = joinNote(e.Note, fmt.Sprintf("NOT %s-private for this metric", fmtFloat(eps)))
 	}
 	return e, nil
 }

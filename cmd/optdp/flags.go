@@ -9,7 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
+	iofs "io/fs"
 	"math"
 	"os"
 	"strconv"
@@ -78,7 +78,7 @@ func parseMetricFlag(spec string, given bool) (metric.Metric, error) {
 // contents are invalid) rather than about the spec itself. metric.Parse
 // prefixes the messages about a file's contents with its path.
 func metricFileError(spec string, err error) bool {
-	var pe *fs.PathError
+	var pe *iofs.PathError
 	if errors.As(err, &pe) {
 		return true
 	}
@@ -206,4 +206,22 @@ func fmtDuration(sec float64) string {
 		return fmt.Sprintf("%.0f min", sec/60)
 	}
 	return fmt.Sprintf("%.1f h", sec/3600)
+}
+
+// priorError classifies an error of parsePrior for the --prior spec: the
+// contents of a file:PATH prior are data (exit 1); a prior written on the
+// command line (product:p1,...,pv) that is not a distribution is a
+// command-line mistake (exit 2).
+func priorError(spec string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if strings.HasPrefix(spec, "file:") {
+		return asData(err)
+	}
+	var u usageError
+	if errors.As(err, &u) {
+		return err
+	}
+	return usageError{err}
 }

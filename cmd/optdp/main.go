@@ -1,8 +1,9 @@
 // Command optdp designs optimal differentially private mechanisms and
 // measures what they leak. Run `optdp help` for the list of commands.
 //
-// Exit codes: 0 success, 1 a computation failed or its input was invalid,
-// 2 the command line could not be parsed.
+// Exit codes (exitCode applies them, printHelp documents them): 0 success,
+// 1 the computation or the data said no, 2 the command line was wrong,
+// 3 optdp audit found the matrix not private.
 package main
 
 import (
@@ -13,7 +14,10 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
+
+	optrun "github.com/optdp/optdp/solve/run"
 )
 
 // command is one optdp subcommand. Each lives in its own file and adds itself
@@ -24,14 +28,49 @@ type command struct {
 	// usage is the text after "optdp NAME", and examples follow it in --help.
 	usage    string
 	examples []string
+	// fields documents the JSON output of --json, one "name  meaning" line
+	// per field (nested objects indented).
+	fields []string
 	// run executes the command; fs is already created with the command's name.
 	run func(env *runEnv, args []string) error
 }
 
-// runEnv carries the streams a command writes to.
+// runEnv carries the streams a command writes to. stderrTTY reports that
+// stderr is a terminal: only then does a progress bar redraw itself with
+// carriage returns (see progress).
 type runEnv struct {
 	stdout, stderr io.Writer
+	stderrTTY      bool
 }
+
+// The exit codes of optdp, one table for every command (exitCode).
+const (
+	exitOK = 0
+	// exitFailed: the computation or the data said no: an input file that
+	// cannot be read or is not valid (a prior that is not a distribution, a
+	// matrix that is not stochastic), a mechanism that does not exist, a
+	// problem too large for the memory budget, a solver that did not
+	// converge, a failed experiment.
+	exitFailed = 1
+	// exitUsage: the command line was wrong: an unknown command or flag, a
+	// missing required flag, a bad flag value (eps, delta, tol, ...), a spec
+	// that does not parse (an unknown metric kind, workload or strategy, a
+	// bad or unknown parameter).
+	exitUsage = 2
+	// exitNotPrivate: optdp audit ran and found the matrix not eps-private
+	// for the metric.
+	exitNotPrivate = 3
+)
+
+// exitCodesHelp documents the exit codes in `optdp help`.
+const exitCodesHelp = `Exit codes (every command):
+  0  success
+  1  the computation or the data said no: an input file unreadable or invalid (a prior
+     that is not a distribution, a matrix that is not stochastic), no mechanism to write,
+     too large for the memory budget (the message says what to do instead), no convergence
+  2  the command line was wrong: unknown command or flag, missing required flag, bad value
+     (eps, delta, tol, ...), a metric/workload/strategy spec that does not parse
+  3  optdp audit: the matrix is not eps-private for the metric (the audit itself ran)`
 
 // usageError marks an error in the command line (exit code 2).
 type usageError struct{ err error }
@@ -41,44 +80,116 @@ func (u usageError) Unwrap() error { return u.err }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
+// dataError marks an error in the data a command read from a file (exit
+// code 1, even when the library calls it run.ErrBadInput).
+type dataError struct{ err error }
+
+func (d dataError) Error() string { return d.err.Error() }
+func (d dataError) Unwrap() error { return d.err }
+
+// asData marks err as a data error unless it is a usage error (or nil).
+func asData(err error) error {
+	var u usageError
+	if err == nil || errors.As(err, &u) {
+		return err
+	}
+	return dataError{err}
+}
+
+// notPrivateError is optdp audit's verdict that the matrix is not private
+// (exit code 3); the report has been printed.
+type notPrivateError struct{ eps, measured float64 }
+
+func (e notPrivateError) Error() string {
+	return fmt.Sprintf("the matrix is NOT %s-private for the metric (measured eps %.6g)", fmtFloat(e.eps), e.measured)
+}
+
+// helpRequest is what parseFlags returns for -h/--help: run prints the
+// command's whole help (usage, examples, these flags, JSON fields).
+type helpRequest struct{ flags string }
+
+func (helpRequest) Error() string { return "help requested" }
+
+// exitCode is the one mapping from a command's error to optdp's exit code
+// (the table above): usage errors, and values the library refused as
+// run.ErrBadInput that did not come from a data file, are command-line
+// mistakes.
+func exitCode(err error) int {
+	var (
+		u  usageError
+		d  dataError
+		np notPrivateError
+		h  helpRequest
+	)
+	switch {
+	case err == nil, errors.As(err, &h), errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, &np):
+		return exitNotPrivate
+	case errors.As(err, &u):
+		return exitUsage
+	case errors.As(err, &d):
+		return exitFailed
+	case errors.Is(err, optrun.ErrBadInput):
+		return exitUsage
+	}
+	return exitFailed
+}
+
+// fmtFloat formats a number the user typed without float noise (0.9, not
+// 0.90000000000000002): the shortest representation that reads back as v.
+func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run executes the command line args and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	env := &runEnv{stdout: stdout, stderr: stderr}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		if len(args) > 1 {
+	env := &runEnv{stdout: stdout, stderr: stderr, stderrTTY: isTerminal(stderr)}
+	if len(args) == 0 {
+		printHelp(stderr)
+		return exitUsage
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+		if len(args) > 2 {
+			fmt.Fprintf(stderr, "optdp help: want at most one command, got %q\n", strings.Join(args[1:], " "))
+			return exitUsage
+		}
+		if len(args) == 2 {
+			if args[1] == "help" {
+				printHelpHelp(stdout)
+				return exitOK
+			}
 			if c, ok := lookup(args[1]); ok {
 				printCommandHelp(stdout, c)
-				return 0
+				return exitOK
 			}
 			fmt.Fprintf(stderr, "optdp: unknown command %q; run `optdp help`\n", args[1])
-			return 2
+			return exitUsage
 		}
 		printHelp(stdout)
-		return 0
+		return exitOK
 	}
 	c, ok := lookup(args[0])
 	if !ok {
 		fmt.Fprintf(stderr, "optdp: unknown command %q; run `optdp help`\n", args[0])
-		return 2
+		return exitUsage
 	}
 	err := c.run(env, args[1:])
-	if err == nil {
-		return 0
+	var h helpRequest
+	if errors.As(err, &h) {
+		printCommandHelpFlags(stdout, c, h.flags)
+		return exitOK
 	}
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
+	code := exitCode(err)
+	if err != nil {
+		fmt.Fprintf(stderr, "optdp %s: %v\n", c.name, err)
+		if code == exitUsage {
+			fmt.Fprintf(stderr, "run `optdp help %s` for usage\n", c.name)
+		}
 	}
-	fmt.Fprintf(stderr, "optdp %s: %v\n", c.name, err)
-	var u usageError
-	if errors.As(err, &u) {
-		fmt.Fprintf(stderr, "run `optdp help %s` for usage\n", c.name)
-		return 2
-	}
-	return 1
+	return code
 }
 
 func lookup(name string) (command, bool) {
@@ -107,12 +218,44 @@ func printHelp(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
+	fmt.Fprintf(w, "  %-10s %s\n", "help", "this text; `optdp help COMMAND` for a command's usage, examples, flags and JSON fields")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run `optdp help COMMAND` or `optdp COMMAND --help` for a command's flags and examples.")
-	fmt.Fprintln(w, "Exit codes: 0 success; 1 invalid input or a failed computation; 2 a bad command line.")
+	fmt.Fprintln(w, "Run `optdp help COMMAND` or `optdp COMMAND --help` for a command's flags, examples and JSON fields.")
+	fmt.Fprintln(w, "Progress goes to stderr: a bar redrawn in place on a terminal, plain lines otherwise; --json keeps")
+	fmt.Fprintln(w, "stderr quiet unless --progress is given.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, exitCodesHelp)
 }
 
+// printHelpHelp is `optdp help help`.
+func printHelpHelp(w io.Writer) {
+	fmt.Fprintln(w, "optdp help — list the commands, or describe one")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: optdp help [COMMAND]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Examples:")
+	fmt.Fprintln(w, "  optdp help")
+	fmt.Fprintln(w, "  optdp help tight        (the same as optdp tight --help)")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, exitCodesHelp)
+}
+
+// printCommandHelp is `optdp help NAME`: the command's flags come from
+// running it with --help.
 func printCommandHelp(w io.Writer, c command) {
+	var b strings.Builder
+	err := c.run(&runEnv{stdout: &b, stderr: &b}, []string{"--help"})
+	var h helpRequest
+	if errors.As(err, &h) {
+		printCommandHelpFlags(w, c, h.flags)
+		return
+	}
+	printCommandHelpFlags(w, c, "")
+}
+
+// printCommandHelpFlags writes a command's help: summary, usage, examples,
+// flags, JSON fields and exit codes.
+func printCommandHelpFlags(w io.Writer, c command, flags string) {
 	fmt.Fprintf(w, "optdp %s — %s\n\nUsage: optdp %s %s\n", c.name, c.summary, c.name, c.usage)
 	if len(c.examples) > 0 {
 		fmt.Fprintln(w, "\nExamples:")
@@ -120,17 +263,27 @@ func printCommandHelp(w io.Writer, c command) {
 			fmt.Fprintf(w, "  %s\n", e)
 		}
 	}
-	// Show the flags by running the command's flag set in help mode.
-	var b strings.Builder
-	env := &runEnv{stdout: &b, stderr: &b}
-	_ = c.run(env, []string{"--help"})
-	if b.Len() > 0 {
-		fmt.Fprintf(w, "\n%s", b.String())
+	if flags != "" {
+		fmt.Fprintf(w, "\nFlags:\n%s", flags)
 	}
+	if len(c.fields) > 0 {
+		fmt.Fprintln(w, "\nJSON output (--json); a field is null or absent when it was not computed:")
+		for _, f := range c.fields {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
+	}
+	fmt.Fprintln(w, "\nExit codes: 0 success; 1 the computation or the data said no; 2 a bad command line"+auditExitNote(c.name)+" (optdp help).")
+}
+
+func auditExitNote(name string) string {
+	if name == "audit" {
+		return "; 3 the matrix is not private"
+	}
+	return ""
 }
 
 // newFlags returns a flag set for command name that reports errors instead of
-// exiting; parseFlags prints its defaults on --help.
+// exiting; parseFlags turns --help into a helpRequest.
 func newFlags(env *runEnv, name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -138,16 +291,17 @@ func newFlags(env *runEnv, name string) *flag.FlagSet {
 }
 
 // parseFlags parses args, turning a parse failure into a usage error. On
-// --help it prints the flags to env.stdout and returns flag.ErrHelp, which
-// run treats as success.
+// -h/--help it returns a helpRequest carrying the flags' defaults, which run
+// prints with the command's usage, examples and JSON fields (exit 0).
 func parseFlags(env *runEnv, fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(env.stdout, "Flags:")
-		fs.SetOutput(env.stdout)
+		var b strings.Builder
+		fs.SetOutput(&b)
 		fs.PrintDefaults()
-		return err
+		fs.SetOutput(io.Discard)
+		return helpRequest{flags: b.String()}
 	}
 	if err != nil {
 		return usageError{err}

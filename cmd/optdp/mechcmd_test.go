@@ -374,10 +374,12 @@ func TestAuditCLI(t *testing.T) {
 		if v["private"] != true || !near(float(t, v, "audit_eps"), math.Ln2, 1e-12) || float(t, v, "pairs") != 5 {
 			t.Errorf("%s: %v", p, v)
 		}
-		// Against a smaller eps it fails, saying where.
-		v = cliJSON(t, "audit", "--metric", "line:n=6", "--eps", "0.5", "--matrix", p)
-		if v["private"] != false || v["worst"] == nil {
-			t.Errorf("%s at eps 0.5: %v", p, v)
+		// Against a smaller eps it fails, saying where, with exit code 3
+		// after the report.
+		code, out, errs := cli("audit", "--metric", "line:n=6", "--eps", "0.5", "--matrix", p, "--json")
+		v = map[string]any{}
+		if err := json.Unmarshal([]byte(out), &v); err != nil || code != exitNotPrivate || v["private"] != false || v["worst"] == nil || !strings.Contains(errs, "NOT 0.5-private") {
+			t.Errorf("%s at eps 0.5: exit %d, %v, stderr %q", p, code, v, errs)
 		}
 	}
 	// Both files hold the truncated geometric mechanism: X[i][k] =
@@ -419,9 +421,14 @@ func TestAuditCLI(t *testing.T) {
 	}
 	rr := filepath.Join(dir, "rr.csv")
 	writeFile(t, rr, b.String())
-	v := cliJSON(t, "audit", "--metric", "clique:n=6", "--eps", "1", "--matrix", rr)
-	if v["private"] != false || !near(float(t, v, "audit_eps"), 2, 1e-12) {
-		t.Errorf("rr: %v", v)
+	code, out, _ := cli("audit", "--metric", "clique:n=6", "--eps", "1", "--matrix", rr, "--json")
+	v := map[string]any{}
+	if err := json.Unmarshal([]byte(out), &v); err != nil || code != exitNotPrivate || v["private"] != false || !near(float(t, v, "audit_eps"), 2, 1e-12) {
+		t.Errorf("rr: exit %d, %v", code, v)
+	}
+	// The same matrix at eps 2 is private: exit 0.
+	if code, out, _ := cli("audit", "--metric", "clique:n=6", "--eps", "2", "--matrix", rr); code != 0 || !strings.Contains(out, "private    true") {
+		t.Errorf("rr at eps 2: exit %d, %q", code, out)
 	}
 }
 
@@ -494,13 +501,16 @@ func TestMechCommandErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"tight", "--metric", "line:n=6", "--eps", "0"}, 2, "--eps 0: want a finite number > 0"},
-		{[]string{"tight", "--metric", "line:n=6", "--eps", "NaN"}, 2, "want a finite number > 0"},
-		{[]string{"tight", "--metric", "line:n=6", "--eps", "-1"}, 2, "> 0"},
+		{[]string{"tight", "--metric", "line:n=6", "--eps", "0"}, 2, "--eps 0: eps must be"},
+		{[]string{"tight", "--metric", "line:n=6", "--eps", "NaN"}, 2, "--eps NaN: eps must be"},
+		{[]string{"tight", "--metric", "line:n=6", "--eps", "-1"}, 2, "--eps -1: eps must be"},
+		{[]string{"tight", "--metric", "line:n=6", "--eps", "0.9", "--solver", "closed-form", "--out", filepath.Join(dir, "no", "x.csv")}, 1, "no such file"},
 		{[]string{"tight", "--metric", "line:n=6"}, 2, "--eps is required"},
 		{[]string{"tight", "--eps", "1"}, 2, "--metric is required"},
-		{[]string{"tight", "--metric", "moebius:n=6", "--eps", "1"}, 2, `unknown metric kind "moebius"`},
-		{[]string{"tight", "--metric", "line:m=6", "--eps", "1"}, 1, `unknown parameter "m"`},
+		{[]string{"tight", "--metric", "moebius:n=6", "--eps", "1"}, 2, `unknown kind "moebius"`},
+		{[]string{"tight", "--metric", "line:m=6", "--eps", "1"}, 2, `unknown parameter "m"`},
+		{[]string{"tight", "--metric", "line:n=-3", "--eps", "1"}, 2, "line:n=-3"},
+		{[]string{"tight", "--metric", "graph:file=" + ragged, "--eps", "1"}, 1, ragged},
 		{[]string{"tight", "--metric", "line:n=6", "--eps", "1", "--solver", "magic"}, 2, `--solver "magic": want one of auto,`},
 		{[]string{"tight", "--metric", "kcount:u=2,k=2", "--eps", "1", "--solver", "closed-form"}, 1, "does not apply"},
 		{[]string{"tight", "--metric", "line:n=5000", "--eps", "1", "--out", filepath.Join(dir, "big.csv")}, 1, "n = 5000 > MaxMechanismN = 4096"},
@@ -508,8 +518,8 @@ func TestMechCommandErrors(t *testing.T) {
 		{[]string{"tight", "--metric", "sum:u=2,v=2", "--eps", "0.3", "--out", filepath.Join(dir, "x.csv")}, 1, "does not exist"},
 		{[]string{"regular", "--metric", "line:n=6", "--eps", "1", "--prior", "file:" + badPrior}, 1, "sums to 0.97, not 1"},
 		{[]string{"regular", "--metric", "line:n=6", "--eps", "1", "--prior", "file:" + filepath.Join(dir, "nope")}, 1, "no such file"},
-		{[]string{"regular", "--metric", "hamming:u=3,v=4", "--eps", "1", "--prior", "product:0.5,0.5,0.5,0.5"}, 1, "not 1"},
-		{[]string{"regular", "--metric", "hamming:u=3,v=4", "--eps", "1", "--prior", "product:0.5,0.5"}, 1, "want v = 4"},
+		{[]string{"regular", "--metric", "hamming:u=3,v=4", "--eps", "1", "--prior", "product:0.5,0.5,0.5,0.5"}, 2, "not 1"},
+		{[]string{"regular", "--metric", "hamming:u=3,v=4", "--eps", "1", "--prior", "product:0.5,0.5"}, 2, "want v = 4"},
 		{[]string{"regular", "--metric", "line:n=6", "--eps", "1", "--prior", "product:0.5,0.5"}, 2, "only for hamming"},
 		{[]string{"regular", "--metric", "line:n=6", "--eps", "1", "--prior", "zipf"}, 2, "want uniform"},
 		{[]string{"compare", "--metric", "line:n=6", "--eps", "1", "--prior", "file:" + badPrior}, 1, "not 1"},

@@ -72,7 +72,7 @@ func runOptimal(env *runEnv, args []string) error {
 	}
 	ps, err := parsePrior(*prior, m, true)
 	if err != nil {
-		return err
+		return priorError(*prior, err)
 	}
 	pi := ps.prior
 	bar := newProgress(env, "optimal", progressEnabled(*asJSON, *prog))

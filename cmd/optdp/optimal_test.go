@@ -108,7 +108,7 @@ func TestOptimalCLIErrors(t *testing.T) {
 		{[]string{"--metric", "line:n=5", "--eps", "1"}, 2, "--prior is required"},
 		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "uniform", "--gain", "hamming"}, 2, "--gain"},
 		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "uniform", "--tol", "0"}, 2, "--tol"},
-		{[]string{"--metric", "lines:n=5", "--eps", "1", "--prior", "uniform"}, 2, "unknown metric kind"},
+		{[]string{"--metric", "lines:n=5", "--eps", "1", "--prior", "uniform"}, 2, "unknown kind"},
 		{[]string{"--metric", "line:n=5", "--eps", "-1", "--prior", "uniform"}, 2, "--eps -1"},
 		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "peaked"}, 2, "want uniform, file:PATH"},
 		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "product:0.5,0.5"}, 2, "optimal takes uniform or file:PATH"},

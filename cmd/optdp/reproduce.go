@@ -23,8 +23,35 @@ func reproduceCommand() command {
 			"optdp reproduce --only cities,voters --out /tmp/repro",
 			"optdp reproduce --quick --json",
 		},
-		run: runReproduce,
+		fields: reproduceFields,
+		run:    runReproduce,
 	}
+}
+
+// reproduceFields documents the JSON output of optdp reproduce (the
+// repro.Report; with --list, an array of the experiments' name, title,
+// paper, claim and slow).
+var reproduceFields = []string{
+	"date            start time (UTC, RFC 3339)",
+	"machine         OS, architecture, CPU count and model, host",
+	"go              Go version",
+	"backend         linear-algebra backend, and threads: its thread count",
+	"threads         threads of the backend",
+	"quick           true with --quick (sizes scaled down)",
+	"dir             the output directory",
+	"seconds         total wall-clock time",
+	"failed          number of experiments that failed (optdp then exits with code 1)",
+	"results         one entry per experiment, in report order:",
+	"  name, title, paper, claim   the experiment, its source in the papers and the paper's claim",
+	"  csvs, plots   files written, relative to dir (each plot also as .svg)",
+	"  values        headline numbers of this run, by name (finite numbers only)",
+	"  not_computed  names of headline values that do not exist in this run (e.g. the utility of a",
+	"                mechanism below its threshold eps*); absent if none",
+	"  discrepancies where optdp and the paper differ, one line each",
+	"  skipped       what is missing when the experiment could not run; absent otherwise",
+	"  seconds       wall-clock time of the experiment",
+	"  error         the error message when it failed; absent otherwise",
+	"--list --json: an array of {name, title, paper, claim, slow}",
 }
 
 func runReproduce(env *runEnv, args []string) error {

@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
+
+	optrun "github.com/optdp/optdp/solve/run"
 
 	"github.com/optdp/optdp/mech/tight"
 )
@@ -12,22 +15,47 @@ func thresholdCommand() command {
 	return command{
 		name:    "threshold",
 		summary: "smallest eps at which the tight-constraints mechanism of a metric exists (bracketing and bisection)",
-		usage:   "--metric SPEC [--lo L --hi H --tol T --steps S] [--force] [--progress] [--json]",
+		usage:   "--metric SPEC [--lo L --hi H --tol T --steps S] [--structured] [--force] [--progress] [--json]",
 		examples: []string{
 			"optdp threshold --metric sum:u=2,v=2",
 			"optdp threshold --metric sum:u=150,v=5 --tol 1e-6 --json",
 			"optdp threshold --metric kcount:u=30,k=2 --lo 0.5 --hi 2",
 		},
-		run: runThreshold,
+		fields: thresholdFields,
+		run:    runThreshold,
 	}
 }
 
-// thresholdOutput is the JSON output of optdp threshold.
+// thresholdFields documents the JSON output of optdp threshold.
+var thresholdFields = []string{
+	"metric       the metric spec, normalised",
+	"n            number of answers",
+	"status       \"bracketed\", \"exists-for-all-eps\" (a theorem; nothing solved) or \"exists-at-lo\" (exists on all of [lo, hi])",
+	"bracketed    status is \"bracketed\"",
+	"eps_star     the threshold: the upper end of the final bracket; 0 for exists-for-all-eps, --lo for exists-at-lo",
+	"lo, hi       the final bracket around eps_star (width <= --tol); null unless bracketed",
+	"min_z        min z at eps_star; null when nothing was solved (exists-for-all-eps)",
+	"exists       the existence verdict at eps_star: true, false or \"borderline\"",
+	"reason       why the mechanism exists for every eps (exists-for-all-eps); absent otherwise",
+	"evaluations  number of solves of Phi z = 1",
+	"solver       \"dense\" or \"toeplitz\"; absent when nothing was solved",
+	"crossings    every sign change of min z found, each {lo, hi, up} with up true when the mechanism starts",
+	"             to exist at hi; more than one means existence is not monotone in eps",
+	"scan_eps     the eps of the coarse scan; null when nothing was solved",
+	"scan_min_z   min z at each scan_eps; null when nothing was solved",
+	"time_s       wall-clock seconds",
+}
+
+// thresholdOutput is the JSON output of optdp threshold: the fields and
+// JSON names of tight.ThresholdResult, with the crossings given lower-case
+// keys and the bracket and min z null when they were not computed.
 type thresholdOutput struct {
 	Metric string `json:"metric"`
 	N      int    `json:"n"`
 	*tight.ThresholdResult
-	// Crossings shadows the embedded field to give it lower-case keys.
+	Lo        *float64         `json:"lo"`
+	Hi        *float64         `json:"hi"`
+	MinZ      *num             `json:"min_z"`
 	Crossings []crossingOutput `json:"crossings"`
 	TimeS     float64          `json:"time_s"`
 }
@@ -66,23 +94,31 @@ func runThreshold(env *runEnv, args []string) error {
 		return err
 	}
 	if *hi <= *lo {
-		return usagef("--hi %v must be above --lo %v", *hi, *lo)
+		return usagef("--hi %s must be above --lo %s", fmtFloat(*hi), fmtFloat(*lo))
 	}
-	if err := checkEpsFlag("tol", *tol, true); err != nil {
-		return err
+	if !(*tol > 0) || math.IsInf(*tol, 0) {
+		return usagef("--tol %s: want a finite width > 0", fmtFloat(*tol))
 	}
 	if *steps < 1 {
 		return usagef("--steps %d: want >= 1", *steps)
 	}
 	opts := &tight.ThresholdOptions{Lo: *lo, Hi: *hi, Tol: *tol, Steps: *steps, Settings: budget(*force), Structured: *structured}
 	start := time.Now()
-	r, err := busy(env, "threshold", progressEnabled(*asJSON, *prog), func(*progress) (*tight.ThresholdResult, error) {
+	r, err := busy(env, "threshold", progressEnabled(*asJSON, *prog), func(bar *progress) (*tight.ThresholdResult, error) {
+		// Each evaluation reports its count, eps and min z (p.Message).
+		opts.Progress = func(p optrun.Progress) { bar.Update(-1, p.Message) }
 		return tight.Threshold(context.Background(), m, opts)
 	})
 	if err != nil {
 		return err
 	}
 	res := thresholdOutput{Metric: m.String(), N: m.Len(), ThresholdResult: r, Crossings: []crossingOutput{}, TimeS: time.Since(start).Seconds()}
+	if r.Bracketed {
+		res.Lo, res.Hi = &r.Lo, &r.Hi
+	}
+	if r.Status != tight.ThresholdAlways {
+		res.MinZ = numPtr(r.MinZ)
+	}
 	for _, c := range r.Crossings {
 		res.Crossings = append(res.Crossings, crossingOutput{Lo: c.Lo, Hi: c.Hi, Up: c.Up})
 	}
@@ -95,13 +131,13 @@ func runThreshold(env *runEnv, args []string) error {
 	case tight.ThresholdAlways:
 		fmt.Fprintf(w, "eps*         0: the mechanism exists for every eps > 0 (%s)\n", r.Reason)
 	case tight.ThresholdAtLo:
-		fmt.Fprintf(w, "eps*         <= %g: the mechanism exists everywhere in [%g, %g]; lower --lo to learn more\n", r.EpsStar, *lo, *hi)
+		fmt.Fprintf(w, "eps*         <= %s: the mechanism exists everywhere in [%s, %s]; lower --lo to learn more\n", fmtFloat(r.EpsStar), fmtFloat(*lo), fmtFloat(*hi))
 	default:
-		fmt.Fprintf(w, "eps*         %.10g (bracket [%.10g, %.10g], tol %g)\n", r.EpsStar, r.Lo, r.Hi, *tol)
+		fmt.Fprintf(w, "eps*         %.10g (bracket [%.10g, %.10g], tol %s)\n", r.EpsStar, r.Lo, r.Hi, fmtFloat(*tol))
 		fmt.Fprintf(w, "min z        %.6g at eps* (exists: %s)\n", r.MinZ, verdictText(r.Verdict))
 	}
 	if len(r.Crossings) > 1 {
-		fmt.Fprintf(w, "warning      existence is not monotone in eps on [%g, %g]: %d sign changes of min z:\n", *lo, *hi, len(r.Crossings))
+		fmt.Fprintf(w, "warning      existence is not monotone in eps on [%s, %s]: %d sign changes of min z:\n", fmtFloat(*lo), fmtFloat(*hi), len(r.Crossings))
 		for _, c := range r.Crossings {
 			dir := "down (stops existing)"
 			if c.Up {

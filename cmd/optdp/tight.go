@@ -23,31 +23,69 @@ func tightCommand() command {
 			"optdp tight --metric sum:u=150,v=5 --eps 1 --json",
 			"optdp tight --metric grid:w=10,h=10,step=1,norm=euclid --eps 0.5 --out mech.npy",
 		},
-		run: runTight,
+		fields: tightFields,
+		run:    runTight,
 	}
 }
 
-// tightOutput is the JSON output of optdp tight.
+// tightFields documents the JSON output of optdp tight.
+var tightFields = []string{
+	"metric       the metric spec, normalised",
+	"n            number of answers",
+	"eps          privacy level per unit of distance",
+	"exists       true, false, or \"borderline\" (|min_z| <= z_err: rounding could flip the answer)",
+	"constant_z   true when every z_k is equal (ball-symmetric metrics)",
+	"min_z        min_k z_k of the solution of Phi z = 1 (the mechanism exists iff z >= 0)",
+	"z_err        bound on the error of each computed z_k; \"+Inf\" when Phi is singular",
+	"unique       true when Phi is nonsingular, so the mechanism (if it exists) is unique",
+	"utility      mean(z), the utility for the uniform prior (identity remap); null unless exists is true",
+	"solver       the method used (dense-cholesky, closed-form-line, kron, toeplitz-pcg-strang, banded-cholesky, ...)",
+	"backend      the linear-algebra backend",
+	"rcond        reciprocal condition estimate of Phi; null when not computed (closed forms, structured solvers)",
+	"certificate  what settled the verdict (error-bound, diagonal-dominance, farkas, closed-form, ...); absent if none",
+	"note         caveats, e.g. why the matrix X was not built; absent if none",
+	"iterations   iterations of an iterative solver; absent for direct solvers",
+	"residual     relative residual ||1 - Phi z|| / ||1|| of an iterative solver; absent for direct solvers",
+	"audit_eps    the privacy level measured by auditing X (or the matrix-free mechanism); null when not audited",
+	"private      audit_eps <= eps; null when not audited",
+	"time_s       wall-clock seconds",
+	"out          the file written by --out; absent without --out",
+}
+
+// tightOutput is the JSON output of optdp tight: tight.Result's own fields
+// and JSON names, with the numbers that may be infinite or not computed
+// shadowed by fields that encode them safely (num: "+Inf"; null when not
+// computed).
 type tightOutput struct {
-	Metric      string        `json:"metric"`
-	N           int           `json:"n"`
-	Eps         float64       `json:"eps"`
-	Exists      tight.Verdict `json:"exists"`
-	MinZ        num           `json:"min_z"`
-	ZErr        num           `json:"z_err"`
-	Utility     *num          `json:"utility"`
-	Unique      bool          `json:"unique"`
-	Solver      string        `json:"solver"`
-	Backend     string        `json:"backend"`
-	RCond       num           `json:"rcond"`
-	Certificate string        `json:"certificate,omitempty"`
-	AuditEps    *num          `json:"audit_eps"`
-	Private     *bool         `json:"private,omitempty"`
-	Note        string        `json:"note,omitempty"`
-	Iterations  int           `json:"iterations,omitempty"`
-	Residual    float64       `json:"residual,omitempty"`
-	TimeS       float64       `json:"time_s"`
-	Out         string        `json:"out,omitempty"`
+	Metric string `json:"metric"`
+	*tight.Result
+	MinZ    num   `json:"min_z"`
+	ZErr    num   `json:"z_err"`
+	Utility *num  `json:"utility"`
+	RCond   *num  `json:"rcond"`
+	Audit   *bool `json:"audit,omitempty"` // hides tight.Result.Audit: see audit_eps, private
+	// AuditEps and Private are tight.Result.Audit's Eps and Private, when
+	// an audit ran.
+	AuditEps *num    `json:"audit_eps"`
+	Private  *bool   `json:"private"`
+	TimeS    float64 `json:"time_s"`
+	Out      string  `json:"out,omitempty"`
+}
+
+// newTightOutput is the JSON form of r for the metric named spec.
+func newTightOutput(spec string, r *tight.Result, secs float64) tightOutput {
+	res := tightOutput{Metric: spec, Result: r, MinZ: num(r.MinZ), ZErr: num(r.ZErr), TimeS: secs}
+	if r.Exists == tight.Yes {
+		res.Utility = numPtr(r.Utility)
+	}
+	if r.RCond > 0 && !strings.HasPrefix(r.Solver, "closed-form") {
+		res.RCond = numPtr(r.RCond)
+	}
+	if r.X != nil || (r.Free != nil && r.Audit.Pairs > 0) {
+		res.AuditEps = numPtr(r.Audit.Eps)
+		res.Private = &r.Audit.Private
+	}
+	return res
 }
 
 func runTight(env *runEnv, args []string) error {
@@ -87,24 +125,12 @@ func runTight(env *runEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	res := tightOutput{
-		Metric: m.String(), N: r.N, Eps: r.Eps, Exists: r.Exists, MinZ: num(r.MinZ), ZErr: num(r.ZErr),
-		Unique: r.Unique, Solver: r.Solver, Backend: r.Backend, RCond: num(r.RCond),
-		Certificate: r.Certificate, Note: r.Note, TimeS: time.Since(start).Seconds(),
-		Iterations: r.Iterations, Residual: r.Residual,
-	}
-	if r.Exists == tight.Yes {
-		res.Utility = numPtr(r.Utility)
-	}
-	if r.X != nil || (r.Free != nil && r.Audit.Pairs > 0) {
-		res.AuditEps = numPtr(r.Audit.Eps)
-		res.Private = &r.Audit.Private
-	}
+	res := newTightOutput(m.String(), r, time.Since(start).Seconds())
 	if *out != "" {
 		switch {
 		case r.Exists != tight.Yes:
-			return fmt.Errorf("--out %s: no mechanism to write: at eps = %v the tight-constraints mechanism of %s %s (min z = %.6g)",
-				*out, *eps, m, existsPhrase(r.Exists), r.MinZ)
+			return fmt.Errorf("--out %s: no mechanism to write: at eps = %s the tight-constraints mechanism of %s %s (min z = %.6g)",
+				*out, fmtFloat(*eps), m, existsPhrase(r.Exists), r.MinZ)
 		case r.X == nil:
 			hint := ""
 			if !*force {
@@ -121,14 +147,14 @@ func runTight(env *runEnv, args []string) error {
 		return writeJSON(env.stdout, res)
 	}
 	w := env.stdout
-	fmt.Fprintf(w, "metric       %s (n = %d), eps = %g\n", res.Metric, res.N, res.Eps)
+	fmt.Fprintf(w, "metric       %s (n = %d), eps = %s\n", res.Metric, r.N, fmtFloat(r.Eps))
 	fmt.Fprintf(w, "exists       %s\n", verdictText(r.Exists))
 	fmt.Fprintf(w, "min z        %.12g (error bound %.3g)\n", r.MinZ, r.ZErr)
 	if res.Utility != nil {
 		fmt.Fprintf(w, "utility      %.12g (uniform prior, identity remap)\n", r.Utility)
 	}
 	fmt.Fprintf(w, "unique       %v\n", r.Unique)
-	if r.RCond > 0 {
+	if res.RCond != nil {
 		fmt.Fprintf(w, "solver       %s on %s (rcond %.3g, certificate %s)\n", r.Solver, r.Backend, r.RCond, orDash(r.Certificate))
 	} else { // structured solvers have no condition estimate
 		fmt.Fprintf(w, "solver       %s on %s (certificate %s)\n", r.Solver, r.Backend, orDash(r.Certificate))

@@ -14,6 +14,12 @@ func versionCommand() command {
 		summary:  "print optdp's version, the Go version, the linear-algebra backend and its threads",
 		usage:    "[--json]",
 		examples: []string{"optdp version", "optdp version --json"},
+		fields: []string{
+			"version  optdp's module version ((devel) for a build from a checkout)",
+			"go       the Go version it was built with",
+			"backend  the linear-algebra backend (pure-go, or netlib with OpenBLAS)",
+			"threads  the backend's threads",
+		},
 		run: func(env *runEnv, args []string) error {
 			fs := newFlags(env, "version")
 			asJSON := fs.Bool("json", false, "print JSON")
