@@ -4,11 +4,11 @@ package main
 // matrices (CSV and NumPy .npy) and their encoders for --out.
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"regexp"
@@ -37,6 +37,9 @@ type priorSpec struct {
 // materialise is true (and fits tight.MaxVectorN). Every prior is checked to
 // be a probability distribution; one not summing to 1 is an error saying so.
 func parsePrior(spec string, m metric.Metric, materialise bool) (*priorSpec, error) {
+	if ps, ok, err := parseMapPrior(spec, m); ok { // points:, raster: (prior_map.go)
+		return ps, err
+	}
 	n := m.Len()
 	switch {
 	case spec == "" || spec == "uniform":
@@ -62,11 +65,11 @@ func parsePrior(spec string, m metric.Metric, materialise bool) (*priorSpec, err
 		if path == "" {
 			return nil, usagef("--prior %q: want file:PATH", spec)
 		}
-		data, err := os.ReadFile(path)
+		data, err := readBounded(path, priorFileBytes(n))
 		if err != nil {
 			return nil, fmt.Errorf("--prior: %w", err)
 		}
-		p, err := parseNumbers(string(data))
+		p, err := parseNumbersMax(string(data), n)
 		if err != nil {
 			return nil, fmt.Errorf("--prior %s: %w", path, err)
 		}
@@ -105,19 +108,75 @@ func parsePrior(spec string, m metric.Metric, materialise bool) (*priorSpec, err
 
 // parseNumbers parses numbers separated by commas, whitespace or newlines;
 // lines starting with # are comments.
-func parseNumbers(s string) ([]float64, error) {
+func parseNumbers(s string) ([]float64, error) { return parseNumbersMax(s, -1) }
+
+// parseNumbersMax is parseNumbers refusing, as soon as it is reached, more
+// than max numbers (no limit when max < 0).
+func parseNumbersMax(s string, max int) ([]float64, error) {
 	var out []float64
-	for ln, line := range strings.Split(s, "\n") {
+	ln := 0
+	for line := range strings.SplitSeq(s, "\n") {
+		ln++
 		if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
 		row, err := parseFields(line)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", ln+1, err)
+			return nil, fmt.Errorf("line %d: %w", ln, err)
 		}
 		out = append(out, row...)
+		if max >= 0 && len(out) > max {
+			return nil, fmt.Errorf("line %d: more than the %d numbers wanted", ln, max)
+		}
 	}
 	return out, nil
+}
+
+// Size limits of the files the CLI reads whole, checked before reading
+// (from the file's size when it has one) and while reading (pipes,
+// devices): a matrix holds at most mech.MaxDenseEntries entries, i.e. 1 GiB
+// as float64 in .npy, and about as much as CSV text; a prior file of n
+// probabilities at most 64 bytes per probability (plus 1 MiB of comments).
+const (
+	maxMatrixFileBytes = 128 + 8*mech.MaxDenseEntries
+	maxPriorSlack      = 1 << 20
+)
+
+// priorFileBytes is the largest prior file read for n answers.
+func priorFileBytes(n int) int64 {
+	if n > (1<<40)/64 {
+		return 1 << 40
+	}
+	return 64*int64(n) + maxPriorSlack
+}
+
+// readBounded reads the file at path if it holds at most max bytes, and
+// otherwise says so without reading it (a regular file) or after max+1
+// bytes (a pipe or device such as /dev/zero).
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("%s is a directory, not a file", path)
+	}
+	if fi.Mode().IsRegular() && fi.Size() > max {
+		return nil, fmt.Errorf("%s: %d bytes, larger than the limit of %d", path, fi.Size(), max)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: larger than the limit of %d bytes", path, max)
+	}
+	return data, nil
 }
 
 // parseFields parses one line of numbers separated by commas or whitespace.
@@ -139,7 +198,7 @@ func parseFields(line string) ([]float64, error) {
 // separated by commas or whitespace) or, when path ends in .npy, a NumPy
 // array of float64.
 func readMatrixPath(path string) (*mat.Dense, error) {
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path, maxMatrixFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -158,38 +217,47 @@ func readMatrixPath(path string) (*mat.Dense, error) {
 }
 
 // decodeCSV parses a rectangular matrix of numbers, one row per non-empty
-// line (lines starting with # are comments).
+// line (lines starting with # are comments), entries separated by commas,
+// semicolons or blanks. A line without numbers (",,"), rows of different
+// lengths and more than mech.MaxDenseEntries entries are errors naming the
+// line; the matrix is stored once, as it is read.
 func decodeCSV(data []byte) (*mat.Dense, error) {
-	var rows [][]float64
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	ln := 0
-	for sc.Scan() {
+	var vals []float64
+	cols, rows, ln := 0, 0, 0
+	for len(data) > 0 {
 		ln++
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
+		var line []byte
+		if k := bytes.IndexByte(data, '\n'); k >= 0 {
+			line, data = data[:k], data[k+1:]
+		} else {
+			line, data = data, nil
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || line[0] == '#' {
 			continue
 		}
-		row, err := parseFields(line)
+		row, err := parseFields(string(line))
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", ln, err)
 		}
-		if len(rows) > 0 && len(row) != len(rows[0]) {
-			return nil, fmt.Errorf("line %d has %d entries, the first row has %d: the matrix must be rectangular", ln, len(row), len(rows[0]))
+		switch {
+		case len(row) == 0:
+			return nil, fmt.Errorf("line %d: no numbers, only separators", ln)
+		case rows == 0:
+			cols = len(row)
+		case len(row) != cols:
+			return nil, fmt.Errorf("line %d has %d entries, the first row has %d: the matrix must be rectangular", ln, len(row), cols)
 		}
-		rows = append(rows, row)
+		if len(vals)+len(row) > mech.MaxDenseEntries {
+			return nil, fmt.Errorf("line %d: more than %d entries, the dense limit", ln, mech.MaxDenseEntries)
+		}
+		vals = append(vals, row...)
+		rows++
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if len(rows) == 0 {
+	if rows == 0 {
 		return nil, errors.New("no matrix rows found")
 	}
-	x := mat.NewDense(len(rows), len(rows[0]), nil)
-	for i, r := range rows {
-		x.SetRow(i, r)
-	}
-	return x, nil
+	return mat.NewDense(rows, cols, vals), nil
 }
 
 // encodeCSV writes x with full float64 precision, one row per line.
