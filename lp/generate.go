@@ -42,9 +42,9 @@ type GenerateResult struct {
 	// smallest certified bound of the relaxations, an upper bound on the
 	// optimum of the full problem; Gap their relative difference.
 	Result
-	// Rounds is the number of relaxations solved, Pairs the number of pairs
-	// in the last one.
-	Rounds, Pairs int
+	// Rounds is the number of relaxations solved (Result.Pairs counts the
+	// pairs of the last one).
+	Rounds int
 	// Violated is, per round, the number of pairs of the full problem that
 	// the relaxation's solution violated (before they were added).
 	Violated []int
@@ -229,49 +229,65 @@ func closeReverse(p *Problem, in []bool) {
 // SpannerResult is the outcome of SolveSpanner.
 type SpannerResult struct {
 	// Result: X is feasible for the full problem (every pair, exactly),
-	// Primal its value; Dual is an upper bound on the full problem's optimum
-	// (from the spanner LP's multipliers applied to the spanner's pairs at
-	// their true ratios, a relaxation); Gap their relative difference: how
-	// far the spanner answer can be from the true optimum.
+	// Primal its value; Dual is an upper bound on the full problem's optimum:
+	// the certified dual value of the relaxation with the spanner's pairs at
+	// their true ratios (a second LP of the same size); Gap their relative
+	// difference, how far the spanner answer can be from the true optimum;
+	// Iterations counts both LPs.
 	Result
-	// Delta is the stretch; Pairs the number of spanner pairs.
-	Delta float64
-	Pairs int
+	// Delta is the stretch asked for; Stretch <= Delta the stretch the
+	// spanner achieves, by which its ratios were tightened (Result.Pairs
+	// counts the spanner's pairs).
+	Delta, Stretch float64
 	// SpannerDual bounds the spanner LP itself: Primal <= its optimum <=
 	// SpannerDual.
 	SpannerDual float64
 }
 
 // SolveSpanner solves the spanner LP of p with stretch delta >= 1: the
-// pairs of Spanner(p.N, p.Pairs, delta) with their ratios W^{1/delta}
-// (Stretch), whose feasible points satisfy every pair of p (CCS 2014: a
+// pairs of Spanner(p.N, p.Pairs, delta) with their ratios W^{1/s} for the
+// spanner's observed stretch s <= delta (Stretch), whose feasible points satisfy every pair of p (CCS 2014: a
 // mechanism private on a delta-spanner at eps/delta is eps-private). The
-// answer is repaired against all pairs of p, so its X is exactly feasible.
-// Errors as Solve, and for delta < 1.
+// answer is repaired against all pairs of p, so its X is exactly feasible;
+// the bound comes from the same spanner at the true ratios (a relaxation),
+// solved second. Errors as Solve, and for delta < 1.
 func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options) (*SpannerResult, error) {
 	o := opts.withDefaults()
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	sp, err := Spanner(p.N, p.Pairs, delta, o.Budget)
+	sp, stretch, err := Spanner(p.N, p.Pairs, delta, o.Budget)
 	if err != nil {
 		return nil, err
 	}
-	q := &Problem{N: p.N, M: p.M, C: p.C, Pairs: Stretch(sp, delta)}
+	// The observed stretch (<= delta) suffices and loses less.
+	stretch = min(delta, stretch*(1+1e-12))
+	q := &Problem{N: p.N, M: p.M, C: p.C, Pairs: Stretch(sp, stretch)}
 	o.KeepPairs = true
 	o.keepLam = true
 	r, solveErr := Solve(ctx, q, &o)
 	if r == nil {
 		return nil, solveErr
 	}
-	out := &SpannerResult{Result: *r, Delta: delta, Pairs: len(sp), SpannerDual: r.Dual}
+	out := &SpannerResult{Result: *r, Delta: delta, Stretch: stretch, SpannerDual: r.Dual}
+	out.Pairs = len(sp)
 	if err := out.repairFor(p, o.Margin); err != nil {
 		return nil, err
 	}
-	// The relaxation bound: the spanner's pairs at their true ratios, with
-	// the spanner LP's multipliers (any nonnegative multipliers give a
-	// bound, see dualBound).
-	out.Dual, out.Y = scaledBound(&Problem{N: p.N, M: p.M, C: p.C, Pairs: sp}, r.lam)
+	// The relaxation bound: the spanner's pairs at their true ratios are a
+	// subset of p's, so that LP's certified dual value bounds p's optimum.
+	// Multipliers of the stretched LP, scaled, give a cheaper but looser
+	// bound, which is kept if it happens to be lower.
+	relax := &Problem{N: p.N, M: p.M, C: p.C, Pairs: sp}
+	out.Dual, out.Y = scaledBound(relax, r.lam)
+	ro := o
+	ro.keepLam = false
+	if rr, err := Solve(ctx, relax, &ro); rr != nil && rr.Dual < out.Dual {
+		out.Dual, out.Y = rr.Dual, rr.Y
+		out.Iterations += rr.Iterations
+	} else if rr == nil && err != nil {
+		return nil, err
+	}
 	out.Gap = relGap(out.Primal, out.Dual)
 	out.lam = nil
 	return out, solveErr

@@ -60,6 +60,10 @@ type Result struct {
 	Gap float64
 	// Iterations is the number of interior-point iterations.
 	Iterations int
+	// Pairs is the number of ratio constraints per column of the LP
+	// solved: after dropping implied pairs (Solve), of the last relaxation
+	// (Generate), of the spanner (SolveSpanner).
+	Pairs int
 	// Mix is the weight of the uniform matrix mixed in by Repair.
 	Mix float64
 	// Y is the certified dual row multipliers (Dual = sum Y).
@@ -238,7 +242,7 @@ func Solve(ctx context.Context, p *Problem, opts *Options) (*Result, error) {
 	}
 	q := p
 	if !o.KeepPairs && len(p.Pairs) > 0 {
-		sp, err := Spanner(p.N, p.Pairs, 1, o.Budget)
+		sp, _, err := Spanner(p.N, p.Pairs, 1, o.Budget)
 		if err != nil {
 			return nil, err
 		}
@@ -314,6 +318,11 @@ func solveAs(ctx context.Context, p *Problem, o Options) (*Result, error) {
 	}
 	var r *Result
 	var err error
+	defer func() {
+		if r != nil {
+			r.Pairs = len(p.Pairs)
+		}
+	}()
 	switch {
 	case sym != nil:
 		qs := permuted(p, mdPerm)
@@ -334,7 +343,8 @@ func solveAs(ctx context.Context, p *Problem, o Options) (*Result, error) {
 		r, err = newIPM(qs, o.Workers, sym, q, rperm).run(ctx, o)
 		perm = mdPerm
 	case perm == nil:
-		return newIPM(p, o.Workers, nil, nil, nil).run(ctx, o)
+		r, err = newIPM(p, o.Workers, nil, nil, nil).run(ctx, o)
+		return r, err
 	default:
 		r, err = newIPM(q, o.Workers, nil, nil, nil).run(ctx, o)
 	}

@@ -38,20 +38,26 @@ const spannerTol = 1e-12
 // upper bound, so only a failed test recomputes). The cache holds n² float64
 // values: Spanner refuses (wrapping ErrTooLarge) when they exceed budget.
 // Errors also for delta < 1 or not finite, and for malformed pairs.
-func Spanner(n int, ps []Pair, delta float64, budget run.Budget) ([]Pair, error) {
+//
+// Spanner also returns the stretch it observed, stretch <= delta(1+1e-12):
+// the largest ratio of a chain's log-length (as bounded when the pair was
+// tested) to log W. The pairs imply ps at that stretch, which can be far
+// below delta (1 for a Manhattan grid whatever delta), and Stretch with it
+// loses less.
+func Spanner(n int, ps []Pair, delta float64, budget run.Budget) ([]Pair, float64, error) {
 	if !(delta >= 1) || math.IsInf(delta, 1) {
-		return nil, fmt.Errorf("lp: spanner stretch %v: want a finite delta >= 1: %w", delta, run.ErrBadInput)
+		return nil, 0, fmt.Errorf("lp: spanner stretch %v: want a finite delta >= 1: %w", delta, run.ErrBadInput)
 	}
 	if n < 1 {
-		return nil, fmt.Errorf("lp: spanner on %d rows: %w", n, run.ErrBadInput)
+		return nil, 0, fmt.Errorf("lp: spanner on %d rows: %w", n, run.ErrBadInput)
 	}
 	for k, q := range ps {
 		if q.I < 0 || q.I >= n || q.H < 0 || q.H >= n || q.I == q.H || !(q.W > 1) || math.IsInf(q.W, 1) {
-			return nil, fmt.Errorf("lp: spanner: pair %d = (%d,%d,%v) malformed: %w", k, q.I, q.H, q.W, run.ErrBadInput)
+			return nil, 0, fmt.Errorf("lp: spanner: pair %d = (%d,%d,%v) malformed: %w", k, q.I, q.H, q.W, run.ErrBadInput)
 		}
 	}
 	if err := budget.Check(fmt.Sprintf("lp: spanner of %d pairs on %d rows", len(ps), n), run.DenseBytes(n, n, 1)+40*float64(len(ps)), ""); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	order := make([]int, len(ps))
 	for k := range order {
@@ -73,11 +79,14 @@ func Spanner(n int, ps []Pair, delta float64, budget run.Budget) ([]Pair, error)
 	g := &digraph{adj: make([][]arc, n)}
 	cache := make([][]float64, n)
 	var out []Pair
+	stretch := 1.0
 	d := newDijkstra(n)
 	for _, k := range order {
 		q := ps[k]
-		bound := delta * math.Log(q.W) * (1 + spannerTol)
+		l := math.Log(q.W)
+		bound := delta * l * (1 + spannerTol)
 		if c := cache[q.I]; c != nil && c[q.H] <= bound {
+			stretch = max(stretch, c[q.H]/l)
 			continue
 		}
 		if cache[q.I] == nil {
@@ -85,15 +94,15 @@ func Spanner(n int, ps []Pair, delta float64, budget run.Budget) ([]Pair, error)
 		}
 		// Recompute from I, far enough ahead for the next pairs of I.
 		d.run(g, q.I, 2*bound, cache[q.I])
-		if cache[q.I][q.H] <= bound {
+		if c := cache[q.I][q.H]; c <= bound {
+			stretch = max(stretch, c/l)
 			continue
 		}
-		l := math.Log(q.W)
 		g.adj[q.I] = append(g.adj[q.I], arc{to: q.H, l: l})
 		cache[q.I][q.H] = min(cache[q.I][q.H], l)
 		out = append(out, q)
 	}
-	return out, nil
+	return out, stretch, nil
 }
 
 // Stretch returns the pairs with every ratio W replaced by W^{1/delta}

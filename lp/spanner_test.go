@@ -43,9 +43,12 @@ func metricPairs(pts [][2]float64, d func(a, b [2]float64) float64, eps float64)
 func TestSpannerManhattan(t *testing.T) {
 	const w, h = 4, 5
 	pts := gridPts(w, h)
-	sp, err := Spanner(len(pts), metricPairs(pts, l1, 0.7), 1, 0)
+	sp, st, err := Spanner(len(pts), metricPairs(pts, l1, 0.7), 1.7, 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if st > 1+1e-12 {
+		t.Errorf("stretch %v, want 1 (lattice paths are exact)", st)
 	}
 	want := 2 * ((w-1)*h + w*(h-1))
 	if len(sp) != want {
@@ -66,7 +69,7 @@ func TestSpannerStretch(t *testing.T) {
 	n := len(pts)
 	all := metricPairs(pts, l2, 0.5)
 	for _, delta := range []float64{1, 1.1, 1.5, 3} {
-		sp, err := Spanner(n, all, delta, 0)
+		sp, st, err := Spanner(n, all, delta, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,20 +90,23 @@ func TestSpannerStretch(t *testing.T) {
 				}
 			}
 		}
+		if !(st >= 1 && st <= delta*(1+1e-12)) {
+			t.Errorf("delta %v: observed stretch %v", delta, st)
+		}
 		for _, q := range all {
-			if got, lim := d[q.I*n+q.H], delta*math.Log(q.W)*(1+1e-11); got > lim {
-				t.Fatalf("delta %v: pair (%d,%d): chain %v > %v", delta, q.I, q.H, got, lim)
+			if got, lim := d[q.I*n+q.H], st*math.Log(q.W)*(1+1e-11); got > lim {
+				t.Fatalf("delta %v: pair (%d,%d): chain %v > %v (stretch %v)", delta, q.I, q.H, got, lim, st)
 			}
 		}
-		t.Logf("delta %v: %d of %d pairs", delta, len(sp), len(all))
+		t.Logf("delta %v: %d of %d pairs, stretch %.4g", delta, len(sp), len(all), st)
 		if delta >= 1.5 && len(sp) >= len(all)/3 {
 			t.Errorf("delta %v: %d of %d pairs kept: not sparse", delta, len(sp), len(all))
 		}
 	}
-	if _, err := Spanner(n, all, 0.9, 0); !errors.Is(err, run.ErrBadInput) {
+	if _, _, err := Spanner(n, all, 0.9, 0); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("delta 0.9: %v, want ErrBadInput", err)
 	}
-	if _, err := Spanner(n, all, 1, 100); !errors.Is(err, run.ErrTooLarge) {
+	if _, _, err := Spanner(n, all, 1, 100); !errors.Is(err, run.ErrTooLarge) {
 		t.Errorf("budget 100 bytes: %v, want ErrTooLarge", err)
 	}
 }
@@ -128,10 +134,10 @@ func auditEps(p *Problem, x []float64, eps float64) float64 {
 
 // TestVariantsOnLine: on a line given by all its pairs (|i-j| metric), the
 // plain solve (which keeps the edges), constraint generation and the
-// 1-spanner all reach the truncated geometric mechanism's remapped utility
-// (closed form, optimal for every prior), and the spanner LP with stretch
-// delta reaches the geometric utility at eps/delta (on a line the edges are
-// a 1-spanner, so the stretched LP is the line at eps/delta).
+// spanner LPs (delta 1 and 1.25: on a line the greedy spanner keeps the
+// edges and observes stretch 1) all reach the truncated geometric
+// mechanism's remapped utility (closed form, optimal for every prior); and
+// the edges stretched by delta reach the geometric utility at eps/delta.
 func TestVariantsOnLine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	ctx := context.Background()
@@ -172,14 +178,24 @@ func TestVariantsOnLine(t *testing.T) {
 			t.Fatal(err)
 		}
 		bracket("spanner 1", &s.Result, want)
+		// The greedy spanner with delta = 1.25 keeps the edges and observes
+		// stretch 1 (chains of edges are exact on a line): the optimum.
 		const delta = 1.25
 		s, err = SolveSpanner(ctx, p, delta, &Options{Tol: 1e-8})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ws := geometricUtility(prior, c.eps/delta, 1)
-		if s.Pairs != 2*(c.n-1) || math.Abs(s.Primal-ws) > 1e-7*ws || s.Dual < want*(1-1e-12) {
-			t.Errorf("n=%d spanner %v: %d pairs, primal %v (want %v), bound %v (optimum %v)", c.n, delta, s.Pairs, s.Primal, ws, s.Dual, want)
+		if s.Pairs != 2*(c.n-1) || s.Stretch > 1+2e-12 {
+			t.Errorf("n=%d spanner %v: %d pairs, stretch %v; want the %d oriented edges, stretch 1", c.n, delta, s.Pairs, s.Stretch, 2*(c.n-1))
+		}
+		bracket("spanner 1.25", &s.Result, want)
+		// Edges stretched by delta are the line at eps/delta.
+		st, err := Solve(ctx, binaryProblem(prior, Stretch(bandPairs(c.n, 1, c.eps), delta)), &Options{Tol: 1e-8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ws := geometricUtility(prior, c.eps/delta, 1); math.Abs(st.Primal-ws) > 1e-7*ws {
+			t.Errorf("n=%d edges stretched by %v: %v, want the geometric utility at eps/delta %v", c.n, delta, st.Primal, ws)
 		}
 		checkFeasible(t, p, s.X)
 	}

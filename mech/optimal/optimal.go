@@ -33,14 +33,50 @@ const (
 	GainDistance Gain = "distance"
 )
 
+// Method names how Solve treats the privacy constraints of the LP.
+type Method string
+
+// The methods Solve understands (docs/MATH.md §11).
+const (
+	// MethodExact (default) constrains every edge of a Graph metric, or
+	// every pair of another metric, less those implied by chains of others
+	// (lp.Solve): the exact optimum. For a Manhattan grid that leaves the
+	// 4-neighbour edges; for a Euclidean grid the pairs of primitive
+	// offsets, most of them, which is only practical for small grids.
+	MethodExact Method = "exact"
+	// MethodGenerate computes the exact optimum by constraint generation
+	// (lp.Generate): relaxations with a subset of the pairs, each giving a
+	// certified upper bound, with the violated pairs added until the
+	// repaired answer is within Tol. Result.Rounds and Result.Pairs report
+	// the work.
+	MethodGenerate Method = "generate"
+	// MethodSpanner constrains only the pairs of a greedy Delta-spanner of
+	// the metric at eps/Delta (lp.SolveSpanner; Bordenabe,
+	// Chatzikokolakis and Palamidessi, CCS 2014): the mechanism is exactly
+	// eps-private for the full metric but not optimal; Dual is then an upper
+	// bound from the spanner's pairs at eps (a relaxation), and Gap says
+	// how far from the optimum the answer can be.
+	MethodSpanner Method = "spanner"
+)
+
 // Options tunes Solve. The zero value (or nil) means: binary gain,
-// relative gap 1e-8, the lp package's defaults otherwise.
+// relative gap 1e-8, the exact method, the lp package's defaults otherwise.
 type Options struct {
 	// Gain is GainBinary (default) or GainDistance; ignored when GainMatrix
-	// is set.
+	// or LossMatrix is set.
 	Gain Gain
-	// GainMatrix, when not nil, is a general n×n gain g(i,k) (finite entries).
+	// GainMatrix, when not nil, is a general n×n gain g(i,k) (finite
+	// entries): the value is the expected gain, the g-vulnerability of the
+	// mechanism for the prior.
 	GainMatrix *mat.Dense
+	// LossMatrix, when not nil (and GainMatrix nil), is a general n×n loss
+	// l(i,k) (finite entries): the gain is g = -l, so Utility is minus the
+	// expected loss.
+	LossMatrix *mat.Dense
+	// Method is MethodExact (default), MethodGenerate or MethodSpanner.
+	Method Method
+	// Delta is the stretch of MethodSpanner, >= 1; default 1.2.
+	Delta float64
 	// Tol is the target relative gap between the certified primal and dual
 	// values; default 1e-8.
 	Tol float64
@@ -71,8 +107,16 @@ type Result struct {
 	// AuditEps is the privacy level measured by Audit on X: at most eps,
 	// with no tolerance.
 	AuditEps float64
-	// Iterations is the number of interior-point iterations.
+	// Iterations is the number of interior-point iterations (summed over
+	// the relaxations of MethodGenerate).
 	Iterations int
+	// Method is the method used; Pairs the number of ratio constraints per
+	// column of the (last) LP solved; Rounds the relaxations solved by
+	// MethodGenerate; Delta the stretch of MethodSpanner.
+	Method Method
+	Pairs  int
+	Rounds int
+	Delta  float64
 	// Mix is the weight of the uniform mechanism mixed into the solver's
 	// answer to make every privacy constraint hold exactly (see lp.Repair).
 	Mix float64
@@ -126,7 +170,37 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 	}
 	lo := &lp.Options{Tol: o.Tol, MaxIter: o.MaxIter, Workers: o.Workers}
 	lo.Settings = o.Settings
-	res, solveErr := lp.Solve(ctx, p, lo)
+	var res *lp.Result
+	var solveErr error
+	info := Result{Method: o.Method}
+	switch o.Method {
+	case "", MethodExact:
+		info.Method = MethodExact
+		res, solveErr = lp.Solve(ctx, p, lo)
+		if res != nil {
+			info.Pairs = res.Pairs
+		}
+	case MethodGenerate:
+		var g *lp.GenerateResult
+		g, solveErr = lp.Generate(ctx, p, &lp.GenerateOptions{Options: *lo})
+		if g != nil {
+			res, info.Rounds, info.Pairs = &g.Result, g.Rounds, g.Pairs
+		}
+	case MethodSpanner:
+		if o.Delta == 0 {
+			o.Delta = 1.2
+		}
+		if !(o.Delta >= 1) || math.IsInf(o.Delta, 1) {
+			return nil, fmt.Errorf("optimal: spanner stretch %v: want a finite delta >= 1: %w", o.Delta, run.ErrBadInput)
+		}
+		var sr *lp.SpannerResult
+		sr, solveErr = lp.SolveSpanner(ctx, p, o.Delta, lo)
+		if sr != nil {
+			res, info.Pairs, info.Delta = &sr.Result, sr.Pairs, o.Delta
+		}
+	default:
+		return nil, fmt.Errorf("optimal: unknown method %q (want %q, %q or %q): %w", o.Method, MethodExact, MethodGenerate, MethodSpanner, run.ErrBadInput)
+	}
 	if res == nil {
 		return nil, fmt.Errorf("optimal mechanism for %s: %w", m, solveErr)
 	}
@@ -153,11 +227,9 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 			return nil, err
 		}
 	}
-	r := &Result{
-		X: x, Utility: res.Primal, Primal: res.Primal, Dual: res.Dual, Gap: res.Gap,
-		AuditEps: rep.Eps, Iterations: res.Iterations, Mix: res.Mix,
-		TimeS: time.Since(start).Seconds(),
-	}
+	r := &info
+	r.X, r.Utility, r.Primal, r.Dual, r.Gap = x, res.Primal, res.Primal, res.Dual, res.Gap
+	r.AuditEps, r.Iterations, r.Mix, r.TimeS = rep.Eps, res.Iterations, res.Mix, time.Since(start).Seconds()
 	if solveErr != nil {
 		return r, fmt.Errorf("optimal mechanism for %s: %w", m, solveErr)
 	}
@@ -180,6 +252,19 @@ func optimalGain(m metric.Metric, prior []float64, o Options) ([]float64, error)
 					return nil, fmt.Errorf("optimal: gain[%d][%d] = %v, want a finite number", i, k, g)
 				}
 				c[i*n+k] = prior[i] * g
+			}
+		}
+	case o.LossMatrix != nil:
+		if r, k := o.LossMatrix.Dims(); r != n || k != n {
+			return nil, fmt.Errorf("optimal: loss matrix is %d×%d, want %d×%d", r, k, n, n)
+		}
+		for i := 0; i < n; i++ {
+			for k := 0; k < n; k++ {
+				l := o.LossMatrix.At(i, k)
+				if math.IsNaN(l) || math.IsInf(l, 0) {
+					return nil, fmt.Errorf("optimal: loss[%d][%d] = %v, want a finite number", i, k, l)
+				}
+				c[i*n+k] = -prior[i] * l
 			}
 		}
 	case o.Gain == "" || o.Gain == GainBinary:

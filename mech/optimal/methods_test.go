@@ -1,0 +1,98 @@
+package optimal
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/optdp/optdp/mech"
+	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/solve/run"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestOptimalMethodsGrid: on Euclidean and Chebyshev grids (every pair
+// constrained) and a Manhattan grid, with the distance gain and a peaked
+// prior, constraint generation reaches the exact method's optimum within
+// the gaps, and the spanner mechanism (stretch 1.5) passes the full-metric
+// audit with zero tolerance, is no better than the optimum, and its bound
+// is no lower than it. For a regular prior on the Manhattan grid the
+// optimum is the tight-constraints value (docs/MATH.md §5.5), computed here
+// from Phi z = 1 with gonum.
+func TestOptimalMethodsGrid(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	eu, _ := metric.Grid(4, 3, 1, metric.Euclid)
+	ch, _ := metric.Grid(3, 3, 1, metric.Chebyshev)
+	mh, _ := metric.Grid(4, 4, 0.5, metric.Manhattan)
+	for _, m := range []metric.Metric{eu, ch, mh} {
+		prior := optPrior(rng, m.Len(), true)
+		const eps = 0.9
+		ex := mustOptimal(t, m, eps, prior, &Options{Gain: GainDistance, Tol: 1e-9})
+		gen := mustOptimal(t, m, eps, prior, &Options{Gain: GainDistance, Tol: 1e-9, Method: MethodGenerate})
+		if gen.Primal > ex.Dual || ex.Primal > gen.Dual {
+			t.Errorf("%s: generate [%v, %v] and exact [%v, %v] do not overlap", m, gen.Primal, gen.Dual, ex.Primal, ex.Dual)
+		}
+		if gen.Method != MethodGenerate || gen.Rounds < 1 || ex.Method != MethodExact {
+			t.Errorf("%s: methods %q (%d rounds), %q", m, gen.Method, gen.Rounds, ex.Method)
+		}
+		sp, err := Solve(context.Background(), m, eps, prior, &Options{Gain: GainDistance, Method: MethodSpanner, Delta: 1.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := mech.Audit(sp.X, m, eps)
+		if err != nil || !(rep.Eps <= eps) || sp.AuditEps != rep.Eps {
+			t.Errorf("%s spanner: audit eps %v (%v), reported %v", m, rep.Eps, err, sp.AuditEps)
+		}
+		if sp.Primal > ex.Dual || sp.Dual < ex.Primal || sp.Delta != 1.5 {
+			t.Errorf("%s spanner: [%v, %v] does not bracket the optimum [%v, %v]", m, sp.Primal, sp.Dual, ex.Primal, ex.Dual)
+		}
+		t.Logf("%s: optimum %.8g (%d pairs), generate %d rounds %d pairs, spanner %.8g (%d pairs, bound %.8g)", m, ex.Utility, ex.Pairs, gen.Rounds, gen.Pairs, sp.Utility, sp.Pairs, sp.Dual)
+	}
+	// The Manhattan grid keeps only its 4-neighbour edges.
+	r := mustOptimal(t, mh, 1, optPrior(rng, 16, false), nil)
+	if r.Pairs != 2*2*4*3 {
+		t.Errorf("Manhattan 4×4: %d pairs, want the 48 oriented edges", r.Pairs)
+	}
+}
+
+// TestOptimalLossMatrix: the loss matrix d(i,k) gives minus the distance
+// gain's utility's negation, i.e. the same utility; and a loss matrix L and
+// the gain matrix -L agree.
+func TestOptimalLossMatrix(t *testing.T) {
+	m, _ := metric.Grid(3, 2, 1, metric.Manhattan)
+	n := m.Len()
+	prior := optPrior(rand.New(rand.NewPCG(33, 34)), n, false)
+	loss := mat.NewDense(n, n, nil)
+	gain := mat.NewDense(n, n, nil)
+	sq := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for k := 0; k < n; k++ {
+			d := m.Dist(i, k)
+			loss.Set(i, k, d)
+			sq.Set(i, k, d*d)
+			gain.Set(i, k, -d*d)
+		}
+	}
+	a := mustOptimal(t, m, 0.7, prior, &Options{Gain: GainDistance})
+	b := mustOptimal(t, m, 0.7, prior, &Options{LossMatrix: loss})
+	if math.Abs(a.Utility-b.Utility) > 1e-8*math.Abs(a.Utility) {
+		t.Errorf("distance gain %.12g, loss matrix d %.12g", a.Utility, b.Utility)
+	}
+	c := mustOptimal(t, m, 0.7, prior, &Options{LossMatrix: sq})
+	d := mustOptimal(t, m, 0.7, prior, &Options{GainMatrix: gain})
+	if math.Abs(c.Utility-d.Utility) > 1e-8*math.Abs(c.Utility) {
+		t.Errorf("squared-distance loss %.12g, gain -d² %.12g", c.Utility, d.Utility)
+	}
+	bad := mat.NewDense(n, n, nil)
+	bad.Set(0, 1, math.Inf(1))
+	for _, o := range []*Options{{LossMatrix: bad}, {LossMatrix: mat.NewDense(2, 2, nil)}, {Method: "simplex"}, {Method: MethodSpanner, Delta: 0.5}} {
+		if _, err := Solve(context.Background(), m, 0.7, prior, o); err == nil {
+			t.Errorf("options %+v: no error", o)
+		}
+	}
+	if _, err := Solve(context.Background(), m, 0.7, prior, &Options{Method: "simplex"}); !errors.Is(err, run.ErrBadInput) {
+		t.Errorf("unknown method: %v, want ErrBadInput", err)
+	}
+}
