@@ -216,7 +216,7 @@ func priorError(spec string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if strings.HasPrefix(spec, "file:") {
+	if strings.HasPrefix(spec, "file:") || isMapPrior(spec) { // points:, raster: (prior_map.go)
 		return asData(err)
 	}
 	var u usageError

@@ -30,6 +30,12 @@ type mapPriorInfo struct {
 	Outside int     `json:"outside,omitempty"`
 }
 
+// isMapPrior is whether spec is a map prior (its file's contents are data:
+// exit code 1 when invalid).
+func isMapPrior(spec string) bool {
+	return strings.HasPrefix(spec, "points:") || strings.HasPrefix(spec, "raster:")
+}
+
 // parseMapPrior handles the map priors of --prior: ok is false when spec is
 // not one (parsePrior then goes on). The metric must be a grid; lat/lon
 // points need a grid with a bbox.
