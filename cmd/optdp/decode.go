@@ -37,9 +37,6 @@ type priorSpec struct {
 // materialise is true (and fits tight.MaxVectorN). Every prior is checked to
 // be a probability distribution; one not summing to 1 is an error saying so.
 func parsePrior(spec string, m metric.Metric, materialise bool) (*priorSpec, error) {
-	if ps, ok, err := parseMapPrior(spec, m); ok { // points:, raster: (prior_map.go)
-		return ps, err
-	}
 	n := m.Len()
 	switch {
 	case spec == "" || spec == "uniform":
