@@ -1,7 +1,12 @@
 package tight
 
 import (
+	"context"
+	"errors"
+	"math"
 	"testing"
+
+	"github.com/optdp/optdp/solve/run"
 
 	"github.com/optdp/optdp/mech/metric"
 )
@@ -21,5 +26,31 @@ func TestBandedAppliesBounded(t *testing.T) {
 	small, _ := metric.Sum(1000, 2) // n = 2001, bandwidth 2
 	if !bandedApplies(small) {
 		t.Errorf("sum:u=1000,v=2 (bandwidth 2 <= n/8) is not banded")
+	}
+}
+
+// TestThresholdOptionsBounded: --steps 1e8 (hours of solves) and
+// lo = 1e-308, hi = 1e308 (a scan at eps = NaN: hi/lo overflows) are
+// refused before any solve, as bad input.
+func TestThresholdOptionsBounded(t *testing.T) {
+	m, _ := metric.Ring(9)
+	for _, o := range []ThresholdOptions{
+		{Steps: 100000000},
+		{Steps: MaxThresholdSteps + 1},
+		{Steps: -1},
+		{Lo: 1e-308, Hi: 1e308},
+		{Lo: 0.1, Hi: 1e308},
+		{Lo: 1e-308, Hi: 1},
+		{Lo: 2, Hi: 1},
+		{Lo: math.NaN(), Hi: 1},
+		{Tol: -1},
+	} {
+		_, err := Threshold(context.Background(), m, &o)
+		if !errors.Is(err, run.ErrBadInput) {
+			t.Errorf("Threshold(%+v) = %v, want run.ErrBadInput", o, err)
+		}
+	}
+	if _, err := Threshold(context.Background(), m, &ThresholdOptions{Steps: MaxThresholdSteps, Lo: metric.MinEps, Hi: metric.MaxEps}); err != nil {
+		t.Errorf("Threshold at the limits: %v", err)
 	}
 }

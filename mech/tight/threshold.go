@@ -28,6 +28,12 @@ import (
 //     is what the bound formula gives there, but the prior is not regular at
 //     0.5 so the bound is not established.
 
+// MaxThresholdSteps is the largest ThresholdOptions.Steps: each step of the
+// coarse scan is one solve (dense: O(n³)), and bisection needs only a
+// bracket, so more than a thousand steps is a mistake (--steps 1e8 ran for
+// hours).
+const MaxThresholdSteps = 1000
+
 // ThresholdOptions tunes Threshold. Zero fields take the defaults.
 type ThresholdOptions struct {
 	// Lo and Hi bound the search (defaults 0.01 and 10; 0 < Lo < Hi).
@@ -35,7 +41,7 @@ type ThresholdOptions struct {
 	// Tol is the width of the final bracket in eps (default 1e-6).
 	Tol float64
 	// Steps is the number of intervals of the coarse, geometrically
-	// spaced scan of [Lo, Hi] (default 16).
+	// spaced scan of [Lo, Hi] (default 16, at most MaxThresholdSteps).
 	Steps int
 	// Settings: Budget limits the memory of the dense matrices (checked
 	// before they are allocated); Progress receives a report after each
@@ -127,15 +133,19 @@ func Threshold(ctx context.Context, m metric.Metric, opts *ThresholdOptions) (*T
 	if o.Steps == 0 {
 		o.Steps = 16
 	}
+	if err := metric.CheckEps(o.Lo); err != nil {
+		return nil, fmt.Errorf("threshold: lo: %w", err)
+	}
+	if err := metric.CheckEps(o.Hi); err != nil {
+		return nil, fmt.Errorf("threshold: hi: %w", err)
+	}
 	switch {
-	case !(o.Lo > 0) || math.IsInf(o.Lo, 0):
-		return nil, fmt.Errorf("threshold: lo must be a finite number > 0, got %v", o.Lo)
-	case !(o.Hi > o.Lo) || math.IsInf(o.Hi, 0):
-		return nil, fmt.Errorf("threshold: hi must be finite and > lo = %v, got %v", o.Lo, o.Hi)
+	case !(o.Hi > o.Lo):
+		return nil, run.BadInputf("threshold: hi must be > lo = %v, got %v", o.Lo, o.Hi)
 	case !(o.Tol > 0):
-		return nil, fmt.Errorf("threshold: tol must be > 0, got %v", o.Tol)
-	case o.Steps < 1:
-		return nil, fmt.Errorf("threshold: steps must be >= 1, got %d", o.Steps)
+		return nil, run.BadInputf("threshold: tol must be > 0, got %v", o.Tol)
+	case o.Steps < 1 || o.Steps > MaxThresholdSteps:
+		return nil, run.BadInputf("threshold: steps must be in 1..%d (MaxThresholdSteps), got %d", MaxThresholdSteps, o.Steps)
 	}
 	if ok, why := alwaysTight(m); ok {
 		return &ThresholdResult{Status: ThresholdAlways, Reason: why, Verdict: Yes, Crossings: []solve.Crossing{}}, nil
