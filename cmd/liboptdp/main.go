@@ -117,24 +117,34 @@ func guard(status *C.int, errOut **C.char) {
 // the size, a NULL pointer and (unless allowInf) that every entry is
 // finite; name is used in messages.
 func floats(p *C.optdp_cdouble, n int64, name string, allowInf bool) ([]float64, error) {
+	out, bad, err := copyFloats(p, n, name, allowInf)
+	if err == nil && bad >= 0 {
+		err = badInput("%s[%d] is %v (want a finite number)", name, bad, out[bad])
+	}
+	return out, err
+}
+
+// copyFloats is floats that returns the index of the first non-finite entry
+// (-1 if none) instead of an error for it.
+func copyFloats(p *C.optdp_cdouble, n int64, name string, allowInf bool) ([]float64, int, error) {
 	if n < 0 || n > maxInputEntries {
-		return nil, badInput("%s has %d entries (want 0..%d)", name, n, maxInputEntries)
+		return nil, -1, badInput("%s has %d entries (want 0..%d)", name, n, maxInputEntries)
 	}
 	if n == 0 {
-		return []float64{}, nil
+		return []float64{}, -1, nil
 	}
 	if p == nil {
-		return nil, badInput("%s is NULL", name)
+		return nil, -1, badInput("%s is NULL", name)
 	}
 	src := unsafe.Slice((*float64)(unsafe.Pointer(p)), int(n))
 	out := make([]float64, n)
 	copy(out, src)
 	for i, v := range out {
 		if math.IsNaN(v) || (!allowInf && math.IsInf(v, 0)) {
-			return nil, badInput("%s[%d] is %v (want a finite number)", name, i, v)
+			return out, i, nil
 		}
 	}
-	return out, nil
+	return out, -1, nil
 }
 
 // matrix copies an r x c row-major matrix from C memory (see floats); it
@@ -146,10 +156,12 @@ func matrix(p *C.optdp_cdouble, r, c int64, name string, allowInf bool) ([]float
 	if r > maxInputEntries/c {
 		return nil, 0, 0, badInput("%s is %d x %d, over the limit of %d entries", name, r, c, maxInputEntries)
 	}
-	data, err := floats(p, r*c, name, allowInf)
+	data, bad, err := copyFloats(p, r*c, name, allowInf)
 	if err != nil {
-		// Name the entry as (i, j) rather than a flat index.
 		return nil, 0, 0, err
+	}
+	if bad >= 0 {
+		return nil, 0, 0, badInput("%s[%d][%d] is %v (want a finite number)", name, int64(bad)/c, int64(bad)%c, data[bad])
 	}
 	return data, int(r), int(c), nil
 }

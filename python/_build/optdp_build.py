@@ -133,17 +133,7 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
     return _dist_info()
 
 
-def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
-    tag = _tag()
-    files: dict = {}
-    for path in sorted(PACKAGE.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".typed"):
-            files[f"{NAME}/{path.relative_to(PACKAGE).as_posix()}"] = path.read_bytes()
-    with tempfile.TemporaryDirectory() as tmp:
-        lib = Path(tmp) / _libname()
-        _build_library(lib)
-        files[f"{NAME}/{_libname()}"] = lib.read_bytes()
-    files[f"{NAME}/include/optdp.h"] = (_go_root() / "cmd" / "liboptdp" / "optdp.h").read_bytes()
+def _write_wheel(wheel_directory, files: dict, tag: str) -> str:
     _write_dist_info(files, tag)
     record = f"{_dist_info()}/RECORD"
     lines = [_record_line(n, d) for n, d in files.items()] + [f"{record},,"]
@@ -157,6 +147,37 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
             info.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(info, data)
     return wheel
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    files: dict = {}
+    for path in sorted(PACKAGE.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".typed"):
+            files[f"{NAME}/{path.relative_to(PACKAGE).as_posix()}"] = path.read_bytes()
+    with tempfile.TemporaryDirectory() as tmp:
+        lib = Path(tmp) / _libname()
+        _build_library(lib)
+        files[f"{NAME}/{_libname()}"] = lib.read_bytes()
+    files[f"{NAME}/include/optdp.h"] = (_go_root() / "cmd" / "liboptdp" / "optdp.h").read_bytes()
+    return _write_wheel(wheel_directory, files, _tag())
+
+
+# PEP 660 (pip install -e ./python): the library is built into the source
+# package (python/optdp/, ignored by git) and a .pth file puts python/ on
+# sys.path. After changing the Go code, run the install again to rebuild it.
+
+def get_requires_for_build_editable(config_settings=None):
+    return []
+
+
+def prepare_metadata_for_build_editable(metadata_directory, config_settings=None):
+    return prepare_metadata_for_build_wheel(metadata_directory, config_settings)
+
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    _build_library(PACKAGE / _libname())
+    files = {f"_{NAME}_editable.pth": (str(HERE) + "\n").encode()}
+    return _write_wheel(wheel_directory, files, _tag())
 
 
 def build_sdist(sdist_directory, config_settings=None):

@@ -24,6 +24,9 @@ _P_INT64 = POINTER(c_int64)
 _P_VOID = POINTER(c_void_p)
 _P_HANDLE = POINTER(c_uint64)
 
+# OPTDP_ABI_VERSION of the optdp.h this module was written against.
+ABI_VERSION = 1
+
 WORKLOAD = 0
 STRATEGY = 1
 RNG_CRYPTO = 0
@@ -112,6 +115,14 @@ def _load() -> ctypes.CDLL:
             raise ImportError(f"optdp: {path} lacks {name}: rebuild it from the same checkout as the package") from None
         fn.argtypes = args + [_P_VOID]
         fn.restype = c_int
+    out, err = c_void_p(), c_void_p()
+    if lib.optdp_version(byref(out), byref(err)) != 0:
+        raise ImportError(f"optdp: {path} does not answer optdp_version")
+    abi = json.loads(ctypes.string_at(out.value).decode("utf-8"))["abi"]
+    lib.optdp_free(out)
+    if abi != ABI_VERSION:
+        raise ImportError(f"optdp: {path} has C ABI version {abi}, this package needs {ABI_VERSION}: "
+                          "reinstall the package from one checkout")
     return lib
 
 

@@ -4,14 +4,17 @@ import os
 import subprocess
 import sys
 
-import pytest
+import optdp
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples")
 
 
 def run(name):
+    # The example imports the same optdp as the tests (installed, or the
+    # source tree with $OPTDP_LIBRARY).
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(optdp.__file__))))
     out = subprocess.run([sys.executable, os.path.join(EXAMPLES, name)], capture_output=True, text=True,
-                         timeout=600)
+                         timeout=600, env=env)
     assert out.returncode == 0, out.stderr
     return out.stdout
 
