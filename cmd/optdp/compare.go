@@ -302,13 +302,13 @@ func evaluateLarge(name string, g *metric.GridMetric, eps float64, limit int) (c
 
 // uniformLeakage is the min-entropy leakage for the uniform prior on n
 // answers of a mechanism whose utility with the optimal remap is u:
-// log2 Σ_k max_i X[i][k] = log2(n·u) (MATH.md §1).
+// log2 Σ_k max_i X[i][k] = log2(n·u) (docs/MATH.md §6.3, §8.7).
 func uniformLeakage(n int, u float64) *num {
 	return numPtr(math.Log2(float64(n) * u))
 }
 
 // largeTight is the tight-constraints entry for the uniform prior from its
-// matrix-free form (MATH.md §4, §8). The optimal remap is the identity:
+// matrix-free form (docs/MATH.md §3.8). The optimal remap is the identity:
 // max_i X[i][k] = z_k max_i e^{-eps·d(i,k)} = z_k = X[k][k], so the utility
 // is mean(z) and the leakage log2(n·mean(z)). The audit is the mechanism's
 // own (tight.Result.Audit: z >= 0 certified, levels measured on sampled
