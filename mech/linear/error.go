@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
 )
@@ -278,12 +279,12 @@ type Noise struct {
 	Variance float64 `json:"variance"`
 }
 
-func checkEps(eps float64) error {
-	if math.IsNaN(eps) || math.IsInf(eps, 0) || eps <= 0 {
-		return fmt.Errorf("eps must be a finite number > 0, got %v", eps)
-	}
-	return nil
-}
+// checkEps is optdp's one eps check, metric.CheckEps: eps in
+// [metric.MinEps, metric.MaxEps] = [1e-12, 1e6]. For the matrix mechanism
+// the noise scale is Δ/eps, so the range also keeps the scale, its square
+// (the variance) and the exact samplers' rational conversions finite:
+// eps = 1e-308 gave NaN answers and eps >= 1.7e299 a math/big panic.
+func checkEps(eps float64) error { return metric.CheckEps(eps) }
 
 func checkDelta(delta float64) error {
 	if !(delta > 0 && delta < 1) {

@@ -25,7 +25,8 @@ type OptimizeOptions struct {
 	// 0 < Delta < 1 for (eps, delta)-DP Gaussian noise (the L2 problem).
 	Delta float64
 	// Restarts is the number of seeded random starts of the L1 optimisers
-	// (0 means 1); the L2 problem is convex and ignores it.
+	// (0 means 1, at most MaxRestarts); the L2 problem is convex and
+	// ignores it.
 	Restarts int
 	// Seed makes the L1 restarts reproducible: the result is a deterministic
 	// function of (workload, options) on a given backend.
@@ -34,9 +35,19 @@ type OptimizeOptions struct {
 	// (0 means max(1, n/16) per factor); L1 only.
 	P int
 	// MaxIter bounds the iterations per restart (L-BFGS) or the Newton
-	// iterations (L2); 0 means the sdp package's default.
+	// iterations (L2); 0 means the sdp package's default; at most
+	// MaxOptimizeIter.
 	MaxIter int
 }
+
+// MaxRestarts and MaxOptimizeIter bound OptimizeOptions.Restarts and
+// MaxIter: each restart is a full L-BFGS run (seconds on a large domain)
+// and each iteration a Gram-sized product, so larger values are mistakes
+// (--restarts 1e9 ran for days); they are refused before any work.
+const (
+	MaxRestarts     = 1000
+	MaxOptimizeIter = 1000000
+)
 
 // BaselineError is the error of one standard strategy that Optimize
 // compared against.
@@ -212,6 +223,10 @@ func Optimize(ctx context.Context, w Workload, opts *OptimizeOptions) (*Optimize
 	}
 	if opts.Restarts < 0 || opts.P < 0 || opts.MaxIter < 0 {
 		return nil, fmt.Errorf("optimize: negative option (Restarts=%d, P=%d, MaxIter=%d)", opts.Restarts, opts.P, opts.MaxIter)
+	}
+	if opts.Restarts > MaxRestarts || opts.MaxIter > MaxOptimizeIter {
+		return nil, fmt.Errorf("optimize: %w: Restarts=%d, MaxIter=%d: at most %d restarts (MaxRestarts) and %d iterations (MaxOptimizeIter)",
+			ErrBadInput, opts.Restarts, opts.MaxIter, MaxRestarts, MaxOptimizeIter)
 	}
 	g, err := gramChecked(w, opts.Budget)
 	if err != nil {
