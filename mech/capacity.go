@@ -31,8 +31,8 @@ type CapacityResult struct {
 	Lower float64
 	// Upper = max_x D( C[x] || q ) with q = Prior·C the output distribution:
 	// for every output distribution q, max_pi I(pi; C) <= max_x D(C[x] || q)
-	// (the dual of the capacity problem; Cover & Thomas, Thm 13.1.1 and
-	// problem 13.8; Csiszár & Körner).
+	// (the minimax form of the capacity, max_pi I = min_q max_x D(C[x] || q);
+	// Blahut 1972).
 	Upper float64
 	// Prior is the input distribution attaining Lower.
 	Prior []float64
@@ -128,4 +128,255 @@ func ShannonCapacity(ctx context.Context, c *mat.Dense, opts *CapacityOptions) (
 			p[x] /= z
 		}
 	}
+}
+
+// GCapacityOptions are the options of MulGCapacity; nil means the defaults.
+type GCapacityOptions struct {
+	// MaxStrategies bounds the exhaustive search over strategies (maps from
+	// outputs to guesses), one small LP each (0 = 4096). Above it, the
+	// capacity is bracketed by an ascent (Lower) and the min-capacity
+	// (Upper).
+	MaxStrategies int
+	run.Settings
+}
+
+// GCapacityResult brackets the multiplicative g-capacity in bits:
+// Lower <= max_pi log2(V_g[pi, C] / V_g(pi)) <= Upper.
+type GCapacityResult struct {
+	// Lower = log2(V_g[Prior, C] / V_g(Prior)), recomputed for the prior
+	// found.
+	Lower float64
+	// Upper: the LPs' optimum when Exact, otherwise the min-capacity
+	// log2 sum_y max_x C[x][y] (the "miracle" theorem: no non-negative gain
+	// leaks more multiplicatively than the identity gain at its worst prior;
+	// Science of QIF, ch. 7).
+	Upper float64
+	// Prior is the prior attaining Lower.
+	Prior []float64
+	// Exact reports that every strategy was tried: Upper is the capacity
+	// (up to the simplex's tolerance) and Lower is attained.
+	Exact bool
+	// LPs is the number of linear programs solved.
+	LPs int
+}
+
+// MulGCapacity is the multiplicative g-capacity of channel c (n x m) for
+// the fixed gain g (n x k, G[x][w] >= 0, each secret with a positive gain
+// for some guess), the largest multiplicative g-leakage over all priors:
+//
+//	MLx_g(C) = max_pi log2( V_g[pi, C] / V_g(pi) ).
+//
+// Both vulnerabilities are homogeneous of degree 1 in pi, so with pi >= 0
+// unnormalised it is log2 of
+//
+//	max { V_g[pi, C] : pi >= 0, sum_x pi_x G[x][w] <= 1 for every w },
+//
+// a convex function maximised over a polytope. Writing
+// V_g[pi, C] = max_s sum_y sum_x pi_x C[x][y] G[x][s(y)] over the
+// strategies s (one guess per output), the maximum is the largest of one LP
+// per strategy. When the k^m' strategies (m' the outputs that occur) are at
+// most opts.MaxStrategies, all are solved and the result is exact;
+// otherwise an alternating ascent (LP for the prior, best response for the
+// strategy) from the uniform prior gives Lower, and Upper is the
+// min-capacity. No polynomial algorithm is known in general (for the
+// additive Bayes capacity the problem is NP-hard; Science of QIF, ch. 7).
+func MulGCapacity(ctx context.Context, c, g *mat.Dense, opts *GCapacityOptions) (*GCapacityResult, error) {
+	if err := ValidateStochastic(c, "channel"); err != nil {
+		return nil, fmt.Errorf("g-capacity: %w", err)
+	}
+	n, m := c.Dims()
+	if err := validateGain(g, n, "gain"); err != nil {
+		return nil, fmt.Errorf("g-capacity: %w", err)
+	}
+	_, k := g.Dims()
+	for x := 0; x < n; x++ {
+		pos := false
+		for w, v := range g.RawRowView(x)[:k] {
+			if v < 0 {
+				return nil, run.BadInputf("g-capacity: gain[%d][%d] = %v: the multiplicative capacity needs a non-negative gain", x, w, v)
+			}
+			pos = pos || v > 0
+		}
+		if !pos {
+			return nil, run.BadInputf("g-capacity: secret %d has gain 0 for every guess, so V_g(pi) = 0 for the prior on it", x)
+		}
+	}
+	if opts == nil {
+		opts = &GCapacityOptions{}
+	}
+	maxS := opts.MaxStrategies
+	if maxS == 0 {
+		maxS = 4096
+	}
+	if maxS < 0 {
+		return nil, run.BadInputf("g-capacity: MaxStrategies = %d must be >= 0", maxS)
+	}
+	if err := opts.Budget.Check("g-capacity LP", 8*float64(k)*float64(n+k)*4, "use fewer guesses"); err != nil {
+		return nil, fmt.Errorf("g-capacity: %w", err)
+	}
+	// The outputs that occur.
+	var outs []int
+	for y := 0; y < m; y++ {
+		for x := 0; x < n; x++ {
+			if c.At(x, y) > 0 {
+				outs = append(outs, y)
+				break
+			}
+		}
+	}
+	res := &GCapacityResult{}
+	// value solves the LP of the strategy s (guess s[i] after output outs[i]).
+	value := func(s []int) (float64, []float64, error) {
+		a := make([]float64, n)
+		for i, y := range outs {
+			for x := 0; x < n; x++ {
+				a[x] += c.At(x, y) * g.At(x, s[i])
+			}
+		}
+		res.LPs++
+		return gCapacityLP(a, g)
+	}
+	best, bestPi := -1.0, []float64(nil)
+	consider := func(v float64, pi []float64) {
+		if v > best {
+			best, bestPi = v, pi
+		}
+	}
+	total := 1.0
+	for range outs {
+		total *= float64(k)
+	}
+	if total <= float64(maxS) {
+		s := make([]int, len(outs))
+		for {
+			if res.LPs%256 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, fmt.Errorf("g-capacity: %w", err)
+				}
+				pr := run.NewProgress("g-capacity")
+				pr.Iter, pr.MaxIter, pr.Frac = res.LPs, int(total), float64(res.LPs)/total
+				opts.Report(pr)
+			}
+			v, pi, err := value(s)
+			if err != nil {
+				return nil, err
+			}
+			consider(v, pi)
+			i := 0
+			for ; i < len(s); i++ {
+				if s[i]++; s[i] < k {
+					break
+				}
+				s[i] = 0
+			}
+			if i == len(s) {
+				break
+			}
+		}
+		res.Exact = true
+	} else {
+		// Alternating ascent from the uniform prior.
+		pi := make([]float64, n)
+		for i := range pi {
+			pi[i] = 1 / float64(n)
+		}
+		for round := 0; round < 1000; round++ {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("g-capacity: %w", err)
+			}
+			s := bestResponse(c, g, pi, outs)
+			v, next, err := value(s)
+			if err != nil {
+				return nil, err
+			}
+			if v <= best*(1+1e-12) {
+				break
+			}
+			consider(v, next)
+			pi = next
+		}
+	}
+	// The prior found, normalised, and its leakage recomputed.
+	sum := 0.0
+	for _, v := range bestPi {
+		sum += v
+	}
+	if !(sum > 0) {
+		return nil, fmt.Errorf("g-capacity: the LP returned no prior")
+	}
+	res.Prior = make([]float64, n)
+	for i, v := range bestPi {
+		res.Prior[i] = v / sum
+	}
+	post, err := postExtreme(c, res.Prior, g, 1)
+	if err != nil {
+		return nil, fmt.Errorf("g-capacity: %w", err)
+	}
+	pre, _ := priorExtreme(res.Prior, g, 1)
+	res.Lower = math.Max(math.Log2(post/pre), 0)
+	if res.Exact {
+		res.Upper = math.Max(math.Log2(best), res.Lower)
+	} else {
+		mc, err := MinCapacity(c)
+		if err != nil {
+			return nil, err
+		}
+		res.Upper = math.Max(mc, res.Lower)
+	}
+	return res, nil
+}
+
+// bestResponse is the strategy maximising sum_x pi_x C[x][y] G[x][w] for
+// each output in outs.
+func bestResponse(c, g *mat.Dense, pi []float64, outs []int) []int {
+	n, _ := c.Dims()
+	_, k := g.Dims()
+	s := make([]int, len(outs))
+	for i, y := range outs {
+		best := math.Inf(-1)
+		for w := 0; w < k; w++ {
+			v := 0.0
+			for x := 0; x < n; x++ {
+				v += pi[x] * c.At(x, y) * g.At(x, w)
+			}
+			if v > best {
+				best, s[i] = v, w
+			}
+		}
+	}
+	return s
+}
+
+// gCapacityLP solves max a·pi subject to G^T pi <= 1, pi >= 0 (bounded as
+// every row of G has a positive entry) from the all-slack basis.
+func gCapacityLP(a []float64, g *mat.Dense) (float64, []float64, error) {
+	n, k := g.Dims()
+	A := mat.NewDense(k, n+k, nil)
+	b := make([]float64, k)
+	cost := make([]float64, n+k)
+	for w := 0; w < k; w++ {
+		for x := 0; x < n; x++ {
+			A.Set(w, x, g.At(x, w))
+		}
+		A.Set(w, n+w, 1)
+		b[w] = 1
+	}
+	for x := 0; x < n; x++ {
+		cost[x] = -a[x]
+	}
+	basic := make([]int, k)
+	for w := range basic {
+		basic[w] = n + w
+	}
+	z, err := simplex(cost, A, b, basic)
+	if err != nil {
+		return 0, nil, fmt.Errorf("g-capacity: %w", err)
+	}
+	v := 0.0
+	pi := make([]float64, n)
+	for x := 0; x < n; x++ {
+		pi[x] = math.Max(z[x], 0)
+		v += a[x] * pi[x]
+	}
+	return v, pi, nil
 }

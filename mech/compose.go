@@ -119,8 +119,8 @@ const maxRefineRows = 4000
 
 // RefinedBy decides whether channel c (n x m) is refined by channel r
 // (n x k), written c ⊑ r: whether r = c·D for some row-stochastic D (m x k),
-// i.e. r is a post-processing of c (Science of QIF, Def. 9.5). By the
-// Coriaceous theorem (ibid., Thm 9.12) c ⊑ r holds exactly when
+// i.e. r is a post-processing of c (Science of QIF, ch. 9). By the
+// Coriaceous theorem (ibid., ch. 9) c ⊑ r holds exactly when
 // V_g[pi, r] <= V_g[pi, c] for every prior pi and every gain g, so a
 // refinement never leaks more, in any measure.
 //
@@ -212,16 +212,17 @@ func RefinedBy(ctx context.Context, c, r *mat.Dense, opts *RefineOptions) (*Refi
 	return res, nil
 }
 
-// simplex runs gonum's simplex, turning a panic of the solver into an error.
+// simplex runs gonum's simplex from a feasible basis, turning a panic of the
+// solver into an error.
 func simplex(cost []float64, a *mat.Dense, b []float64, basic []int) (x []float64, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			x, err = nil, fmt.Errorf("refinement: the simplex failed: %v", p)
+			x, err = nil, fmt.Errorf("the simplex failed: %v", p)
 		}
 	}()
 	_, x, err = gonumlp.Simplex(cost, a, b, 1e-12, basic)
 	if err != nil {
-		return nil, fmt.Errorf("refinement: the simplex failed: %w", err)
+		return nil, fmt.Errorf("the simplex failed: %w", err)
 	}
 	return x, nil
 }
@@ -272,7 +273,7 @@ func refinePrimal(c, r *mat.Dense) (float64, *mat.Dense, error) {
 	}
 	x, err := simplex(cost, a, b, basic)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, fmt.Errorf("refinement: %w", err)
 	}
 	d := mat.NewDense(m, k, nil)
 	for y := 0; y < m; y++ {
@@ -336,7 +337,7 @@ func refineDual(c, r *mat.Dense) (*mat.Dense, error) {
 	}
 	v, err := simplex(cs, as, bs, basic)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("refinement: witness: %w", err)
 	}
 	w := mat.NewDense(n, k, nil)
 	for x := 0; x < n; x++ {

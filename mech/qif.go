@@ -56,7 +56,7 @@ func validateChannel(c *mat.Dense, prior []float64) error {
 //	V_g(pi) = max_w sum_x pi_x G[x][w],
 //
 // the expected gain of the best single guess (Alvim et al., The Science of
-// Quantitative Information Flow, Def. 3.2). g is n x k (rows secrets, columns
+// Quantitative Information Flow, ch. 3). g is n x k (rows secrets, columns
 // guesses) and may have negative entries; prior is a distribution on n
 // secrets. The identity gain gives the Bayes (min-) vulnerability max_x pi_x.
 func GVulnerability(prior []float64, g *mat.Dense) (float64, error) {
@@ -75,7 +75,7 @@ func GVulnerability(prior []float64, g *mat.Dense) (float64, error) {
 //	V_g[pi, C] = sum_y max_w sum_x pi_x C[x][y] G[x][w],
 //
 // the expected gain of an adversary who sees the output y of channel c
-// (n x m) and then makes the best guess (Science of QIF, Def. 5.2). It is
+// (n x m) and then makes the best guess (Science of QIF, ch. 5). It is
 // >= V_g(pi) for every g (the adversary may ignore y).
 func PostGVulnerability(c *mat.Dense, prior []float64, g *mat.Dense) (float64, error) {
 	if err := validateChannel(c, prior); err != nil {
@@ -92,7 +92,7 @@ func PostGVulnerability(c *mat.Dense, prior []float64, g *mat.Dense) (float64, e
 }
 
 // AddGLeakage is the additive g-leakage L+_g(pi, C) = V_g[pi, C] - V_g(pi)
-// (>= 0; Science of QIF, Def. 5.11).
+// (>= 0; Science of QIF, ch. 5).
 func AddGLeakage(c *mat.Dense, prior []float64, g *mat.Dense) (float64, error) {
 	post, err := PostGVulnerability(c, prior, g)
 	if err != nil {
@@ -106,7 +106,7 @@ func AddGLeakage(c *mat.Dense, prior []float64, g *mat.Dense) (float64, error) {
 //
 //	Lx_g(pi, C) = log2( V_g[pi, C] / V_g(pi) )   (>= 0),
 //
-// defined when V_g(pi) > 0 (Science of QIF, Def. 5.11, which requires a
+// defined when V_g(pi) > 0 (Science of QIF, ch. 5, which requires a
 // non-negative gain); otherwise an error matching run.ErrBadInput. With the
 // identity gain it is the min-entropy leakage (Leakage).
 func MulGLeakage(c *mat.Dense, prior []float64, g *mat.Dense) (float64, error) {
@@ -126,7 +126,7 @@ func MulGLeakage(c *mat.Dense, prior []float64, g *mat.Dense) (float64, error) {
 //
 //	U_l(pi) = min_w sum_x pi_x L[x][w]
 //
-// (Science of QIF, §3.2.5: uncertainty as expected loss). A loss is a
+// (Science of QIF, ch. 3: uncertainty as expected loss). A loss is a
 // negated gain: BayesRisk(pi, L) = -GVulnerability(pi, -L).
 func BayesRisk(prior []float64, l *mat.Dense) (float64, error) {
 	if err := ValidatePrior(prior, len(prior)); err != nil {

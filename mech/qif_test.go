@@ -504,3 +504,66 @@ func TestQIFBadInput(t *testing.T) {
 		t.Errorf("large refinement: %v, want ErrTooLarge", err)
 	}
 }
+
+// TestMulGCapacity: the identity gain's capacity is the min-capacity
+// (reached at the uniform prior); no gain leaks more than the min-capacity
+// (the miracle theorem); no sampled prior leaks more than the exact
+// capacity; a channel with equal rows has capacity 0; the ascent's lower
+// bound never exceeds the exact value.
+func TestMulGCapacity(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(15, 16))
+	for trial := 0; trial < 25; trial++ {
+		n, m, k := 2+rng.IntN(3), 1+rng.IntN(4), 1+rng.IntN(3)
+		c := randStochastic(rng, n, m)
+		mc, _ := MinCapacity(c)
+		res, err := MulGCapacity(ctx, c, identity(n), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Exact || !near(res.Lower, mc, 1e-9) || !near(res.Upper, mc, 1e-9) {
+			t.Fatalf("trial %d: identity gain: %+v, min-capacity %v", trial, res, mc)
+		}
+		g := mat.NewDense(n, k, nil)
+		for x := 0; x < n; x++ {
+			for w := 0; w < k; w++ {
+				g.Set(x, w, float64(rng.IntN(4)))
+			}
+			g.Set(x, rng.IntN(k), 1+rng.Float64())
+		}
+		res, err = MulGCapacity(ctx, c, g, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Exact || res.Upper > mc+1e-9 || !near(res.Lower, res.Upper, 1e-9) {
+			t.Fatalf("trial %d: %+v, min-capacity %v", trial, res, mc)
+		}
+		if l, _ := MulGLeakage(c, res.Prior, g); !near(l, res.Lower, 1e-12) {
+			t.Fatalf("trial %d: Lower %v is not the leakage %v of Prior", trial, res.Lower, l)
+		}
+		for s := 0; s < 200; s++ {
+			if l, err := MulGLeakage(c, randPrior(rng, n), g); err == nil && l > res.Upper+1e-9 {
+				t.Fatalf("trial %d: a sampled prior leaks %v > capacity %v", trial, l, res.Upper)
+			}
+		}
+		asc, err := MulGCapacity(ctx, c, g, &GCapacityOptions{MaxStrategies: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if asc.Exact && k > 1 && m > 1 || asc.Lower > res.Upper+1e-9 || asc.Upper < res.Upper-1e-9 {
+			t.Fatalf("trial %d: ascent %+v against exact %+v", trial, asc, res)
+		}
+	}
+	// Equal rows: nothing leaks, for any gain.
+	g := mat.NewDense(3, 2, []float64{1, 0.5, 0, 2, 3, 1})
+	res, err := MulGCapacity(ctx, constant(3, []float64{0.2, 0.3, 0.5}), g, nil)
+	if err != nil || !near(res.Upper, 0, 1e-12) {
+		t.Errorf("constant channel: %+v, %v", res, err)
+	}
+	// A negative gain, or a secret without a positive gain, is refused.
+	for _, bad := range []*mat.Dense{mat.NewDense(2, 1, []float64{1, -1}), mat.NewDense(2, 2, []float64{1, 0, 0, 0})} {
+		if _, err := MulGCapacity(ctx, bsc(0.1), bad, nil); !errors.Is(err, run.ErrBadInput) {
+			t.Errorf("gain %v: %v", mat.Formatted(bad), err)
+		}
+	}
+}
