@@ -75,6 +75,7 @@ func runMatrix(ctx context.Context, cfg *Config) (*Result, error) {
 	}
 	for wi, wd := range oneD {
 		cfg.progress(float64(wi)/total, "%s", wd.name)
+		tab.status = func(format string, a ...any) { cfg.progress(float64(wi)/total, format, a...) }
 		w, err := wd.make(wd.n)
 		if err != nil {
 			return nil, err
@@ -85,11 +86,13 @@ func runMatrix(ctx context.Context, cfg *Config) (*Result, error) {
 	}
 	// 2-D ranges.
 	cfg.progress((total-2)/total, "2-D ranges")
+	tab.status = func(format string, a ...any) { cfg.progress((total-2)/total, format, a...) }
 	if err := twoDStrategies(ctx, tab, side, restarts, maxIter, l1Progress(cfg, (total-2)/total, "2-D ranges")); err != nil {
 		return nil, err
 	}
 	// 2-way marginals of binary attributes.
 	cfg.progress((total-1)/total, "marginals")
+	tab.status = func(format string, a ...any) { cfg.progress((total-1)/total, format, a...) }
 	if err := marginalStrategies(ctx, r, tab, attrs, restarts, maxIter, l1Progress(cfg, (total-1)/total, "marginals")); err != nil {
 		return nil, err
 	}
@@ -211,6 +214,15 @@ func runMatrix(ctx context.Context, cfg *Config) (*Result, error) {
 type strategyTable struct {
 	eps  float64
 	rows []strategyRow
+	// status, when not nil, reports what is being computed (progress).
+	status func(format string, a ...any)
+}
+
+// report passes a status line to t.status.
+func (t *strategyTable) report(format string, a ...any) {
+	if t.status != nil {
+		t.status(format, a...)
+	}
 }
 
 // add records one row; t0 is when the row's computation started.
@@ -228,6 +240,7 @@ type candidate struct {
 // eval builds the candidate, records its TSE on the workload w (called
 // name) and returns the strategy.
 func (t *strategyTable) eval(name string, w linear.Workload, c candidate) (*linear.Strategy, error) {
+	t.report("%s: %s", name, c.label)
 	t0 := time.Now()
 	s, err := c.build()
 	if err != nil {
@@ -303,6 +316,7 @@ func oneDStrategies(ctx context.Context, tab *strategyTable, name string, w line
 		return err
 	}
 	t0 := time.Now()
+	tab.report("%s: hierarchical trees b = 2..16, with and without the root", name)
 	hb, b, root, tse, err := bestHierarchical(w, n, eps)
 	if err != nil {
 		return err
@@ -316,6 +330,7 @@ func oneDStrategies(ctx context.Context, tab *strategyTable, name string, w line
 	ss = append(ss, rest...)
 	labels := []string{first[0].label, first[1].label, "hierarchical best b", last[0].label, last[1].label}
 	// Optimised strategy, started from the strategies above as baselines.
+	tab.report("%s: optimising (L-BFGS, %d restarts)", name, restarts)
 	t0 = time.Now()
 	g, err := w.Gram().Dense()
 	if err != nil {

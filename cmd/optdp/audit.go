@@ -32,7 +32,9 @@ var auditFields = []string{
 	"audit_eps  the measured level: max over the pairs checked and outputs of ln(X[i][o]/X[h][o]) / d(i,h)",
 	"           (\"+Inf\" when some X[i][o] > 0 = X[h][o])",
 	"private    audit_eps <= eps (up to a relative 1e-9); when false optdp exits with code 3",
-	"worst      {i, h, output} where audit_eps is attained; absent when nothing constrains it",
+	"worst      where audit_eps is attained; absent when nothing constrains it:",
+	"  i, h     the two true answers: X[i][output] = e^{audit_eps·d(i,h)} X[h][output]",
+	"  output   the output",
 	"pairs      number of answer pairs checked (edges for a graph metric)",
 }
 

@@ -266,9 +266,13 @@ func printCommandHelpFlags(w io.Writer, c command, flags string) {
 	if flags != "" {
 		fmt.Fprintf(w, "\nFlags:\n%s", flags)
 	}
-	if len(c.fields) > 0 {
+	fields := c.fields
+	if len(fields) == 0 {
+		fields = commandFields[c.name]
+	}
+	if len(fields) > 0 {
 		fmt.Fprintln(w, "\nJSON output (--json); a field is null or absent when it was not computed:")
-		for _, f := range c.fields {
+		for _, f := range fields {
 			fmt.Fprintf(w, "  %s\n", f)
 		}
 	}

@@ -51,7 +51,8 @@ var reproduceFields = []string{
 	"  skipped       what is missing when the experiment could not run; absent otherwise",
 	"  seconds       wall-clock time of the experiment",
 	"  error         the error message when it failed; absent otherwise",
-	"--list --json: an array of {name, title, paper, claim, slow}",
+	"with --list: an array of experiments, each with name, title, paper, claim and",
+	"  slow        true when the experiment takes more than a few seconds at full size",
 }
 
 func runReproduce(env *runEnv, args []string) error {
