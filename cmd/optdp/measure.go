@@ -69,6 +69,9 @@ var measureFields = []string{
 	"  posterior_vulnerability   V_g[pi,C] = sum_y max_w sum_x pi_x C[x][y] G[x][w]",
 	"  additive_leakage          V_g[pi,C] - V_g(pi)",
 	"  multiplicative_leakage_bits  log2(V_g[pi,C]/V_g(pi)); null when V_g(pi) <= 0",
+	"  capacity_lower_bits       multiplicative g-capacity max over priors of log2(V_g[pi,C]/V_g(pi)): lower end",
+	"  capacity_upper_bits       upper end (the min-capacity when not exact); both null for a gain with negative entries",
+	"  capacity_exact            every strategy was tried (one LP each): lower = upper = the capacity",
 	"loss                  with --loss: expected loss (Bayes risk), L[x][w] = loss of guess w for secret x:",
 	"  source                    the --loss spec",
 	"  guesses                   number of guesses (columns of L)",
@@ -131,6 +134,9 @@ type gainMeasures struct {
 	PostVulnerability     num    `json:"posterior_vulnerability"`
 	AdditiveLeakage       num    `json:"additive_leakage"`
 	MultiplicativeLeakage *num   `json:"multiplicative_leakage_bits"`
+	CapacityLower         *num   `json:"capacity_lower_bits"`
+	CapacityUpper         *num   `json:"capacity_upper_bits"`
+	CapacityExact         bool   `json:"capacity_exact"`
 }
 
 type lossMeasures struct {
@@ -361,6 +367,11 @@ func gainOf(c *mat.Dense, prior []float64, g *mat.Dense, spec string) (*gainMeas
 	if ml, err := mech.MulGLeakage(c, prior, g); err == nil {
 		out.MultiplicativeLeakage = numPtr(ml)
 	}
+	if gc, err := mech.MulGCapacity(context.Background(), c, g, nil); err == nil {
+		out.CapacityLower, out.CapacityUpper, out.CapacityExact = numPtr(gc.Lower), numPtr(gc.Upper), gc.Exact
+	} else if !errors.Is(err, optrun.ErrBadInput) {
+		return nil, dataError{fmt.Errorf("--gain: %w", err)}
+	}
 	return out, nil
 }
 
@@ -419,6 +430,13 @@ func printMeasure(w io.Writer, r *measureOutput) {
 		fmt.Fprintf(w, "Gain %s (%d guesses)\n", g.Source, g.Guesses)
 		fmt.Fprintf(w, "  g-vulnerability            %-12s %s\n", f(g.PriorVulnerability), f(g.PostVulnerability))
 		fmt.Fprintf(w, "  g-leakage: %s (additive), %s bits (multiplicative)\n", f(g.AdditiveLeakage), fp(g.MultiplicativeLeakage))
+		if g.CapacityLower != nil {
+			exact := "bracket"
+			if g.CapacityExact {
+				exact = "exact"
+			}
+			fmt.Fprintf(w, "  multiplicative g-capacity in [%s, %s] bits (%s)\n", fp(g.CapacityLower), fp(g.CapacityUpper), exact)
+		}
 	}
 	if l := r.Loss; l != nil {
 		fmt.Fprintf(w, "Loss %s (%d guesses)\n", l.Source, l.Guesses)

@@ -44,6 +44,7 @@ func TestMeasureIdentity(t *testing.T) {
 		{"min-entropy leakage", float(t, ba, "leakage_bits"), 1},
 		{"min-capacity", float(t, ba, "min_capacity_bits"), 2},
 		{"gain posterior", float(t, sub(t, v, "gain"), "posterior_vulnerability"), 1},
+		{"g-capacity (identity gain: the min-capacity)", float(t, sub(t, v, "gain"), "capacity_upper_bits"), 2},
 		// The median of (1/2, 1/4, 1/8, 1/8) on 0..3 is 0 or 1: expected
 		// distance from 1 is 1/2·1 + 1/8·1 + 1/8·2 = 0.875, from 0 it is
 		// 1/4 + 2/8 + 3/8 = 0.875.
