@@ -10,7 +10,6 @@ import "C"
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -336,6 +335,7 @@ func optdp_linear_error(wp, sp, np *C.optdp_cchar, out **C.char, errOut **C.char
 
 // optimizeOptions is the options argument of optdp_linear_optimize.
 type optimizeOptions struct {
+	control
 	Eps      float64 `json:"eps"`
 	Delta    float64 `json:"delta"`
 	Restarts int     `json:"restarts"`
@@ -361,7 +361,12 @@ func optdp_linear_optimize(wp, op *C.optdp_cchar, out **C.char, errOut **C.char)
 	if err := checkEps(o.Eps); err != nil {
 		return fail(errOut, err)
 	}
-	res, err := linear.Optimize(context.Background(), w, &linear.OptimizeOptions{
+	ctx, cancel, err := o.context()
+	if err != nil {
+		return fail(errOut, err)
+	}
+	defer cancel()
+	res, err := linear.Optimize(ctx, w, &linear.OptimizeOptions{
 		Settings: run.Settings{Budget: run.Budget(o.Budget)},
 		Eps:      o.Eps, Delta: o.Delta, Restarts: o.Restarts, Seed: o.Seed, P: o.P, MaxIter: o.MaxIter,
 	})

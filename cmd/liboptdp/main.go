@@ -10,7 +10,8 @@
 //   - every function returns a status code (OPTDP_OK or OPTDP_ERR_*) and, on
 //     an error, a malloc'd message the caller frees with optdp_free; the code
 //     comes from the library's sentinel errors (run.ErrBadInput,
-//     run.ErrTooLarge, run.ErrNotConverged, linear.ErrUnsupported) and from
+//     run.ErrTooLarge, run.ErrNotConverged, linear.ErrUnsupported,
+//     context.Canceled and DeadlineExceeded) and from
 //     this package's own checks of the arguments (shapes, NULL pointers, NaN,
 //     eps), which are bad input;
 //   - inputs are C memory read during the call and copied into Go memory
@@ -34,6 +35,7 @@ package main
 import "C"
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -75,6 +77,8 @@ func code(err error) C.int {
 		return C.OPTDP_ERR_NOT_CONVERGED
 	case errors.Is(err, linear.ErrUnsupported):
 		return C.OPTDP_ERR_UNSUPPORTED
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return C.OPTDP_ERR_CANCELLED
 	}
 	return C.OPTDP_ERR_FAILED
 }

@@ -352,7 +352,9 @@ func optdp_sampler_new(x *C.optdp_cdouble, rows, cols C.int64_t, out *C.optdp_ha
 	if err != nil {
 		return fail(errOut, err)
 	}
-	s, err := mech.NewSampler(xd)
+	// The C ABI passes no metric, so the privacy proof of mech.NewSampler
+	// is skipped (the draws are still exactly X[i][o]/Σ_o X[i][o]).
+	s, err := mech.NewSampler(xd, nil, 0, &mech.SamplerOptions{Unaudited: true})
 	if err != nil {
 		return fail(errOut, err)
 	}

@@ -66,7 +66,9 @@ enum {
 	 * (e.g. a prior that is not a distribution, a failed audit). */
 	OPTDP_ERR_FAILED = 5,
 	/* A bug in optdp (a recovered panic); please report the message. */
-	OPTDP_ERR_INTERNAL = 6
+	OPTDP_ERR_INTERNAL = 6,
+	/* The call was cancelled (optdp_cancel) or ran out of its time limit. */
+	OPTDP_ERR_CANCELLED = 7
 };
 
 /* The randomness of optdp_sample and optdp_linear_answer: crypto/rand, the
@@ -200,6 +202,22 @@ int optdp_sampler_new(optdp_cdouble *x, int64_t rows, int64_t cols, optdp_handle
  * (OPTDP_RNG_CRYPTO or a seeded handle). sampler is a handle from
  * optdp_sampler_new or the mechanism handle of optdp_tight. */
 int optdp_sample(optdp_handle sampler, int64_t true_answer, int64_t count, optdp_handle rng, int64_t *out, char **err);
+
+/* ---- cancellation ----
+ *
+ * The long computations (optdp_tight, optdp_threshold, optdp_regular,
+ * optdp_optimal, optdp_linear_optimize) accept two options that bound them:
+ * "cancel", a token from optdp_cancel_new, and "timeout_s", a time limit in
+ * seconds. A call that is cancelled, or runs out of time, returns
+ * OPTDP_ERR_CANCELLED soon after (at the solver's next check). */
+
+/* optdp_cancel_new returns a cancellation token (release it with
+ * optdp_release); one token may serve several calls. */
+int optdp_cancel_new(optdp_handle *token, char **err);
+
+/* optdp_cancel cancels every call running, or later started, with the
+ * token. It may be called from any thread; an unknown handle is ignored. */
+void optdp_cancel(optdp_handle token);
 
 /* ---- the tight-constraints mechanism, thresholds, regular priors
  * (package mech/tight) and the LP-optimal mechanism (mech/optimal) ---- */

@@ -10,7 +10,6 @@ package main
 import "C"
 
 import (
-	"context"
 	"unsafe"
 
 	"github.com/optdp/optdp/mech"
@@ -45,6 +44,7 @@ func emptyMatrix(out *C.optdp_matrix) {
 
 // tightOptions is the options argument of optdp_tight and optdp_regular.
 type tightOptions struct {
+	control
 	Solver        string `json:"solver"`
 	MaxMechanismN int    `json:"max_mechanism_n"`
 	NoMechanism   bool   `json:"no_mechanism"`
@@ -75,7 +75,12 @@ func optdp_tight(h C.optdp_handle, eps C.double, op *C.optdp_cchar, out **C.char
 	if out == nil || x == nil || z == nil || mechanism == nil {
 		return fail(errOut, badInput("an output pointer is NULL"))
 	}
-	r, err := tight.Solve(context.Background(), m, float64(eps), o.options())
+	ctx, cancel, err := o.context()
+	if err != nil {
+		return fail(errOut, err)
+	}
+	defer cancel()
+	r, err := tight.Solve(ctx, m, float64(eps), o.options())
 	if err != nil {
 		return fail(errOut, err)
 	}
@@ -112,6 +117,7 @@ func optdp_tight(h C.optdp_handle, eps C.double, op *C.optdp_cchar, out **C.char
 
 // thresholdOptions is the options argument of optdp_threshold.
 type thresholdOptions struct {
+	control
 	Lo         float64 `json:"lo"`
 	Hi         float64 `json:"hi"`
 	Tol        float64 `json:"tol"`
@@ -132,7 +138,12 @@ func optdp_threshold(h C.optdp_handle, op *C.optdp_cchar, out **C.char, errOut *
 	if err := decodeJSON(op, &o, "options", true); err != nil {
 		return fail(errOut, err)
 	}
-	r, err := tight.Threshold(context.Background(), m, &tight.ThresholdOptions{
+	ctx, cancel, err := o.context()
+	if err != nil {
+		return fail(errOut, err)
+	}
+	defer cancel()
+	r, err := tight.Threshold(ctx, m, &tight.ThresholdOptions{
 		Lo: o.Lo, Hi: o.Hi, Tol: o.Tol, Steps: o.Steps, Structured: o.Structured,
 		Settings: run.Settings{Budget: run.Budget(o.Budget)},
 	})
@@ -175,7 +186,12 @@ func optdp_regular(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.i
 	if err := decodeJSON(op, &o, "options", true); err != nil {
 		return fail(errOut, err)
 	}
-	r, err := tight.Regular(context.Background(), m, float64(eps), p, o.options())
+	ctx, cancel, err := o.context()
+	if err != nil {
+		return fail(errOut, err)
+	}
+	defer cancel()
+	r, err := tight.Regular(ctx, m, float64(eps), p, o.options())
 	if err != nil {
 		return fail(errOut, err)
 	}
@@ -193,6 +209,7 @@ func optdp_regular(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.i
 
 // optimalOptions is the options argument of optdp_optimal.
 type optimalOptions struct {
+	control
 	Gain    string  `json:"gain"`
 	Tol     float64 `json:"tol"`
 	MaxIter int     `json:"max_iter"`
@@ -230,7 +247,12 @@ func optdp_optimal(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.i
 	if out == nil || x == nil {
 		return fail(errOut, badInput("an output pointer is NULL"))
 	}
-	r, err := optimal.Solve(context.Background(), m, float64(eps), p, &optimal.Options{
+	ctx, cancel, err := o.context()
+	if err != nil {
+		return fail(errOut, err)
+	}
+	defer cancel()
+	r, err := optimal.Solve(ctx, m, float64(eps), p, &optimal.Options{
 		Gain: optimal.Gain(o.Gain), GainMatrix: g, Tol: o.Tol, MaxIter: o.MaxIter, Workers: o.Workers,
 		Settings: run.Settings{Budget: run.Budget(o.Budget)},
 	})

@@ -52,6 +52,7 @@ from ._mech import (
 )
 from .errors import (
     BadInputError,
+    CancelledError,
     InternalError,
     NotConvergedError,
     OptdpError,
@@ -86,7 +87,7 @@ def header_path() -> str:
 __all__ = [
     "Mechanism", "OptimalResult", "RegularResult", "ThresholdResult", "TightResult", "optimal", "regular",
     "threshold", "tight",
-    "AuditReport", "BadInputError", "InternalError", "Metric", "NotConvergedError", "OptdpError",
+    "AuditReport", "BadInputError", "CancelledError", "InternalError", "Metric", "NotConvergedError", "OptdpError",
     "Sampler", "SeededRng", "TooLargeError", "UnsupportedError", "audit", "bnd", "bnd_mechanism",
     "cond_min_entropy", "exponential", "geometric_per_count", "header_path", "individual_bound", "leakage",
     "linear", "min_capacity", "min_entropy", "optimal_remap", "planar_geometric", "planar_laplace",

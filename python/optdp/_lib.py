@@ -12,8 +12,9 @@ import ctypes
 import json
 import os
 import sys
+import threading
 from ctypes import POINTER, byref, c_char_p, c_double, c_int, c_int64, c_uint64, c_void_p
-from typing import Any, Optional
+from typing import Any, Callable, Dict, Optional, TypeVar
 
 import numpy as np
 
@@ -64,6 +65,7 @@ _SIGNATURES = {
     "optdp_planar_geometric": [c_int64, c_int64, c_double, c_double, _P_MATRIX],
     "optdp_bnd_mechanism": [c_int64, c_int64, c_double, _P_MATRIX],
     "optdp_rng_seeded": [c_uint64, _P_HANDLE],
+    "optdp_cancel_new": [_P_HANDLE],
     "optdp_sampler_new": [_P_DOUBLE, c_int64, c_int64, _P_HANDLE],
     "optdp_sample": [c_uint64, c_int64, c_int64, c_uint64, _P_INT64],
     "optdp_linear_info": [c_char_p, c_int, _P_VOID],
@@ -108,6 +110,8 @@ def _load() -> ctypes.CDLL:
     lib.optdp_free.restype = None
     lib.optdp_release.argtypes = [c_uint64]
     lib.optdp_release.restype = None
+    lib.optdp_cancel.argtypes = [c_uint64]
+    lib.optdp_cancel.restype = None
     for name, args in _SIGNATURES.items():
         try:
             fn = getattr(lib, name)
@@ -236,3 +240,43 @@ def dumps(v: Any) -> bytes:
         return json.dumps(v, allow_nan=False).encode("utf-8")
     except ValueError as e:
         raise BadInputError(f"optdp: {e} (arguments must be finite numbers)") from None
+
+
+T = TypeVar("T")
+
+
+def cancellable(options: Dict[str, Any], timeout: Optional[float], call: Callable[[bytes], T]) -> T:
+    """Runs a long computation so that Ctrl-C (KeyboardInterrupt) stops it.
+
+    call receives the JSON options, to which a cancellation token (and the
+    time limit, if any) are added. It runs in a worker thread (the library
+    releases the GIL) while this thread waits; an interrupt cancels the
+    token, waits for the library to return, and re-raises.
+    """
+    if timeout is not None:
+        options = dict(options, timeout_s=float(timeout))
+    token = handle_call("optdp_cancel_new")
+    try:
+        arg = dumps(dict(options, cancel=token))
+        box: Dict[str, Any] = {}
+
+        def target() -> None:
+            try:
+                box["value"] = call(arg)
+            except BaseException as e:  # handed to the waiting thread
+                box["error"] = e
+
+        worker = threading.Thread(target=target, name="optdp-call", daemon=True)
+        worker.start()
+        try:
+            while worker.is_alive():
+                worker.join(0.1)
+        except KeyboardInterrupt:
+            LIB.optdp_cancel(token)
+            worker.join()
+            raise
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+    finally:
+        release(token)

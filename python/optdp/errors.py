@@ -44,13 +44,21 @@ class UnsupportedError(OptdpError, ValueError):
     code = 4
 
 
+class CancelledError(OptdpError):
+    """The computation was cancelled or ran out of its time limit (the
+    ``timeout`` argument of the long computations)."""
+
+    code = 7
+
+
 class InternalError(OptdpError):
     """A bug in optdp (a recovered panic); please report the message."""
 
     code = 6
 
 
-_BY_CODE = {c.code: c for c in (BadInputError, TooLargeError, NotConvergedError, UnsupportedError, InternalError)}
+_BY_CODE = {c.code: c for c in (BadInputError, TooLargeError, NotConvergedError, UnsupportedError, InternalError,
+                                CancelledError)}
 
 
 def error_for(code: int, message: str) -> OptdpError:

@@ -316,15 +316,18 @@ class OptimizeResult:
 
 
 def optimize(workload: Workload, eps: float, delta: float = 0.0, *, restarts: int = 0, seed: int = 0,
-             p: int = 0, max_iter: int = 0, budget: int = 0) -> OptimizeResult:
+             p: int = 0, max_iter: int = 0, budget: int = 0, timeout: Optional[float] = None) -> OptimizeResult:
     """Finds a strategy minimising the matrix mechanism's error for workload
     (never worse than identity, hierarchical or wavelet): delta = 0 for
     eps-DP Laplace noise (the L1 problem, seeded restarts), 0 < delta < 1 for
     (eps, delta)-DP Gaussian noise (the convex L2 problem, with a duality-gap
-    certificate). budget is the memory budget in bytes (0: 4 GiB)."""
+    certificate). budget is the memory budget in bytes (0: 4 GiB); timeout
+    (seconds) or Ctrl-C stop the optimiser (CancelledError,
+    KeyboardInterrupt)."""
     opts = {"eps": float(eps), "delta": float(delta), "restarts": int(restarts), "seed": int(seed),
             "p": int(p), "max_iter": int(max_iter), "budget": int(budget)}
-    r = _lib.json_call("optdp_linear_optimize", _workload(workload)._json(), _lib.dumps(opts))
+    wj = _workload(workload)._json()
+    r = _lib.cancellable(opts, timeout, lambda o: _lib.json_call("optdp_linear_optimize", wj, o))
     return OptimizeResult(
         strategy=Strategy(r["strategy"]), strategy_name=str(r["strategy_name"]), method=str(r["method"]),
         baseline=str(r["baseline"]), objective=float(r["objective"]), noise=_noise(r["noise"]),

@@ -165,3 +165,28 @@ def test_header_from_c(tmp_path):
     out = subprocess.run([str(exe)], capture_output=True, text=True,
                          env=dict(os.environ, LD_LIBRARY_PATH=os.path.dirname(lib)))
     assert out.returncode == 0 and out.stdout == "ok\n", (out.returncode, out.stdout, out.stderr)
+
+
+def test_timeout_cancels():
+    # An L1 strategy optimisation over 512 counts with many restarts runs far
+    # longer than 0.2 s; the time limit reaches the optimiser's context.
+    with pytest.raises(optdp.CancelledError, match="deadline") as e:
+        linear.optimize(linear.AllRange(512), 1.0, restarts=50, timeout=0.2)
+    assert e.value.code == 7
+    with pytest.raises(optdp.BadInputError, match="timeout"):
+        optdp.tight("line:n=6", 1.0, timeout=-1)
+
+
+def test_ctrl_c_cancels():
+    # KeyboardInterrupt in the waiting thread cancels the library's work and
+    # is re-raised; the library stays usable.
+    import _thread
+
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            linear.optimize(linear.AllRange(512), 1.0, restarts=50)
+    finally:
+        timer.cancel()
+    assert optdp.utility(optdp.truncated_geometric(6, LN2)) == pytest.approx(4 / 9, abs=1e-15)
