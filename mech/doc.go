@@ -10,6 +10,13 @@
 //     Sampler, AliasTable.
 //   - Measures (measure.go, §6): Utility, OptimalRemap, MinEntropy,
 //     CondMinEntropy, Leakage, MinCapacity.
+//   - Quantitative information flow of any channel (§18): qif.go
+//     (GVulnerability, PostGVulnerability, AddGLeakage, MulGLeakage,
+//     BayesRisk, PostBayesRisk, ShannonEntropy, CondShannonEntropy,
+//     ShannonLeakage, GuessingEntropy, CondGuessingEntropy), capacity.go
+//     (ShannonCapacity by Blahut–Arimoto, MulGCapacity), compose.go
+//     (Cascade, Parallel, RefinedBy by LP with a certificate either way).
+//   - Priors for maps (prior.go, §18.5): PriorFromPoints, PriorFromRaster.
 //   - Database leakage bounds (bound.go, §7): Bnd, RangeBound,
 //     IndividualBound, BndMechanism.
 //   - Baselines (baseline.go, planar.go, §8): TruncatedGeometric,
