@@ -165,6 +165,35 @@ func BenchmarkLPManhattanAllPairs(b *testing.B) {
 	}
 }
 
+// BenchmarkLPEuclidExact: the exact optimum on a Euclidean grid given every
+// pair; lp.Solve keeps the pairs not implied by others (the primitive
+// offsets, most of them), so the per-column systems are nearly dense.
+func BenchmarkLPEuclidExact(b *testing.B) {
+	const eps = 0.5
+	for _, w := range []int{8, 12} {
+		pts := gridPoints(w)
+		for _, pr := range []struct {
+			name string
+			p    []float64
+		}{{"uniform", uniformOn(w * w)}, {"hotspots", hotSpotPrior(pts, w)}} {
+			p := lossProblem(pts, euclid, pr.p, allPairs(pts, euclid, eps))
+			b.Run(fmt.Sprintf("%dx%d/%s", w, w, pr.name), func(b *testing.B) {
+				var r *lp.Result
+				var err error
+				cpu0 := cpuSeconds()
+				for b.Loop() {
+					r, err = lp.Solve(context.Background(), p, &lp.Options{Tol: 1e-6})
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportLP(b, r, cpu0)
+				b.ReportMetric(float64(r.Pairs), "pairs")
+			})
+		}
+	}
+}
+
 // BenchmarkLPEuclidGenerate: the exact optimum on a Euclidean grid (every
 // pair constrained) by constraint generation from the king moves.
 func BenchmarkLPEuclidGenerate(b *testing.B) {

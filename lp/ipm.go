@@ -113,6 +113,8 @@ type ipm struct {
 	rd, rp, rs      []float64 // dual, row-sum and ratio residuals
 	rcx, rcs        []float64 // complementarity right-hand sides
 	d               newton    // the Newton direction
+	dc              newton    // a centrality corrector
+	zero, tx, ts    []float64 // the corrector's right-hand sides
 	cx, cs          []float64 // Mehrotra's second-order terms dx∘dzx, ds∘dlam
 	scratchN        []float64
 	order           []int       // pairs sorted by min(I,H)
@@ -777,6 +779,68 @@ func (s *ipm) steps() (ap, ad float64) {
 	return ap, ad
 }
 
+// maxCorrectors is the number of Gondzio centrality correctors tried per
+// iteration: each costs one more solve with the factors at hand, far less
+// than the factorisation, and lengthens short steps.
+const maxCorrectors = 2
+
+// centralityCorrectors applies Gondzio's multiple centrality correctors to
+// the current direction s.d with step limits ap, ad and returns the new
+// limits. Each corrector aims the complementarity products at the trial
+// point (steps raised by 0.2) into [0.1, 10]·sigmaMu, solving the Newton
+// system with only that target as right-hand side; it is kept when it
+// lengthens the steps.
+func (s *ipm) centralityCorrectors(sigmaMu, ap, ad float64) (float64, float64) {
+	if s.dc.x == nil {
+		s.dc = newNewton(len(s.x), len(s.s), s.n)
+		s.zero = make([]float64, max(len(s.x), len(s.s), s.n))
+		s.tx, s.ts = make([]float64, len(s.x)), make([]float64, len(s.s))
+	}
+	const delta, bmin, bmax = 0.2, 0.1, 10.0
+	lo, hi := bmin*sigmaMu, bmax*sigmaMu
+	target := func(v float64) float64 {
+		switch {
+		case v < lo:
+			return lo - v
+		case v > hi:
+			return max(hi-v, -hi)
+		}
+		return 0
+	}
+	for range maxCorrectors {
+		if ap >= 1 && ad >= 1 {
+			break
+		}
+		tp, td := min(1, ap+delta), min(1, ad+delta)
+		for j := range s.x {
+			s.tx[j] = target((s.x[j] + tp*s.d.x[j]) * (s.zx[j] + td*s.d.zx[j]))
+		}
+		for j := range s.s {
+			s.ts[j] = target((s.s[j] + tp*s.d.s[j]) * (s.lam[j] + td*s.d.lam[j]))
+		}
+		z := s.zero
+		s.solveNewton(z[:len(s.x)], z[:s.n], z[:len(s.s)], s.tx, s.ts, &s.dc)
+		s.d.add(&s.dc, 1)
+		np, nd := s.steps()
+		if min(np, nd) >= min(ap, ad)+0.1*delta {
+			ap, ad = np, nd
+			continue
+		}
+		s.d.add(&s.dc, -1)
+		break
+	}
+	return ap, ad
+}
+
+// add sets d += a·e.
+func (d *newton) add(e *newton, a float64) {
+	axpy(d.x, a, e.x)
+	axpy(d.zx, a, e.zx)
+	axpy(d.s, a, e.s)
+	axpy(d.lam, a, e.lam)
+	axpy(d.y, a, e.y)
+}
+
 // trustworthy reports whether the step (ap, ad) along the current direction
 // keeps the objective values finite and does not multiply the relative gap
 // by more than 100 (from prevGap, the gap after the previous iteration): a
@@ -863,6 +927,7 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 		}
 		s.direction(sigma*mu, true)
 		ap, ad = s.steps()
+		ap, ad = s.centralityCorrectors(sigma*mu, ap, ad)
 		const eta = 0.995
 		ap, ad = min(1, eta*ap), min(1, eta*ad)
 		if !s.useQR && !s.trustworthy(ap, ad, prevGap) {
@@ -899,7 +964,7 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 			if s.useQR {
 				fac = "qr"
 			}
-			pr.Message = fmt.Sprintf("dual %.10g, mu %.3g, %s", dual, mu, fac)
+			pr.Message = fmt.Sprintf("dual %.10g, mu %.3g, %s, steps %.2g %.2g", dual, mu, fac, ap, ad)
 			o.Report(pr)
 		}
 		// Certify once the iterates are close; keep the best certificate, as
