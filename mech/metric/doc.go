@@ -16,6 +16,9 @@
 //     Hamming, Grid (Euclidean, Manhattan, Chebyshev); graphs from edge
 //     lists (graph.go: NewGraph, ReadEdgeList); distance matrices
 //     (metric_matrix.go: NewMatrix, ReadDistCSV).
+//   - Grids on a map (geo.go, §18.5): GeoBox, GeoGrid (the step in km from a
+//     bounding box on WGS84), KmPerDegree, GridMetric.CellOfLatLon and
+//     CellOfXY.
 //   - The CLI's metric specs (spec.go): Parse("grid:w=100,h=100,step=1"),
 //     Kinds.
 //   - Phi (phi.go): Phi, PhiLimit, PhiTo, DistCache, and CheckEps, the one
