@@ -54,7 +54,7 @@ func runLeakage(ctx context.Context, cfg *Config) (*Result, error) {
 	if err := r.writeCSV(cfg, "leakage_bnd_eps.csv", []string{"u", "v", "eps", "bnd_bits"}, rows); err != nil {
 		return nil, err
 	}
-	if err := r.linePlot(cfg, "leakage_bnd_eps", "Fig. 8: Bnd(u, v, eps) against eps", "eps", "leakage bound Bnd (bits)", ss, plotOpts{Legend: "tr", Headroom: 1.45}); err != nil {
+	if err := r.linePlot(cfg, "leakage_bnd_eps", "Fig. 8: Bnd(u, v, eps) against eps", "eps", "leakage bound Bnd (bits)", ss, plotOpts{}); err != nil {
 		return nil, err
 	}
 	rows, ss = nil, nil

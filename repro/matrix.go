@@ -154,7 +154,7 @@ func runMatrix(ctx context.Context, cfg *Config) (*Result, error) {
 		short[i] = shortWorkload(w)
 	}
 	if err := r.barPlot(cfg, "matrix_tse", fmt.Sprintf("Matrix mechanism (Laplace, eps = %g): error relative to the identity strategy", eps),
-		"log10(TSE / TSE(identity)); below 0 = better", short, groups, plotOpts{Legend: "tl"}); err != nil {
+		"log10(TSE / TSE(identity)); below 0 = better", short, groups, plotOpts{}); err != nil {
 		return nil, err
 	}
 	r.md("Total squared error TSE = (2/eps^2)·D1(A)^2·tr(W^T W (A^T A)^+) of the Laplace matrix mechanism at eps = %g (docs/MATH.md §13.2), by linear.TSE; lower is better. In brackets: the ratio to the identity strategy.\n", eps)

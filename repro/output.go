@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"math/big"
 	"os"
@@ -14,9 +15,13 @@ import (
 	"github.com/optdp/optdp/solve"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // newResult starts a result with an empty value table.
@@ -154,57 +159,92 @@ type series struct {
 	X, Y []float64
 	// Dashed draws the line dashed (e.g. bounds next to measured values).
 	Dashed bool
+	// Points draws markers only, no line (discrete values such as
+	// eigenvalues, which a line would wrongly join).
+	Points bool
 }
 
-// palette is a colour-blind-friendly set (Okabe–Ito).
+// palette is a colour-blind-friendly set (Okabe–Ito), ordered so that
+// series 1 and 3, and 2 and 4, contrast where they coincide.
 var palette = []color.Color{
 	color.RGBA{0, 114, 178, 255},
 	color.RGBA{213, 94, 0, 255},
 	color.RGBA{0, 158, 115, 255},
-	color.RGBA{204, 121, 167, 255},
+	color.RGBA{0, 0, 0, 255}, // high contrast on the orange of a coinciding second series
 	color.RGBA{230, 159, 0, 255},
 	color.RGBA{86, 180, 233, 255},
-	color.RGBA{0, 0, 0, 255},
+	color.RGBA{204, 121, 167, 255},
 	color.RGBA{240, 228, 66, 255},
+}
+
+// niceTicks places major ticks at multiples of 1, 2 or 5 × 10^k, about
+// five to eight of them across the axis, with minor ticks between, and
+// labels with just the decimals the step needs (0, 0.2, 0.4, not 0.00,
+// 2.50 or 20, 80, 140).
+type niceTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	raw := (hi - lo) / 8
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, f := range []float64{1, 2, 5, 10} {
+		if f*mag >= raw {
+			step = f * mag
+			break
+		}
+	}
+	minor := step / 5
+	if r := step / mag; r == 2 || r == 20 {
+		minor = step / 4
+	}
+	prec := max(0, -int(math.Floor(math.Log10(step)+1e-9)))
+	var ticks []plot.Tick
+	for k := math.Ceil(lo/minor - 1e-9); k*minor <= hi+1e-9*minor; k++ {
+		v := k * minor
+		t := plot.Tick{Value: v}
+		if q := v / step; math.Abs(q-math.Round(q)) < 1e-6 {
+			v = math.Round(q) * step
+			t.Value = v
+			if v == 0 {
+				v = 0 // no "-0"
+			}
+			t.Label = strconv.FormatFloat(v, 'f', prec, 64)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
 }
 
 func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
+	p.Title.Padding = vg.Points(8)
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = ylabel
+	p.X.Tick.Marker = niceTicks{}
+	p.Y.Tick.Marker = niceTicks{}
+	p.X.Padding, p.Y.Padding = vg.Points(4), vg.Points(4)
 	p.Add(plotter.NewGrid())
 	return p
 }
 
-// linePlot draws the series as lines with markers and saves base.png and
-// base.svg.
-// plotOpts tunes a plot: a logarithmic y axis and the legend's corner
-// ("tl" top left, the default; "tr", "bl", "br").
+// plotOpts tunes a plot: a logarithmic y axis; Equal draws one unit of x
+// as long as one unit of y (a simplex in its true shape).
 type plotOpts struct {
-	LogY   bool
-	Legend string
-	// Headroom > 1 raises the y axis maximum to Headroom × the largest
-	// value, leaving space for the legend above the curves.
-	Headroom float64
+	LogY  bool
+	Equal bool
 }
 
-func (o plotOpts) place(p *plot.Plot) {
-	p.Legend.Top = o.Legend == "" || o.Legend[0] == 't'
-	p.Legend.Left = o.Legend == "" || o.Legend[1] == 'l'
-	if p.Legend.Left {
-		p.Legend.XOffs = vg.Points(40)
-	} else {
-		p.Legend.XOffs = -vg.Points(10)
-	}
-	if !p.Legend.Top {
-		p.Legend.YOffs = vg.Points(10)
-	}
-}
-
+// linePlot draws the series as lines with markers (or markers only) and
+// saves base.png and base.svg. Series drawn later get smaller markers and
+// thinner lines, so curves that coincide stay visible one on top of the
+// other.
 func (r *Result) linePlot(cfg *Config, base, title, xlabel, ylabel string, ss []series, o plotOpts) error {
 	p := newPlot(title, xlabel, ylabel)
-	o.place(p)
 	logY := o.LogY
 	if logY {
 		p.Y.Scale = plot.LogScale{}
@@ -221,113 +261,265 @@ func (r *Result) linePlot(cfg *Config, base, title, xlabel, ylabel string, ss []
 		if len(pts) == 0 {
 			continue
 		}
-		l, sc, err := plotter.NewLinePoints(pts)
+		c := palette[i%len(palette)]
+		sc, err := plotter.NewScatter(pts)
 		if err != nil {
 			return fmt.Errorf("plot %s: %w", base, err)
 		}
-		c := palette[i%len(palette)]
-		l.Color, sc.Color = c, c
-		l.Width = vg.Points(1.5)
+		sc.Color = c
 		sc.Shape = shapeFor(i)
-		sc.Radius = vg.Points(2.5)
-		if len(pts) > 40 {
+		sc.Radius = vg.Points(max(2.5, 6-1.1*float64(i)))
+		if len(pts) > 40 && !s.Points {
 			sc.Radius = 0
 		}
+		if s.Points {
+			sc.Radius = vg.Points(4)
+			p.Add(sc)
+			p.Legend.Add(s.Name, sc)
+			continue
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", base, err)
+		}
+		l.Color = c
+		l.Width = vg.Points(max(1, 3.5-0.8*float64(i)))
 		if s.Dashed {
-			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+			l.Dashes = []vg.Length{vg.Points(6 - float64(i%3)), vg.Points(3 + float64(i%3))}
 		}
 		p.Add(l, sc)
 		p.Legend.Add(s.Name, l, sc)
 	}
-	if o.Headroom > 1 && !logY {
-		top := math.Inf(-1)
-		for _, s := range ss {
-			for _, v := range s.Y {
-				if !math.IsNaN(v) {
-					top = math.Max(top, v)
-				}
-			}
-		}
-		if !math.IsInf(top, 0) {
-			p.Y.Max = o.Headroom * top
-		}
-	}
-	return r.save(cfg, p, base)
+	return r.save(cfg, p, base, o)
 }
 
 func shapeFor(i int) draw.GlyphDrawer {
-	switch i % 4 {
+	switch i % 5 {
 	case 0:
 		return draw.CircleGlyph{}
 	case 1:
-		return draw.SquareGlyph{}
+		return draw.BoxGlyph{}
 	case 2:
 		return draw.TriangleGlyph{}
+	case 3:
+		return draw.RingGlyph{}
 	}
 	return draw.CrossGlyph{}
 }
 
 // barGroup is one set of bars (one colour) over the categories of a bar
-// plot.
+// plot; NaN is a value that was not computed.
 type barGroup struct {
 	Name   string
 	Values []float64
 }
 
 // barPlot draws grouped bars over the named categories and saves base.png
-// and base.svg.
+// and base.svg. A bar of height 0 shows as a thick line on the axis in its
+// colour; a value that was not computed (NaN) is marked "n/a" instead.
 func (r *Result) barPlot(cfg *Config, base, title, ylabel string, cats []string, groups []barGroup, o plotOpts) error {
 	p := newPlot(title, "", ylabel)
-	o.place(p)
 	logY := o.LogY
 	if logY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	w := vg.Points(float64(min(60, 360/max(1, len(cats)*len(groups)))))
+	var naX []float64
+	var naOff []vg.Length
 	for i, g := range groups {
 		vals := make(plotter.Values, len(g.Values))
 		copy(vals, g.Values)
 		for k, v := range vals {
 			if math.IsNaN(v) {
-				vals[k] = 0 // a missing bar
+				vals[k] = 0 // drawn as "n/a" below, without an outline
 			}
 		}
 		b, err := plotter.NewBarChart(vals, w)
 		if err != nil {
 			return fmt.Errorf("plot %s: %w", base, err)
 		}
-		b.Color = palette[i%len(palette)]
+		c := palette[i%len(palette)]
+		b.Color = c
 		b.LineStyle.Width = 0
 		b.Offset = vg.Length(float64(i)-float64(len(groups)-1)/2) * w
 		p.Add(b)
 		p.Legend.Add(g.Name, b)
-	}
-	p.NominalX(cats...)
-	if !logY {
-		top, bottom := 0.0, 0.0
-		for _, g := range groups {
-			for _, v := range g.Values {
-				if !math.IsNaN(v) && !math.IsInf(v, 0) {
-					top, bottom = math.Max(top, v), math.Min(bottom, v)
-				}
+		var zero []float64
+		for k, v := range g.Values {
+			switch {
+			case math.IsNaN(v):
+				naX, naOff = append(naX, float64(k)), append(naOff, b.Offset)
+			case v == 0:
+				zero = append(zero, float64(k))
 			}
 		}
-		if top > 0 || bottom < 0 {
-			// Room for the legend above the bars.
-			p.Y.Min, p.Y.Max = bottom-0.05*(top-bottom), top+0.6*(top-bottom)
+		if len(zero) > 0 {
+			p.Add(zeroMarks{x: zero, off: b.Offset, width: w, color: c})
 		}
 	}
-	return r.save(cfg, p, base)
+	p.NominalX(cats...)
+	top, bottom := 0.0, 0.0
+	for _, g := range groups {
+		for _, v := range g.Values {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				top, bottom = math.Max(top, v), math.Min(bottom, v)
+			}
+		}
+	}
+	if !logY && (top > 0 || bottom < 0) {
+		p.Y.Min, p.Y.Max = bottom-0.05*(top-bottom), top+0.08*(top-bottom)
+	}
+	if len(naX) > 0 {
+		p.Add(naMarks{x: naX, off: naOff, y: math.Max(0, p.Y.Min)})
+		p.Legend.Add("n/a: not computed", naLegend{})
+	}
+	return r.save(cfg, p, base, o)
 }
 
-// save writes base.png and base.svg (15 x 10 cm).
-func (r *Result) save(cfg *Config, p *plot.Plot, base string) error {
+// zeroMarks draws a bar of height 0 as a thick line on the axis, in the
+// bar's colour, so that it differs from a bar that was not computed.
+type zeroMarks struct {
+	x     []float64
+	off   vg.Length
+	width vg.Length
+	color color.Color
+}
+
+// Plot implements plot.Plotter.
+func (m zeroMarks) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	sty := draw.LineStyle{Color: m.color, Width: vg.Points(2.5)}
+	for _, x := range m.x {
+		cx := trX(x) + m.off
+		c.StrokeLine2(sty, cx-m.width/2, trY(0), cx+m.width/2, trY(0))
+	}
+}
+
+// naMarks writes "n/a" above the axis where a bar was not computed.
+type naMarks struct {
+	x   []float64
+	off []vg.Length
+	y   float64
+}
+
+// Plot implements plot.Plotter.
+func (m naMarks) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	sty := text.Style{Color: color.Gray{Y: 60}, Font: font.From(plot.DefaultFont, vg.Points(8)), Rotation: math.Pi / 2, XAlign: draw.XLeft, YAlign: draw.YCenter, Handler: p.Title.TextStyle.Handler}
+	for k, x := range m.x {
+		c.FillText(sty, vg.Point{X: trX(x) + m.off[k], Y: trY(m.y) + vg.Points(3)}, "n/a")
+	}
+}
+
+// naLegend is the legend thumbnail of the "n/a" marks.
+type naLegend struct{}
+
+// Thumbnail implements plot.Thumbnailer.
+func (naLegend) Thumbnail(c *draw.Canvas) {
+	sty := text.Style{Color: color.Gray{Y: 60}, Font: font.From(plot.DefaultFont, vg.Points(8)), XAlign: draw.XCenter, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}
+	c.FillText(sty, c.Center(), "n/a")
+}
+
+// Figure layout: the plot's size, the margin around the figure, and the
+// gap between the plot and its legend, which is drawn to the right of the
+// plot on a white background with a thin frame, never over the data.
+const (
+	figW, figH = 20 * vg.Centimeter, 12 * vg.Centimeter
+	figMargin  = 8
+	legendGap  = 10
+)
+
+// save writes base.png and base.svg: the plot with its legend beside it.
+// With o.Equal the axis ranges are widened so that one unit of x and one
+// of y have the same length on the page.
+func (r *Result) save(cfg *Config, p *plot.Plot, base string, o plotOpts) error {
+	leg := p.Legend
+	p.Legend = plot.NewLegend()
+	leg.Top, leg.Left = true, true
+	leg.Padding = vg.Points(3)
+	legW := vg.Length(0)
+	if lr := leg.Rectangle(draw.New(vgimg.New(figW, figH))); lr.Size().X > 0 {
+		legW = lr.Size().X + 2*vg.Points(6)
+	}
+	w := figW + legW
+	if legW > 0 {
+		w += vg.Points(legendGap)
+	}
 	for _, ext := range []string{".png", ".svg"} {
-		if err := p.Save(20*vg.Centimeter, 12*vg.Centimeter, filepath.Join(cfg.Dir, base+ext)); err != nil {
+		var cv vg.CanvasSizer
+		if ext == ".png" {
+			cv = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, figH), vgimg.UseDPI(96))}
+		} else {
+			cv = vgsvg.New(w, figH)
+		}
+		c := draw.New(cv)
+		c.SetColor(color.White)
+		c.Fill(c.Rectangle.Path())
+		c = draw.Crop(c, vg.Points(figMargin), -vg.Points(figMargin), vg.Points(figMargin), -vg.Points(figMargin))
+		pc := draw.Crop(c, 0, -(legW + vg.Points(legendGap)), 0, 0)
+		if legW == 0 {
+			pc = c
+		}
+		if o.Equal {
+			equalAspect(p, pc)
+		}
+		p.Draw(pc)
+		if legW > 0 {
+			// The legend's own Rectangle mirrors Left; only its size is
+			// used: entries start at lc's top left corner.
+			lc := draw.Crop(c, c.Size().X-legW+vg.Points(6), -vg.Points(6), 0, -vg.Points(32))
+			size := leg.Rectangle(lc).Size()
+			box := vg.Rectangle{
+				Min: vg.Point{X: lc.Min.X - vg.Points(6), Y: lc.Max.Y - size.Y - vg.Points(5)},
+				Max: vg.Point{X: lc.Min.X + size.X + vg.Points(6), Y: lc.Max.Y + vg.Points(4)},
+			}
+			lc.SetColor(color.White)
+			lc.Fill(box.Path())
+			lc.SetLineStyle(draw.LineStyle{Color: color.Gray{Y: 150}, Width: vg.Points(0.75)})
+			lc.Stroke(box.Path())
+			leg.Draw(lc)
+		}
+		f, err := os.Create(filepath.Join(cfg.Dir, base+ext))
+		if err != nil {
+			return fmt.Errorf("plot %s%s: %w", base, ext, err)
+		}
+		wt, ok := cv.(io.WriterTo)
+		if !ok {
+			f.Close()
+			return fmt.Errorf("plot %s%s: canvas cannot be written", base, ext)
+		}
+		if _, err := wt.WriteTo(f); err != nil {
+			f.Close()
+			return fmt.Errorf("plot %s%s: %w", base, ext, err)
+		}
+		if err := f.Close(); err != nil {
 			return fmt.Errorf("plot %s%s: %w", base, ext, err)
 		}
 	}
 	r.Plots = append(r.Plots, base+".png")
 	return nil
+}
+
+// equalAspect widens p's x or y range, about its centre, so that on the
+// canvas c one unit of x is as long as one unit of y (two passes: the tick
+// labels' widths depend on the ranges).
+func equalAspect(p *plot.Plot, c draw.Canvas) {
+	for range 2 {
+		dc := p.DataCanvas(c)
+		cw, ch := float64(dc.Size().X), float64(dc.Size().Y)
+		xr, yr := p.X.Max-p.X.Min, p.Y.Max-p.Y.Min
+		if !(cw > 0 && ch > 0 && xr > 0 && yr > 0) {
+			return
+		}
+		if xr/yr < cw/ch { // too narrow in x: widen x
+			nx := yr * cw / ch
+			mid := (p.X.Min + p.X.Max) / 2
+			p.X.Min, p.X.Max = mid-nx/2, mid+nx/2
+		} else {
+			ny := xr * ch / cw
+			mid := (p.Y.Min + p.Y.Max) / 2
+			p.Y.Min, p.Y.Max = mid-ny/2, mid+ny/2
+		}
+	}
 }

@@ -73,7 +73,7 @@ func runRegions(ctx context.Context, cfg *Config) (*Result, error) {
 			r.Values[fmt.Sprintf("%s_%s_c1_1", q.name, epsName[k])] = cs[0][0]
 		}
 		if err := r.linePlot(cfg, "regions_"+q.name, fmt.Sprintf("Regular priors of the 3-point %s (triangle of the corner priors)", q.name),
-			"x = pi_2 + pi_3/2 (2-D projection of the prior simplex)", "y = (sqrt 3 / 2) pi_3", ss, plotOpts{Legend: "tr", Headroom: 1.15}); err != nil {
+			"x = pi_2 + pi_3/2 (2-D projection of the prior simplex)", "y = (sqrt 3 / 2) pi_3", ss, plotOpts{Equal: true}); err != nil {
 			return nil, err
 		}
 	}

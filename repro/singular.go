@@ -118,7 +118,7 @@ func runSingular(ctx context.Context, cfg *Config) (*Result, error) {
 		idx[i] = float64(i + 1)
 	}
 	if err := r.linePlot(cfg, "singular_eigenvalues", "Eigenvalues of Phi: cube 2^3 + antipodal edges, e^-eps = 1/3",
-		"index (ascending)", "eigenvalue of Phi (dimensionless)", []series{{Name: "eigenvalues of Phi", X: idx, Y: sorted}}, plotOpts{}); err != nil {
+		"index (ascending)", "eigenvalue of Phi (dimensionless)", []series{{Name: "eigenvalues of Phi", X: idx, Y: sorted, Points: true}}, plotOpts{}); err != nil {
 		return nil, err
 	}
 	r.md("| check | paper | optdp |\n|---|---|---|")
