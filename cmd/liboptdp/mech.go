@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/optdp/optdp/mech"
+	"github.com/optdp/optdp/mech/tight"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -46,30 +47,64 @@ func xAndPrior(x *C.optdp_cdouble, rows, cols C.int64_t, prior *C.optdp_cdouble,
 	return xd, p, nil
 }
 
+// auditObj is an audit report as JSON.
+func auditObj(r mech.AuditReport) obj {
+	return obj{{"eps", r.Eps}, {"private", r.Private}, {"worst", []int{r.Worst[0], r.Worst[1], r.Worst[2]}}, {"pairs", r.Pairs}}
+}
+
+// auditArgs reads the arguments of the audits.
+func auditArgs(x *C.optdp_cdouble, rows, cols C.int64_t, h C.optdp_handle, eps C.double) (*mat.Dense, metricType, error) {
+	xd, err := dense(x, rows, cols, "noise matrix")
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := metricOf(h)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkEps(float64(eps)); err != nil {
+		return nil, nil, err
+	}
+	if int64(rows) != int64(m.Len()) {
+		return nil, nil, badInput("the noise matrix has %d rows, the metric %s has %d answers", int64(rows), m, m.Len())
+	}
+	return xd, m, nil
+}
+
 //export optdp_audit
 func optdp_audit(x *C.optdp_cdouble, rows, cols C.int64_t, h C.optdp_handle, eps C.double, out **C.char, errOut **C.char) (status C.int) {
 	begin(errOut)
 	defer guard(&status, errOut)
-	xd, err := dense(x, rows, cols, "noise matrix")
+	xd, m, err := auditArgs(x, rows, cols, h, eps)
 	if err != nil {
 		return fail(errOut, err)
-	}
-	m, err := metricOf(h)
-	if err != nil {
-		return fail(errOut, err)
-	}
-	if err := checkEps(float64(eps)); err != nil {
-		return fail(errOut, err)
-	}
-	if int64(rows) != int64(m.Len()) {
-		return fail(errOut, badInput("the noise matrix has %d rows, the metric %s has %d answers", int64(rows), m, m.Len()))
 	}
 	rep, err := mech.Audit(xd, m, float64(eps))
 	if err == nil {
-		err = putJSON(out, obj{
-			{"eps", rep.Eps}, {"private", rep.Private},
-			{"worst", []int{rep.Worst[0], rep.Worst[1], rep.Worst[2]}}, {"pairs", rep.Pairs},
-		})
+		err = putJSON(out, auditObj(rep))
+	}
+	if err != nil {
+		return fail(errOut, err)
+	}
+	return C.OPTDP_OK
+}
+
+//export optdp_audit_exact
+func optdp_audit_exact(x *C.optdp_cdouble, rows, cols C.int64_t, h C.optdp_handle, eps C.double, out **C.char, errOut **C.char) (status C.int) {
+	begin(errOut)
+	defer guard(&status, errOut)
+	xd, m, err := auditArgs(x, rows, cols, h, eps)
+	if err != nil {
+		return fail(errOut, err)
+	}
+	rep, err := mech.AuditExact(xd, m, float64(eps))
+	if err == nil {
+		v := auditObj(rep.AuditReport)
+		var viol any
+		if w := rep.Violation; w != nil {
+			viol = obj{{"i", w.I}, {"h", w.H}, {"o", w.O}, {"log_ratio", w.LogRatio}, {"dist", w.Dist}}
+		}
+		err = putJSON(out, append(v, kv{"violation", viol}))
 	}
 	if err != nil {
 		return fail(errOut, err)
@@ -352,9 +387,7 @@ func optdp_sampler_new(x *C.optdp_cdouble, rows, cols C.int64_t, out *C.optdp_ha
 	if err != nil {
 		return fail(errOut, err)
 	}
-	// The C ABI passes no metric, so the privacy proof of mech.NewSampler
-	// is skipped (the draws are still exactly X[i][o]/Σ_o X[i][o]).
-	s, err := mech.NewSampler(xd, nil, 0, &mech.SamplerOptions{Unaudited: true})
+	s, err := mech.NewSampler(xd)
 	if err != nil {
 		return fail(errOut, err)
 	}
@@ -397,4 +430,48 @@ func optdp_sample(h C.optdp_handle, trueAnswer, count C.int64_t, rng C.optdp_han
 		copy(unsafe.Slice((*int64)(unsafe.Pointer(out)), a[1]), draws)
 	}
 	return C.OPTDP_OK
+}
+
+// freeMechanism resolves a mechanism handle from optdp_tight.
+func freeMechanism(h C.optdp_handle) (*tight.FreeMechanism, error) {
+	return lookup[*tight.FreeMechanism](h, "mechanism")
+}
+
+//export optdp_mechanism_row
+func optdp_mechanism_row(h C.optdp_handle, i C.int64_t, out *C.double, errOut **C.char) (status C.int) {
+	begin(errOut)
+	defer guard(&status, errOut)
+	f, err := freeMechanism(h)
+	if err != nil {
+		return fail(errOut, err)
+	}
+	n := f.Len()
+	if i < 0 || int64(i) >= int64(n) {
+		return fail(errOut, badInput("row %d outside 0..%d", int64(i), n-1))
+	}
+	if out == nil {
+		return fail(errOut, badInput("the output array is NULL"))
+	}
+	if _, err := f.Row(int(i), unsafe.Slice((*float64)(unsafe.Pointer(out)), n)); err != nil {
+		return fail(errOut, err)
+	}
+	return C.OPTDP_OK
+}
+
+//export optdp_mechanism_utility
+func optdp_mechanism_utility(h C.optdp_handle, prior *C.optdp_cdouble, n C.int64_t, out *C.double, errOut **C.char) (status C.int) {
+	begin(errOut)
+	defer guard(&status, errOut)
+	f, err := freeMechanism(h)
+	if err != nil {
+		return fail(errOut, err)
+	}
+	if prior == nil {
+		return result(errOut, out)(f.UtilityUniform(), nil)
+	}
+	p, err := floats(prior, int64(n), "prior", false)
+	if err != nil {
+		return fail(errOut, err)
+	}
+	return result(errOut, out)(f.Utility(p))
 }

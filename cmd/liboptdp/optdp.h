@@ -144,6 +144,13 @@ int optdp_metric_distances(optdp_handle metric, optdp_matrix *d, char **err);
  * relative 1e-9, "worst": [i, h, o], "pairs": pairs checked}. */
 int optdp_audit(optdp_cdouble *x, int64_t rows, int64_t cols, optdp_handle metric, double eps, char **json, char **err);
 
+/* optdp_audit_exact decides exactly, in real arithmetic with no tolerance,
+ * whether x is eps*d-private (mech.AuditExact: float64 where a proven margin
+ * settles it, math/big otherwise), and writes the fields of optdp_audit and
+ * "violation": null, or the violated constraint of largest level {"i", "h",
+ * "o", "log_ratio", "dist"} with x[i][o] > exp(eps dist) x[h][o]. */
+int optdp_audit_exact(optdp_cdouble *x, int64_t rows, int64_t cols, optdp_handle metric, double eps, char **json, char **err);
+
 /* ---- measures (x row-stochastic, prior a distribution on the rows) ---- */
 
 /* optdp_utility is sum_i prior_i (x R)[i][i] with the remap R (cols x rows,
@@ -236,6 +243,14 @@ void optdp_cancel(optdp_handle token);
  * (usable with optdp_sample, at any n) when it exists, else 0. */
 int optdp_tight(optdp_handle metric, double eps, optdp_cchar *options, char **json, optdp_matrix *x,
 	optdp_matrix *z, optdp_handle *mechanism, char **err);
+
+/* optdp_mechanism_row writes row i of the mechanism of a handle from
+ * optdp_tight into out (n entries, caller-allocated), in O(n). */
+int optdp_mechanism_row(optdp_handle mechanism, int64_t i, double *out, char **err);
+
+/* optdp_mechanism_utility writes the mechanism's utility sum_i prior_i z_i
+ * (prior of n entries; NULL for the uniform prior, mean z). */
+int optdp_mechanism_utility(optdp_handle mechanism, optdp_cdouble *prior, int64_t n, double *utility, char **err);
 
 /* optdp_threshold finds the smallest eps at which the tight-constraints
  * mechanism exists. options: {"lo", "hi", "tol", "steps", "budget",

@@ -30,11 +30,6 @@ var (
 	_ sampler = (*tight.FreeMechanism)(nil)
 )
 
-// auditObj is an audit report as JSON.
-func auditObj(r mech.AuditReport) obj {
-	return obj{{"eps", r.Eps}, {"private", r.Private}, {"worst", []int{r.Worst[0], r.Worst[1], r.Worst[2]}}, {"pairs", r.Pairs}}
-}
-
 // emptyMatrix marks an absent matrix output.
 func emptyMatrix(out *C.optdp_matrix) {
 	if out != nil {

@@ -15,30 +15,58 @@ from .metric import MetricLike, as_metric
 
 
 @dataclass(frozen=True)
+class Violation:
+    """A violated privacy constraint found by the exact audit:
+    X[i][o] > exp(eps dist) X[h][o], with log_ratio = ln(X[i][o]/X[h][o])."""
+
+    i: int
+    h: int
+    o: int
+    log_ratio: float
+    dist: float
+
+
+@dataclass(frozen=True)
 class AuditReport:
     """The outcome of a DP audit of a noise matrix against a metric.
 
     eps: the measured privacy level, max ln(X[i][o]/X[h][o]) / d(i, h) over
     the pairs checked (inf when a positive entry faces a zero);
-    private: eps <= the audited eps up to a relative 1e-9;
-    worst: the (i, h, o) attaining eps; pairs: the number of pairs checked
-    (edges for a graph metric).
+    private: eps <= the audited eps (up to a relative 1e-9, or exactly for
+    audit(..., exact=True)); worst: the (i, h, o) attaining eps; pairs: the
+    number of pairs checked (edges for a graph metric); violation: for an
+    exact audit that fails, the violated constraint of largest level.
     """
 
     eps: float
     private: bool
     worst: Tuple[int, int, int]
     pairs: int
+    violation: Optional[Violation] = None
 
 
-def audit(x: Any, metric: MetricLike, eps: float) -> AuditReport:
+def audit_report(r: dict) -> AuditReport:
+    v = r.get("violation")
+    viol = None if v is None else Violation(int(v["i"]), int(v["h"]), int(v["o"]), float(v["log_ratio"]),
+                                            float(v["dist"]))
+    return AuditReport(float(r["eps"]), bool(r["private"]), tuple(int(w) for w in r["worst"]), int(r["pairs"]), viol)
+
+
+def audit(x: Any, metric: MetricLike, eps: float, *, exact: bool = False) -> AuditReport:
     """Measures the privacy level of the noise matrix x (rows: true answers,
     columns: outputs) against metric and reports whether x is eps*d-private:
-    X[i][o] <= exp(eps d(i, h)) X[h][o] for every pair and output."""
+    X[i][o] <= exp(eps d(i, h)) X[h][o] for every pair and output.
+
+    By default the verdict has a relative tolerance of 1e-9 (it absorbs the
+    rounding of a computed mechanism). exact=True decides the inequalities in
+    real arithmetic for the given float64 entries, with no tolerance
+    (float64 where a proven margin settles a pair, big numbers otherwise),
+    and reports the worst violation."""
     a = _lib.as_matrix(x, "noise matrix")
     m = as_metric(metric)
-    r = _lib.json_call("optdp_audit", _lib.dptr(a), a.shape[0], a.shape[1], m._handle, float(eps))
-    return AuditReport(float(r["eps"]), bool(r["private"]), tuple(int(v) for v in r["worst"]), int(r["pairs"]))
+    name = "optdp_audit_exact" if exact else "optdp_audit"
+    r = _lib.json_call(name, _lib.dptr(a), a.shape[0], a.shape[1], m._handle, float(eps))
+    return audit_report(r)
 
 
 def _prior(prior: Any, n: int) -> np.ndarray:

@@ -11,13 +11,9 @@ from typing import Any, List, Optional, Tuple, Union
 import numpy as np
 
 from . import _lib
-from ._mech import AuditReport, Rng, rng_handle
+from ._mech import AuditReport, Rng, audit_report, rng_handle
 from .errors import BadInputError
 from .metric import MetricLike, as_metric
-
-
-def _audit(d: dict) -> AuditReport:
-    return AuditReport(float(d["eps"]), bool(d["private"]), tuple(int(v) for v in d["worst"]), int(d["pairs"]))
 
 
 class Mechanism:
@@ -46,6 +42,20 @@ class Mechanism:
         _lib.call("optdp_sample", self._handle, int(true_answer), count, h, out.ctypes.data_as(_lib._P_INT64))
         del keep
         return int(out[0]) if size is None else out
+
+    def row(self, i: int) -> np.ndarray:
+        """Row i of X, X[i][k] = exp(-eps d(i,k)) z_k, in O(n)."""
+        out = np.zeros(self.n, dtype=np.float64)
+        _lib.call("optdp_mechanism_row", self._handle, int(i), _lib.dptr(out))
+        return out
+
+    def utility(self, prior: Any = None) -> float:
+        """The utility sum_i prior_i z_i with the identity remap (the
+        optimal utility for a regular prior); prior None is uniform."""
+        if prior is None:
+            return _lib.float_call("optdp_mechanism_utility", self._handle, None, 0)
+        p = _lib.as_vector(prior, "prior")
+        return _lib.float_call("optdp_mechanism_utility", self._handle, _lib.dptr(p), p.shape[0])
 
     def __repr__(self) -> str:
         return f"<optdp.Mechanism n={self.n}>"
@@ -109,7 +119,7 @@ def tight(metric: MetricLike, eps: float, *, solver: str = "auto", max_mechanism
         n=int(r["n"]), eps=float(r["eps"]), exists=str(r["exists"]), utility=float(r["utility"]),
         min_z=float(r["min_z"]), z_err=float(r["z_err"]), unique=bool(r["unique"]),
         constant_z=bool(r["constant_z"]), solver=str(r["solver"]), certificate=str(r["certificate"]),
-        rcond=float(r["rcond"]), audit=_audit(r["audit"]), note=str(r["note"]),
+        rcond=float(r["rcond"]), audit=audit_report(r["audit"]), note=str(r["note"]),
         iterations=int(r["iterations"]), residual=float(r["residual"]), backend=str(r["backend"]),
         x=xa, z=za, mechanism=mech,
     )

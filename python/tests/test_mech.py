@@ -239,3 +239,25 @@ def test_error_classes():
         optdp.truncated_geometric(6, -1)
     except optdp.OptdpError as e:
         assert e.code == 1 and "eps" in str(e)
+
+
+def test_exact_audit():
+    # y's ratio 0.5/0.25 is exactly 2 (dyadic entries). The float64 nearest
+    # ln 2 is below ln 2, so e^eps < 2: the exact audit finds the violation
+    # that the tolerant audit (relative 1e-9) accepts; the next float above
+    # ln 2 passes.
+    above = math.nextafter(LN2, 1.0)
+    y = np.array([[0.5, 0.5], [0.75, 0.25]])
+    assert optdp.audit(y, "line:n=2", LN2).private
+    bad = optdp.audit(y, "line:n=2", LN2, exact=True)
+    assert not bad.private
+    v = bad.violation
+    assert (v.i, v.h, v.o) == (0, 1, 1) and v.log_ratio == pytest.approx(LN2, rel=1e-15) and v.dist == 1
+    ok = optdp.audit(y, "line:n=2", above, exact=True)
+    assert ok.private and ok.violation is None
+    # The computed truncated geometric mechanism at ln 2: its float ratios
+    # are 2 up to rounding, so it fails exactly at float(ln 2) and passes
+    # with room to spare at 0.6932.
+    x = optdp.truncated_geometric(6, LN2)
+    assert not optdp.audit(x, "line:n=6", LN2, exact=True).private
+    assert optdp.audit(x, "line:n=6", 0.6932, exact=True).private

@@ -123,3 +123,17 @@ def test_tight_errors():
         optdp.optimal("line:n=3", 1, [0.5, float("nan"), 0.5])
     with pytest.raises(optdp.OptdpError, match="gain"):
         optdp.optimal("line:n=3", 1, None, gain=np.eye(4))
+
+
+def test_mechanism_rows_and_utility():
+    # The matrix-free mechanism's rows are X's rows; its utility for a prior
+    # is sum_i pi_i z_i (here against the dense X's diagonal).
+    r = optdp.tight("sum:u=4,v=2", 1.1, solver="dense")
+    for i in (0, 4, 8):
+        np.testing.assert_allclose(r.mechanism.row(i), r.x[i], rtol=1e-13)
+    prior = np.linspace(1, 2, 9)
+    prior /= prior.sum()
+    assert r.mechanism.utility(prior) == pytest.approx(prior @ np.diag(r.x), rel=1e-13)
+    assert r.mechanism.utility() == pytest.approx(r.utility, rel=1e-14)
+    with pytest.raises(optdp.BadInputError, match="outside"):
+        r.mechanism.row(9)
