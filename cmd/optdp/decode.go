@@ -4,6 +4,7 @@ package main
 // matrices (CSV and NumPy .npy) and their encoders for --out.
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -37,6 +38,9 @@ type priorSpec struct {
 // materialise is true (and fits tight.MaxVectorN). Every prior is checked to
 // be a probability distribution; one not summing to 1 is an error saying so.
 func parsePrior(spec string, m metric.Metric, materialise bool) (*priorSpec, error) {
+	if ps, ok, err := parseMapPrior(spec, m); ok { // points:, raster: (prior_map.go)
+		return ps, err
+	}
 	n := m.Len()
 	switch {
 	case spec == "" || spec == "uniform":
@@ -193,43 +197,92 @@ func parseFields(line string) ([]float64, error) {
 
 // readMatrixPath reads a matrix from a CSV file (one row per line, entries
 // separated by commas or whitespace) or, when path ends in .npy, a NumPy
-// array of float64.
+// array of float64. Both are decoded as they are read (decodeCSVFrom,
+// decodeNPYFrom), so memory is that of the entries, and bounded: a regular
+// file above maxMatrixFileBytes is refused from its size, a device such as
+// /dev/zero after one line of maxCSVLine bytes (or the .npy magic string).
 func readMatrixPath(path string) (*mat.Dense, error) {
-	data, err := readBounded(path, maxMatrixFileBytes)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if strings.HasSuffix(strings.ToLower(path), ".npy") {
-		x, err := decodeNPY(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return x, nil
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
 	}
-	x, err := decodeCSV(data)
+	if fi.IsDir() {
+		return nil, fmt.Errorf("%s is a directory, not a file", path)
+	}
+	if fi.Mode().IsRegular() && fi.Size() > maxMatrixFileBytes {
+		return nil, fmt.Errorf("%s: %d bytes, larger than the limit of %d", path, fi.Size(), int64(maxMatrixFileBytes))
+	}
+	br := bufio.NewReaderSize(f, 64<<10)
+	var x *mat.Dense
+	if strings.HasSuffix(strings.ToLower(path), ".npy") {
+		x, err = decodeNPYFrom(br)
+	} else {
+		x, err = decodeCSVFrom(br)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return x, nil
 }
 
+// maxCSVLine is the longest line of a matrix CSV (a row of about 700 000
+// entries written with full precision).
+const maxCSVLine = 16 << 20
+
+// readLine returns the next line of br without its '\n' (buf is reused),
+// refusing lines longer than max bytes; io.EOF when there is none.
+func readLine(br *bufio.Reader, buf []byte, max int) ([]byte, error) {
+	buf = buf[:0]
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) > max+1 {
+			return nil, fmt.Errorf("a line is longer than %d bytes", max)
+		}
+		buf = append(buf, chunk...)
+		switch {
+		case err == nil:
+			return buf[:len(buf)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && len(buf) > 0:
+			return buf, nil
+		default:
+			return nil, err
+		}
+	}
+}
+
 // decodeCSV parses a rectangular matrix of numbers, one row per non-empty
 // line (lines starting with # are comments), entries separated by commas,
 // semicolons or blanks. A line without numbers (",,"), rows of different
-// lengths and more than mech.MaxDenseEntries entries are errors naming the
-// line; the matrix is stored once, as it is read.
+// lengths, lines over maxCSVLine bytes and more than mech.MaxDenseEntries
+// entries are errors naming the line; the matrix is stored once, as it is
+// read.
 func decodeCSV(data []byte) (*mat.Dense, error) {
+	return decodeCSVFrom(bufio.NewReader(bytes.NewReader(data)))
+}
+
+// decodeCSVFrom is decodeCSV reading from br.
+func decodeCSVFrom(br *bufio.Reader) (*mat.Dense, error) {
 	var vals []float64
+	var buf []byte
 	cols, rows, ln := 0, 0, 0
-	for len(data) > 0 {
-		ln++
-		var line []byte
-		if k := bytes.IndexByte(data, '\n'); k >= 0 {
-			line, data = data[:k], data[k+1:]
-		} else {
-			line, data = data, nil
+	for {
+		raw, err := readLine(br, buf, maxCSVLine)
+		if err == io.EOF {
+			break
 		}
-		line = bytes.TrimSpace(line)
+		ln++
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", ln, err)
+		}
+		buf = raw[:0]
+		line := bytes.TrimSpace(raw)
 		if len(line) == 0 || line[0] == '#' {
 			continue
 		}
@@ -309,30 +362,45 @@ var (
 	npyShape   = regexp.MustCompile(`'shape'\s*:\s*\(([^)]*)\)`)
 )
 
+// maxNPYHeader is the longest .npy header accepted (NumPy writes about
+// 128 bytes).
+const maxNPYHeader = 1 << 16
+
 // decodeNPY reads a 2-D float64 array ('<f8', or '>f8') in NumPy format
 // version 1.x, 2.x or 3.x, in C or Fortran order.
 func decodeNPY(data []byte) (*mat.Dense, error) {
-	if len(data) < 10 || string(data[:6]) != npyMagic {
+	return decodeNPYFrom(bufio.NewReader(bytes.NewReader(data)))
+}
+
+// decodeNPYFrom is decodeNPY reading from r: the header (at most
+// maxNPYHeader bytes) is checked, and the shape against
+// mech.MaxDenseEntries, before the data is read into the matrix.
+func decodeNPYFrom(r io.Reader) (*mat.Dense, error) {
+	pre := make([]byte, 12)
+	if _, err := io.ReadFull(r, pre[:10]); err != nil || string(pre[:6]) != npyMagic {
 		return nil, errors.New("not a NumPy .npy file (bad magic string)")
 	}
-	major := data[6]
-	var hlen, start int
+	major := pre[6]
+	var hlen int
 	switch major {
 	case 1:
-		hlen, start = int(binary.LittleEndian.Uint16(data[8:10])), 10
+		hlen = int(binary.LittleEndian.Uint16(pre[8:10]))
 	case 2, 3:
-		if len(data) < 12 {
+		if _, err := io.ReadFull(r, pre[10:12]); err != nil {
 			return nil, errors.New("truncated .npy header")
 		}
-		hlen, start = int(binary.LittleEndian.Uint32(data[8:12])), 12
+		hlen = int(binary.LittleEndian.Uint32(pre[8:12]))
 	default:
-		return nil, fmt.Errorf("unsupported .npy format version %d.%d", major, data[7])
+		return nil, fmt.Errorf("unsupported .npy format version %d.%d", major, pre[7])
 	}
-	if start+hlen > len(data) {
+	if hlen > maxNPYHeader {
+		return nil, fmt.Errorf(".npy header of %d bytes, longer than the limit of %d", hlen, maxNPYHeader)
+	}
+	hb := make([]byte, hlen)
+	if _, err := io.ReadFull(r, hb); err != nil {
 		return nil, errors.New("truncated .npy header")
 	}
-	header := string(data[start : start+hlen])
-	body := data[start+hlen:]
+	header := string(hb)
 	d := npyDescr.FindStringSubmatch(header)
 	if d == nil {
 		return nil, fmt.Errorf(".npy header %q has no descr", header)
@@ -368,23 +436,32 @@ func decodeNPY(data []byte) (*mat.Dense, error) {
 	if len(dims) != 2 || dims[0] == 0 || dims[1] == 0 {
 		return nil, fmt.Errorf(".npy shape (%s): want a non-empty 2-D matrix", sh[1])
 	}
-	r, c := dims[0], dims[1]
-	if r > mech.MaxDenseEntries/c {
-		return nil, fmt.Errorf(".npy shape (%d, %d) exceeds the dense limit of %d entries", r, c, mech.MaxDenseEntries)
+	rows, cols := dims[0], dims[1]
+	if rows > mech.MaxDenseEntries/cols {
+		return nil, fmt.Errorf(".npy shape (%d, %d) exceeds the dense limit of %d entries", rows, cols, mech.MaxDenseEntries)
 	}
-	if len(body) != 8*r*c {
-		return nil, fmt.Errorf(".npy data holds %d bytes, shape (%d, %d) of float64 needs %d", len(body), r, c, 8*r*c)
-	}
-	x := mat.NewDense(r, c, nil)
-	for k := 0; k < r*c; k++ {
-		v := math.Float64frombits(order.Uint64(body[8*k:]))
-		if fo[1] == "True" {
-			x.Set(k%r, k/r, v)
-		} else {
-			x.Set(k/c, k%c, v)
+	n := rows * cols
+	vals := make([]float64, n)
+	buf := make([]byte, 8*4096)
+	for k := 0; k < n; {
+		chunk := buf[:8*min(4096, n-k)]
+		got, err := io.ReadFull(r, chunk)
+		if err != nil {
+			return nil, fmt.Errorf(".npy data holds %d bytes, shape (%d, %d) of float64 needs %d", 8*k+got, rows, cols, 8*n)
+		}
+		for off := 0; off < len(chunk); off += 8 {
+			vals[k] = math.Float64frombits(order.Uint64(chunk[off:]))
+			k++
 		}
 	}
-	return x, nil
+	if m, _ := r.Read(buf[:1]); m > 0 {
+		return nil, fmt.Errorf(".npy data is longer than the %d bytes shape (%d, %d) of float64 needs", 8*n, rows, cols)
+	}
+	if fo[1] == "True" {
+		// Column-major: vals is the transpose's row-major data.
+		return mat.DenseCopyOf(mat.NewDense(cols, rows, vals).T()), nil
+	}
+	return mat.NewDense(rows, cols, vals), nil
 }
 
 // writeMatrixPath writes x as .npy when path ends so, else as CSV.
