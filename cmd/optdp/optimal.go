@@ -3,22 +3,27 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	optrun "github.com/optdp/optdp/solve/run"
 
 	"github.com/optdp/optdp/mech/optimal"
+	"gonum.org/v1/gonum/mat"
 )
 
 func optimalCommand() command {
 	return command{
 		name:    "optimal",
 		summary: "optimal eps-private mechanism for any prior (linear program, certified gap, audited)",
-		usage:   "--metric SPEC --eps E --prior uniform|file:PATH [--gain binary|distance] [--tol T] [--out FILE.csv|FILE.npy] [--progress] [--json]",
+		usage:   "--metric SPEC --eps E --prior uniform|file:PATH [--gain binary|distance|file:G.csv | --loss file:L.csv] [--method exact|generate|spanner] [--delta D] [--tol T] [--force] [--out FILE.csv|FILE.npy] [--progress] [--json]",
 		examples: []string{
 			"optdp optimal --metric line:n=110 --eps 1 --prior uniform",
 			"optdp optimal --metric sum:u=22,v=5 --eps 1 --prior file:prior.txt --gain distance --json",
 			"optdp optimal --metric line:n=1000 --eps 0.5 --prior uniform --tol 1e-6 --out mech.csv --json",
+			"optdp optimal --metric grid:w=20,h=20,step=1,norm=manhattan --eps 0.5 --prior uniform --gain distance --tol 1e-6",
+			"optdp optimal --metric grid:w=8,h=8,step=1 --eps 0.5 --prior uniform --gain distance --method generate --tol 1e-6",
+			"optdp optimal --metric grid:w=12,h=12,step=1 --eps 0.5 --prior uniform --gain distance --method spanner --delta 1.2",
 		},
 		run: runOptimal,
 	}
@@ -30,6 +35,10 @@ type optimalResult struct {
 	N          int     `json:"n"`
 	Eps        float64 `json:"eps"`
 	Gain       string  `json:"gain"`
+	Method     string  `json:"method"`
+	Pairs      int     `json:"pairs"`
+	Rounds     int     `json:"rounds,omitempty"`
+	Delta      float64 `json:"delta,omitempty"`
 	Utility    float64 `json:"utility"`
 	Primal     float64 `json:"primal"`
 	Dual       float64 `json:"dual"`
@@ -46,7 +55,11 @@ func runOptimal(env *runEnv, args []string) error {
 	metricSpec := fs.String("metric", "", metricFlagHelp)
 	eps := fs.Float64("eps", 0, epsFlagHelp)
 	prior := fs.String("prior", "", "prior on the answers (required): uniform, or file:PATH with n probabilities summing to 1 separated by commas, spaces or newlines")
-	gain := fs.String("gain", "binary", "gain: binary (probability of reporting the true answer) or distance (minus the expected distance)")
+	gain := fs.String("gain", "binary", "gain: binary (probability of reporting the true answer), distance (minus the expected distance), or file:PATH, an n×n gain matrix g(i,k) (CSV or .npy; the value is the g-vulnerability)")
+	loss := fs.String("loss", "", "file:PATH: an n×n loss matrix l(i,k) (CSV or .npy) instead of --gain; the utility is minus the expected loss")
+	method := fs.String("method", "exact", "exact (every pair not implied by others), generate (exact optimum by constraint generation: relaxations with the violated pairs added) or spanner (pairs of a greedy delta-spanner at eps/delta: exactly private, near optimal, with a bound)")
+	delta := fs.Float64("delta", 1.2, "stretch of --method spanner, >= 1")
+	force := fs.Bool("force", false, "raise the memory budget from 4 GiB to the machine's physical memory")
 	tol := fs.Float64("tol", 1e-8, "target relative gap between the certified primal and dual values")
 	out := fs.String("out", "", "write the mechanism to FILE: CSV, or NumPy .npy (float64) when FILE ends in .npy")
 	prog := fs.Bool("progress", false, "draw a progress bar on stderr even with --json")
@@ -61,8 +74,58 @@ func runOptimal(env *runEnv, args []string) error {
 	if !flagsGiven(fs)["prior"] {
 		return usagef("--prior is required (uniform or file:PATH)")
 	}
-	if *gain != string(optimal.GainBinary) && *gain != string(optimal.GainDistance) {
-		return usagef("--gain %q: want binary or distance", *gain)
+	given := flagsGiven(fs)
+	opts := &optimal.Options{Tol: *tol, Method: optimal.Method(*method), Delta: *delta}
+	opts.Settings = budget(*force)
+	gainName := *gain
+	switch {
+	case given["loss"] && given["gain"]:
+		return usagef("--gain and --loss exclude each other")
+	case given["loss"]:
+		if !strings.HasPrefix(*loss, "file:") || len(*loss) == len("file:") {
+			return usagef("--loss %q: want file:PATH", *loss)
+		}
+		l, err := readMatrixPath(strings.TrimPrefix(*loss, "file:"))
+		if err != nil {
+			return fmt.Errorf("--loss: %w", err)
+		}
+		opts.LossMatrix, gainName = l, "loss:"+*loss
+	case strings.HasPrefix(*gain, "file:"):
+		if len(*gain) == len("file:") {
+			return usagef("--gain %q: want file:PATH", *gain)
+		}
+		g, err := readMatrixPath(strings.TrimPrefix(*gain, "file:"))
+		if err != nil {
+			return fmt.Errorf("--gain: %w", err)
+		}
+		opts.GainMatrix = g
+	case *gain == string(optimal.GainBinary) || *gain == string(optimal.GainDistance):
+		opts.Gain = optimal.Gain(*gain)
+	default:
+		return usagef("--gain %q: want binary, distance or file:PATH", *gain)
+	}
+	switch optimal.Method(*method) {
+	case optimal.MethodExact, optimal.MethodGenerate:
+		if given["delta"] {
+			return usagef("--delta applies to --method spanner")
+		}
+	case optimal.MethodSpanner:
+		if !(*delta >= 1) || math.IsInf(*delta, 1) {
+			return usagef("--delta %v: want a finite number >= 1", *delta)
+		}
+	default:
+		return usagef("--method %q: want exact, generate or spanner", *method)
+	}
+	for _, g := range []struct {
+		flag, spec string
+		x          *mat.Dense
+	}{{"--gain", *gain, opts.GainMatrix}, {"--loss", *loss, opts.LossMatrix}} {
+		if g.x == nil {
+			continue
+		}
+		if r, c := g.x.Dims(); r != m.Len() || c != m.Len() {
+			return fmt.Errorf("%s %s: matrix is %d×%d, want %d×%d (one row and column per answer)", g.flag, g.spec, r, c, m.Len(), m.Len())
+		}
 	}
 	if !(*tol > 0 && *tol < 1) {
 		return usagef("--tol %v: want a number in (0, 1)", *tol)
@@ -76,9 +139,17 @@ func runOptimal(env *runEnv, args []string) error {
 	}
 	pi := ps.prior
 	bar := newProgress(env, "optimal", progressEnabled(*asJSON, *prog))
-	opts := &optimal.Options{Gain: optimal.Gain(*gain), Tol: *tol}
+	round := ""
 	opts.Progress = func(p optrun.Progress) {
-		bar.Update(-1, fmt.Sprintf("iteration %d, gap %.2g", p.Iter, p.Gap))
+		switch p.Stage {
+		case "cuts":
+			// One line per round of constraint generation: the certified
+			// gap so far and the violated pairs.
+			round = fmt.Sprintf("round %d, ", p.Iter+1)
+			bar.Update(-1, fmt.Sprintf("%s; certified gap %.2g", p.Message, p.Gap))
+		default:
+			bar.Update(-1, fmt.Sprintf("%siteration %d, gap %.2g", round, p.Iter, p.Gap))
+		}
 	}
 	r, err := optimal.Solve(context.Background(), m, *eps, pi, opts)
 	bar.Done()
@@ -88,7 +159,8 @@ func runOptimal(env *runEnv, args []string) error {
 	// With lp.ErrNotConverged the result is still certified (private, with
 	// valid bounds) but its gap exceeds --tol: print it, then fail.
 	solveErr := err
-	res := optimalResult{Metric: m.String(), N: m.Len(), Eps: *eps, Gain: *gain, Utility: r.Utility,
+	res := optimalResult{Metric: m.String(), N: m.Len(), Eps: *eps, Gain: gainName, Utility: r.Utility,
+		Method: string(r.Method), Pairs: r.Pairs, Rounds: r.Rounds, Delta: r.Delta,
 		Primal: r.Primal, Dual: r.Dual, Gap: r.Gap, AuditEps: r.AuditEps, Iterations: r.Iterations,
 		Mix: r.Mix, TimeS: r.TimeS, Out: *out}
 	if *out != "" {
@@ -106,7 +178,14 @@ func runOptimal(env *runEnv, args []string) error {
 	fmt.Fprintf(w, "metric     %s (n = %d), eps = %g, gain %s\n", res.Metric, res.N, res.Eps, res.Gain)
 	fmt.Fprintf(w, "utility    %.12g  (certified: optimum in [%.12g, %.12g], relative gap %.2g)\n", res.Utility, res.Primal, res.Dual, res.Gap)
 	fmt.Fprintf(w, "audit      eps = %.12g (<= %g), uniform mixed in: %.2g\n", res.AuditEps, res.Eps, res.Mix)
-	fmt.Fprintf(w, "solver     %d interior-point iterations, %.3g s\n", res.Iterations, res.TimeS)
+	switch optimal.Method(res.Method) {
+	case optimal.MethodGenerate:
+		fmt.Fprintf(w, "solver     constraint generation: %d rounds, %d pairs in the last relaxation, %d interior-point iterations, %.3g s\n", res.Rounds, res.Pairs, res.Iterations, res.TimeS)
+	case optimal.MethodSpanner:
+		fmt.Fprintf(w, "solver     %g-spanner: %d pairs at eps/stretch (exactly eps-private for every pair); the gap bounds the loss against the optimum; %d interior-point iterations, %.3g s\n", res.Delta, res.Pairs, res.Iterations, res.TimeS)
+	default:
+		fmt.Fprintf(w, "solver     %d pairs, %d interior-point iterations, %.3g s\n", res.Pairs, res.Iterations, res.TimeS)
+	}
 	if *out != "" {
 		fmt.Fprintf(w, "mechanism  written to %s\n", *out)
 	}

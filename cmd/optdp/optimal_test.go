@@ -144,3 +144,78 @@ func TestOptimalNotConverged(t *testing.T) {
 		t.Errorf("gap %v", g)
 	}
 }
+
+// TestOptimalMethodsCLI: on a 3×3 Euclidean grid with the distance gain,
+// --method generate reaches the exact optimum within the gaps, --method
+// spanner is exactly private with a bound no lower than the optimum, a
+// loss file holding d(i,k) gives the distance gain's utility, and a gain
+// file holding -d(i,k) the same.
+func TestOptimalMethodsCLI(t *testing.T) {
+	dir := t.TempDir()
+	grid := "grid:w=3,h=3,step=1"
+	n := 9
+	var lossCSV, gainCSV strings.Builder
+	for i := 0; i < n; i++ {
+		for k := 0; k < n; k++ {
+			d := math.Hypot(float64(i%3-k%3), float64(i/3-k/3))
+			sep := ","
+			if k == n-1 {
+				sep = "\n"
+			}
+			lossCSV.WriteString(strconv.FormatFloat(d, 'g', -1, 64) + sep)
+			gainCSV.WriteString(strconv.FormatFloat(-d, 'g', -1, 64) + sep)
+		}
+	}
+	lossFile, gainFile := filepath.Join(dir, "L.csv"), filepath.Join(dir, "G.csv")
+	os.WriteFile(lossFile, []byte(lossCSV.String()), 0o644)
+	os.WriteFile(gainFile, []byte(gainCSV.String()), 0o644)
+	get := func(args ...string) map[string]any {
+		t.Helper()
+		code, stdout, stderr := runOptimalCLI(append([]string{"--metric", grid, "--eps", "0.7", "--prior", "uniform", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var v map[string]any
+		if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	ex := get("--gain", "distance")
+	gen := get("--gain", "distance", "--method", "generate")
+	sp := get("--gain", "distance", "--method", "spanner", "--delta", "1.5")
+	loss := get("--loss", "file:"+lossFile)
+	gain := get("--gain", "file:"+gainFile)
+	f := func(v map[string]any, k string) float64 { return v[k].(float64) }
+	if f(gen, "primal") > f(ex, "dual") || f(ex, "primal") > f(gen, "dual") || gen["method"] != "generate" || f(gen, "rounds") < 1 {
+		t.Errorf("generate %v vs exact %v", gen, ex)
+	}
+	if f(sp, "primal") > f(ex, "dual") || f(sp, "dual") < f(ex, "primal") || !(f(sp, "audit_eps") <= 0.7) || f(sp, "delta") != 1.5 {
+		t.Errorf("spanner %v vs exact %v", sp, ex)
+	}
+	for _, v := range []map[string]any{loss, gain} {
+		if math.Abs(f(v, "utility")-f(ex, "utility")) > 1e-7*math.Abs(f(ex, "utility")) {
+			t.Errorf("%s: utility %v, distance gain %v", v["gain"], f(v, "utility"), f(ex, "utility"))
+		}
+	}
+	small := filepath.Join(dir, "S.csv")
+	os.WriteFile(small, []byte("1,0\n0,1\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"--gain", "distance", "--loss", "file:" + lossFile}, 2, "exclude each other"},
+		{[]string{"--loss", "distance"}, 2, "want file:PATH"},
+		{[]string{"--method", "simplex"}, 2, "--method"},
+		{[]string{"--method", "spanner", "--delta", "0.5"}, 2, "--delta 0.5"},
+		{[]string{"--delta", "1.5"}, 2, "--delta applies to --method spanner"},
+		{[]string{"--gain", "file:" + small}, 1, "matrix is 2×2, want 9×9"},
+		{[]string{"--loss", "file:" + filepath.Join(dir, "none.csv")}, 1, "no such file"},
+	} {
+		code, _, stderr := runOptimalCLI(append([]string{"--metric", grid, "--eps", "0.7", "--prior", "uniform"}, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", c.args, code, stderr, c.code, c.msg)
+		}
+	}
+}
