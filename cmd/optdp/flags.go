@@ -192,6 +192,9 @@ func announceDense(env *runEnv, m metric.Metric, opts *tight.Options, enabled bo
 	if err != nil || p.Solver != tight.SolverDense || p.N < 1000 {
 		return
 	}
+	if opts != nil && opts.Budget.Check("", p.DenseBytes, "") != nil {
+		return // the solve will be refused with the estimate in its message
+	}
 	fmt.Fprintf(env.stderr, "dense solve of n = %d: %.3g GB of memory, about %s on %s (a structured solver applies only to lattice, separable or ball-symmetric metrics)\n",
 		p.N, p.DenseBytes/1e9, fmtDuration(p.DenseSeconds), backend.Name())
 }
