@@ -361,6 +361,12 @@ func Evaluate(w Workload, a *Strategy, nz Noise) (Report, error) {
 	m, n := w.Dims()
 	p, _ := a.Dims()
 	tse := nz.Variance * tr
+	if math.IsNaN(tse) || math.IsInf(tse, 0) {
+		// Variance ∝ D1(A)² and tr ∝ 1/scale² of A: entries near 1e154 or
+		// beyond overflow one and underflow the other (1e308 gave NaN).
+		return Report{}, fmt.Errorf("evaluate: %v with strategy %v: the error %v·%v is not representable in float64 (noise scale %v); rescale the strategy, its error does not depend on its scale: %w",
+			w, a, nz.Variance, tr, nz.Scale, ErrBadInput)
+	}
 	return Report{Workload: w.String(), Strategy: a.String(), M: m, N: n, P: p,
 		Trace: tr, Noise: nz, TSE: tse, RMSE: math.Sqrt(tse / float64(m))}, nil
 }

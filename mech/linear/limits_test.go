@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/solve/run"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestEpsRange: the matrix mechanism applies optdp's one eps range
@@ -57,5 +58,27 @@ func TestOptimizeOptionsBounded(t *testing.T) {
 		if _, err := Optimize(context.Background(), w, &o); !errors.Is(err, run.ErrBadInput) {
 			t.Errorf("Optimize(%+v) = %v, want run.ErrBadInput", o, err)
 		}
+	}
+}
+
+// TestEvaluateNotRepresentable: a strategy with entries 1e308 (or 1e200)
+// has noise variance 2(D1/eps)² = +Inf and trace 0 in float64; its error
+// used to be reported as NaN. It is refused, while the same strategy
+// scaled to 1 gives the error 2·(1/eps)²·n = 4 of the identity on n = 2
+// (the error does not depend on the strategy's scale).
+func TestEvaluateNotRepresentable(t *testing.T) {
+	w, _ := Identity(2)
+	for _, v := range []float64{1e308, 1e200} {
+		a, err := StrategyFromMatrix(mat.NewDense(2, 2, []float64{v, 0, 0, v}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tse, err := TSE(w, a, 1); !errors.Is(err, run.ErrBadInput) {
+			t.Errorf("entries %v: TSE = %v, %v; want run.ErrBadInput", v, tse, err)
+		}
+	}
+	a, _ := StrategyFromMatrix(mat.NewDense(2, 2, []float64{1, 0, 0, 1}))
+	if tse, err := TSE(w, a, 1); err != nil || tse != 4 {
+		t.Errorf("identity strategy: TSE = %v, %v; want 4", tse, err)
 	}
 }
