@@ -70,7 +70,8 @@ func badInputCorpus() []badCase {
 		{"optimize --workload prefix:n=8 --eps 1 --restarts 1000000000", nil, usage, "restarts"},
 		{"threshold --metric graph:file={dir}/g.txt --lo 1e-308 --hi 1e308", f("g.txt", "0 1\n1 2\n2 0\n2 3\n"), usage, ""},
 		{"optimal --metric line:n=4 --eps 1e308 --prior uniform", nil, usage, "eps"},
-		{"matrix --workload identity:n=2 --strategy file:{dir}/s.csv --eps 1", f("s.csv", "1e308,0\n0,1e308\n"), []int{exitOK, exitFailed, exitUsage}, ""},
+		{"matrix --workload identity:n=2 --strategy file:{dir}/s.csv --eps 1", f("s.csv", "1e308,0\n0,1e308\n"), spec, "not representable"},
+		{"matrix --workload identity:n=2 --strategy file:{dir}/s.csv --eps 1", f("s.csv", "1e200,0\n0,1e200\n"), spec, "not representable"},
 
 		// --- flags and command lines ---
 		{"", nil, usage, ""},
@@ -273,19 +274,27 @@ func TestBadInputCorpus(t *testing.T) {
 					args = append(args, strings.ReplaceAll(a, "{dir}", dir))
 				}
 			}
-			code, stderr, alloc, ok := runBounded(args, badInputTimeout)
+			code, stdout, stderr, alloc, ok := runBounded(args, badInputTimeout)
 			if !ok {
 				t.Fatalf("optdp %s: still running after %v", c.args, badInputTimeout)
 			}
 			checkBadInput(t, c, code, stderr, alloc)
+			// No half-printed result before a refusal (optimal --eps 1e308
+			// printed a bracket first), no NaN passed off as an answer.
+			if (code == exitFailed || code == exitUsage) && stdout != "" && c.args != "" {
+				t.Errorf("optdp %s: exit %d after printing to stdout:\n%s", c.args, code, stdout)
+			}
+			if code == exitOK && strings.Contains(stdout, "NaN") {
+				t.Errorf("optdp %s: exit 0 with NaN in the output:\n%s", c.args, stdout)
+			}
 		})
 	}
 }
 
-// runBounded runs the CLI in-process and returns its exit code, stderr,
+// runBounded runs the CLI in-process and returns its exit code, stdout, stderr,
 // the bytes allocated meanwhile, and false when it did not finish in time
 // (or panicked: the panic is then in stderr).
-func runBounded(args []string, timeout time.Duration) (int, string, uint64, bool) {
+func runBounded(args []string, timeout time.Duration) (int, string, string, uint64, bool) {
 	var stdout, stderr bytes.Buffer
 	type result struct {
 		code  int
@@ -307,11 +316,11 @@ func runBounded(args []string, timeout time.Duration) (int, string, uint64, bool
 	case r := <-done:
 		runtime.ReadMemStats(&after)
 		if r.panic != nil {
-			return -1, fmt.Sprintf("panic: %v", r.panic), 0, true
+			return -1, "", fmt.Sprintf("panic: %v", r.panic), 0, true
 		}
-		return r.code, stderr.String(), after.TotalAlloc - before.TotalAlloc, true
+		return r.code, stdout.String(), stderr.String(), after.TotalAlloc - before.TotalAlloc, true
 	case <-time.After(timeout):
-		return -1, "", 0, false
+		return -1, "", "", 0, false
 	}
 }
 
