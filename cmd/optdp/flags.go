@@ -229,3 +229,25 @@ func priorError(spec string, err error) error {
 	}
 	return usageError{err}
 }
+
+// specError classifies an error from parsing a workload or strategy spec
+// (parseWorkload, parseStrategy): a spec naming a file (file:PATH) failed on
+// the file's contents or reading it, a data problem (exit 1); any other
+// spec is a command-line mistake (exit 2), unless it was refused as too
+// large (run.ErrTooLarge, exit 1).
+func specError(spec string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, optrun.ErrTooLarge) {
+		return err // the computation said no: exit 1, with the library's advice
+	}
+	if strings.HasPrefix(strings.TrimSpace(spec), "file:") {
+		return asData(err)
+	}
+	var u usageError
+	if errors.As(err, &u) {
+		return err
+	}
+	return usageError{err}
+}

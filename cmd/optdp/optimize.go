@@ -112,18 +112,18 @@ func runOptimizeCtx(ctx context.Context, env *runEnv, args []string) error {
 			return usagef("--%s is required", name)
 		}
 	}
-	if e := *eps; math.IsNaN(e) || math.IsInf(e, 0) || e <= 0 {
-		return fmt.Errorf("--eps must be a finite number > 0, got %v", e)
+	if err := checkEpsFlag("eps", *eps, true); err != nil {
+		return err
 	}
 	if set["delta"] && !(*of.delta > 0 && *of.delta < 1) {
-		return fmt.Errorf("--delta must be in (0, 1), got %v", *of.delta)
+		return usagef("--delta %s: want a number in (0, 1)", fmtFloat(*of.delta))
 	}
 	if *of.restarts < 1 || *of.seed < 0 || *of.maxIter < 0 {
-		return fmt.Errorf("--restarts must be >= 1, --seed and --max-iter >= 0 (got %d, %d, %d)", *of.restarts, *of.seed, *of.maxIter)
+		return usagef("--restarts must be >= 1, --seed and --max-iter >= 0 (got %d, %d, %d)", *of.restarts, *of.seed, *of.maxIter)
 	}
 	w, err := parseWorkload(*workload)
 	if err != nil {
-		return err
+		return specError(*workload, err)
 	}
 	bar := newProgress(env, "optimize", progressEnabled(*of.asJSON, *of.progress))
 	opts := &linear.OptimizeOptions{Eps: *eps, Delta: *of.delta, Restarts: *of.restarts, Seed: uint64(*of.seed),

@@ -147,12 +147,12 @@ func TestOptimizeCLIErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"--workload", "allrange:n=8", "--eps", "0"}, 1, "--eps"},
-		{[]string{"--workload", "allrange:n=8", "--eps", "NaN"}, 1, "--eps"},
-		{[]string{"--workload", "allrange:n=8", "--eps", "1", "--delta", "1"}, 1, "--delta"},
-		{[]string{"--workload", "allrange:n=8", "--eps", "1", "--delta", "0"}, 1, "--delta"},
-		{[]string{"--workload", "nosuch:n=8", "--eps", "1"}, 1, "unknown workload"},
-		{[]string{"--workload", "allrange:n=8", "--eps", "1", "--restarts", "0"}, 1, "--restarts"},
+		{[]string{"--workload", "allrange:n=8", "--eps", "0"}, 2, "--eps"},
+		{[]string{"--workload", "allrange:n=8", "--eps", "NaN"}, 2, "--eps"},
+		{[]string{"--workload", "allrange:n=8", "--eps", "1", "--delta", "1"}, 2, "--delta"},
+		{[]string{"--workload", "allrange:n=8", "--eps", "1", "--delta", "0"}, 2, "--delta"},
+		{[]string{"--workload", "nosuch:n=8", "--eps", "1"}, 2, "unknown workload"},
+		{[]string{"--workload", "allrange:n=8", "--eps", "1", "--restarts", "0"}, 2, "--restarts"},
 		{[]string{"--eps", "1"}, 2, "--workload is required"},
 	}
 	for _, c := range cases {

@@ -89,6 +89,9 @@ func TestExitCodeTable(t *testing.T) {
 		{[]string{"tight", "--metric", "line:n=6", "--eps", "1", "--solver", "fast"}, 2, `--solver "fast"`},
 		{[]string{"tight", "--metric", "line:n=6", "--eps", "1", "--nope"}, 2, "flag provided but not defined"},
 		{[]string{"tight", "--metric", "line:n=6", "--eps", "1", "stray"}, 2, `unexpected argument "stray"`},
+		{[]string{"optimize", "--workload", "allrnage:n=8", "--eps", "1"}, 2, `unknown workload "allrnage:n=8"`},
+		{[]string{"optimize", "--workload", "allrange:n=8", "--eps", "1", "--delta", "2"}, 2, "--delta 2"},
+		{[]string{"optimize", "--workload", "file:" + filepath.Join(dir, "none.csv"), "--eps", "1"}, 1, "no such file"},
 		// The data said no: 1.
 		{[]string{"tight", "--metric", "graph:file=" + badEdges, "--eps", "1"}, 1, badEdges},
 		{[]string{"tight", "--metric", "graph:file=" + filepath.Join(dir, "none.txt"), "--eps", "1"}, 1, "no such file"},
