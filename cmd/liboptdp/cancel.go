@@ -12,6 +12,8 @@ import (
 	"context"
 	"math"
 	"time"
+
+	"github.com/optdp/optdp/solve/run"
 )
 
 // canceller is the object of a cancellation token.
@@ -70,3 +72,7 @@ func (c control) context() (context.Context, context.CancelFunc, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(c.TimeoutS*float64(time.Second)))
 	return ctx, cancel, nil
 }
+
+// settings is the run.Settings of a memory budget in bytes (0: the
+// default).
+func settings(budget int64) run.Settings { return run.Settings{Budget: run.Budget(budget)} }

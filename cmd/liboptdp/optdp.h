@@ -170,6 +170,40 @@ int optdp_cond_min_entropy(optdp_cdouble *x, int64_t rows, int64_t cols, optdp_c
 int optdp_leakage(optdp_cdouble *x, int64_t rows, int64_t cols, optdp_cdouble *prior, int64_t n, double *bits, char **err);
 int optdp_min_capacity(optdp_cdouble *x, int64_t rows, int64_t cols, double *bits, char **err);
 
+/* optdp_measure computes a measure of quantitative information flow by
+ * name, from a channel c (cr x cc, row-stochastic), a prior (n entries) and
+ * a gain or loss matrix g (gr x gc: rows secrets, columns guesses); the
+ * arguments a measure does not take may be NULL. Names (bits unless said):
+ *   prior only:  min_entropy, shannon_entropy, guessing_entropy (guesses);
+ *   prior, g:    g_vulnerability, bayes_risk (g a loss);
+ *   c, prior:    cond_min_entropy, cond_shannon_entropy,
+ *                cond_guessing_entropy, min_entropy_leakage, shannon_leakage;
+ *   c:           min_capacity;
+ *   c, prior, g: post_g_vulnerability, add_g_leakage, mul_g_leakage,
+ *                post_bayes_risk (g a loss).
+ * (Alvim et al., The Science of Quantitative Information Flow; the Go
+ * documentation of each function in package mech.) */
+int optdp_measure(optdp_cchar *name, optdp_cdouble *c, int64_t cr, int64_t cc, optdp_cdouble *prior, int64_t n,
+	optdp_cdouble *g, int64_t gr, int64_t gc, double *value, char **err);
+
+/* optdp_compose composes channels a (n x m) and b: "cascade" a then b
+ * (b is m x k; (a b)[x][z] = sum_y a[x][y] b[y][z]) or "parallel" on a
+ * shared secret (b is n x k; column y*k + z holds a[x][y] b[x][z]). */
+int optdp_compose(optdp_cchar *how, optdp_cdouble *a, int64_t ar, int64_t ac, optdp_cdouble *b, int64_t br, int64_t bc,
+	optdp_matrix *out, char **err);
+
+/* optdp_shannon_capacity brackets the Shannon capacity max_pi I(pi; C) of
+ * the channel by Blahut-Arimoto: {"lower", "upper", "prior", "iterations"}.
+ * options: {"tol", "max_iter", "budget", "cancel", "timeout_s"}. */
+int optdp_shannon_capacity(optdp_cdouble *c, int64_t cr, int64_t cc, optdp_cchar *options, char **json, char **err);
+
+/* optdp_mul_g_capacity brackets the multiplicative g-capacity
+ * max_pi log2(V_g[pi, C] / V_g(pi)) for the gain g (non-negative):
+ * {"lower", "upper", "prior", "exact", "lps"}. options: {"max_strategies",
+ * "budget", "cancel", "timeout_s"}. */
+int optdp_mul_g_capacity(optdp_cdouble *c, int64_t cr, int64_t cc, optdp_cdouble *g, int64_t gr, int64_t gc,
+	optdp_cchar *options, char **json, char **err);
+
 /* Leakage bounds for databases of u individuals with v values, in bits:
  * Bnd(u, v, eps), the bound for mechanisms with at most r outputs, and the
  * bound about one individual. */
@@ -213,7 +247,8 @@ int optdp_sample(optdp_handle sampler, int64_t true_answer, int64_t count, optdp
 /* ---- cancellation ----
  *
  * The long computations (optdp_tight, optdp_threshold, optdp_regular,
- * optdp_optimal, optdp_linear_optimize) accept two options that bound them:
+ * optdp_optimal, optdp_linear_optimize, optdp_shannon_capacity,
+ * optdp_mul_g_capacity) accept two options that bound them:
  * "cancel", a token from optdp_cancel_new, and "timeout_s", a time limit in
  * seconds. A call that is cancelled, or runs out of time, returns
  * OPTDP_ERR_CANCELLED soon after (at the solver's next check). */
