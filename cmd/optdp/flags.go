@@ -251,3 +251,13 @@ func specError(spec string, err error) error {
 	}
 	return usageError{err}
 }
+
+// tooLarge adds what to do on the command line to an error that wraps
+// run.ErrTooLarge (the library's advice names its options); other errors
+// pass unchanged.
+func tooLarge(err error, hint string) error {
+	if err == nil || hint == "" || !errors.Is(err, optrun.ErrTooLarge) {
+		return err
+	}
+	return fmt.Errorf("%w\non the command line: %s", err, hint)
+}

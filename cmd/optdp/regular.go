@@ -124,7 +124,11 @@ func runRegular(env *runEnv, args []string) error {
 			return tight.Regular(context.Background(), m, *eps, ps.prior, opts)
 		})
 		if err != nil {
-			return err
+			hint := "product:p1,...,pv priors on hamming metrics are solved without dense matrices"
+			if !*force {
+				hint = "--force raises the memory budget to the machine's physical memory; " + hint
+			}
+			return tooLarge(err, hint)
 		}
 		res.Regular, res.SumY, res.UtilityBound, res.LeakageBoundBits = r.Regular, num(r.SumY), num(r.UtilityBound), num(r.LeakageBoundBits)
 		res.MinY, res.YErr, res.Unique, res.Solver = num(r.MinY), numPtr(r.YErr), &r.Unique, r.Solver

@@ -101,6 +101,9 @@ func TestExitCodeTable(t *testing.T) {
 		// The computation said no: 1.
 		{[]string{"tight", "--metric", "sum:u=2,v=2", "--eps", "0.3", "--out", filepath.Join(dir, "y.csv")}, 1, "at eps = 0.3 the tight-constraints mechanism of sum:u=2,v=2 does not exist"},
 		{[]string{"threshold", "--metric", "sum:u=2,v=2", "--lo", "0.1", "--hi", "0.2"}, 1, "raise hi"},
+		// Too large: exit 1, saying what to do on the command line.
+		{[]string{"tight", "--metric", "grid:w=1000,h=1000", "--eps", "1", "--solver", "dense"}, 1, "on the command line: --solver auto picks a structured solver"},
+		{[]string{"threshold", "--metric", "grid:w=1000,h=1000,norm=chebyshev"}, 1, "on the command line: --structured"},
 		// The audit said no: 3.
 		{[]string{"audit", "--metric", "line:n=6", "--eps", "0.5", "--matrix", x}, 3, "NOT 0.5-private"},
 	} {

@@ -111,7 +111,11 @@ func runThreshold(env *runEnv, args []string) error {
 		return tight.Threshold(context.Background(), m, opts)
 	})
 	if err != nil {
-		return err
+		hint := "--structured runs the certified Toeplitz search on large lattices"
+		if !*force {
+			hint += "; --force raises the dense memory budget to the machine's physical memory"
+		}
+		return tooLarge(err, hint)
 	}
 	res := thresholdOutput{Metric: m.String(), N: m.Len(), ThresholdResult: r, Crossings: []crossingOutput{}, TimeS: time.Since(start).Seconds()}
 	if r.Bracketed {

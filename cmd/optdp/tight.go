@@ -123,7 +123,11 @@ func runTight(env *runEnv, args []string) error {
 		return tight.Solve(context.Background(), m, *eps, opts)
 	})
 	if err != nil {
-		return err
+		hint := "--solver auto picks a structured solver where the metric has one (lattices, separable or ball-symmetric metrics, banded graphs)"
+		if !*force {
+			hint += "; --force raises the memory budget to the machine's physical memory"
+		}
+		return tooLarge(err, hint)
 	}
 	res := newTightOutput(m.String(), r, time.Since(start).Seconds())
 	if *out != "" {
