@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import weakref
-from typing import Any, Sequence, Union
+from typing import Any, Union
 
 import numpy as np
 
