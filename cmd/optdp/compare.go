@@ -195,13 +195,16 @@ func compareCandidates(m metric.Metric, eps float64) []candidate {
 				return x, joinNote("tight-constraints mechanism of the ring closing the line", note), err
 			}})
 	case *metric.SumMetric:
-		var u, v int
-		if _, err := fmt.Sscanf(mm.String(), "sum:u=%d,v=%d", &u, &v); err == nil {
-			cs = append(cs, candidate{"truncated-geometric", func() (*mat.Dense, string, error) {
-				x, err := mech.TruncatedGeometric(n, eps, v)
-				return x, fmt.Sprintf("sensitivity %d", v), err
-			}})
+		// The sensitivity of the sum is v: the answers within distance 1
+		// of answer 0 are 1..v (d(i,j) = ceil(|i-j|/v)).
+		v := 0
+		for k := 1; k < n && mm.Dist(0, k) <= 1; k++ {
+			v = k
 		}
+		cs = append(cs, candidate{"truncated-geometric", func() (*mat.Dense, string, error) {
+			x, err := mech.TruncatedGeometric(n, eps, v)
+			return x, fmt.Sprintf("sensitivity %d", v), err
+		}})
 	case *metric.KCountMetric:
 		d := mm.Dims()
 		cs = append(cs, candidate{"geometric-per-count", func() (*mat.Dense, string, error) {
