@@ -113,7 +113,7 @@ func reportLP(b *testing.B, r *lp.Result, cpu0 float64) {
 
 func BenchmarkLPManhattan(b *testing.B) {
 	const eps = 0.5
-	for _, w := range []int{10, 20, 50} {
+	for _, w := range []int{10, 20, 30, 50} {
 		pts := gridPoints(w)
 		for _, pr := range []struct {
 			name string
