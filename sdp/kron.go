@@ -91,15 +91,19 @@ func KronError(terms []KronTerm, factors []*mat.Dense) (float64, error) {
 		}
 		d *= d1 * d1
 	}
+	inv := make([]*gramInverse, len(factors))
+	for f, a := range factors {
+		gi, err := newGramInverse(a)
+		if err != nil {
+			return 0, fmt.Errorf("sdp: factor %d: %w", f, err)
+		}
+		inv[f] = gi
+	}
 	total := 0.0
-	for t, term := range terms {
+	for _, term := range terms {
 		v := term.Weight
 		for f, g := range term.Factors {
-			tr, err := traceInvGram(g, factors[f])
-			if err != nil {
-				return 0, fmt.Errorf("sdp: term %d factor %d: %w", t, f, err)
-			}
-			v *= tr
+			v *= inv[f].trace(g)
 		}
 		total += v
 	}
@@ -175,67 +179,92 @@ func OptimizeL1Marginals(ctx context.Context, terms []KronTerm, baselines [][]*m
 		}
 		offs[f+1] = offs[f] + ps[f]*dims[f]
 	}
-	evals := make([][]*pidentity, len(terms))
-	for t, term := range terms {
-		evals[t] = make([]*pidentity, nf)
-		for f, g := range term.Factors {
-			evals[t][f] = newPIdentity(mat.DenseCopyOf(g), ps[f])
+	// One evaluator per distinct factor Gram matrix of each attribute
+	// (terms of a union often share factors: totals, identities).
+	uniq := make([][]*pidentity, nf)   // uniq[f][u]
+	which := make([][]int, len(terms)) // which[t][f] = u
+	for t := range terms {
+		which[t] = make([]int, nf)
+	}
+	for f := 0; f < nf; f++ {
+		var seen []*mat.SymDense
+		for t, term := range terms {
+			g := term.Factors[f]
+			u := -1
+			for k, h := range seen {
+				if h == g || mat.Equal(h, g) {
+					u = k
+					break
+				}
+			}
+			if u < 0 {
+				u = len(seen)
+				seen = append(seen, g)
+				uniq[f] = append(uniq[f], newPIdentity(mat.DenseCopyOf(g), ps[f]))
+			}
+			which[t][f] = u
 		}
 	}
 	thetas := make([]*mat.Dense, nf)
-	grads := make([][]*mat.Dense, len(terms))
-	for t := range terms {
-		grads[t] = make([]*mat.Dense, nf)
-		for f := 0; f < nf; f++ {
-			grads[t][f] = mat.NewDense(ps[f], dims[f], nil)
+	grads := make([][]*mat.Dense, nf) // grads[f][u]
+	uvals := make([][]float64, nf)    // uvals[f][u]
+	coef := make([][]float64, nf)     // coef[f][u]: gradient weight
+	for f := 0; f < nf; f++ {
+		for range uniq[f] {
+			grads[f] = append(grads[f], mat.NewDense(ps[f], dims[f], nil))
 		}
-	}
-	vals := make([][]float64, len(terms))
-	for t := range vals {
-		vals[t] = make([]float64, nf)
+		uvals[f] = make([]float64, len(uniq[f]))
+		coef[f] = make([]float64, len(uniq[f]))
 	}
 	fg := func(x, g []float64) (float64, bool) {
 		for f := 0; f < nf; f++ {
 			thetas[f] = mat.NewDense(ps[f], dims[f], x[offs[f]:offs[f+1]])
-		}
-		for t := range terms {
-			for f := 0; f < nf; f++ {
+			for u, ev := range uniq[f] {
 				var gr *mat.Dense
 				if g != nil {
-					gr = grads[t][f]
+					gr = grads[f][u]
 				}
-				v, ok := evals[t][f].eval(thetas[f], gr)
+				v, ok := ev.eval(thetas[f], gr)
 				if !ok {
 					return math.Inf(1), false
 				}
-				vals[t][f] = v
+				uvals[f][u] = v
 			}
 		}
 		total := 0.0
 		for t, term := range terms {
 			prod := term.Weight
 			for f := 0; f < nf; f++ {
-				prod *= vals[t][f]
+				prod *= uvals[f][which[t][f]]
 			}
 			total += prod
 		}
 		if g == nil {
 			return total, true
 		}
-		for k := range g {
-			g[k] = 0
+		for f := range coef {
+			for u := range coef[f] {
+				coef[f][u] = 0
+			}
 		}
 		for t, term := range terms {
 			for f := 0; f < nf; f++ {
 				c := term.Weight
 				for h := 0; h < nf; h++ {
 					if h != f {
-						c *= vals[t][h]
+						c *= uvals[h][which[t][h]]
 					}
 				}
-				gd := grads[t][f].RawMatrix().Data
-				out := g[offs[f]:offs[f+1]]
-				for k, v := range gd {
+				coef[f][which[t][f]] += c
+			}
+		}
+		for k := range g {
+			g[k] = 0
+		}
+		for f := 0; f < nf; f++ {
+			out := g[offs[f]:offs[f+1]]
+			for u, c := range coef[f] {
+				for k, v := range grads[f][u].RawMatrix().Data {
 					out[k] += c * v
 				}
 			}

@@ -225,10 +225,7 @@ func OptimizeL2(ctx context.Context, g *mat.SymDense, opt *L2Options) (*L2Result
 	if err != nil {
 		return nil, fmt.Errorf("sdp: eigenvalues of G: %w", err)
 	}
-	x := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		x.SetSym(i, i, 1)
-	}
+	x := sqrtStart(g)
 	res := &L2Result{SVDBound: svd, Objective: math.Inf(1), Dual: svd}
 	// Regular G: one Newton run. Singular G (marginals, fewer queries than
 	// cells): the infimum may need a singular X, so solve a ridge sequence
@@ -299,6 +296,68 @@ func OptimizeL2(ctx context.Context, g *mat.SymDense, opt *L2Options) (*L2Result
 	ch.UTo(&u)
 	res.A = mat.DenseCopyOf(&u)
 	return res, nil
+}
+
+// sqrtStart returns the starting point of OptimizeL2: X0 = D^{-1/2} K
+// D^{-1/2} with K = (G + r I)^{1/2} and D = diag(K), r = 1e-3 tr(G)/n, a
+// unit-diagonal positive definite matrix. K is the optimum when diag(K) is
+// constant (the SVD bound is then attained), so for many workloads X0 is
+// close to optimal and Newton needs few iterations; the identity is
+// returned if the eigendecomposition fails.
+func sqrtStart(g *mat.SymDense) *mat.SymDense {
+	n := g.SymmetricDim()
+	x := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		x.SetSym(i, i, 1)
+	}
+	tr := 0.0
+	for i := 0; i < n; i++ {
+		tr += g.At(i, i)
+	}
+	r := 1e-3 * tr / float64(n)
+	gr := mat.NewSymDense(n, nil)
+	gr.CopySym(g)
+	for i := 0; i < n; i++ {
+		gr.SetSym(i, i, g.At(i, i)+r)
+	}
+	vals, vecs, err := backend.EigenSym(gr)
+	if err != nil {
+		return x
+	}
+	sv := mat.DenseCopyOf(vecs)
+	for j, v := range vals {
+		s := math.Sqrt(math.Sqrt(math.Max(v, r)))
+		for i := 0; i < n; i++ {
+			sv.Set(i, j, sv.At(i, j)*s)
+		}
+	}
+	k := mat.NewSymDense(n, nil)
+	k.SymOuterK(1, sv)
+	d := make([]float64, n)
+	for i := range d {
+		d[i] = 1 / math.Sqrt(k.At(i, i))
+	}
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			x.SetSym(i, j, d[i]*k.At(i, j)*d[j])
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(x) {
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				x.SetSym(i, j, b2f(i == j))
+			}
+		}
+	}
+	return x
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // newtonL2 runs the Newton-CG iteration of OptimizeL2 on Gram matrix g

@@ -11,11 +11,12 @@ func answerCommand() command {
 	return command{
 		name:    "answer",
 		summary: "answer a workload of linear queries privately with the matrix mechanism",
-		usage:   "--workload WSPEC --strategy SSPEC --eps E [--delta D] --data FILE [--seed S] [--json]",
+		usage:   "--workload WSPEC --strategy SSPEC --eps E [--delta D] (--data FILE | --records FILE) [--seed S] [--json]",
 		examples: []string{
 			"optdp answer --workload allrange:n=8 --strategy hier:b=2 --eps 1 --data counts.csv",
 			"optdp answer --workload prefix:n=4 --strategy wavelet --eps 0.5 --data counts.csv --seed 7 --json",
 			"optdp answer --workload allrange:n=8 --strategy hier:b=2 --eps 1 --delta 1e-6 --data counts.csv",
+			"optdp answer --workload file:w.json --strategy opt --eps 1 --records people.csv",
 		},
 		run: runAnswer,
 	}
@@ -43,29 +44,47 @@ func runAnswer(env *runEnv, args []string) error {
 	fs := newFlags(env, "answer")
 	mf := addMatrixFlags(fs)
 	data := fs.String("data", "", "CSV file of the n integer counts (any layout: read in order)")
+	records := fs.String("records", "", "CSV file of data records, one per line, one integer value per attribute (a header line names the columns after the workload's attributes; without one the columns are the attributes in order); counted into the histogram")
 	delta := fs.Float64("delta", 0, "use (eps, delta)-DP discrete Gaussian noise (zCDP calibration); delta in (0, 1)")
 	seed := fs.Uint64("seed", 0, "seed a deterministic generator instead of crypto/rand (experiments only: the noise becomes predictable)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	if !flagsGiven(fs)["data"] {
-		return usagef("--data is required")
+	given := flagsGiven(fs)
+	if given["data"] == given["records"] {
+		return usagef("give one of --data and --records")
 	}
 	w, a, err := mf.build(fs)
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(*data)
-	if err != nil {
-		return fmt.Errorf("data file: %w", err)
+	var x []float64
+	if given["records"] {
+		_, attrs, err := parseWorkloadAttrs(*mf.workload)
+		if err != nil {
+			return err
+		}
+		f, err := os.Open(*records)
+		if err != nil {
+			return fmt.Errorf("records file: %w", err)
+		}
+		defer f.Close()
+		if x, err = linear.Histogram(attrs, f, 0); err != nil {
+			return fmt.Errorf("records file %s: %w", *records, err)
+		}
+	} else {
+		f, err := os.Open(*data)
+		if err != nil {
+			return fmt.Errorf("data file: %w", err)
+		}
+		defer f.Close()
+		xm, err := linear.ReadMatrix(f)
+		if err != nil {
+			return fmt.Errorf("data file %s: %w", *data, err)
+		}
+		x = xm.RawMatrix().Data
 	}
-	defer f.Close()
-	xm, err := linear.ReadMatrix(f)
-	if err != nil {
-		return fmt.Errorf("data file %s: %w", *data, err)
-	}
-	x := xm.RawMatrix().Data
 	if _, n := w.Dims(); len(x) != n {
 		return fmt.Errorf("data file %s has %d counts, the workload's domain has n = %d", *data, len(x), n)
 	}

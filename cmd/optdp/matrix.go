@@ -196,6 +196,37 @@ func readMatrixFile(path, what string) (*linear.Strategy, linear.Workload, error
 
 // parseWorkload builds the workload named by spec (see workloadSpecHelp).
 func parseWorkload(spec string) (linear.Workload, error) {
+	w, _, err := parseWorkloadAttrs(spec)
+	return w, err
+}
+
+// parseWorkloadAttrs builds the workload named by spec and names its
+// attributes: those of a JSON workload file, the census's, or a0, a1, ...
+// for the dimensions of linear.Shape (the columns of a records file, in
+// order).
+func parseWorkloadAttrs(spec string) (linear.Workload, []linear.Attribute, error) {
+	if kind, _, path, err := splitSpec(spec); err == nil && kind == "file" && strings.EqualFold(filepath.Ext(path), ".json") {
+		return readWorkloadFile(path)
+	}
+	w, err := parseWorkloadSpec(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	var attrs []linear.Attribute
+	if kind, _, _, _ := splitSpec(spec); strings.HasPrefix(kind, "census") {
+		for i, name := range linear.CensusSF1Attributes {
+			attrs = append(attrs, linear.Attribute{Name: name, Size: linear.CensusSF1Dims[i]})
+		}
+		return w, attrs, nil
+	}
+	for i, n := range linear.Shape(w) {
+		attrs = append(attrs, linear.Attribute{Name: fmt.Sprintf("a%d", i), Size: n})
+	}
+	return w, attrs, nil
+}
+
+// parseWorkloadSpec builds the workload of a spec other than a JSON file.
+func parseWorkloadSpec(spec string) (linear.Workload, error) {
 	kind, params, path, err := splitSpec(spec)
 	if err != nil {
 		return nil, err

@@ -240,7 +240,7 @@ func TestAnswerCLI(t *testing.T) {
 	}{
 		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "1", "--data", short}, 1, "has 3 counts"},
 		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "1", "--data", frac}, 1, "not an integer"},
-		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "1"}, 2, "--data is required"},
+		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "1"}, 2, "give one of --data and --records"},
 		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "-1", "--data", data}, 1, "eps"},
 		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "1", "--delta", "2", "--data", data}, 1, "delta"},
 		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "1", "--data", data + ".none"}, 1, "no such file"},
@@ -249,5 +249,44 @@ func TestAnswerCLI(t *testing.T) {
 		if code != c.code || !strings.Contains(errs, c.msg) {
 			t.Errorf("answer %v: exit %d, stderr %q; want exit %d mentioning %q", c.args, code, errs, c.code, c.msg)
 		}
+	}
+}
+
+// TestAnswerRecordsCLI: --records counts data records into the cells of the
+// workload file's domain (3×2, columns by header name); the seeded answers
+// equal linear.Answer on the histogram counted here.
+func TestAnswerRecordsCLI(t *testing.T) {
+	dir := t.TempDir()
+	wf := filepath.Join(dir, "w.json")
+	os.WriteFile(wf, []byte(`{"attributes": [{"name": "a", "size": 3}, {"name": "b", "size": 2}],
+	  "workload": [{"marginals": 1}, {"blocks": {"a": "prefix", "b": "identity"}}]}`), 0o644)
+	rf := filepath.Join(dir, "r.csv")
+	os.WriteFile(rf, []byte("b,a\n1,0\n1,2\n0,2\n1,2\n"), 0o644)
+	v := matrixJSON(t, "answer", "--workload", "file:"+wf, "--strategy", "identity", "--eps", "1", "--records", rf, "--seed", "5")
+	x := []float64{0, 1, 0, 0, 1, 2} // cell a·2 + b: (0,1), (2,1), (2,0), (2,1)
+	w, _, err := linear.ParseWorkloadJSON([]byte(`{"attributes": [{"name": "a", "size": 3}, {"name": "b", "size": 2}],
+	  "workload": [{"marginals": 1}, {"blocks": {"a": "prefix", "b": "identity"}}]}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i3, _ := linear.IdentityStrategy(3)
+	i2, _ := linear.IdentityStrategy(2)
+	a, _ := linear.KronStrategy(i3, i2)
+	rel, err := linear.Answer(w, a, x, 1, linear.SeededSource(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := v["answers"].([]any)
+	if len(got) != len(rel.Answers) {
+		t.Fatalf("%d answers, want %d", len(got), len(rel.Answers))
+	}
+	for i := range got {
+		if got[i].(float64) != rel.Answers[i] {
+			t.Fatalf("answer %d = %v, library %v", i, got[i], rel.Answers[i])
+		}
+	}
+	code, _, errs := runMatrixCLI("answer", "--workload", "file:"+wf, "--strategy", "identity", "--eps", "1", "--records", rf, "--data", rf)
+	if code != 2 || !strings.Contains(errs, "one of --data and --records") {
+		t.Errorf("both --data and --records: exit %d, stderr %q", code, errs)
 	}
 }

@@ -21,7 +21,27 @@ func CryptoSource() Source { return mech.CryptoSource() }
 // it protects nothing (mech.SeededSource).
 func SeededSource(seed uint64) Source { return mech.SeededSource(seed) }
 
-// uniformBig returns a uniform integer in [0, n) (n > 0) by rejection.
+// Timing of the exact samplers below (issue 13). They are exact but NOT
+// constant-time, and cannot be made so without giving up exactness: an
+// exact sample from a distribution with irrational or non-dyadic
+// probabilities (exp(-|y|/t), a Gaussian) needs an unbounded number of
+// random words, so the loop counts — rejections in uniformBig, the
+// Bernoulli trials of bernoulliExp, the geometric count v and the
+// rejections of discreteLaplace and discreteGaussian — depend on the random
+// draws and on the value drawn: a large |noise| takes more iterations.
+// The running time therefore leaks information about the noise (and so,
+// given the released answer, about the true answer) to an observer who can
+// time the computation; big-integer arithmetic adds data-dependent timing
+// of its own. A constant-time variant would have to truncate the loops
+// (sampling a distribution that is no longer exactly the audited one) or
+// pad every call to the worst case (unbounded). Run releases where the
+// sampler's timing is not observable (batch releases, one process per
+// release); the noise of a whole release should be drawn before anything
+// is published.
+
+// uniformBig returns a uniform integer in [0, n) (n > 0) by rejection: each
+// try draws BitLen(n) bits and is accepted with probability n/2^BitLen(n) >
+// 1/2, so the number of tries is geometric (not constant-time).
 func uniformBig(src Source, n *big.Int) *big.Int {
 	bits := n.BitLen()
 	words := (bits + 63) / 64
@@ -52,7 +72,10 @@ func bernoulliRat(src Source, num, den *big.Int) bool {
 
 var bigOne = big.NewInt(1)
 
-// bernoulliExp returns true with probability exp(-num/den), exactly
+// bernoulliExp returns true with probability exp(-num/den), exactly; it
+// runs floor(num/den) trials of Bernoulli(e^-1) plus a loop whose length
+// is the random index K (expected below e), so its time grows with num/den
+// and varies with the draws
 // (Canonne, Kamath and Steinke 2020, Algorithm 1).
 func bernoulliExp(src Source, num, den *big.Int) bool {
 	if num.Cmp(den) > 0 {
@@ -77,7 +100,8 @@ func bernoulliExp(src Source, num, den *big.Int) bool {
 	return k%2 == 1
 }
 
-// discreteLaplace returns an integer Y with P(Y = y) ∝ exp(-|y|·s/t), exactly
+// discreteLaplace returns an integer Y with P(Y = y) ∝ exp(-|y|·s/t), exactly;
+// its loop count (the geometric v, the rejections) grows with |Y|·s/t
 // (Canonne, Kamath and Steinke 2020, Algorithm 2); s, t > 0.
 func discreteLaplace(src Source, s, t *big.Int) *big.Int {
 	for {
@@ -126,7 +150,9 @@ func discreteLaplaceVariance(a float64) float64 {
 	return 1 / (2 * sh * sh)
 }
 
-// discreteGaussian returns an integer Y with P(Y = y) ∝ exp(-y²/(2σ²)),
+// discreteGaussian (not constant-time: its rejections and the Laplace
+// proposals' loops depend on the draws and on |Y|) returns an integer Y
+// with P(Y = y) ∝ exp(-y²/(2σ²)),
 // σ² = num/den > 0, exactly (Canonne, Kamath and Steinke 2020, Algorithm 3):
 // propose Y from the discrete Laplace with scale t = floor(σ)+1 and accept
 // with probability exp(-(|Y| - σ²/t)²/(2σ²)).

@@ -87,3 +87,43 @@ func TestParseWorkloadJSONErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestHistogram: records counted into the row-major cells of a 2×3 domain,
+// by column position and by header name (columns in another order, an extra
+// column ignored); bad values are refused with the line.
+func TestHistogram(t *testing.T) {
+	attrs := []Attribute{{"a", 2}, {"b", 3}}
+	x, err := Histogram(attrs, strings.NewReader("0,2\n1,0\n# comment\n1,0\n\n0,0\n"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{1, 0, 1, 2, 0, 0} // cell = a·3 + b
+	for i := range want {
+		if x[i] != want[i] {
+			t.Fatalf("histogram %v, want %v", x, want)
+		}
+	}
+	y, err := Histogram(attrs, strings.NewReader("b,extra,a\n2,9,0\n0,9,1\n0,7,1\n0,0,0\n"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if y[i] != want[i] {
+			t.Fatalf("with a header: %v, want %v", y, want)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"0,3\n", "line 1"},
+		{"a,c\n0,1\n", "no column \"b\""},
+		{"0\n", "1 fields"},
+		{"", "no records"},
+		{"0,-1\n", "not an integer"},
+	} {
+		if _, err := Histogram(attrs, strings.NewReader(c.in), 0); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.in, err, c.want)
+		}
+	}
+	if _, err := Histogram([]Attribute{{"a", 1 << 20}, {"b", 1 << 10}}, strings.NewReader("0,0\n"), 1<<20); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("8 GiB vector under a 1 MiB budget: %v", err)
+	}
+}

@@ -1,0 +1,93 @@
+package bench
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/optdp/optdp/mech/linear"
+)
+
+// Benchmarks of linear.Optimize on product-domain workloads (one iteration
+// = optimise + recompute the exact error), eps = 1. Each reports the TSE
+// and the identity's as metrics; bench/README.md, "Product domains",
+// compares them with HDMM measured in the same session.
+
+func benchOptimize(b *testing.B, w linear.Workload, delta float64) {
+	b.Helper()
+	var res *linear.OptimizeResult
+	for b.Loop() {
+		var err error
+		res, err = linear.Optimize(context.Background(), w, &linear.OptimizeOptions{Eps: 1, Delta: delta, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(res.TSE, "tse")
+	for _, bl := range res.Baselines {
+		if strings.HasPrefix(bl.Name, "identity") || strings.HasPrefix(bl.Name, "kron(identity") {
+			b.ReportMetric(bl.TSE, "tse-identity")
+		}
+	}
+	if delta > 0 {
+		b.ReportMetric(res.RelGap, "relgap")
+	}
+	b.Logf("%v: %s, strategy %v, TSE %.10g", w, res.Method, res.Strategy, res.TSE)
+}
+
+// BenchmarkLinearCensusSF1 optimises the 2010 Census SF1 Persons workload
+// (4151 queries over 500,480 cells; linear.CensusSF1Persons).
+func BenchmarkLinearCensusSF1(b *testing.B) {
+	w, err := linear.CensusSF1Persons()
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchOptimize(b, w, 0)
+}
+
+func binaryMarginals(b *testing.B, d, k int) linear.Workload {
+	dims := make([]int, d)
+	for i := range dims {
+		dims[i] = 2
+	}
+	w, err := linear.Marginals(dims, k)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return w
+}
+
+// BenchmarkLinearMarginals8 optimises all 2-way marginals of 8 binary
+// attributes (eps-DP).
+func BenchmarkLinearMarginals8(b *testing.B) { benchOptimize(b, binaryMarginals(b, 8, 2), 0) }
+
+// BenchmarkLinearMarginals15 optimises all 2-way marginals of 15 binary
+// attributes (32,768 cells, eps-DP: weighted marginals).
+func BenchmarkLinearMarginals15(b *testing.B) { benchOptimize(b, binaryMarginals(b, 15, 2), 0) }
+
+// BenchmarkLinearMarginals15L2 finds the optimal Gaussian strategy for the
+// same workload in closed form (residual basis), delta = 1e-6.
+func BenchmarkLinearMarginals15L2(b *testing.B) { benchOptimize(b, binaryMarginals(b, 15, 2), 1e-6) }
+
+// BenchmarkLinearMarginals12x10L2 is the closed form on all 3-way marginals
+// of 12 attributes of 10 values (10^12 cells, never formed), delta = 1e-6.
+func BenchmarkLinearMarginals12x10L2(b *testing.B) {
+	dims := make([]int, 12)
+	for i := range dims {
+		dims[i] = 10
+	}
+	w, err := linear.Marginals(dims, 3)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchOptimize(b, w, 1e-6)
+}
+
+// BenchmarkLinearRange2D64Opt optimises all 2-D ranges over 64×64.
+func BenchmarkLinearRange2D64Opt(b *testing.B) {
+	w, err := linear.Range2D(64)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchOptimize(b, w, 0)
+}

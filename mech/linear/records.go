@@ -1,0 +1,97 @@
+package linear
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/optdp/optdp/solve/run"
+)
+
+// Histogram reads data records, one per line of CSV (fields separated by
+// commas, semicolons, tabs or blanks; blank lines and lines starting with
+// '#' skipped), and returns the count of every cell of the product domain
+// attrs, in row-major order (the first attribute slowest), the data vector x
+// of the matrix mechanism. Each record gives one integer value in
+// [0, Size) per attribute. The first line may be a header naming the
+// columns: columns are then matched to the attributes by name (every
+// attribute must appear; other columns are ignored); without a header the
+// columns are the attributes in order. The n-cell vector (8n bytes) is
+// checked against budget before it is allocated; nothing of the size of
+// the domain squared is ever formed.
+func Histogram(attrs []Attribute, r io.Reader, budget run.Budget) ([]float64, error) {
+	if len(attrs) == 0 {
+		return nil, fmt.Errorf("histogram: %w: no attributes", ErrBadInput)
+	}
+	cells := 1.0
+	for i, a := range attrs {
+		if a.Size < 1 {
+			return nil, fmt.Errorf("histogram: %w: attribute %d (%q) has size %d", ErrBadInput, i, a.Name, a.Size)
+		}
+		cells *= float64(a.Size)
+	}
+	if cells > 1<<40 {
+		return nil, fmt.Errorf("histogram: a domain of %g cells: %w", cells, ErrTooLarge)
+	}
+	if err := budget.Check(fmt.Sprintf("histogram: the data vector over %g cells", cells), 8*cells, ""); err != nil {
+		return nil, err
+	}
+	x := make([]float64, int(cells))
+	col := make([]int, len(attrs)) // column of each attribute
+	for i := range col {
+		col[i] = i
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	line, records, first := 0, 0, true
+	split := func(t string) []string {
+		return strings.FieldsFunc(t, func(c rune) bool { return c == ',' || c == ';' || c == ' ' || c == '\t' })
+	}
+	for sc.Scan() {
+		line++
+		t := strings.TrimSpace(sc.Text())
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		fields := split(t)
+		if first {
+			first = false
+			if _, err := strconv.Atoi(fields[0]); err != nil { // a header
+				pos := map[string]int{}
+				for k, f := range fields {
+					pos[strings.TrimSpace(f)] = k
+				}
+				for i, a := range attrs {
+					k, ok := pos[a.Name]
+					if !ok {
+						return nil, fmt.Errorf("histogram: %w: the header (line %d) has no column %q", ErrBadInput, line, a.Name)
+					}
+					col[i] = k
+				}
+				continue
+			}
+		}
+		idx := 0
+		for i, a := range attrs {
+			if col[i] >= len(fields) {
+				return nil, fmt.Errorf("histogram: %w: line %d has %d fields, attribute %q is column %d", ErrBadInput, line, len(fields), a.Name, col[i]+1)
+			}
+			v, err := strconv.Atoi(fields[col[i]])
+			if err != nil || v < 0 || v >= a.Size {
+				return nil, fmt.Errorf("histogram: %w: line %d: %s = %q is not an integer in [0, %d)", ErrBadInput, line, a.Name, fields[col[i]], a.Size)
+			}
+			idx = idx*a.Size + v
+		}
+		x[idx]++
+		records++
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("histogram: reading records: %w", err)
+	}
+	if records == 0 {
+		return nil, fmt.Errorf("histogram: %w: no records", ErrBadInput)
+	}
+	return x, nil
+}
