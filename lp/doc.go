@@ -7,29 +7,63 @@
 //	           and every column o.
 //
 // Rows are true answers, columns are outputs; with C[i][o] = pi_i g(i,o) the
-// value is the expected gain of the best mechanism for the prior pi, and
-// W_k = exp(eps d(i,h)) makes every feasible X eps·d-private.
+// value is the expected gain of the best mechanism for the prior pi (any
+// gain or minus any loss), and W_k = exp(eps d(i,h)) makes every feasible X
+// eps·d-private.
 //
-// The ratio constraints are the same for every column, and the columns are
-// coupled only by the row-sum equalities. Solve exploits this with a
-// Mehrotra predictor-corrector interior-point method whose Newton system is
-// reduced per column: each column o contributes an n×n matrix
-// H_o = diag(z/x) + G^T diag(lambda/s) G with the sparsity of the constraint
-// graph (banded: tridiagonal for a line). H_o is factored without being
-// formed, by a banded QR (Givens rotations) of the stacked matrix
-// [diag(z/x)^{1/2}; diag(lambda/s)^{1/2} G]: near the optimum the weights
-// span some 30 orders of magnitude, and an LDL^T of the assembled H_o loses
-// its pivots to cancellation. The row sums give an n×n dense Schur
-// complement S = sum_o H_o^{-1}, assembled row by row from the banded
-// factors (Takahashi's recurrence, O(n^2 b) per column for bandwidth b) and
-// factored by a dense Cholesky. One iteration costs O(m n^2 b + n^3) for m
-// columns; the memory is O(m (n + len(Pairs)) + n^2). Rows are first
-// renumbered by reverse Cuthill–McKee when that shrinks b (rings, grids,
-// general graphs).
+// # Solvers
+//
+// Solve is the exact solver. It first drops the pairs implied by chains of
+// others (Spanner with stretch 1: a Manhattan grid's list of all pairs
+// becomes its 4-neighbour edges), then runs a Mehrotra predictor-corrector
+// interior-point method with Gondzio's centrality correctors. The ratio
+// constraints are the same for every column and the columns are coupled
+// only by the row sums, so the Newton system is reduced per column: column
+// o contributes H_o = diag(z/x) + G^T diag(lambda/s) G, with the sparsity of
+// the constraint graph, and the row sums give the dense n×n Schur
+// complement S = sum_o H_o^{-1}, factored by Cholesky with two rounds of
+// iterative refinement. Each H_o is factored in one of two row orders,
+// whichever is estimated cheaper:
+//
+//   - banded (lp/band.go): reverse Cuthill–McKee order, an LDL^T of the
+//     banded H_o, and S assembled by Takahashi's recurrence in O(n² b)
+//     per column for bandwidth b (lines, rings, sum queries);
+//   - sparse (lp/sparse.go): a minimum-degree order, a left-looking sparse
+//     LDL^T, and S assembled by Takahashi's recurrence on the sparse factor,
+//     sum_j (|L_{*j}|+1)(n-j) per column (2-D grids: 3× fewer flops than
+//     banded at 20×20).
+//
+// Near the optimum the weights span some 30 orders of magnitude, and the
+// LDL^T of an assembled H_o can lose its pivots to cancellation. The
+// factorisation reports the smallest ratio of a pivot to its diagonal; when
+// a pivot lost nearly all its digits, or the direction fails a sanity check
+// before the step (the iteration is then redone), the solver switches to
+// the banded QR (Givens rotations) of the stacked square root
+// [diag(z/x)^{1/2}; diag(lambda/s)^{1/2} G], which never forms H_o. One
+// iteration costs O(m n² c + n³) for m columns and c the mean column count
+// of the factor; the memory O(m (n + len(Pairs)) + n²) is checked against
+// the Budget before anything is allocated.
+//
+// Generate computes the exact optimum by constraint generation: it solves
+// relaxations with a subset of the pairs (certified upper bounds), repairs
+// their answers against all pairs (feasible lower bounds), and adds the
+// violated pairs until the bounds meet. SolveSpanner solves the LP on the
+// pairs of a greedy delta-spanner with ratios W^{1/delta} (Bordenabe,
+// Chatzikokolakis and Palamidessi, CCS 2014): its answer is exactly private
+// for every pair, and a relaxation gives the bound on how far from the
+// optimum it is.
+//
+// # Certificates
 //
 // The answer is certified, not hoped for. The returned X is made exactly
-// feasible by mixing with the uniform matrix (a convex combination of
-// columns' constraints, see Repair), and the reported dual bound comes from a
-// dual vector made exactly feasible (Result.Y), so Dual >= the optimum >=
-// Primal holds up to floating-point rounding of the two sums.
+// feasible by mixing with the uniform matrix (Repair, checked in floating
+// point against every pair of the problem given, also the dropped ones),
+// and the reported dual bound comes from a dual vector made exactly
+// feasible (Result.Y) for the problem solved, a relaxation of the one
+// given, so Dual >= the optimum >= Primal holds up to floating-point
+// rounding of the two sums, whichever factorisation produced the iterates.
+//
+// Options embed run.Settings (memory Budget, Progress with Stage "ipm" or
+// "cuts"); errors wrap run.ErrTooLarge, run.ErrNotConverged and
+// run.ErrBadInput, re-exported here as ErrTooLarge and ErrNotConverged.
 package lp

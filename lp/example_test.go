@@ -3,6 +3,7 @@ package lp_test
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/optdp/optdp/lp"
 )
@@ -29,4 +30,52 @@ func ExampleSolve() {
 	// Output:
 	// primal 0.555556 dual 0.555556 gap < 1e-8: true
 	// X[0] = 0.6667 0.1667 0.1667
+}
+
+// On the line 0-1-2-3 given by all its pairs (ratio 2 per step), Spanner
+// with stretch 1 keeps the 6 oriented edges: every other pair is implied
+// by a chain of edges, since 2·2 = 4 and 2·2·2 = 8 are the ratios of the
+// pairs at distance 2 and 3.
+func ExampleSpanner() {
+	var all []lp.Pair
+	for i := 0; i < 4; i++ {
+		for h := 0; h < 4; h++ {
+			if i != h {
+				all = append(all, lp.Pair{I: i, H: h, W: math.Pow(2, math.Abs(float64(i-h)))})
+			}
+		}
+	}
+	sp, stretch, err := lp.Spanner(4, all, 1, 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(all), "pairs ->", len(sp), "pairs, stretch", stretch)
+	// Output:
+	// 12 pairs -> 6 pairs, stretch 1
+}
+
+// Constraint generation on the line 0..3 given by all its pairs, starting
+// from each row's nearest pair: the bounds bracket the optimum, the
+// truncated geometric mechanism's utility with alpha = 1/2 for the uniform
+// prior, (2·(2/3) + 2·(1/3))/4 = 1/2.
+func ExampleGenerate() {
+	const n = 4
+	p := &lp.Problem{N: n, M: n, C: make([]float64, n*n)}
+	for i := 0; i < n; i++ {
+		p.C[i*n+i] = 1.0 / n
+		for h := 0; h < n; h++ {
+			if i != h {
+				p.Pairs = append(p.Pairs, lp.Pair{I: i, H: h, W: math.Pow(2, math.Abs(float64(i-h)))})
+			}
+		}
+	}
+	r, err := lp.Generate(context.Background(), p, &lp.GenerateOptions{Options: lp.Options{Tol: 1e-9}, Neighbours: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("optimum in [%.6f, %.6f], gap < 1e-9: %v\n", r.Primal, r.Dual, r.Gap < 1e-9)
+	// Output:
+	// optimum in [0.500000, 0.500000], gap < 1e-9: true
 }

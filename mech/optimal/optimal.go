@@ -131,19 +131,24 @@ type Result struct {
 //	maximise sum_{i,k} pi_i X[i][k] g(i,k)  over row-stochastic X >= 0
 //	with X[i][k] <= e^{eps d(i,h)} X[h][k]
 //
-// over the edges (i,h) of a Graph metric, or all pairs of any other metric,
-// with the interior-point solver of package lp. The result is certified: X
-// passes Audit at level eps with zero tolerance, and Dual bounds the
-// optimum from above. For a regular prior the optimum equals the
-// tight-constraints mechanism's utility; on a line the truncated geometric
-// mechanism (after its optimal remap) reaches it for every prior.
+// over the edges (i,h) of a Graph metric, or all pairs of any other metric
+// (less those implied by others: a Manhattan grid keeps its 4-neighbour
+// edges), with the interior-point solver of package lp; Options.Method
+// selects constraint generation (the same optimum, for dense metrics whose
+// optimum binds few pairs) or a Delta-spanner (exactly private, near
+// optimal, with a certified bound). The result is certified: X passes
+// Audit at level eps with zero tolerance, and Dual bounds the optimum from
+// above. For a regular prior the optimum equals the tight-constraints
+// mechanism's utility; on a line the truncated geometric mechanism (after
+// its optimal remap) reaches it for every prior.
 //
 // Errors: eps not finite and > 0, a prior that is not a distribution on the
-// n answers, a gain matrix of the wrong size or with non-finite entries, a
+// n answers, a gain or loss matrix of the wrong size or with non-finite
+// entries, an unknown method or a Delta below 1 (run.ErrBadInput), a
 // disconnected metric with the distance gain, a problem whose workspace
-// exceeds MaxBytes (wrapping run.ErrTooLarge, before allocating), a
-// cancelled ctx, and lp.ErrNotConverged (wrapped, with the best certified
-// result) when the gap did not reach Tol.
+// exceeds the Budget (wrapping run.ErrTooLarge with the estimate, before
+// allocating), a cancelled ctx, and lp.ErrNotConverged (wrapped, with the
+// best certified result) when the gap did not reach Tol.
 func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, opts *Options) (*Result, error) {
 	start := time.Now()
 	var o Options
@@ -210,9 +215,9 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 		return nil, err
 	}
 	// lp.Repair keeps a relative margin of 1e-12 below every ratio, so the
-	// audit passes without tolerance; should rounding in the audit's
-	// logarithms ever defeat it, repair again with a wider margin.
-	for margin := 1e-10; !(rep.Eps <= eps); margin *= 100 {
+	// exact audit passes; should the float64 rounding of the entries ever
+	// defeat it, repair again with a wider margin.
+	for margin := 1e-10; !rep.Private; margin *= 100 {
 		if margin > 1e-4 {
 			return nil, fmt.Errorf("optimal mechanism for %s: audit measures eps %v > %v after repair", m, rep.Eps, eps)
 		}
