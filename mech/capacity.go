@@ -211,7 +211,7 @@ func MulGCapacity(ctx context.Context, c, g *mat.Dense, opts *GCapacityOptions) 
 	if maxS < 0 {
 		return nil, run.BadInputf("g-capacity: MaxStrategies = %d must be >= 0", maxS)
 	}
-	if err := opts.Budget.Check("g-capacity LP", 8*float64(k)*float64(n+k)*4, "use fewer guesses"); err != nil {
+	if err := opts.Budget.Check("g-capacity LP (dense simplex tableau)", 2*tableauBytes(k, n+k), "use fewer guesses"); err != nil {
 		return nil, fmt.Errorf("g-capacity: %w", err)
 	}
 	// The outputs that occur.
@@ -234,7 +234,7 @@ func MulGCapacity(ctx context.Context, c, g *mat.Dense, opts *GCapacityOptions) 
 			}
 		}
 		res.LPs++
-		return gCapacityLP(a, g)
+		return gCapacityLP(ctx, a, g)
 	}
 	best, bestPi := -1.0, []float64(nil)
 	consider := func(v float64, pi []float64) {
@@ -349,7 +349,7 @@ func bestResponse(c, g *mat.Dense, pi []float64, outs []int) []int {
 
 // gCapacityLP solves max a·pi subject to G^T pi <= 1, pi >= 0 (bounded as
 // every row of G has a positive entry) from the all-slack basis.
-func gCapacityLP(a []float64, g *mat.Dense) (float64, []float64, error) {
+func gCapacityLP(ctx context.Context, a []float64, g *mat.Dense) (float64, []float64, error) {
 	n, k := g.Dims()
 	A := mat.NewDense(k, n+k, nil)
 	b := make([]float64, k)
@@ -364,14 +364,18 @@ func gCapacityLP(a []float64, g *mat.Dense) (float64, []float64, error) {
 	for x := 0; x < n; x++ {
 		cost[x] = -a[x]
 	}
-	basic := make([]int, k)
-	for w := range basic {
-		basic[w] = n + w
+	basis := make([]int, k)
+	for w := range basis {
+		basis[w] = n + w
 	}
-	z, err := simplex(cost, A, b, basic)
+	t, err := newTableau(A, b, cost, basis, nil)
+	if err == nil {
+		err = t.solve(ctx)
+	}
 	if err != nil {
 		return 0, nil, fmt.Errorf("g-capacity: %w", err)
 	}
+	z := t.x()
 	v := 0.0
 	pi := make([]float64, n)
 	for x := 0; x < n; x++ {

@@ -6,6 +6,7 @@ package mech
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -13,7 +14,6 @@ import (
 	"github.com/optdp/optdp/solve/run"
 
 	"gonum.org/v1/gonum/mat"
-	gonumlp "gonum.org/v1/gonum/optimize/convex/lp"
 )
 
 // Cascade is the cascade C·R of channel c (n x m) followed by channel r
@@ -114,27 +114,28 @@ type Refinement struct {
 	WitnessGap float64
 }
 
-// maxRefineRows bounds the rows of the dense simplex tableaux of RefinedBy.
-const maxRefineRows = 4000
+// maxRefineRows bounds the constraint rows n·k + m of RefinedBy's LP.
+const maxRefineRows = 2000
 
 // RefinedBy decides whether channel c (n x m) is refined by channel r
 // (n x k), written c ⊑ r: whether r = c·D for some row-stochastic D (m x k),
 // i.e. r is a post-processing of c (Science of QIF, ch. 9). By the
-// Coriaceous theorem (ibid., ch. 9) c ⊑ r holds exactly when
+// Coriaceous theorem (ibid.) c ⊑ r holds exactly when
 // V_g[pi, r] <= V_g[pi, c] for every prior pi and every gain g, so a
 // refinement never leaks more, in any measure.
 //
-// The decision is a linear program, solved by a dense simplex (gonum's
-// optimize/convex/lp, Bland's rule):
+// The decision is a linear program and its dual (docs/MATH.md §18.4):
 //
 //	Distance = min_{D stochastic} sum_{x,z} |(C·D)[x][z] - R[x][z]|
-//	         = max_{|G| <= 1} sum_{x,z} G[x][z] R[x][z] - sum_y max_z (C^T G)[y][z]   (LP duality).
+//	         = max_{|G| <= 1} sum_{x,z} G[x][z] R[x][z] - sum_y max_z (C^T G)[y][z],
 //
-// When the verdict is Yes, D is the certificate; otherwise the dual optimum
-// G scaled by n is a gain under which r leaks more than c under the uniform
-// prior (Gain, WitnessGap). Both certificates are checked by recomputing
-// them, not taken from the solver. The tableaux are dense: the sizes are
-// refused (run.ErrTooLarge) above opts.Budget or 4000 constraint rows.
+// solved by a dense simplex from the basis D[y][0] = 1; the dual optimum G
+// is read off the final reduced costs. When the verdict is Yes, D is the
+// certificate; otherwise n·G is a gain under which r leaks more than c under
+// the uniform prior (Gain, WitnessGap). Both certificates are recomputed
+// from scratch, not taken from the solver. The tableau is dense, about
+// 8·(n·k + m)·(m·k + 2·n·k) bytes: sizes over opts.Budget or 2000 constraint
+// rows are refused with run.ErrTooLarge. Cancelling ctx stops the simplex.
 func RefinedBy(ctx context.Context, c, r *mat.Dense, opts *RefineOptions) (*Refinement, error) {
 	if err := ValidateStochastic(c, "channel C"); err != nil {
 		return nil, fmt.Errorf("refinement: %w", err)
@@ -157,41 +158,63 @@ func RefinedBy(ctx context.Context, c, r *mat.Dense, opts *RefineOptions) (*Refi
 	if math.IsNaN(tol) || tol < 0 {
 		return nil, run.BadInputf("refinement: Tol = %v must be >= 0", opts.Tol)
 	}
-	// Sizes of the primal and dual standard forms.
-	pRows, pCols := float64(n)*float64(k)+float64(m), float64(m)*float64(k)+2*float64(n)*float64(k)
-	dRows := float64(m)*float64(k) + 2*float64(n)*float64(k)
-	dCols := 2*(float64(n)*float64(k)+float64(m)) + dRows
-	if math.Max(pRows, dRows) > maxRefineRows {
+	rows := float64(n)*float64(k) + float64(m)
+	if rows > maxRefineRows {
 		return nil, fmt.Errorf("refinement: %d x %d and %d x %d channels give an LP with %.0f constraints, over the dense simplex's limit of %d: %w",
-			n, m, n, k, math.Max(pRows, dRows), maxRefineRows, run.ErrTooLarge)
+			n, m, n, k, rows, maxRefineRows, run.ErrTooLarge)
 	}
-	need := 8 * math.Max(pRows*pCols+3*pRows*pRows, dRows*dCols+3*dRows*dRows)
-	if err := opts.Budget.Check("refinement LP (dense simplex)", need, "use smaller channels"); err != nil {
+	cols := m*k + 2*n*k
+	if err := opts.Budget.Check("refinement LP (dense simplex tableau)", 2*tableauBytes(int(rows), cols), "use smaller channels"); err != nil {
 		return nil, fmt.Errorf("refinement: %w", err)
 	}
-	res := &Refinement{}
-	dist, d, err := refinePrimal(c, r)
-	if err != nil {
-		return nil, err
-	}
-	res.Distance, res.D = dist, d
-	var cd mat.Dense
-	cd.Mul(c, d)
-	for x := 0; x < n; x++ {
-		for z := 0; z < k; z++ {
-			res.Residual = math.Max(res.Residual, math.Abs(cd.At(x, z)-r.At(x, z)))
+	// Fast path: when C has full column rank, D is unique and least squares
+	// finds it; a D that checks out is the certificate without an LP.
+	if n >= m {
+		var d mat.Dense
+		if err := d.Solve(c, r); err == nil {
+			if res := checkPostProcessing(c, r, &d, tol); res != nil {
+				return res, nil
+			}
 		}
 	}
+	t, err := refineLP(ctx, c, r)
+	if err != nil {
+		return nil, fmt.Errorf("refinement: %w", err)
+	}
+	v := t.x()
+	res := &Refinement{}
+	for i := m * k; i < cols; i++ {
+		res.Distance += v[i]
+	}
+	d := mat.NewDense(m, k, nil)
+	for y := 0; y < m; y++ {
+		s := 0.0
+		for z := 0; z < k; z++ {
+			e := math.Max(v[y*k+z], 0)
+			d.Set(y, z, e)
+			s += e
+		}
+		if !(s > 0) {
+			d.Set(y, 0, 1)
+			continue
+		}
+		for z := 0; z < k; z++ {
+			d.Set(y, z, d.At(y, z)/s)
+		}
+	}
+	res.D, res.Residual = d, residual(c, r, d)
 	if res.Residual <= tol {
 		res.Verdict = solve.Yes
 		return res, nil
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("refinement: %w", err)
-	}
-	g, err := refineDual(c, r)
-	if err != nil {
-		return nil, err
+	// The dual of row (x,z): the column N(x,z) = e_(x,z) has cost 1, so its
+	// reduced cost is 1 - y_(x,z).
+	g := mat.NewDense(n, k, nil)
+	for x := 0; x < n; x++ {
+		for z := 0; z < k; z++ {
+			y := 1 - t.reduced(m*k+n*k+x*k+z)
+			g.Set(x, z, float64(n)*math.Max(-1, math.Min(1, y)))
+		}
 	}
 	res.Gain = g
 	u := make([]float64, n)
@@ -200,8 +223,8 @@ func RefinedBy(ctx context.Context, c, r *mat.Dense, opts *RefineOptions) (*Refi
 	}
 	vr, err1 := postExtreme(r, u, g, 1)
 	vc, err2 := postExtreme(c, u, g, 1)
-	if err1 != nil || err2 != nil {
-		return nil, fmt.Errorf("refinement: witness: %v %v", err1, err2)
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, fmt.Errorf("refinement: witness: %w", err)
 	}
 	res.WitnessGap = vr - vc
 	if res.WitnessGap > tol {
@@ -212,25 +235,56 @@ func RefinedBy(ctx context.Context, c, r *mat.Dense, opts *RefineOptions) (*Refi
 	return res, nil
 }
 
-// simplex runs gonum's simplex from a feasible basis, turning a panic of the
-// solver into an error.
-func simplex(cost []float64, a *mat.Dense, b []float64, basic []int) (x []float64, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			x, err = nil, fmt.Errorf("the simplex failed: %v", p)
+// residual is max |(C·D)[x][z] - R[x][z]|.
+func residual(c, r, d *mat.Dense) float64 {
+	var cd mat.Dense
+	cd.Mul(c, d)
+	n, k := r.Dims()
+	e := 0.0
+	for x := 0; x < n; x++ {
+		for z := 0; z < k; z++ {
+			e = math.Max(e, math.Abs(cd.At(x, z)-r.At(x, z)))
 		}
-	}()
-	_, x, err = gonumlp.Simplex(cost, a, b, 1e-12, basic)
-	if err != nil {
-		return nil, fmt.Errorf("the simplex failed: %w", err)
 	}
-	return x, nil
+	return e
 }
 
-// refinePrimal solves min sum (P + N) subject to C·D - P + N = R,
-// D 1 = 1, D, P, N >= 0 from the basis D[y][0] = 1 with P or N taking the
-// residual, and returns the optimum and D (clipped and renormalised).
-func refinePrimal(c, r *mat.Dense) (float64, *mat.Dense, error) {
+// checkPostProcessing returns the Yes answer for the candidate d (m x k)
+// when, with entries in [-tol, 0) set to 0 and rows renormalised, it is
+// stochastic and C·D is within tol of R; nil otherwise.
+func checkPostProcessing(c, r, d *mat.Dense, tol float64) *Refinement {
+	m, k := d.Dims()
+	out := mat.NewDense(m, k, nil)
+	for y := 0; y < m; y++ {
+		s := 0.0
+		for z := 0; z < k; z++ {
+			v := d.At(y, z)
+			if math.IsNaN(v) || v < -tol {
+				return nil
+			}
+			v = math.Max(v, 0)
+			out.Set(y, z, v)
+			s += v
+		}
+		if !(s > 0) {
+			return nil
+		}
+		for z := 0; z < k; z++ {
+			out.Set(y, z, out.At(y, z)/s)
+		}
+	}
+	e := residual(c, r, out)
+	if !(e <= tol) {
+		return nil
+	}
+	return &Refinement{Verdict: solve.Yes, D: out, Residual: e, Distance: 0}
+}
+
+// refineLP solves min sum (P + N) subject to C·D - P + N = R, D 1 = 1,
+// D, P, N >= 0 (variables D[y][z] at y·k+z, P[x][z] at m·k + x·k+z, N[x][z]
+// at m·k + n·k + x·k+z) from the basis D[y][0] = 1 with P or N taking the
+// residual.
+func refineLP(ctx context.Context, c, r *mat.Dense) (*tableau, error) {
 	n, m := c.Dims()
 	_, k := r.Dims()
 	nv := m*k + 2*n*k
@@ -241,7 +295,14 @@ func refinePrimal(c, r *mat.Dense) (float64, *mat.Dense, error) {
 	dIdx := func(y, z int) int { return y*k + z }
 	pIdx := func(x, z int) int { return m*k + x*k + z }
 	nIdx := func(x, z int) int { return m*k + n*k + x*k + z }
-	basic := make([]int, 0, rows)
+	basis := make([]int, rows)
+	for y := 0; y < m; y++ {
+		for z := 0; z < k; z++ {
+			a.Set(n*k+y, dIdx(y, z), 1)
+		}
+		b[n*k+y] = 1
+		basis[n*k+y] = dIdx(y, 0)
+	}
 	for x := 0; x < n; x++ {
 		for z := 0; z < k; z++ {
 			row := x*k + z
@@ -253,98 +314,28 @@ func refinePrimal(c, r *mat.Dense) (float64, *mat.Dense, error) {
 			cost[pIdx(x, z)], cost[nIdx(x, z)] = 1, 1
 			b[row] = r.At(x, z)
 			// The starting point D[.][0] = 1 has (C·D)[x][z] = [z == 0].
-			start := 0.0
-			if z == 0 {
-				start = 1
-			}
-			if start-b[row] > 0 {
-				basic = append(basic, pIdx(x, z))
+			if z == 0 && 1-b[row] > 0 {
+				basis[row] = pIdx(x, z)
 			} else {
-				basic = append(basic, nIdx(x, z))
+				basis[row] = nIdx(x, z)
 			}
 		}
 	}
+	// The D rows first: pivoting them changes only rows (x, 0) in the
+	// D columns, so the P/N pivots stay ±1.
+	order := make([]int, 0, rows)
 	for y := 0; y < m; y++ {
-		for z := 0; z < k; z++ {
-			a.Set(n*k+y, dIdx(y, z), 1)
-		}
-		b[n*k+y] = 1
-		basic = append(basic, dIdx(y, 0))
-	}
-	x, err := simplex(cost, a, b, basic)
-	if err != nil {
-		return 0, nil, fmt.Errorf("refinement: %w", err)
-	}
-	d := mat.NewDense(m, k, nil)
-	for y := 0; y < m; y++ {
-		s := 0.0
-		for z := 0; z < k; z++ {
-			v := math.Max(x[dIdx(y, z)], 0)
-			d.Set(y, z, v)
-			s += v
-		}
-		if !(s > 0) {
-			d.Set(y, 0, 1)
-			continue
-		}
-		for z := 0; z < k; z++ {
-			d.Set(y, z, d.At(y, z)/s)
-		}
-	}
-	dist := 0.0
-	for i := m * k; i < nv; i++ {
-		dist += x[i]
-	}
-	return dist, d, nil
-}
-
-// refineDual solves max sum G∘R - sum_y t_y subject to (C^T G)[y][z] <= t_y,
-// -1 <= G <= 1 (t free) from the all-slack basis, and returns n·G.
-func refineDual(c, r *mat.Dense) (*mat.Dense, error) {
-	n, m := c.Dims()
-	_, k := r.Dims()
-	nVar := n*k + m // G[x][z] at x*k+z, then t_y
-	nIneq := m*k + 2*n*k
-	cost := make([]float64, nVar)
-	for x := 0; x < n; x++ {
-		for z := 0; z < k; z++ {
-			cost[x*k+z] = -r.At(x, z)
-		}
-	}
-	for y := 0; y < m; y++ {
-		cost[n*k+y] = 1
-	}
-	g := mat.NewDense(nIneq, nVar, nil)
-	h := make([]float64, nIneq)
-	for y := 0; y < m; y++ {
-		for z := 0; z < k; z++ {
-			row := y*k + z
-			for x := 0; x < n; x++ {
-				g.Set(row, x*k+z, c.At(x, y))
-			}
-			g.Set(row, n*k+y, -1)
-		}
+		order = append(order, n*k+y)
 	}
 	for i := 0; i < n*k; i++ {
-		g.Set(m*k+i, i, 1)
-		g.Set(m*k+n*k+i, i, -1)
-		h[m*k+i], h[m*k+n*k+i] = 1, 1
+		order = append(order, i)
 	}
-	cs, as, bs := gonumlp.Convert(cost, g, h, nil, nil)
-	basic := make([]int, nIneq)
-	for i := range basic {
-		basic[i] = 2*nVar + i
-	}
-	v, err := simplex(cs, as, bs, basic)
+	t, err := newTableau(a, b, cost, basis, order)
 	if err != nil {
-		return nil, fmt.Errorf("refinement: witness: %w", err)
+		return nil, err
 	}
-	w := mat.NewDense(n, k, nil)
-	for x := 0; x < n; x++ {
-		for z := 0; z < k; z++ {
-			i := x*k + z
-			w.Set(x, z, float64(n)*math.Max(-1, math.Min(1, v[i]-v[nVar+i])))
-		}
+	if err := t.solve(ctx); err != nil {
+		return nil, err
 	}
-	return w, nil
+	return t, nil
 }

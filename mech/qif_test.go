@@ -500,7 +500,7 @@ func TestQIFBadInput(t *testing.T) {
 			t.Errorf("case %d: error %v does not match run.ErrBadInput", i, err)
 		}
 	}
-	if _, err := RefinedBy(context.Background(), identity(40), identity(40), nil); !errors.Is(err, run.ErrTooLarge) {
+	if _, err := RefinedBy(context.Background(), identity(50), identity(50), nil); !errors.Is(err, run.ErrTooLarge) {
 		t.Errorf("large refinement: %v, want ErrTooLarge", err)
 	}
 }
