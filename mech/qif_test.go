@@ -406,6 +406,11 @@ func TestRefinementNo(t *testing.T) {
 			t.Errorf("%s: verdict %s, want %s (%+v)", tc.name, ref.Verdict, tc.want, ref)
 			continue
 		}
+		if tc.name == "constant vs identity" && !near(ref.Distance, 4, 1e-9) {
+			// min over d in the simplex of sum_{x,z} |d_z - [x == z]| =
+			// sum_z (1 - d_z) + 2 d_z = 3 + 1.
+			t.Errorf("distance %v, want 4", ref.Distance)
+		}
 		if tc.want == solve.No {
 			n, _ := tc.c.Dims()
 			u := make([]float64, n)
