@@ -14,7 +14,6 @@ import (
 	"fmt"
 
 	"github.com/optdp/optdp/mech/linear"
-	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -361,13 +360,13 @@ func optdp_linear_optimize(wp, op *C.optdp_cchar, out **C.char, errOut **C.char)
 	if err := checkEps(o.Eps); err != nil {
 		return fail(errOut, err)
 	}
-	ctx, cancel, err := o.context()
+	ctx, cancel, set, err := o.start(o.Budget)
 	if err != nil {
 		return fail(errOut, err)
 	}
 	defer cancel()
 	res, err := linear.Optimize(ctx, w, &linear.OptimizeOptions{
-		Settings: run.Settings{Budget: run.Budget(o.Budget)},
+		Settings: set,
 		Eps:      o.Eps, Delta: o.Delta, Restarts: o.Restarts, Seed: o.Seed, P: o.P, MaxIter: o.MaxIter,
 	})
 	if err != nil {

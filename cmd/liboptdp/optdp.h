@@ -261,6 +261,12 @@ int optdp_cancel_new(optdp_handle *token, char **err);
  * token. It may be called from any thread; an unknown handle is ignored. */
 void optdp_cancel(optdp_handle token);
 
+/* optdp_progress writes the latest progress report of the calls running
+ * with the token: {"seq": reports so far (0: none yet), "stage", "iter",
+ * "max_iter", "frac", "gap", "value", "message"} (NaN when unknown; the
+ * fields of run.Progress). Poll it from another thread. */
+int optdp_progress(optdp_handle token, char **json, char **err);
+
 /* ---- the tight-constraints mechanism, thresholds, regular priors
  * (package mech/tight) and the LP-optimal mechanism (mech/optimal) ---- */
 

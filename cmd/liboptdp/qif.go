@@ -153,13 +153,13 @@ func optdp_shannon_capacity(c *C.optdp_cdouble, cr, cc C.int64_t, op *C.optdp_cc
 	if o.MaxStrategies != 0 {
 		return fail(errOut, badInput("max_strategies is an option of optdp_mul_g_capacity"))
 	}
-	ctx, cancel, err := o.context()
+	ctx, cancel, set, err := o.start(o.Budget)
 	if err != nil {
 		return fail(errOut, err)
 	}
 	defer cancel()
 	r, err := mech.ShannonCapacity(ctx, ch, &mech.CapacityOptions{Tol: o.Tol, MaxIter: o.MaxIter,
-		Settings: settings(o.Budget)})
+		Settings: set})
 	if err == nil {
 		err = putJSON(out, obj{{"lower", r.Lower}, {"upper", r.Upper}, {"prior", r.Prior}, {"iterations", r.Iter}})
 	}
@@ -189,13 +189,13 @@ func optdp_mul_g_capacity(c *C.optdp_cdouble, cr, cc C.int64_t, g *C.optdp_cdoub
 	if o.Tol != 0 || o.MaxIter != 0 {
 		return fail(errOut, badInput("tol and max_iter are options of optdp_shannon_capacity"))
 	}
-	ctx, cancel, err := o.context()
+	ctx, cancel, set, err := o.start(o.Budget)
 	if err != nil {
 		return fail(errOut, err)
 	}
 	defer cancel()
 	r, err := mech.MulGCapacity(ctx, ch, gm, &mech.GCapacityOptions{MaxStrategies: o.MaxStrategies,
-		Settings: settings(o.Budget)})
+		Settings: set})
 	if err == nil {
 		err = putJSON(out, obj{{"lower", r.Lower}, {"upper", r.Upper}, {"prior", r.Prior}, {"exact", r.Exact}, {"lps", r.LPs}})
 	}

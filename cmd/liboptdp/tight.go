@@ -46,9 +46,8 @@ type tightOptions struct {
 	Budget        int64  `json:"budget"`
 }
 
-func (o tightOptions) options() *tight.Options {
-	return &tight.Options{Solver: o.Solver, MaxMechanismN: o.MaxMechanismN, NoMechanism: o.NoMechanism,
-		Settings: run.Settings{Budget: run.Budget(o.Budget)}}
+func (o tightOptions) options(set run.Settings) *tight.Options {
+	return &tight.Options{Solver: o.Solver, MaxMechanismN: o.MaxMechanismN, NoMechanism: o.NoMechanism, Settings: set}
 }
 
 //export optdp_tight
@@ -70,12 +69,12 @@ func optdp_tight(h C.optdp_handle, eps C.double, op *C.optdp_cchar, out **C.char
 	if out == nil || x == nil || z == nil || mechanism == nil {
 		return fail(errOut, badInput("an output pointer is NULL"))
 	}
-	ctx, cancel, err := o.context()
+	ctx, cancel, set, err := o.start(o.Budget)
 	if err != nil {
 		return fail(errOut, err)
 	}
 	defer cancel()
-	r, err := tight.Solve(ctx, m, float64(eps), o.options())
+	r, err := tight.Solve(ctx, m, float64(eps), o.options(set))
 	if err != nil {
 		return fail(errOut, err)
 	}
@@ -133,14 +132,14 @@ func optdp_threshold(h C.optdp_handle, op *C.optdp_cchar, out **C.char, errOut *
 	if err := decodeJSON(op, &o, "options", true); err != nil {
 		return fail(errOut, err)
 	}
-	ctx, cancel, err := o.context()
+	ctx, cancel, set, err := o.start(o.Budget)
 	if err != nil {
 		return fail(errOut, err)
 	}
 	defer cancel()
 	r, err := tight.Threshold(ctx, m, &tight.ThresholdOptions{
 		Lo: o.Lo, Hi: o.Hi, Tol: o.Tol, Steps: o.Steps, Structured: o.Structured,
-		Settings: run.Settings{Budget: run.Budget(o.Budget)},
+		Settings: set,
 	})
 	if err != nil {
 		return fail(errOut, err)
@@ -181,12 +180,12 @@ func optdp_regular(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.i
 	if err := decodeJSON(op, &o, "options", true); err != nil {
 		return fail(errOut, err)
 	}
-	ctx, cancel, err := o.context()
+	ctx, cancel, set, err := o.start(o.Budget)
 	if err != nil {
 		return fail(errOut, err)
 	}
 	defer cancel()
-	r, err := tight.Regular(ctx, m, float64(eps), p, o.options())
+	r, err := tight.Regular(ctx, m, float64(eps), p, o.options(set))
 	if err != nil {
 		return fail(errOut, err)
 	}
@@ -242,14 +241,14 @@ func optdp_optimal(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.i
 	if out == nil || x == nil {
 		return fail(errOut, badInput("an output pointer is NULL"))
 	}
-	ctx, cancel, err := o.context()
+	ctx, cancel, set, err := o.start(o.Budget)
 	if err != nil {
 		return fail(errOut, err)
 	}
 	defer cancel()
 	r, err := optimal.Solve(ctx, m, float64(eps), p, &optimal.Options{
 		Gain: optimal.Gain(o.Gain), GainMatrix: g, Tol: o.Tol, MaxIter: o.MaxIter, Workers: o.Workers,
-		Settings: run.Settings{Budget: run.Budget(o.Budget)},
+		Settings: set,
 	})
 	if err != nil {
 		return fail(errOut, err)

@@ -28,6 +28,7 @@ __version__ = "0.1.0"
 import os as _os
 
 from . import _lib
+from ._lib import Progress
 from ._mech import (
     AuditReport,
     SeededRng,
@@ -87,7 +88,7 @@ def header_path() -> str:
 
 
 __all__ = [
-    "Mechanism", "OptimalResult", "RegularResult", "ThresholdResult", "TightResult", "optimal", "regular",
+    "Mechanism", "OptimalResult", "Progress", "RegularResult", "ThresholdResult", "TightResult", "optimal", "regular",
     "threshold", "tight",
     "AuditReport", "BadInputError", "CancelledError", "InternalError", "Metric", "NotConvergedError", "OptdpError",
     "Sampler", "SeededRng", "TooLargeError", "UnsupportedError", "Violation", "audit", "bnd", "bnd_mechanism",

@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import threading
+from dataclasses import dataclass
 from ctypes import POINTER, byref, c_char_p, c_double, c_int, c_int64, c_uint64, c_void_p
 from typing import Any, Callable, Dict, Optional, TypeVar
 
@@ -74,6 +75,7 @@ _SIGNATURES = {
     "optdp_bnd_mechanism": [c_int64, c_int64, c_double, _P_MATRIX],
     "optdp_rng_seeded": [c_uint64, _P_HANDLE],
     "optdp_cancel_new": [_P_HANDLE],
+    "optdp_progress": [c_uint64, _P_VOID],
     "optdp_sampler_new": [_P_DOUBLE, c_int64, c_int64, _P_HANDLE],
     "optdp_sample": [c_uint64, c_int64, c_int64, c_uint64, _P_INT64],
     "optdp_linear_info": [c_char_p, c_int, _P_VOID],
@@ -253,13 +255,32 @@ def dumps(v: Any) -> bytes:
 T = TypeVar("T")
 
 
-def cancellable(options: Dict[str, Any], timeout: Optional[float], call: Callable[[bytes], T]) -> T:
+@dataclass(frozen=True)
+class Progress:
+    """A progress report of a long computation (the library's run.Progress):
+    stage (e.g. "ipm", "threshold", "l2 newton"), iter of max_iter (0:
+    unknown), frac done, gap (a solver's current relative gap or residual),
+    value (e.g. the objective), message; NaN where unknown."""
+
+    stage: str
+    iter: int
+    max_iter: int
+    frac: float
+    gap: float
+    value: float
+    message: str
+
+
+def cancellable(options: Dict[str, Any], timeout: Optional[float], call: Callable[[bytes], T],
+                progress: Optional[Callable[[Progress], None]] = None) -> T:
     """Runs a long computation so that Ctrl-C (KeyboardInterrupt) stops it.
 
     call receives the JSON options, to which a cancellation token (and the
     time limit, if any) are added. It runs in a worker thread (the library
-    releases the GIL) while this thread waits; an interrupt cancels the
-    token, waits for the library to return, and re-raises.
+    releases the GIL) while this thread waits, polling the token's progress
+    reports every 0.1 s and handing new ones to progress in this thread. An
+    interrupt, or an exception from progress, cancels the token, waits for
+    the library to return, and is re-raised.
     """
     if timeout is not None:
         options = dict(options, timeout_s=float(timeout))
@@ -274,12 +295,24 @@ def cancellable(options: Dict[str, Any], timeout: Optional[float], call: Callabl
             except BaseException as e:  # handed to the waiting thread
                 box["error"] = e
 
+        seen = 0
+
+        def poll() -> None:
+            nonlocal seen
+            r = json_call("optdp_progress", token)
+            if r["seq"] != seen:
+                seen = r["seq"]
+                progress(Progress(str(r["stage"]), int(r["iter"]), int(r["max_iter"]), float(r["frac"]),
+                                  float(r["gap"]), float(r["value"]), str(r["message"])))
+
         worker = threading.Thread(target=target, name="optdp-call", daemon=True)
         worker.start()
         try:
             while worker.is_alive():
                 worker.join(0.1)
-        except KeyboardInterrupt:
+                if progress is not None:
+                    poll()
+        except BaseException:
             LIB.optdp_cancel(token)
             worker.join()
             raise

@@ -6,11 +6,12 @@ from __future__ import annotations
 import weakref
 from ctypes import byref, c_uint64, c_void_p
 from dataclasses import dataclass
-from typing import Any, List, Optional, Tuple, Union
+from typing import Any, Callable, List, Optional, Tuple, Union
 
 import numpy as np
 
 from . import _lib
+from ._lib import Progress
 from ._mech import AuditReport, Rng, audit_report, rng_handle
 from .errors import BadInputError
 from .metric import MetricLike, as_metric
@@ -95,21 +96,23 @@ class TightResult:
 
 
 def tight(metric: MetricLike, eps: float, *, solver: str = "auto", max_mechanism_n: int = 0,
-          no_mechanism: bool = False, budget: int = 0, timeout: Optional[float] = None) -> TightResult:
+          no_mechanism: bool = False, budget: int = 0, timeout: Optional[float] = None,
+          progress: Optional[Callable[[Progress], None]] = None) -> TightResult:
     """Builds the tight-constraints mechanism of metric at eps: solves
     Phi z = 1 (Phi[i][j] = exp(-eps d(i,j))) with the solver chosen from the
     metric's structure (or the named one), decides z >= 0 with a rounding
     bound, and returns X audited. budget is the memory budget in bytes
     (0: 4 GiB); larger problems raise TooLargeError before any work.
     timeout (seconds) or Ctrl-C stop the computation (CancelledError,
-    KeyboardInterrupt)."""
+    KeyboardInterrupt); progress, if given, is called with the latest report (polled
+    every 0.1 s)."""
     m = as_metric(metric)
     opts = {"solver": solver, "max_mechanism_n": int(max_mechanism_n), "no_mechanism": bool(no_mechanism),
             "budget": int(budget)}
     out = c_void_p()
     x, z = _lib._Matrix(), _lib._Matrix()
     mh = c_uint64()
-    _lib.cancellable(opts, timeout, lambda o: _lib.call(
+    _lib.cancellable(opts, timeout, progress=progress, call=lambda o: _lib.call(
         "optdp_tight", m._handle, float(eps), o, byref(out), byref(x), byref(z), byref(mh)))
     r = _lib.take_json(out)
     xa = _lib.take_matrix(x) if x.data else None
@@ -152,15 +155,18 @@ class ThresholdResult:
 
 
 def threshold(metric: MetricLike, *, lo: float = 0.0, hi: float = 0.0, tol: float = 0.0, steps: int = 0,
-              structured: bool = False, budget: int = 0, timeout: Optional[float] = None) -> ThresholdResult:
+              structured: bool = False, budget: int = 0, timeout: Optional[float] = None,
+              progress: Optional[Callable[[Progress], None]] = None) -> ThresholdResult:
     """Finds the smallest eps at which the tight-constraints mechanism of
     metric exists (a geometric scan of [lo, hi], default [0.01, 10], then
     bisection to tol, default 1e-6). Zero arguments take the defaults.
-    timeout (seconds) or Ctrl-C stop the search."""
+    timeout (seconds) or Ctrl-C stop the search; progress, if given, is called with
+    the latest report (polled every 0.1 s)."""
     m = as_metric(metric)
     opts = {"lo": float(lo), "hi": float(hi), "tol": float(tol), "steps": int(steps),
             "structured": bool(structured), "budget": int(budget)}
-    r = _lib.cancellable(opts, timeout, lambda o: _lib.json_call("optdp_threshold", m._handle, o))
+    r = _lib.cancellable(opts, timeout, progress=progress,
+                         call=lambda o: _lib.json_call("optdp_threshold", m._handle, o))
     return ThresholdResult(
         eps_star=float(r["eps_star"]), lo=float(r["lo"]), hi=float(r["hi"]), status=str(r["status"]),
         bracketed=bool(r["bracketed"]), reason=str(r["reason"]), evaluations=int(r["evaluations"]),
@@ -194,13 +200,15 @@ class RegularResult:
 
 
 def regular(metric: MetricLike, eps: float, prior: Any, *, solver: str = "auto", budget: int = 0,
-            timeout: Optional[float] = None) -> RegularResult:
+            timeout: Optional[float] = None,
+            progress: Optional[Callable[[Progress], None]] = None) -> RegularResult:
     """Decides whether prior is regular for metric at eps by solving
-    y Phi = prior and deciding y >= 0 with an error bound."""
+    y Phi = prior and deciding y >= 0 with an error bound. timeout, Ctrl-C
+    and progress as for tight."""
     m = as_metric(metric)
     p = _lib.as_vector(prior, "prior")
     opts = {"solver": solver, "budget": int(budget)}
-    r = _lib.cancellable(opts, timeout, lambda o: _lib.json_call(
+    r = _lib.cancellable(opts, timeout, progress=progress, call=lambda o: _lib.json_call(
         "optdp_regular", m._handle, float(eps), _lib.dptr(p), p.shape[0], o))
     return RegularResult(
         n=int(r["n"]), eps=float(r["eps"]), regular=str(r["regular"]),
@@ -231,14 +239,16 @@ class OptimalResult:
 
 
 def optimal(metric: MetricLike, eps: float, prior: Any = None, gain: Any = "binary", *, tol: float = 0.0,
-            max_iter: int = 0, workers: int = 0, budget: int = 0, timeout: Optional[float] = None) -> OptimalResult:
+            max_iter: int = 0, workers: int = 0, budget: int = 0, timeout: Optional[float] = None,
+            progress: Optional[Callable[[Progress], None]] = None) -> OptimalResult:
     """Computes an eps*d-private mechanism of maximal expected gain for the
     prior (default uniform) by linear programming: maximise
     sum pi_i X[i][k] g(i,k) over row-stochastic X with
     X[i][k] <= e^(eps d(i,h)) X[h][k]. gain: "binary" (g = 1 if k = i),
     "distance" (g = -d(i,k)) or an n x n array. Raises NotConvergedError
     when the gap did not reach tol (default 1e-8). timeout (seconds) or
-    Ctrl-C stop the solver (CancelledError, KeyboardInterrupt)."""
+    Ctrl-C stop the solver (CancelledError, KeyboardInterrupt); progress,
+    if given, is called with the latest report (polled every 0.1 s)."""
     m = as_metric(metric)
     p = np.full(m.n, 1.0 / m.n) if prior is None else _lib.as_vector(prior, "prior")
     g = None
@@ -250,7 +260,7 @@ def optimal(metric: MetricLike, eps: float, prior: Any = None, gain: Any = "bina
     gr, gc = (0, 0) if g is None else g.shape
     out = c_void_p()
     x = _lib._Matrix()
-    _lib.cancellable(opts, timeout, lambda o: _lib.call(
+    _lib.cancellable(opts, timeout, progress=progress, call=lambda o: _lib.call(
         "optdp_optimal", m._handle, float(eps), _lib.dptr(p), p.shape[0], _lib.dptr(g), gr, gc, o, byref(out),
         byref(x)))
     xa = _lib.take_matrix(x)

@@ -19,11 +19,12 @@ for Laplace noise (docs/MATH.md, the matrix mechanism).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import _lib
+from ._lib import Progress
 from ._mech import Rng, rng_handle
 from .errors import BadInputError
 
@@ -316,18 +317,21 @@ class OptimizeResult:
 
 
 def optimize(workload: Workload, eps: float, delta: float = 0.0, *, restarts: int = 0, seed: int = 0,
-             p: int = 0, max_iter: int = 0, budget: int = 0, timeout: Optional[float] = None) -> OptimizeResult:
+             p: int = 0, max_iter: int = 0, budget: int = 0, timeout: Optional[float] = None,
+             progress: Optional[Callable[[Progress], None]] = None) -> OptimizeResult:
     """Finds a strategy minimising the matrix mechanism's error for workload
     (never worse than identity, hierarchical or wavelet): delta = 0 for
     eps-DP Laplace noise (the L1 problem, seeded restarts), 0 < delta < 1 for
     (eps, delta)-DP Gaussian noise (the convex L2 problem, with a duality-gap
     certificate). budget is the memory budget in bytes (0: 4 GiB); timeout
     (seconds) or Ctrl-C stop the optimiser (CancelledError,
-    KeyboardInterrupt)."""
+    KeyboardInterrupt); progress, if given, is called with the
+    latest report (polled every 0.1 s)."""
     opts = {"eps": float(eps), "delta": float(delta), "restarts": int(restarts), "seed": int(seed),
             "p": int(p), "max_iter": int(max_iter), "budget": int(budget)}
     wj = _workload(workload)._json()
-    r = _lib.cancellable(opts, timeout, lambda o: _lib.json_call("optdp_linear_optimize", wj, o))
+    r = _lib.cancellable(opts, timeout, progress=progress,
+                         call=lambda o: _lib.json_call("optdp_linear_optimize", wj, o))
     return OptimizeResult(
         strategy=Strategy(r["strategy"]), strategy_name=str(r["strategy_name"]), method=str(r["method"]),
         baseline=str(r["baseline"]), objective=float(r["objective"]), noise=_noise(r["noise"]),

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from ctypes import c_double, byref
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 from . import _lib
+from ._lib import Progress
 
 __all__ = [
     "shannon_entropy", "guessing_entropy", "cond_shannon_entropy", "cond_guessing_entropy", "shannon_leakage",
@@ -131,25 +132,30 @@ class Capacity:
 
 
 def shannon_capacity(c: Any, *, tol: float = 0.0, max_iter: int = 0, budget: int = 0,
-                     timeout: Optional[float] = None) -> Capacity:
+                     timeout: Optional[float] = None,
+                     progress: Optional[Callable[[Progress], None]] = None) -> Capacity:
     """Brackets the Shannon capacity max_pi I(pi; C) by Blahut-Arimoto to
-    within tol bits (default 1e-9)."""
+    within tol bits (default 1e-9). timeout (seconds) or Ctrl-C stop it;
+    progress, if given, is called with the latest report (polled every
+    0.1 s)."""
     a = _lib.as_matrix(c, "channel")
     opts = {"tol": float(tol), "max_iter": int(max_iter), "budget": int(budget)}
-    r = _lib.cancellable(opts, timeout, lambda o: _lib.json_call(
+    r = _lib.cancellable(opts, timeout, progress=progress, call=lambda o: _lib.json_call(
         "optdp_shannon_capacity", _lib.dptr(a), a.shape[0], a.shape[1], o))
     return Capacity(float(r["lower"]), float(r["upper"]), np.asarray(r["prior"], dtype=np.float64),
                     iterations=int(r["iterations"]))
 
 
 def mul_g_capacity(c: Any, g: Any, *, max_strategies: int = 0, budget: int = 0,
-                   timeout: Optional[float] = None) -> Capacity:
+                   timeout: Optional[float] = None,
+                   progress: Optional[Callable[[Progress], None]] = None) -> Capacity:
     """Brackets the multiplicative g-capacity max_pi log2(V_g[pi, C]/V_g(pi))
     for a non-negative gain g (exact when at most max_strategies strategies,
-    default 4096, are tried; iterations counts the LPs solved)."""
+    default 4096, are tried; iterations counts the LPs solved). timeout,
+    Ctrl-C and progress as for shannon_capacity."""
     a, ga = _lib.as_matrix(c, "channel"), _lib.as_matrix(g, "gain matrix")
     opts = {"max_strategies": int(max_strategies), "budget": int(budget)}
-    r = _lib.cancellable(opts, timeout, lambda o: _lib.json_call(
+    r = _lib.cancellable(opts, timeout, progress=progress, call=lambda o: _lib.json_call(
         "optdp_mul_g_capacity", _lib.dptr(a), a.shape[0], a.shape[1], _lib.dptr(ga), ga.shape[0], ga.shape[1], o))
     return Capacity(float(r["lower"]), float(r["upper"]), np.asarray(r["prior"], dtype=np.float64),
                     iterations=int(r["lps"]), exact=bool(r["exact"]))

@@ -190,3 +190,21 @@ def test_ctrl_c_cancels():
     finally:
         timer.cancel()
     assert optdp.utility(optdp.truncated_geometric(6, LN2)) == pytest.approx(4 / 9, abs=1e-15)
+
+
+def test_progress_reports():
+    # The optimiser's reports reach the callback in the calling thread; an
+    # exception from the callback cancels the computation and propagates.
+    seen = []
+    linear.optimize(linear.AllRange(64), 1.0, delta=1e-6, progress=seen.append)
+    assert seen and all(isinstance(p, optdp.Progress) for p in seen)
+    assert all(p.stage for p in seen)
+
+    class Stop(Exception):
+        pass
+
+    def stop(p):
+        raise Stop(p.stage)
+
+    with pytest.raises(Stop):
+        linear.optimize(linear.AllRange(512), 1.0, restarts=50, progress=stop)
