@@ -272,9 +272,13 @@ func (t *strategyTable) evalAll(name string, w linear.Workload, cands []candidat
 // smallest TSE on w among the branchings b = 2..16, each with and without
 // the root (the total, which a range workload rarely needs); the smallest
 // b, with the root first, on ties.
-func bestHierarchical(w linear.Workload, n int, eps float64) (best *linear.Strategy, bestB int, bestRoot bool, bestT float64, err error) {
+// status, when not nil, is told each tree before it is evaluated.
+func bestHierarchical(w linear.Workload, n int, eps float64, status func(b int, root bool)) (best *linear.Strategy, bestB int, bestRoot bool, bestT float64, err error) {
 	for b := 2; b <= 16; b++ {
 		for _, root := range []bool{true, false} {
+			if status != nil {
+				status(b, root)
+			}
 			s, err := linear.Hierarchical(n, b, root)
 			if err != nil {
 				return nil, 0, false, 0, err
@@ -316,8 +320,9 @@ func oneDStrategies(ctx context.Context, tab *strategyTable, name string, w line
 		return err
 	}
 	t0 := time.Now()
-	tab.report("%s: hierarchical trees b = 2..16, with and without the root", name)
-	hb, b, root, tse, err := bestHierarchical(w, n, eps)
+	hb, b, root, tse, err := bestHierarchical(w, n, eps, func(b int, root bool) {
+		tab.report("%s: hierarchical trees b = 2..16 with and without the root: b = %d, %s", name, b, rootName(root))
+	})
 	if err != nil {
 		return err
 	}

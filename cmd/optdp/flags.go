@@ -259,5 +259,5 @@ func tooLarge(err error, hint string) error {
 	if err == nil || hint == "" || !errors.Is(err, optrun.ErrTooLarge) {
 		return err
 	}
-	return fmt.Errorf("%w\non the command line: %s", err, hint)
+	return fmt.Errorf("%w; on the command line: %s", err, hint)
 }

@@ -124,6 +124,9 @@ func runTight(env *runEnv, args []string) error {
 	})
 	if err != nil {
 		hint := "--solver auto picks a structured solver where the metric has one (lattices, separable or ball-symmetric metrics, banded graphs)"
+		if *solver == tight.SolverAuto {
+			hint = "no structured solver applies to this metric at this size"
+		}
 		if !*force {
 			hint += "; --force raises the memory budget to the machine's physical memory"
 		}
