@@ -8,39 +8,76 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The DP audit (docs/MATH.md §9, §1.3): the smallest eps for which a noise matrix is
-// eps·d-private.
-
-// AuditTol is the relative tolerance of an audit's verdict: a mechanism is
-// reported private at level eps when its measured level is at most
-// eps·(1+AuditTol). It absorbs the rounding of exp and of a solve; the
-// measured level itself is always reported unrounded.
-const AuditTol = 1e-9
+// The DP audit (docs/MATH.md §9): the smallest eps for which a noise matrix
+// is eps·d-private, and an exact verdict at a given eps.
 
 // AuditReport is the outcome of a DP audit of a noise matrix against a metric.
 type AuditReport struct {
-	// Eps is the smallest eps for which X[i][o] <= e^{eps d(i,h)} X[h][o]
-	// holds for every pair (i,h) checked and every output o: the maximum of
-	// ln(X[i][o]/X[h][o]) / d(i,h). +Inf when some X[i][o] > 0 = X[h][o]
-	// for a pair at finite distance; 0 for a constant mechanism.
+	// Eps is the measured level: the maximum over the pairs (i,h) checked
+	// and outputs o of ln(X[i][o]/X[h][o]) / d(i,h), to within a few ulps
+	// (moved by at most an ulp so that Eps <= eps exactly when Private).
+	// +Inf when some X[i][o] > 0 = X[h][o] for a pair at finite distance;
+	// 0 for a constant mechanism.
 	Eps float64
-	// Private reports Eps <= eps·(1+AuditTol) for the eps audited against.
+	// Private is the exact verdict: X[i][o] <= e^{eps·d(i,h)}·X[h][o] holds
+	// in real arithmetic for every pair checked and every output o.
 	Private bool
 	// Worst is the (i, h, o) attaining Eps (-1s when nothing constrains it).
 	Worst [3]int
 	// Pairs is the number of answer pairs checked (edges for a graph metric).
 	Pairs int
+	// Violation is the violated constraint of largest level, nil when
+	// Private.
+	Violation *Violation
 }
 
-// Audit measures the privacy level of the noise matrix x (rows: true answers,
-// columns: outputs) against the metric m, and reports whether it is
-// eps·d-private. For a Graph metric only edges are checked, which suffices
-// (the log-ratio along a path adds up); otherwise every pair is, at
-// O(n² m) cost. Zeros are handled exactly: 0/0 constrains nothing,
-// positive/0 is +Inf; pairs at distance +Inf (different components)
-// constrain nothing. Rows need not sum to 1, but entries must be finite and
-// >= 0, the metric's distances >= 0 and not NaN, and distinct answers at
-// distance > 0; otherwise Audit returns an error.
+// Violation is one violated privacy constraint of an audit:
+// X[I][O] > e^{eps·d(I,H)}·X[H][O].
+type Violation struct {
+	// I, H are the answers and O the output: X[I][O] is the larger entry.
+	I, H, O int
+	// LogRatio is ln(X[I][O]/X[H][O]) to within a few ulps, computed in
+	// the log domain so that it is right for quotients that overflow and
+	// for subnormal entries; +Inf when X[H][O] = 0 < X[I][O].
+	LogRatio float64
+	// Dist is d(I,H) (1 for an edge of a Graph metric); the constraint's
+	// level is LogRatio/Dist > eps.
+	Dist float64
+}
+
+// Audit measures the privacy level of the noise matrix x (rows: true
+// answers, columns: outputs) against the metric m, and decides exactly
+// whether x is eps·d-private: Private is true if and only if
+// X[i][o] <= e^{eps·d(i,h)}·X[h][o] holds in real arithmetic, for the
+// float64 values of the entries, eps and d, for every constrained pair and
+// every output o. There is no tolerance: a ratio above e^{eps d} by one part
+// in 10^300 is a violation, and Violation names the largest.
+//
+// For a Graph metric only edges are checked, which suffices (the log-ratio
+// along a path adds up); otherwise every pair is, at O(n² m) cost. Zeros
+// are exact: 0/0 constrains nothing, a positive entry over 0 is a violation
+// at level +Inf; pairs at distance +Inf (different components) constrain
+// nothing. Rows need not sum to 1, but entries must be finite and >= 0, the
+// metric's distances >= 0 and not NaN, and distinct answers at distance
+// > 0; otherwise Audit returns an error.
+//
+// Each pair is decided in the log domain with float64 first, where the
+// decision is conclusive by a proven margin: the largest quotient q of a
+// column is within 2^-53 relative of the true one (IEEE division), math.Log
+// of a normal argument is within an ulp, and a pair passes when
+// ln q + 2^-40·(1+|ln q|) is below a lower bound of eps·d (and fails when
+// ln q - 2^-40·(1+|ln q|) is above an upper bound). Quotients that overflow
+// are compared through ln a - ln b with a = f·2^e split by math.Frexp, so
+// subnormal entries have correct logarithms (math.Log is wrong on them on
+// amd64, Go issue 56600). A column within the margin is decided in
+// math/big: a <= e^t·b with t = eps·d formed exactly and e^t enclosed by
+// directed rounding (docs/MATH.md §9.5), the precision doubling until the
+// enclosure separates the two sides; since e^t is irrational for rational
+// t > 0 the sides are never equal, and a column still undecided at 16384
+// bits is counted as a violation. The cost is one logarithm per pair over
+// the float comparisons; a mechanism whose ratios sit within 2^-40 of
+// e^{eps d} (built exactly at eps rather than with a margin) costs a
+// big-number comparison per such column.
 func Audit(x *mat.Dense, m metric.Metric, eps float64) (AuditReport, error) {
 	if err := metric.CheckEps(eps); err != nil {
 		return AuditReport{}, fmt.Errorf("audit: %w", err)
@@ -62,106 +99,9 @@ func Audit(x *mat.Dense, m metric.Metric, eps float64) (AuditReport, error) {
 			}
 		}
 	}
-	rep := AuditReport{Worst: [3]int{-1, -1, -1}}
-	// check folds the pair (i, h) at distance d into rep. Per pair it finds
-	// the largest ratio of two entries of a column by division, and takes a
-	// single logarithm.
-	check := func(i, h int, d float64) {
-		rep.Pairs++
-		ri, rh := x.RawRowView(i), x.RawRowView(h)
-		ratio, o, up := maxRatio(ri, rh)
-		if o < 0 {
-			return
-		}
-		var l float64
-		switch {
-		case math.IsInf(ratio, 1) && (ri[o] == 0 || rh[o] == 0):
-			l = math.Inf(1)
-		case math.IsInf(ratio, 1): // a quotient overflowed: redo in logs
-			l, o, up = maxLogRatio(ri, rh)
-			l /= d
-		default:
-			l = math.Log(ratio) / d
-		}
-		if l > rep.Eps {
-			rep.Eps = l
-			if up {
-				rep.Worst = [3]int{i, h, o}
-			} else {
-				rep.Worst = [3]int{h, i, o}
-			}
-		}
+	a := newExactAuditor(x, nil, eps)
+	if err := a.run(m); err != nil {
+		return AuditReport{}, err
 	}
-	if g, ok := m.(metric.Graph); ok {
-		for i, h := range g.Edges() {
-			if i < 0 || h < 0 || i >= r || h >= r || i == h {
-				return AuditReport{}, fmt.Errorf("audit: metric %s yields an invalid edge (%d,%d) for answers 0..%d", m, i, h, r-1)
-			}
-			check(i, h, 1)
-		}
-	} else {
-		for i := 0; i < r; i++ {
-			for h := i + 1; h < r; h++ {
-				d := m.Dist(i, h)
-				switch {
-				case math.IsNaN(d) || d <= 0:
-					return AuditReport{}, fmt.Errorf("audit: metric %s has d(%d,%d) = %v: distinct answers need a distance > 0", m, i, h, d)
-				case math.IsInf(d, 1):
-					continue // different components: no constraint
-				}
-				check(i, h, d)
-			}
-		}
-	}
-	rep.Private = rep.Eps <= eps*(1+AuditTol)
-	return rep, nil
-}
-
-// maxRatio is the largest quotient of two entries of a column of the rows
-// ri and rh (the larger over the smaller, so >= 1), its column o, and whether
-// ri holds the larger entry. Columns with equal entries (0/0 included) are
-// skipped; o = -1 when all are. A positive entry over 0 returns +Inf at once.
-// It divides instead of taking logarithms; the comparison a > best·b is
-// a/b > best without a division.
-func maxRatio(ri, rh []float64) (best float64, o int, up bool) {
-	best, o = 1, -1
-	for k, a := range ri {
-		b := rh[k]
-		if a < b {
-			a, b = b, a
-			if b == 0 {
-				return math.Inf(1), k, false
-			}
-			if a > best*b {
-				best, o, up = a/b, k, false
-			}
-			continue
-		}
-		if a > b {
-			if b == 0 {
-				return math.Inf(1), k, true
-			}
-			if a > best*b {
-				best, o, up = a/b, k, true
-			}
-		}
-	}
-	return best, o, up
-}
-
-// maxLogRatio is maxRatio in logarithms, ln a - ln b, for rows whose
-// quotients overflow float64 (all entries of the compared columns > 0).
-func maxLogRatio(ri, rh []float64) (best float64, o int, up bool) {
-	o = -1
-	for k, a := range ri {
-		b := rh[k]
-		if a == b {
-			continue
-		}
-		l := math.Abs(math.Log(a) - math.Log(b))
-		if o < 0 || l > best {
-			best, o, up = l, k, a > b
-		}
-	}
-	return best, o, up
+	return a.report(), nil
 }

@@ -26,9 +26,17 @@ func TestAuditKnownViolation(t *testing.T) {
 	if rep.Eps != math.Log(3) || rep.Worst != [3]int{0, 1, 2} || rep.Pairs != 2 || rep.Private {
 		t.Errorf("audit %+v, want Eps = ln 3 exactly at (0,1,2), 2 pairs, not private at 1", rep)
 	}
+	// fl(0.3)/fl(0.1) = 2.99999999999999972..., ln of it 1.09861228866810960;
+	// math.Log(3) = 1.09861228866810956 is below both ln 3 and that (an
+	// error of 0.6 ulp), so the exact audit at math.Log(3) finds the
+	// violation, and at the next float64 up (1.09861228866810978) none.
 	rep, _ = Audit(x, reftest.Line(3), math.Log(3))
-	if !rep.Private {
-		t.Errorf("audit at ln 3: %+v, want private", rep)
+	if rep.Private || rep.Violation == nil || rep.Violation.I != 0 || rep.Violation.H != 1 || rep.Violation.O != 2 {
+		t.Errorf("audit at math.Log(3): %+v, want the violation (0,1,2)", rep)
+	}
+	rep, _ = Audit(x, reftest.Line(3), math.Nextafter(math.Log(3), 2))
+	if !rep.Private || rep.Violation != nil {
+		t.Errorf("audit just above ln 3: %+v, want private", rep)
 	}
 	// The same matrix against a non-graph metric with d(0,1) = 2, d(1,2) = 1,
 	// d(0,2) = 3: all pairs are checked, and the worst is now rows 1, 2 in
@@ -86,17 +94,20 @@ func TestAuditZeros(t *testing.T) {
 	}
 }
 
-func TestAuditTolerance(t *testing.T) {
+// TestAuditNoTolerance: levels above eps by 1e-12 or 5e-10 relative, which
+// the former tolerance AuditTol = 1e-9 accepted, are violations; a level
+// below eps by 1e-9 relative is private.
+func TestAuditNoTolerance(t *testing.T) {
 	eps := 0.5
 	for _, c := range []struct {
 		rel     float64
 		private bool
-	}{{0, true}, {1e-12, true}, {5e-10, true}, {1e-8, false}} {
+	}{{-1e-9, true}, {1e-12, false}, {5e-10, false}, {1e-8, false}} {
 		e := eps * (1 + c.rel)
 		x := mat.NewDense(2, 2, []float64{1 / (1 + math.Exp(-e)), math.Exp(-e) / (1 + math.Exp(-e)), math.Exp(-e) / (1 + math.Exp(-e)), 1 / (1 + math.Exp(-e))})
 		rep, _ := Audit(x, reftest.Line(2), eps)
-		if rep.Private != c.private || math.Abs(rep.Eps-e) > 1e-14 {
-			t.Errorf("level eps(1+%g): audit %+v, want private=%v", c.rel, rep, c.private)
+		if rep.Private != c.private || math.Abs(rep.Eps-e) > 1e-14 || (rep.Violation == nil) != c.private {
+			t.Errorf("level eps(1%+g): audit %+v, want private=%v", c.rel, rep, c.private)
 		}
 	}
 }

@@ -24,8 +24,9 @@ import (
 // is eps-DP for the metric ceil(|i-j|/sens) (exactly eps on a line when
 // sens = 1) and universally optimal for a counting query.
 //
-// The result is audited (mech.Audit) before it is returned, and an error is
-// returned if the audit fails: against the band graph i ~ j iff
+// It is built at alpha = e^{-BuildLevel(eps/sens)}, a strict margin below
+// eps/sens, and the result is audited exactly (mech.Audit) before it is
+// returned, and an error is returned if the audit fails: against the band graph i ~ j iff
 // |i-j| <= sens at eps when that costs at most about 2^27 ratio comparisons
 // (n²·min(sens, n-1)), otherwise against the line at eps/sens, which implies
 // the former (a pair at |i-j| <= sens is at most sens line steps apart).
@@ -39,7 +40,7 @@ func TruncatedGeometric(n int, eps float64, sens int) (*mat.Dense, error) {
 	if err := ValidateDenseSize(n, n, "truncated geometric"); err != nil {
 		return nil, err
 	}
-	data := geometricData(n, eps/float64(sens))
+	data := geometricData(n, BuildLevel(eps/float64(sens)))
 	if err := validateNoUnderflow(data, "truncated geometric"); err != nil {
 		return nil, err
 	}
@@ -95,8 +96,9 @@ func geometricData(n int, a float64) []float64 {
 // most significant). It is eps-DP for the Chebyshev metric of the k-count
 // query (each count changes by at most 1, costing eps/k each).
 //
-// The result is audited (mech.Audit) before it is returned, and an error is
-// returned if the audit fails: against KCount(u, k) at eps when its
+// It is built at BuildLevel(eps/k) per count, a strict margin below eps/k,
+// and the result is audited exactly (mech.Audit) before it is returned, and
+// an error is returned if the audit fails: against KCount(u, k) at eps when its
 // (3^k-1)/2·n edges times n outputs stay below about 2^27, otherwise at
 // eps/k against the graph whose neighbours differ by 1 in a single count,
 // which implies the former (Chebyshev neighbours are at most k such steps
@@ -119,7 +121,7 @@ func GeometricPerCount(u, k int, eps float64) (*mat.Dense, error) {
 	if err := ValidateDenseSize(n, n, "geometric per count"); err != nil {
 		return nil, err
 	}
-	g := geometricData(side, eps/float64(k))
+	g := geometricData(side, BuildLevel(eps/float64(k)))
 	x := mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {
 		row := x.RawRowView(i)
@@ -153,7 +155,8 @@ func GeometricPerCount(u, k int, eps float64) (*mat.Dense, error) {
 
 // RandomizedResponse is randomized response on n answers (eps-DP on the
 // clique K_n): X[i][i] = e^eps/(e^eps+n-1) and X[i][k] = 1/(e^eps+n-1)
-// otherwise. It is the tight-constraints mechanism of the clique.
+// otherwise. It is the tight-constraints mechanism of the clique, built at
+// BuildLevel(eps), a strict margin below eps.
 //
 // The result is audited against Clique(n) at eps before it is returned (for
 // n above about 645 exactly through its two-value structure, see auditRR),
@@ -166,7 +169,7 @@ func RandomizedResponse(n int, eps float64) (*mat.Dense, error) {
 		return nil, err
 	}
 	// Divided through by e^eps, so that a large eps cannot overflow.
-	e := math.Exp(-eps)
+	e := math.Exp(-BuildLevel(eps))
 	den := 1 + float64(n-1)*e
 	x := mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {
@@ -229,9 +232,10 @@ func auditRRStructure(x *mat.Dense, m *metric.CliqueMetric, eps float64) error {
 // X[i][k] = e^{-eps d(i,k)/2} / sum_j e^{-eps d(i,j)/2}. It is eps·d-private
 // for every metric (each row's normaliser changes by at most the factor
 // e^{eps d/2} too); pairs at distance +Inf get probability 0. Distances must
-// be >= 0 and not NaN.
+// be >= 0 and not NaN. It is built at BuildLevel(eps), a strict margin
+// below eps.
 //
-// The result is audited against m at eps before it is returned, and an error
+// The result is audited exactly against m at eps before it is returned, and an error
 // is returned if the audit fails. For a true metric privacy holds by
 // construction (the triangle inequality) and the audit guards the
 // arithmetic; a distance that breaks the triangle inequality is refused
@@ -250,6 +254,7 @@ func Exponential(m metric.Metric, eps float64) (*mat.Dense, error) {
 	if err := ValidateDenseSize(n, n, "exponential"); err != nil {
 		return nil, err
 	}
+	lev := BuildLevel(eps)
 	x := mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {
 		row := x.RawRowView(i)
@@ -259,7 +264,7 @@ func Exponential(m metric.Metric, eps float64) (*mat.Dense, error) {
 			if math.IsNaN(d) || d < 0 {
 				return nil, fmt.Errorf("exponential: metric %s has d(%d,%d) = %v", m, i, k, d)
 			}
-			row[k] = math.Exp(-eps * d / 2)
+			row[k] = math.Exp(-lev * d / 2)
 			if row[k] < 0x1p-1022 && !math.IsInf(d, 1) {
 				return nil, fmt.Errorf("exponential: e^{-eps d/2} underflows float64 at d(%d,%d) = %v; use a smaller eps", i, k, d)
 			}
@@ -301,21 +306,23 @@ func auditWithBudget(name string, x *mat.Dense, m metric.Metric, eps float64) er
 }
 
 // PlanarGeometric is the per-row normalised discrete Laplace mechanism on a
-// w x h grid of points step km apart (point i at column i%w, row i/w):
-// X[i][k] = e^{-eps d(i,k)} / sum_j e^{-eps d(i,j)}, d Euclidean in km and
-// eps per km.
+// w x h grid of points step km apart (point i at column i%w, row i/w) that
+// is eps·d-private for the Euclidean distance d in km (eps per km):
 //
-// It is NOT eps-geo-indistinguishable in general: the row normalisers of
-// points near the border differ from those inside, and the mechanism is only
-// guaranteed 2·eps·d-private (the audit of a 3 x 3 grid measures a level
-// strictly between eps and 2 eps). The eps-private variant of the same shape
-// is PlanarGeometric at eps/2, which is Exponential on the grid metric at eps.
-// It is meant for comparisons only.
+//	X[i][k] = e^{-c d(i,k)} / sum_j e^{-c d(i,j)},  c = BuildLevel(eps)/2.
 //
-// The result is audited against Grid(w, h, step, Euclid) at 2·eps, the level
-// it guarantees, before it is returned (the full mech.Audit up to 900 points,
-// above that the sampled pairs described at PlanarLaplace), and an error is returned if that
-// audit fails. Run mech.Audit at eps to measure its actual level.
+// The exponent is half the level because the row normalisers of points near
+// the border differ from those inside: with exponent c the mechanism is only
+// guaranteed 2c·d-private (the audit of a 3 x 3 grid at exponent c measures
+// a level strictly between c and 2c), so c = eps/2 (less the strict margin
+// of BuildLevel) is what makes it eps·d-private. It is then Exponential on
+// the grid metric at eps. (Before issue 13 the argument was the exponent,
+// which yielded 2·eps.) It is meant for comparisons.
+//
+// The result is audited exactly against Grid(w, h, step, Euclid) at eps
+// before it is returned (the full mech.Audit up to 900 points, above that
+// the sampled pairs described at PlanarLaplace), and an error is returned
+// if that audit fails.
 func PlanarGeometric(w, h int, step, eps float64) (*mat.Dense, error) {
 	if err := checkGrid(w, h, step, eps); err != nil {
 		return nil, fmt.Errorf("planar geometric: %w", err)
@@ -324,9 +331,9 @@ func PlanarGeometric(w, h int, step, eps float64) (*mat.Dense, error) {
 	if err := ValidateDenseSize(n, n, "planar geometric"); err != nil {
 		return nil, err
 	}
-	c := eps * step
+	c := BuildLevel(eps) / 2 * step
 	if c*math.Hypot(float64(w-1), float64(h-1)) > 700 {
-		return nil, fmt.Errorf("planar geometric: eps*diagonal = %.4g > 700: the far entries underflow float64; use a smaller eps or grid", c*math.Hypot(float64(w-1), float64(h-1)))
+		return nil, fmt.Errorf("planar geometric: eps/2·diagonal = %.4g > 700: the far entries underflow float64; use a smaller eps or grid", c*math.Hypot(float64(w-1), float64(h-1)))
 	}
 	x := mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {
@@ -340,7 +347,7 @@ func PlanarGeometric(w, h int, step, eps float64) (*mat.Dense, error) {
 			row[k] /= s
 		}
 	}
-	if err := auditGrid("planar geometric", x, w, h, step, 2*eps); err != nil {
+	if err := auditGrid("planar geometric", x, w, h, step, eps); err != nil {
 		return nil, err
 	}
 	return x, nil
@@ -395,8 +402,7 @@ type auditPair struct {
 }
 
 // auditPairs is mech.Audit restricted to the given pairs (i, h) at their
-// distances d: the same per-pair check (maxRatio, with logarithms on
-// overflow), zeros handled the same way, the same verdict eps·(1+AuditTol).
+// distances d: the same exact per-pair decision, zeros handled the same way.
 // Pairs at distance +Inf constrain nothing. The entries of x must already be
 // finite and >= 0 (the constructors build them so).
 func auditPairs(x *mat.Dense, pairs []auditPair, eps float64) (AuditReport, error) {
@@ -404,7 +410,7 @@ func auditPairs(x *mat.Dense, pairs []auditPair, eps float64) (AuditReport, erro
 		return AuditReport{}, fmt.Errorf("audit: %w", err)
 	}
 	r, _ := x.Dims()
-	rep := AuditReport{Worst: [3]int{-1, -1, -1}}
+	a := newExactAuditor(x, nil, eps)
 	for _, p := range pairs {
 		if p.i < 0 || p.h < 0 || p.i >= r || p.h >= r || p.i == p.h {
 			return AuditReport{}, fmt.Errorf("audit: invalid pair (%d,%d) for answers 0..%d", p.i, p.h, r-1)
@@ -415,33 +421,9 @@ func auditPairs(x *mat.Dense, pairs []auditPair, eps float64) (AuditReport, erro
 		if math.IsInf(p.d, 1) {
 			continue
 		}
-		rep.Pairs++
-		ri, rh := x.RawRowView(p.i), x.RawRowView(p.h)
-		ratio, o, up := maxRatio(ri, rh)
-		if o < 0 {
-			continue
-		}
-		var l float64
-		switch {
-		case math.IsInf(ratio, 1) && (ri[o] == 0 || rh[o] == 0):
-			l = math.Inf(1)
-		case math.IsInf(ratio, 1):
-			l, o, up = maxLogRatio(ri, rh)
-			l /= p.d
-		default:
-			l = math.Log(ratio) / p.d
-		}
-		if l > rep.Eps {
-			rep.Eps = l
-			if up {
-				rep.Worst = [3]int{p.i, p.h, o}
-			} else {
-				rep.Worst = [3]int{p.h, p.i, o}
-			}
-		}
+		a.pair(p.i, p.h, p.d)
 	}
-	rep.Private = rep.Eps <= eps*(1+AuditTol)
-	return rep, nil
+	return a.report(), nil
 }
 
 // spreadIndices is up to k indices spread evenly over 0..n-1, both ends

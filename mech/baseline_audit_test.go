@@ -57,7 +57,7 @@ func TestConstructorsAuditTheirResult(t *testing.T) {
 		{"rr", mk(RandomizedResponse(5, eps)), reftest.Clique(5), eps},
 		{"exponential", mk(Exponential(reftest.Ring(6), eps)), reftest.Ring(6), eps},
 		{"planar laplace", mk(PlanarLaplace(3, 2, 1.5, eps)), reftest.Euclid(3, 2, 1.5), eps},
-		{"planar geometric", mk(PlanarGeometric(3, 3, 1, eps)), reftest.Euclid(3, 3, 1), 2 * eps},
+		{"planar geometric", mk(PlanarGeometric(3, 3, 1, eps)), reftest.Euclid(3, 3, 1), eps},
 		{"bnd", mk(BndMechanism(2, 3, eps)), reftest.Hamming(2, 3), eps},
 	}
 	for _, c := range cases {
@@ -69,9 +69,11 @@ func TestConstructorsAuditTheirResult(t *testing.T) {
 }
 
 // TestAuditResultFailure corrupts one entry of the truncated geometric
-// mechanism (n = 6, alpha = 1/2) and checks the error names the measured
-// level: X[2][3] scaled by 1.5 makes X[2][3]/X[1][3] = 1.5·alpha/alpha² = 3,
-// the largest ratio of any edge, so the measured eps is ln 3 at (2, 1, 3).
+// mechanism (n = 6, alpha = e^{-BuildLevel(ln 2)}, just above 1/2) and
+// checks the error names the measured level: X[2][3] scaled by 1.5 makes
+// X[2][3]/X[1][3] = 1.5·alpha/alpha² = 1.5/alpha, the largest ratio of any
+// edge, so the measured eps is ln 1.5 + BuildLevel(ln 2) (about ln 3) at
+// (2, 1, 3).
 func TestAuditResultFailure(t *testing.T) {
 	x, err := TruncatedGeometric(6, math.Ln2, 1)
 	if err != nil {
@@ -82,8 +84,9 @@ func TestAuditResultFailure(t *testing.T) {
 	if err == nil {
 		t.Fatal("corrupted matrix passed the audit")
 	}
-	if got := measuredEps(err); math.Abs(got-math.Log(3)) > 1e-12 || !strings.Contains(err.Error(), "worst at answers (2, 1), output 3") {
-		t.Errorf("error %q, want measured eps ln 3 = %v at answers (2, 1), output 3", err, math.Log(3))
+	want := math.Log(1.5) + BuildLevel(math.Ln2)
+	if got := measuredEps(err); math.Abs(got-want) > 1e-12 || !strings.Contains(err.Error(), "worst at answers (2, 1), output 3") {
+		t.Errorf("error %q, want measured eps %v at answers (2, 1), output 3", err, want)
 	}
 	// The same matrix through the pair audit, which must agree with Audit.
 	var pairs []auditPair
@@ -95,8 +98,8 @@ func TestAuditResultFailure(t *testing.T) {
 	if err != nil || rep.Private || rep.Eps != full.Eps || rep.Worst != full.Worst || rep.Pairs != 5 {
 		t.Errorf("auditPairs %+v, %v; Audit %+v", rep, err, full)
 	}
-	if math.Abs(rep.Eps-math.Log(3)) > 1e-12 {
-		t.Errorf("measured eps %v, want ln 3", rep.Eps)
+	if math.Abs(rep.Eps-want) > 1e-12 {
+		t.Errorf("measured eps %v, want %v", rep.Eps, want)
 	}
 }
 
@@ -149,8 +152,8 @@ func TestBandMetricMatchesSum(t *testing.T) {
 }
 
 // TestTruncatedGeometricLineFallback: the fallback of large sensitivities,
-// the line at eps/sens, measures exactly eps/sens on the truncated
-// geometric mechanism (alpha^-1 between neighbours).
+// the line at eps/sens, measures BuildLevel(eps/sens) on the truncated
+// geometric mechanism (alpha^-1 between neighbours), privately at eps/sens.
 func TestTruncatedGeometricLineFallback(t *testing.T) {
 	const eps, sens = 0.9, 4
 	x, err := TruncatedGeometric(9, eps, sens)
@@ -158,8 +161,8 @@ func TestTruncatedGeometricLineFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, err := Audit(x, bandMetric{n: 9, w: 1}, eps/sens)
-	if err != nil || !rep.Private || math.Abs(rep.Eps-eps/sens) > 1e-12 {
-		t.Errorf("line audit %+v, %v; want eps %v", rep, err, eps/sens)
+	if err != nil || !rep.Private || math.Abs(rep.Eps-BuildLevel(eps/sens)) > 1e-15 {
+		t.Errorf("line audit %+v, %v; want eps %v", rep, err, BuildLevel(eps/sens))
 	}
 	x.Set(0, 0, 2*x.At(0, 0))
 	if err := auditResult("truncated geometric", x, bandMetric{n: 9, w: 1}, eps/sens); err == nil || !strings.Contains(err.Error(), "measured eps") {
@@ -169,7 +172,7 @@ func TestTruncatedGeometricLineFallback(t *testing.T) {
 
 // TestUnitStepMetric: its edges are the pairs at L1 distance 1 of the digit
 // vectors (brute force), and the per-count geometric mechanism measures
-// exactly eps/k on it.
+// BuildLevel(eps/k) on it.
 func TestUnitStepMetric(t *testing.T) {
 	s := unitStepMetric{side: 3, k: 2, n: 9}
 	l1 := func(i, j int) int { return reftest.Abs(i%3-j%3) + reftest.Abs(i/3-j/3) }
@@ -199,13 +202,13 @@ func TestUnitStepMetric(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, err := Audit(x, s, 0.6)
-	if err != nil || !rep.Private || math.Abs(rep.Eps-0.6) > 1e-12 {
-		t.Errorf("unit-step audit %+v, %v; want eps 0.6", rep, err)
+	if err != nil || !rep.Private || math.Abs(rep.Eps-BuildLevel(0.6)) > 1e-15 {
+		t.Errorf("unit-step audit %+v, %v; want eps %v", rep, err, BuildLevel(0.6))
 	}
 }
 
 // TestAuditRRStructure: the structural audit of large randomized response
-// measures ln(a/b) = eps, like Audit, and rejects a broken structure and a
+// measures ln(a/b) = BuildLevel(eps), like Audit, and rejects a broken structure and a
 // level below eps.
 func TestAuditRRStructure(t *testing.T) {
 	x, err := RandomizedResponse(6, 0.7)
@@ -217,8 +220,8 @@ func TestAuditRRStructure(t *testing.T) {
 		t.Errorf("structure audit: %v", err)
 	}
 	err = auditRRStructure(x, m, 0.5)
-	if got := measuredEps(err); math.Abs(got-0.7) > 1e-12 {
-		t.Errorf("at eps 0.5: error %v, want measured eps 0.7", err)
+	if got := measuredEps(err); math.Abs(got-BuildLevel(0.7)) > 1e-15 {
+		t.Errorf("at eps 0.5: error %v, want measured eps %v", err, BuildLevel(0.7))
 	}
 	x.Set(3, 4, 1.01*x.At(3, 4))
 	if err := auditRRStructure(x, m, 0.7); err == nil || !strings.Contains(err.Error(), "X[3][4]") {
@@ -257,15 +260,16 @@ func TestExponentialRejectsNonMetric(t *testing.T) {
 	d := [3][3]float64{{0, 1, 10}, {1, 0, 1}, {10, 1, 0}}
 	m := reftest.Matrix{Name: "broken", N: 3, D: func(i, j int) float64 { return d[i][j] }}
 	_, err := Exponential(m, 1)
-	z0, z1 := 1+math.Exp(-0.5)+math.Exp(-5), 1+2*math.Exp(-0.5)
-	want := 4.5 + math.Log(z0/z1)
+	c := BuildLevel(1) / 2 // the exponent per unit distance (built with the margin)
+	z0, z1 := 1+math.Exp(-c)+math.Exp(-10*c), 1+2*math.Exp(-c)
+	want := 9*c + math.Log(z0/z1)
 	if got := measuredEps(err); math.Abs(got-want) > 1e-12 {
 		t.Errorf("error %v, want measured eps %v", err, want)
 	}
 }
 
 // TestAuditGridSampled: above 900 points the planar audit checks the sampled
-// pairs: the planar geometric mechanism on 31 x 30 points passes at 2 eps,
+// pairs: the planar geometric mechanism on 31 x 30 points passes at eps,
 // and a corrupted entry in a sampled row (corner 0) is reported with its
 // measured level.
 func TestAuditGridSampled(t *testing.T) {
@@ -286,25 +290,26 @@ func TestAuditGridSampled(t *testing.T) {
 		}
 	}
 	x.Set(0, 7, 3*x.At(0, 7))
-	err = auditGrid("planar geometric", x, w, h, step, 2*eps)
+	err = auditGrid("planar geometric", x, w, h, step, eps)
 	if got := measuredEps(err); math.Abs(got-want) > 1e-12 || !strings.Contains(err.Error(), fmt.Sprintf("answers (0, %d), output 7", worst)) {
 		t.Errorf("error %v, want measured eps %v at (0, %d, 7)", err, want, worst)
 	}
 }
 
-// TestConstructorRefusesRoundedPastEps: at eps = 1e-8 the float64 entries
-// of the truncated geometric mechanism have neighbour ratios whose logarithm
-// exceeds eps by about 3e-8 relative (rounding of exp, ~1e-16 absolute),
-// more than AuditTol = 1e-9: the constructor's own audit refuses the matrix
-// with the measured level rather than hand out a mechanism that is not
-// eps-private as represented. At eps = 1e-3 the same rounding is far inside
-// the tolerance.
-func TestConstructorRefusesRoundedPastEps(t *testing.T) {
-	_, err := TruncatedGeometric(50, 1e-8, 1)
-	if got := measuredEps(err); !(got > 1e-8*(1+AuditTol) && got < 1e-8*(1+1e-6)) {
-		t.Errorf("error %v, want an audit failure measuring eps just above 1e-8", err)
-	}
-	if _, err := TruncatedGeometric(50, 1e-3, 1); err != nil {
-		t.Errorf("eps 1e-3: %v", err)
+// TestConstructorsTinyEps: at eps = 1e-8 the float64 entries of the
+// truncated geometric mechanism built exactly at eps had neighbour ratios
+// whose logarithm exceeded eps by about 3e-8 relative (rounding of exp);
+// built at BuildLevel(eps) it passes the exact audit at eps, down to the
+// smallest level accepted, and the brute-force reference agrees.
+func TestConstructorsTinyEps(t *testing.T) {
+	for _, eps := range []float64{metric.MinEps, 1e-8, 1e-3} {
+		x, err := TruncatedGeometric(50, eps, 1)
+		if err != nil {
+			t.Fatalf("eps %v: %v", eps, err)
+		}
+		rows := refRows(50, 50, x.At)
+		if ref := refPrivate(t, refFromFloats(rows), reftest.Line(50), eps); !ref.private {
+			t.Errorf("eps %v: reference finds a violation at %v", eps, ref.viol)
+		}
 	}
 }

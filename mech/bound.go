@@ -103,10 +103,12 @@ func softplus(t float64) float64 {
 // database x indexed by its base-v digits, most significant first) whose
 // leakage for the uniform prior equals Bnd(u, v, eps):
 // K[x][z] = 2^Bnd / (v^u e^{eps d(x,z)}) = e^{-eps d(x,z)} / (1+(v-1)e^-eps)^u
-// with d the Hamming distance. The v^u x v^u matrix is refused with an error,
-// before allocation, when it would exceed MaxDenseEntries.
+// with d the Hamming distance. It is built at BuildLevel(eps), a strict
+// margin below eps, so its leakage is Bnd(u, v, BuildLevel(eps)), within
+// about 1e-9 relative of Bnd(u, v, eps). The v^u x v^u matrix is refused
+// with an error, before allocation, when it would exceed MaxDenseEntries.
 //
-// The result is audited against Hamming(u, v) at eps before it is returned,
+// The result is audited exactly against Hamming(u, v) at eps before it is returned,
 // and an error is returned if the audit fails: the full mech.Audit over the
 // n·u(v-1)/2 edges when that costs at most about 2^27 ratio comparisons,
 // otherwise the sampled audit of Exponential's doc.
@@ -125,10 +127,11 @@ func BndMechanism(u, v int, eps float64) (*mat.Dense, error) {
 		return nil, err
 	}
 	// Entry for Hamming distance d, computed in logs.
-	lnNorm := float64(u) * math.Log1p(float64(v-1)*math.Exp(-eps))
+	lev := BuildLevel(eps)
+	lnNorm := float64(u) * math.Log1p(float64(v-1)*math.Exp(-lev))
 	byDist := make([]float64, u+1)
 	for d := range byDist {
-		byDist[d] = math.Exp(-eps*float64(d) - lnNorm)
+		byDist[d] = math.Exp(-lev*float64(d) - lnNorm)
 	}
 	if err := validateNoUnderflow(byDist, "bnd mechanism"); err != nil {
 		return nil, err

@@ -1,7 +1,8 @@
 package mech
 
-// The exact DP audit: a verdict that is never "private" when a constraint
-// X[i][o] <= e^{eps d(i,h)} X[h][o] is violated, however slightly.
+// The machinery of the exact DP audit (docs/MATH.md §9.5): per pair a
+// float64 decision in the log domain when it is conclusive by a proven
+// margin, math/big with an enclosure of e^{eps·d} otherwise.
 
 import (
 	"fmt"
@@ -12,87 +13,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Violation is one violated privacy constraint of an exact audit:
-// X[I][O] > e^{eps·d(I,H)}·X[H][O].
-type Violation struct {
-	// I, H are the answers and O the output: X[I][O] is the larger entry.
-	I, H, O int
-	// LogRatio is ln(X[I][O]/X[H][O]) to within a few ulps, computed in
-	// the log domain so that it is right for quotients that overflow and
-	// for subnormal entries; +Inf when X[H][O] = 0 < X[I][O].
-	LogRatio float64
-	// Dist is d(I,H) (1 for an edge of a Graph metric); the constraint's
-	// level is LogRatio/Dist > eps.
-	Dist float64
-}
-
-// ExactReport is the outcome of AuditExact. Its Private is the exact
-// verdict; Eps is the measured level to within a few ulps, adjusted by at
-// most an ulp so that Eps <= eps exactly when Private.
-type ExactReport struct {
-	AuditReport
-	// Violation is the violated constraint of largest level, nil when the
-	// mechanism is private.
-	Violation *Violation
-}
-
-// AuditExact measures the privacy level of the noise matrix x against the
-// metric m, like Audit, and decides exactly whether x is eps·d-private:
-// Private is true if and only if X[i][o] <= e^{eps·d(i,h)}·X[h][o] holds
-// in real arithmetic, for the float64 values of the entries, eps and d, for
-// every constrained pair (i, h) (a Graph metric's edges at d = 1, otherwise
-// every pair at finite distance) and every output o. There is no
-// tolerance: a ratio above e^{eps d} by one part in 10^300 is a violation.
-//
-// Each pair is decided in the log domain with float64 first, where the
-// decision is conclusive by a proven margin: the largest quotient q of a
-// column is within 2^-53 relative of the true one (IEEE division), math.Log
-// of a normal argument is within an ulp, and a pair passes when
-// ln q + 2^-40·(1+|ln q|) is below a lower bound of eps·d (and fails when
-// ln q - 2^-40·(1+|ln q|) is above an upper bound). Quotients that overflow
-// are compared through ln a - ln b with a = f·2^e split by math.Frexp, so
-// subnormal entries have correct logarithms (math.Log is wrong on them on
-// amd64, Go issue 56600). A column within the margin is decided in math/big:
-// a ≤ e^t·b with t = eps·d formed exactly and e^t enclosed by directed
-// rounding (expEnclosure), the precision doubling until the enclosure
-// separates the two sides; since e^t is irrational for rational t > 0 the
-// sides are never equal, and a column still undecided at 16384 bits is
-// counted as a violation.
-//
-// Zeros are exact: 0/0 constrains nothing, a positive entry over 0 is a
-// violation at level +Inf. Entries must be finite and >= 0 and distances
-// >= 0 and not NaN, distinct answers at distance > 0, as for Audit.
-// The cost is that of Audit (O(pairs·columns)) plus one logarithm per
-// pair; a column near the bound costs a logarithm more and, within 2^-40 of
-// it, a big-number comparison.
-func AuditExact(x *mat.Dense, m metric.Metric, eps float64) (ExactReport, error) {
-	if err := metric.CheckEps(eps); err != nil {
-		return ExactReport{}, fmt.Errorf("audit: %w", err)
-	}
-	if m == nil {
-		return ExactReport{}, fmt.Errorf("audit: nil metric")
-	}
-	if x == nil || x.IsEmpty() {
-		return ExactReport{}, fmt.Errorf("audit: empty noise matrix")
-	}
-	r, _ := x.Dims()
-	if r != m.Len() {
-		return ExactReport{}, fmt.Errorf("audit: matrix has %d rows, metric %s has %d answers", r, m, m.Len())
-	}
-	for i := 0; i < r; i++ {
-		for o, v := range x.RawRowView(i) {
-			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-				return ExactReport{}, fmt.Errorf("audit: X[%d][%d] = %v: entries must be finite and >= 0", i, o, v)
-			}
-		}
-	}
-	a := newExactAuditor(x, nil, eps)
-	if err := a.run(m); err != nil {
-		return ExactReport{}, err
-	}
-	return a.report(), nil
-}
-
 // exactAuditor holds the state of one exact audit of the realised
 // distribution Y[i][o] = X[i][o]/s_i, where s_i are exact row scales
 // (sums == nil: s_i = 1, Y = X).
@@ -102,7 +22,7 @@ type exactAuditor struct {
 	sums []*big.Float // exact s_i, or nil
 	sumF []float64    // s_i rounded to nearest
 	encs map[float64]*expEnc
-	rep  ExactReport
+	rep  AuditReport
 	viol float64 // level of rep.Violation
 }
 
@@ -154,7 +74,7 @@ func (a *exactAuditor) run(m metric.Metric) error {
 
 // report finishes the report: the exact verdict, and Eps moved by at most
 // an ulp so that it agrees with the verdict.
-func (a *exactAuditor) report() ExactReport {
+func (a *exactAuditor) report() AuditReport {
 	rep := a.rep
 	rep.Private = rep.Violation == nil
 	switch {

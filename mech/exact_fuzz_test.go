@@ -86,7 +86,7 @@ func fuzzMetric(n int, kind byte) metric.Metric {
 // on small matrices built from the fuzz bytes (raw float64 bits, zeros,
 // subnormals, entries within ulps of the bound): the verdicts agree, a
 // reported violation is one, and the measured level is the reference's.
-func FuzzAuditExact(f *testing.F) {
+func FuzzAudit(f *testing.F) {
 	f.Add(uint8(2), uint8(2), 710.0, byte(0), []byte{1, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f})
 	f.Add(uint8(3), uint8(3), 0.2, byte(0), []byte{2, 100, 2, 50, 2, 7, 4, 0, 3, 4, 1, 6, 4, 1, 5, 5, 0, 2, 4, 1, 2, 3, 0, 0, 0, 0, 0, 0, 0})
 	f.Add(uint8(4), uint8(2), 1.0, byte(3), []byte{3, 10, 0, 0, 0, 0, 0, 0, 0, 2, 9, 4, 0, 6, 5, 1, 3, 4, 1, 0, 2, 200})
@@ -114,7 +114,7 @@ func FuzzAuditExact(f *testing.F) {
 		for i, row := range rows {
 			copy(x.RawRowView(i), row)
 		}
-		rep, err := AuditExact(x, m, eps)
+		rep, err := Audit(x, m, eps)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,14 +144,14 @@ func FuzzAuditExact(f *testing.F) {
 	})
 }
 
-// FuzzExactSampler builds row-stochastic matrices from the fuzz bytes
+// FuzzSampler builds row-stochastic matrices from the fuzz bytes
 // (zeros, bytes, subnormal powers of two, each row divided by its float64
-// sum) and checks NewExactSampler against the references: it refuses
+// sum) and checks NewSampler against the references: it refuses
 // exactly the matrices whose exactly normalised rows the brute-force audit
 // finds not private; otherwise Prob is the reference's exact X[i][o]/s_i,
 // every U maps to the right output or is rejected, and draws with a seeded
 // source stay in range on outputs of positive probability.
-func FuzzExactSampler(f *testing.F) {
+func FuzzSampler(f *testing.F) {
 	f.Add(uint8(3), 5.0, uint64(1), []byte{2, 100, 2, 50, 0, 3, 7, 2, 90, 2, 60, 2, 1})
 	f.Add(uint8(4), 800.0, uint64(2), []byte{3, 0x32, 0, 0, 0, 0, 0, 0, 0, 2, 1, 2, 1, 0, 3, 0x31, 0, 0, 0, 0, 0, 0, 0, 2, 1, 2, 1, 0})
 	f.Add(uint8(1), 0.1, uint64(3), []byte{2, 1, 2, 1})
@@ -185,7 +185,7 @@ func FuzzExactSampler(f *testing.F) {
 		}
 		x := mat.NewDense(2, cols, append(append([]float64{}, rows[0]...), rows[1]...))
 		m := reftest.Line(2)
-		s, err := NewExactSampler(x, m, eps, nil)
+		s, err := NewSampler(x, m, eps, nil)
 		ref := refPrivate(t, refNormalised(rows), m, eps)
 		if (err == nil) != ref.private {
 			t.Fatalf("%v at eps %v: sampler error %v, reference private %v at %v", rows, eps, err, ref.private, ref.viol)

@@ -14,9 +14,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// ExactSamplerOptions are the options of NewExactSampler; nil means the
+// SamplerOptions are the options of NewSampler; nil means the
 // defaults.
-type ExactSamplerOptions struct {
+type SamplerOptions struct {
 	// Settings.Budget bounds the sampler's tables (16 bytes per entry of
 	// the matrix when Repair mixes, 8 otherwise); Progress is not used.
 	run.Settings
@@ -28,21 +28,28 @@ type ExactSamplerOptions struct {
 	// towards 1. The γ used is reported by Mix. Without Repair such a
 	// matrix is refused with an error naming the violation.
 	Repair bool
+	// Unaudited skips the privacy proof, for callers that hold no metric
+	// (a C ABI taking only the matrix): m may be nil and eps is not used,
+	// the realised distribution is still exactly X[i][o]/s_i, but nothing
+	// proves it private (its ratios differ from X's by the factors s_h/s_i,
+	// within about m·2^-53 of 1). Audit then reports Pairs = 0 and
+	// Private = false. Releases should pass the metric instead.
+	Unaudited bool
 }
 
-// maxExactTries bounds the rejection loop of one ExactSampler draw; each try
+// maxExactTries bounds the rejection loop of one Sampler draw; each try
 // is accepted with probability above 1/2 for a uniform Source, so reaching
 // it means the Source is broken.
 const maxExactTries = 1 << 10
 
-// ExactSampler draws reported answers from a row-stochastic noise matrix X
+// Sampler draws reported answers from a row-stochastic noise matrix X
 // with exactly the probabilities
 //
 //	P(o | i) = X[i][o] / s_i,  s_i = Σ_o X[i][o] summed exactly,
 //
 // (the float64 entries are dyadic rationals, so these are exact rationals),
-// and NewExactSampler has proven this realised distribution eps·d-private
-// by the exact audit (AuditExact's method, with the exact s_i) before it
+// and NewSampler has proven this realised distribution eps·d-private
+// by the exact audit (Audit's method, with the exact s_i) before it
 // returns. This is the guarantee: what is sampled is exactly what was
 // audited, with no rounding between them.
 //
@@ -61,7 +68,7 @@ const maxExactTries = 1 << 10
 // all rows share K and L these differ between rows only by
 // |s_i - s_h|/2^(L-K), about m·2^-53. Do not use it where an adversary can
 // time the sampler or observe its cache; it is not constant-time.
-type ExactSampler struct {
+type Sampler struct {
 	x     *mat.Dense // the matrix sampled (X, or X mixed with the uniform row)
 	n, m  int
 	k     int      // W[i][o] = X[i][o]·2^k
@@ -69,18 +76,28 @@ type ExactSampler struct {
 	shift uint     // max(0, L-64): the table keeps prefix sums >> shift
 	top   []uint64 // n·m: (W[i][0]+...+W[i][o]) >> shift
 	mix   float64
-	audit ExactReport
+	audit AuditReport
 }
 
-// NewExactSampler prepares to sample from the row-stochastic noise matrix x
+// NewSampler prepares to sample from the row-stochastic noise matrix x
 // (entries finite and >= 0, rows summing to 1 within SumTol) released
 // under the metric m at level eps: it proves the realised distribution
-// eps·d-private exactly (see ExactSampler), and returns an error when it is
-// not (unless o.Repair). Its cost is that of AuditExact plus O(n·m)
+// eps·d-private exactly (see Sampler), and returns an error when it is
+// not (unless o.Repair). Its cost is that of Audit plus O(n·m)
 // big-integer additions; the tables take 8 bytes per entry.
-func NewExactSampler(x *mat.Dense, m metric.Metric, eps float64, o *ExactSamplerOptions) (*ExactSampler, error) {
+func NewSampler(x *mat.Dense, m metric.Metric, eps float64, o *SamplerOptions) (*Sampler, error) {
 	if o == nil {
-		o = &ExactSamplerOptions{}
+		o = &SamplerOptions{}
+	}
+	if o.Unaudited {
+		if err := ValidateStochastic(x, "noise matrix"); err != nil {
+			return nil, fmt.Errorf("sampler: %w: %w", run.ErrBadInput, err)
+		}
+		n, cols := x.Dims()
+		if err := o.Budget.Check("sampler tables", run.DenseBytes(n, cols, 1), "sample from a smaller matrix, or raise the budget"); err != nil {
+			return nil, fmt.Errorf("sampler: %w", err)
+		}
+		return newSampler(x, nil, 0)
 	}
 	if err := metric.CheckEps(eps); err != nil {
 		return nil, fmt.Errorf("sampler: %w: %w", run.ErrBadInput, err)
@@ -102,7 +119,7 @@ func NewExactSampler(x *mat.Dense, m metric.Metric, eps float64, o *ExactSampler
 	if err := o.Budget.Check("exact sampler tables", run.DenseBytes(n, cols, copies), "sample from a smaller matrix, or raise the budget"); err != nil {
 		return nil, fmt.Errorf("sampler: %w", err)
 	}
-	s, err := newExactSampler(x, m, eps)
+	s, err := newSampler(x, m, eps)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +142,7 @@ func NewExactSampler(x *mat.Dense, m metric.Metric, eps float64, o *ExactSampler
 				dst[k] = (1-gamma)*v + u
 			}
 		}
-		if s, err = newExactSampler(mixed, m, eps); err != nil {
+		if s, err = newSampler(mixed, m, eps); err != nil {
 			return nil, err
 		}
 		if s.audit.Private {
@@ -136,11 +153,11 @@ func NewExactSampler(x *mat.Dense, m metric.Metric, eps float64, o *ExactSampler
 	return nil, fmt.Errorf("%w; mixing with the uniform row up to γ = 2^-4 did not repair it", fail)
 }
 
-// newExactSampler builds the tables for x and audits the realised
+// newSampler builds the tables for x and audits the realised
 // distribution exactly (s.audit).
-func newExactSampler(x *mat.Dense, m metric.Metric, eps float64) (*ExactSampler, error) {
+func newSampler(x *mat.Dense, m metric.Metric, eps float64) (*Sampler, error) {
 	n, cols := x.Dims()
-	s := &ExactSampler{x: x, n: n, m: cols}
+	s := &Sampler{x: x, n: n, m: cols}
 	// K: every entry f·2^e (53-bit integer f) times 2^K is an integer.
 	minE := math.MaxInt
 	for i := range n {
@@ -165,11 +182,15 @@ func newExactSampler(x *mat.Dense, m metric.Metric, eps float64) (*ExactSampler,
 		sf := new(big.Float).SetInt(t) // exact: the precision is t's length
 		sums[i] = sf.SetMantExp(sf, -s.k)
 	}
-	a := newExactAuditor(x, sums, eps)
-	if err := a.run(m); err != nil {
-		return nil, fmt.Errorf("sampler: %w", err)
+	if m != nil {
+		a := newExactAuditor(x, sums, eps)
+		if err := a.run(m); err != nil {
+			return nil, fmt.Errorf("sampler: %w", err)
+		}
+		s.audit = a.report()
+	} else {
+		s.audit = AuditReport{Worst: [3]int{-1, -1, -1}}
 	}
-	s.audit = a.report()
 	if s.bits > 64 {
 		s.shift = s.bits - 64
 	}
@@ -194,7 +215,7 @@ func floatInt(v float64) (f uint64, e int) {
 }
 
 // weight sets w to the integer weight v·2^k of the entry v and returns it.
-func (s *ExactSampler) weight(v float64, w *big.Int) *big.Int {
+func (s *Sampler) weight(v float64, w *big.Int) *big.Int {
 	if v == 0 {
 		return w.SetInt64(0)
 	}
@@ -204,19 +225,19 @@ func (s *ExactSampler) weight(v float64, w *big.Int) *big.Int {
 }
 
 // Len is the number of true answers (rows).
-func (s *ExactSampler) Len() int { return s.n }
+func (s *Sampler) Len() int { return s.n }
 
 // Audit is the exact audit of the realised distribution that
-// NewExactSampler ran; it is private.
-func (s *ExactSampler) Audit() ExactReport { return s.audit }
+// NewSampler ran; it is private.
+func (s *Sampler) Audit() AuditReport { return s.audit }
 
 // Mix is the weight γ of the uniform row that Repair mixed in, 0 when the
 // matrix was sampled as given.
-func (s *ExactSampler) Mix() float64 { return s.mix }
+func (s *Sampler) Mix() float64 { return s.mix }
 
 // Prob returns the exact probability P(o | i) = W[i][o]/T_i with which
 // Sample reports o for the true answer i.
-func (s *ExactSampler) Prob(i, o int) (*big.Rat, error) {
+func (s *Sampler) Prob(i, o int) (*big.Rat, error) {
 	if i < 0 || i >= s.n || o < 0 || o >= s.m {
 		return nil, fmt.Errorf("sampler: (%d, %d) outside 0..%d × 0..%d", i, o, s.n-1, s.m-1)
 	}
@@ -236,9 +257,9 @@ func (s *ExactSampler) Prob(i, o int) (*big.Rat, error) {
 var errRejected = errors.New("rejected")
 
 // Sample draws the reported answer for trueAnswer (a row) with randomness
-// from src, with exactly the probabilities X[i][o]/s_i (see ExactSampler);
+// from src, with exactly the probabilities X[i][o]/s_i (see Sampler);
 // pass CryptoSource() for a real release.
-func (s *ExactSampler) Sample(trueAnswer int, src Source) (int, error) {
+func (s *Sampler) Sample(trueAnswer int, src Source) (int, error) {
 	if trueAnswer < 0 || trueAnswer >= s.n {
 		return 0, fmt.Errorf("sampler: true answer %d outside 0..%d", trueAnswer, s.n-1)
 	}
@@ -256,7 +277,7 @@ func (s *ExactSampler) Sample(trueAnswer int, src Source) (int, error) {
 
 // try is one rejection-sampling attempt: the o with prefix sums
 // P_o <= U < P_{o+1}, or errRejected when U >= T_i.
-func (s *ExactSampler) try(i int, src Source) (int, error) {
+func (s *Sampler) try(i int, src Source) (int, error) {
 	row := s.top[i*s.m : (i+1)*s.m]
 	last := row[s.m-1]
 	w := src.Uint64()
@@ -297,7 +318,7 @@ func firstAbove(row []uint64, u uint64) int {
 // resolve completes U from its top word w with shift more bits (whole
 // words, the first most significant, the surplus low bits dropped) and
 // compares it with the exact prefix sums of row i.
-func (s *ExactSampler) resolve(i int, w uint64, src Source) (int, error) {
+func (s *Sampler) resolve(i int, w uint64, src Source) (int, error) {
 	words := int((s.shift + 63) / 64)
 	u := new(big.Int).SetUint64(w)
 	var word big.Int

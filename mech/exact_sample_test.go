@@ -84,13 +84,13 @@ func randBits(rng *rand.Rand, k uint) *big.Int {
 	return u.Rsh(u, (k+63)/64*64-k)
 }
 
-// TestExactSamplerMapping: for every row, U at every prefix sum and its
+// TestSamplerMapping: for every row, U at every prefix sum and its
 // neighbours, at the total and 2^L - 1, and at random (also random below a
 // prefix sum's top 64 bits, which forces the exact comparison), the sampler
 // returns the o with P_o <= U < P_{o+1} of the reference integer weights
 // X[i][o]·2^K (from big.Rat), or rejects U >= T_i. Since U is uniform on
 // [0, 2^L), the accepted draws have exactly the probabilities W/T = X/s.
-func TestExactSamplerMapping(t *testing.T) {
+func TestSamplerMapping(t *testing.T) {
 	geo, _ := TruncatedGeometric(8, 1, 1)
 	cases := []struct {
 		name string
@@ -105,7 +105,7 @@ func TestExactSamplerMapping(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 13))
 	for _, c := range cases {
-		s, err := NewExactSampler(c.x, c.m, c.eps, nil)
+		s, err := NewSampler(c.x, c.m, c.eps, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -117,7 +117,7 @@ func TestExactSamplerMapping(t *testing.T) {
 // row of s (sampling x) against reference integer weights, for U at every
 // prefix sum and its neighbours, 2^L - 1, below a prefix sum's top 64 bits,
 // and random draws (random of them).
-func checkSamplerMapping(t *testing.T, name string, s *ExactSampler, x *mat.Dense, rng *rand.Rand, random int) {
+func checkSamplerMapping(t *testing.T, name string, s *Sampler, x *mat.Dense, rng *rand.Rand, random int) {
 	t.Helper()
 	n, cols := x.Dims()
 	for i := range n {
@@ -193,14 +193,15 @@ func checkSamplerMapping(t *testing.T, name string, s *ExactSampler, x *mat.Dens
 	}
 }
 
-// TestExactSamplerRealisedPrivate: issue 13's cases. The truncated
-// geometric mechanism sampled through the float alias tables realised the
-// levels 0.405, 0.693, 0.693, 1.030; through ExactSampler the realised
-// distribution X[i][o]/s_i is eps-private exactly, checked by the
-// brute-force reference on the integer weights. The mechanism built
-// exactly at eps is refused unless repaired (its float entries sit within
-// rounding of e^eps); built with a margin of 1e-9 it is sampled as given.
-func TestExactSamplerRealisedPrivate(t *testing.T) {
+// TestSamplerRealisedPrivate: issue 13's cases. The truncated geometric
+// mechanism sampled through float alias tables realised the levels 0.405,
+// 0.693, 0.693, 1.030; through Sampler the realised distribution
+// X[i][o]/s_i is eps-private exactly, checked by the brute-force reference
+// on the integer weights. The mechanism's float entries formed exactly at
+// eps (geometricData) sit within rounding of e^eps and are refused unless
+// repaired; TruncatedGeometric (built at BuildLevel(eps)) is sampled as
+// given.
+func TestSamplerRealisedPrivate(t *testing.T) {
 	for _, c := range []struct {
 		n   int
 		eps float64
@@ -209,14 +210,11 @@ func TestExactSamplerRealisedPrivate(t *testing.T) {
 			continue
 		}
 		l := edgeLine(c.n)
-		x, err := TruncatedGeometric(c.n, c.eps, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := NewExactSampler(x, l, c.eps, nil); err == nil || !strings.Contains(err.Error(), "not") {
+		x := mat.NewDense(c.n, c.n, geometricData(c.n, c.eps))
+		if _, err := NewSampler(x, l, c.eps, nil); err == nil || !strings.Contains(err.Error(), "not") {
 			t.Errorf("n=%d eps=%v: the tight float matrix was accepted without repair (%v)", c.n, c.eps, err)
 		}
-		s, err := NewExactSampler(x, l, c.eps, &ExactSamplerOptions{Repair: true})
+		s, err := NewSampler(x, l, c.eps, &SamplerOptions{Repair: true})
 		if err != nil {
 			t.Fatalf("n=%d eps=%v repair: %v", c.n, c.eps, err)
 		}
@@ -227,11 +225,11 @@ func TestExactSamplerRealisedPrivate(t *testing.T) {
 		if ref := refPrivate(t, refNormalised(rows), l, c.eps); !ref.private {
 			t.Errorf("n=%d eps=%v repaired: realised distribution violates at %v", c.n, c.eps, ref.viol)
 		}
-		xm, err := TruncatedGeometric(c.n, c.eps*(1-1e-9), 1)
+		xm, err := TruncatedGeometric(c.n, c.eps, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err = NewExactSampler(xm, l, c.eps, nil)
+		s, err = NewSampler(xm, l, c.eps, nil)
 		if err != nil {
 			t.Fatalf("n=%d eps=%v with margin: %v", c.n, c.eps, err)
 		}
@@ -244,11 +242,11 @@ func TestExactSamplerRealisedPrivate(t *testing.T) {
 	}
 }
 
-// TestExactSamplerChiSquare: sample frequencies with a seeded source match
+// TestSamplerChiSquare: sample frequencies with a seeded source match
 // X[i][o] (Pearson's test at false-alarm rate 1e-6 per row); outputs of
 // probability 0 never appear.
-func TestExactSamplerChiSquare(t *testing.T) {
-	geo, _ := TruncatedGeometric(6, math.Ln2*(1-1e-9), 1)
+func TestSamplerChiSquare(t *testing.T) {
+	geo, _ := TruncatedGeometric(6, math.Ln2, 1)
 	z := mat.NewDense(2, 4, []float64{0.5, 0, 0.3, 0.2, 0.4, 0, 0.35, 0.25})
 	src := SeededSource(20261124)
 	for _, c := range []struct {
@@ -256,7 +254,7 @@ func TestExactSamplerChiSquare(t *testing.T) {
 		m   metric.Metric
 		eps float64
 	}{{geo, reftest.Line(6), math.Ln2}, {z, reftest.Line(2), 0.5}} {
-		s, err := NewExactSampler(c.x, c.m, c.eps, nil)
+		s, err := NewSampler(c.x, c.m, c.eps, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -278,9 +276,9 @@ type constSource uint64
 
 func (c constSource) Uint64() uint64 { return uint64(c) }
 
-func TestExactSamplerErrors(t *testing.T) {
+func TestSamplerErrors(t *testing.T) {
 	x := mat.NewDense(2, 2, []float64{0.5, 0.5, 0.5, 0.5})
-	s, err := NewExactSampler(x, reftest.Line(2), 1, nil)
+	s, err := NewSampler(x, reftest.Line(2), 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,18 +293,18 @@ func TestExactSamplerErrors(t *testing.T) {
 		{"broken source", "not uniform", func() error { _, err := s.Sample(0, constSource(math.MaxUint64)); return err }},
 		{"prob range", "outside", func() error { _, err := s.Prob(0, 2); return err }},
 		{"bad matrix", "row 1 sums to", func() error {
-			_, err := NewExactSampler(mat.NewDense(2, 2, []float64{0.5, 0.5, 0.5, 0.6}), reftest.Line(2), 1, nil)
+			_, err := NewSampler(mat.NewDense(2, 2, []float64{0.5, 0.5, 0.5, 0.6}), reftest.Line(2), 1, nil)
 			return err
 		}},
-		{"nil metric", "nil metric", func() error { _, err := NewExactSampler(x, nil, 1, nil); return err }},
-		{"dims", "metric", func() error { _, err := NewExactSampler(x, reftest.Line(3), 1, nil); return err }},
-		{"eps", "eps must be", func() error { _, err := NewExactSampler(x, reftest.Line(2), math.NaN(), nil); return err }},
+		{"nil metric", "nil metric", func() error { _, err := NewSampler(x, nil, 1, nil); return err }},
+		{"dims", "metric", func() error { _, err := NewSampler(x, reftest.Line(3), 1, nil); return err }},
+		{"eps", "eps must be", func() error { _, err := NewSampler(x, reftest.Line(2), math.NaN(), nil); return err }},
 		{"not private", "not 1·d-private", func() error {
-			_, err := NewExactSampler(mat.NewDense(2, 2, []float64{0.9, 0.1, 0.1, 0.9}), reftest.Line(2), 1, nil)
+			_, err := NewSampler(mat.NewDense(2, 2, []float64{0.9, 0.1, 0.1, 0.9}), reftest.Line(2), 1, nil)
 			return err
 		}},
 		{"budget", "over the memory budget", func() error {
-			_, err := NewExactSampler(x, reftest.Line(2), 1, &ExactSamplerOptions{Settings: run.Settings{Budget: 8}})
+			_, err := NewSampler(x, reftest.Line(2), 1, &SamplerOptions{Settings: run.Settings{Budget: 8}})
 			return err
 		}},
 	} {
@@ -315,11 +313,11 @@ func TestExactSamplerErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
 	}
-	if _, err := NewExactSampler(mat.NewDense(2, 2, []float64{0.5, 0.5, 0.5, 0.6}), reftest.Line(2), 1, nil); !errors.Is(err, run.ErrBadInput) {
+	if _, err := NewSampler(mat.NewDense(2, 2, []float64{0.5, 0.5, 0.5, 0.6}), reftest.Line(2), 1, nil); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("bad matrix: %v does not wrap ErrBadInput", err)
 	}
 	// A mechanism far from private is not repaired by small mixing.
-	if _, err := NewExactSampler(mat.NewDense(2, 2, []float64{1, 0, 0, 1}), reftest.Line(2), 1, &ExactSamplerOptions{Repair: true}); err == nil || !strings.Contains(err.Error(), "did not repair") {
+	if _, err := NewSampler(mat.NewDense(2, 2, []float64{1, 0, 0, 1}), reftest.Line(2), 1, &SamplerOptions{Repair: true}); err == nil || !strings.Contains(err.Error(), "did not repair") {
 		t.Errorf("identity with repair: %v", err)
 	}
 }
@@ -327,8 +325,8 @@ func TestExactSamplerErrors(t *testing.T) {
 // BenchmarkExactSample: one draw from a row of 10^4 outcomes, against the
 // float alias table (BenchmarkAliasSample).
 func BenchmarkExactSample(b *testing.B) {
-	x, _ := TruncatedGeometric(1000, 0.05*(1-1e-9), 1)
-	s, err := NewExactSampler(x, edgeLine(1000), 0.05, nil)
+	x, _ := TruncatedGeometric(1000, 0.05, 1)
+	s, err := NewSampler(x, edgeLine(1000), 0.05, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/optdp/optdp/mech"
+	"github.com/optdp/optdp/mech/metric"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -60,10 +61,12 @@ func ExampleLeakage() {
 }
 
 // Reproducible draws for an experiment. A real release passes
-// mech.CryptoSource() instead of a seeded source.
+// mech.CryptoSource() instead of a seeded source. NewSampler proves the
+// distribution it realises (exactly) ln2·d-private on the line first.
 func ExampleSampler_seeded() {
 	x, _ := mech.TruncatedGeometric(6, math.Ln2, 1)
-	s, err := mech.NewSampler(x)
+	line, _ := metric.Line(6)
+	s, err := mech.NewSampler(x, line, math.Ln2, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -74,5 +77,5 @@ func ExampleSampler_seeded() {
 	}
 	fmt.Println(draws)
 	// Output:
-	// [3 0 4 2 5 1 2 3 5 3]
+	// [3 4 1 3 5 3 3 3 2 4]
 }

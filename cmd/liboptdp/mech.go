@@ -97,9 +97,9 @@ func optdp_audit_exact(x *C.optdp_cdouble, rows, cols C.int64_t, h C.optdp_handl
 	if err != nil {
 		return fail(errOut, err)
 	}
-	rep, err := mech.AuditExact(xd, m, float64(eps))
+	rep, err := mech.Audit(xd, m, float64(eps)) // mech.Audit is exact (issue 13)
 	if err == nil {
-		v := auditObj(rep.AuditReport)
+		v := auditObj(rep)
 		var viol any
 		if w := rep.Violation; w != nil {
 			viol = obj{{"i", w.I}, {"h", w.H}, {"o", w.O}, {"log_ratio", w.LogRatio}, {"dist", w.Dist}}
@@ -387,7 +387,9 @@ func optdp_sampler_new(x *C.optdp_cdouble, rows, cols C.int64_t, out *C.optdp_ha
 	if err != nil {
 		return fail(errOut, err)
 	}
-	s, err := mech.NewSampler(xd)
+	// The C ABI passes no metric, so the privacy proof of mech.NewSampler
+	// is skipped (the draws are still exactly X[i][o]/Σ_o X[i][o]).
+	s, err := mech.NewSampler(xd, nil, 0, &mech.SamplerOptions{Unaudited: true})
 	if err != nil {
 		return fail(errOut, err)
 	}

@@ -336,7 +336,10 @@ func largeTight(m metric.Metric, eps float64) compareEntry {
 	e.AuditEps, e.Private = numPtr(r.Audit.Eps), &r.Audit.Private
 	e.Note = fmt.Sprintf("matrix-free (solver %s); audit: z >= 0 certified, privacy levels measured on %d pairs", r.Solver, r.Audit.Pairs)
 	if !r.Audit.Private {
-		e.Note = joinNote(e.Note, fmt.Sprintf("NOT %s-private for this metric", fmtFloat(eps)))
+		// The exact audit: r.Note says when the excess is only the rounding
+		// of the metric's float64 distances.
+		e.Note = joinNote(e.Note, fmt.Sprintf("NOT exactly %s-private as represented", fmtFloat(eps)))
+		e.Note = joinNote(e.Note, r.Note)
 	}
 	return e
 }

@@ -204,6 +204,7 @@ func (f *FreeMechanism) Audit(rows int, src mech.Source) (mech.AuditReport, erro
 		return mech.AuditReport{}, fmt.Errorf("free mechanism audit: nil randomness source")
 	}
 	rep := mech.AuditReport{Worst: [3]int{-1, -1, -1}}
+	violated := false // the exact verdict: triangleHolds on every (i, h, k) checked
 	lat, isLat := symmetricLattice(f.m)
 	for range max(rows, 1) {
 		i := mech.UniformInt(src, f.n)
@@ -228,7 +229,12 @@ func (f *FreeMechanism) Audit(rows int, src mech.Source) (mech.AuditReport, erro
 				if f.Z(k) == 0 {
 					return // both entries are 0
 				}
-				lev := f.eps * (f.m.Dist(h, k) - f.m.Dist(i, k)) / dih
+				dhk, dik := f.m.Dist(h, k), f.m.Dist(i, k)
+				lev := f.eps * (dhk - dik) / dih
+				if !triangleHolds(dhk, dih, dik) && !violated {
+					violated = true
+					rep.Violation = &mech.Violation{I: i, H: h, O: k, LogRatio: f.eps * (dhk - dik), Dist: dih}
+				}
 				if lev > rep.Eps || rep.Worst[0] < 0 {
 					rep.Eps, rep.Worst = lev, [3]int{i, h, k}
 				}
@@ -246,7 +252,13 @@ func (f *FreeMechanism) Audit(rows int, src mech.Source) (mech.AuditReport, erro
 			}
 		}
 	}
-	rep.Private = rep.Eps <= f.eps*(1+mech.AuditTol)
+	// Exact: the ratio is exp(eps(d(h,k) - d(i,k))) <= exp(eps d(i,h)) iff
+	// the triangle inequality holds exactly; the float level is reported.
+	rep.Private = !violated
+	rep.Eps = min(rep.Eps, f.eps)
+	if violated {
+		rep.Eps = max(rep.Eps, math.Nextafter(f.eps, math.Inf(1)))
+	}
 	return rep, nil
 }
 
@@ -270,8 +282,23 @@ func (f *FreeMechanism) auditFactors() (mech.AuditReport, error) {
 		if r.Eps > rep.Eps || rep.Worst[0] < 0 {
 			rep.Eps, rep.Worst = r.Eps, r.Worst // indices within factor j
 		}
+		// The exact verdict is analytic (X_f in float64 sits within
+		// rounding of e^{eps d}): z_f >= 0 and the factor's triangle
+		// inequality, decided exactly.
+		if ok, w := factorTriangle(kf.m); !ok && rep.Violation == nil {
+			i, h, k := w[0], w[1], w[2]
+			rep.Violation = &mech.Violation{I: i, H: h, O: k, LogRatio: f.eps * (kf.m.Dist(h, k) - kf.m.Dist(i, k)), Dist: kf.m.Dist(i, h)}
+		}
+		for k, z := range kf.z {
+			if z < 0 && rep.Violation == nil {
+				rep.Violation = &mech.Violation{I: k, H: k, O: k, LogRatio: math.Inf(1), Dist: 0}
+			}
+		}
 	}
-	rep.Private = rep.Eps <= f.eps*(1+mech.AuditTol)
+	rep.Private = rep.Violation == nil
+	if rep.Private {
+		rep.Eps = min(rep.Eps, f.eps)
+	}
 	return rep, nil
 }
 

@@ -50,12 +50,14 @@ func TestFreeMatchesDense(t *testing.T) {
 				t.Fatal(err)
 			}
 			for k := range n {
-				if x := r.X.At(i, k); math.Abs(row[k]-x) > 1e-14 || math.Abs(f.At(i, k)-x) > 1e-14 {
+				// r.X is mixed with the uniform row by r.Mix (mech.Harden).
+				if x := (r.X.At(i, k) - r.Mix/float64(n)) / (1 - r.Mix); math.Abs(row[k]-x) > 1e-14 || math.Abs(f.At(i, k)-x) > 1e-14 {
 					t.Fatalf("%s: X[%d][%d] = %v, free row %v, At %v", c.m, i, k, x, row[k], f.At(i, k))
 				}
 			}
-			diag += r.X.At(i, i)
-			wantU += prior[i] * r.X.At(i, i)
+			xii := (r.X.At(i, i) - r.Mix/float64(n)) / (1 - r.Mix) // unmixed
+			diag += xii
+			wantU += prior[i] * xii
 		}
 		if u := f.UtilityUniform(); math.Abs(u-diag/float64(n)) > 1e-14 {
 			t.Errorf("%s: uniform utility %v, dense trace/n %v", c.m, u, diag/float64(n))
@@ -64,7 +66,9 @@ func TestFreeMatchesDense(t *testing.T) {
 			t.Errorf("%s: utility %v (%v), want %v", c.m, u, err, wantU)
 		}
 		rep, err := f.Audit(3, mech.SeededSource(7))
-		if err != nil || !rep.Private || rep.Pairs == 0 || rep.Eps > c.eps*(1+mech.AuditTol) {
+		// Exact verdict; float64 Euclidean distances may break the triangle
+		// inequality by an ulp (then not private, by rounding only).
+		if err != nil || (!rep.Private && !roundingOnlyFree(rep, c.eps)) || rep.Pairs == 0 {
 			t.Errorf("%s: free audit %+v, %v", c.m, rep, err)
 		}
 		// The explicit audit attains eps: at output k = h the ratio is
@@ -181,7 +185,7 @@ func TestSamplersChiSquare(t *testing.T) {
 	const draws = 20000
 	g, _ := metric.Grid(4, 3, 1, metric.Euclid)
 	r := mustTight(t, g, 1, nil)
-	ds, err := mech.NewSampler(r.X)
+	ds, err := mech.NewSampler(r.X, g, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +208,7 @@ func TestSamplersChiSquare(t *testing.T) {
 	}
 	big, _ := metric.Grid(40, 40, 1, metric.Euclid)
 	rb := mustTight(t, big, 1, &Options{Solver: SolverToeplitz, MaxMechanismN: 1})
-	if rb.X != nil || rb.Free == nil || !rb.Audit.Private {
+	if rb.X != nil || rb.Free == nil || (!rb.Audit.Private && !roundingOnlyFree(rb.Audit, 1)) {
 		t.Fatalf("40×40: X %v, Free %v, audit %+v", rb.X != nil, rb.Free != nil, rb.Audit)
 	}
 	i := 41*13 + 2 // near an edge, so that proposals are rejected

@@ -116,6 +116,11 @@ type Result struct {
 	// entries are representable (no exp underflow); nil otherwise, with
 	// the reason in Note.
 	X *mat.Dense `json:"-"`
+	// Mix is the weight γ of the uniform row mixed into X by mech.Harden,
+	// X = (1-γ)·exp(-eps·d(i,k))·z_k + γ/N, so that its float64 entries
+	// (exactly tight at eps, so within rounding of e^{eps d}) pass the exact
+	// audit; 0 when X passed as built.
+	Mix float64 `json:"mix,omitempty"`
 	// Audit is the DP audit of X (zero when X is nil).
 	Audit mech.AuditReport `json:"audit"`
 	// Note explains an omitted X or other caveats.
@@ -199,6 +204,15 @@ func attachFree(r *Result, m metric.Metric, eps float64) error {
 	if err != nil {
 		return fmt.Errorf("matrix-free audit: %w", err)
 	}
+	if !rep.Private && roundingOnlyFree(rep, eps) {
+		// The float64 distances of a geometric metric satisfy the triangle
+		// inequality only to within rounding, so the represented mechanism
+		// exceeds e^{eps d} by about an ulp: say so, never call it private.
+		v := rep.Violation
+		r.Audit = rep
+		r.Note = joinNote(r.Note, fmt.Sprintf("matrix-free mechanism in Free; it is NOT exactly %v·d-private as represented: the float64 distances break the triangle inequality by rounding (d(%d,%d) > d(%d,%d) + d(%d,%d) by about an ulp), so its level is within eps·2^-48 above eps; its sampler is not exact either", eps, v.H, v.O, v.I, v.H, v.I, v.O))
+		return nil
+	}
 	if !rep.Private {
 		return fmt.Errorf("internal error: the matrix-free tight-constraints mechanism failed its DP audit (measured eps %v at %v, wanted %v)", rep.Eps, rep.Worst, eps)
 	}
@@ -238,35 +252,19 @@ func attachMechanism(r *Result, m metric.Metric, eps float64, o *Options) error 
 			row[k] = v
 		}
 	}
-	rep, err := mech.Audit(x, m, eps)
+	// X is exactly tight at eps, so its float64 ratios sit within rounding
+	// of e^{eps d}: mech.Harden returns it, or mixes it with the uniform row
+	// by the smallest γ (from 2^-52) that passes the exact audit, for X and
+	// for the rows Sampler realises.
+	hx, gamma, rep, err := mech.Harden(x, m, eps)
 	if err != nil {
-		return fmt.Errorf("audit: %w", err)
+		return fmt.Errorf("internal error: the tight-constraints mechanism: %w", err)
 	}
-	if !rep.Private && roundingOnly(rep, m, eps) {
-		r.Note = fmt.Sprintf("X not returned: at eps = %g the float64 rounding of its entries (about 1e-16 in each log-ratio) exceeds the audit's relative tolerance (measured %v); the mechanism is defined exactly by z (row i is exp(-eps·d(i,k))·z_k)", eps, rep.Eps)
-		return nil
+	if gamma > 0 {
+		r.Note = joinNote(r.Note, fmt.Sprintf("X mixed with the uniform row by γ = %g so that its float64 entries pass the exact audit (ratios within rounding of e^{eps d})", gamma))
 	}
-	if !rep.Private {
-		return fmt.Errorf("internal error: the tight-constraints mechanism failed its DP audit (measured eps %v at %v, wanted %v)", rep.Eps, rep.Worst, eps)
-	}
-	r.X, r.Audit = x, rep
+	r.X, r.Audit, r.Mix = hx, rep, gamma
 	return nil
-}
-
-// roundingOnly reports that a failed audit exceeds eps by no more than the
-// rounding of float64 entries can explain: an absolute excess in the worst
-// log-ratio of at most 64 ulps of 1. This only happens for tiny eps, where
-// the audit's relative tolerance is below the resolution of float64.
-func roundingOnly(rep mech.AuditReport, m metric.Metric, eps float64) bool {
-	i, h := rep.Worst[0], rep.Worst[1]
-	if i < 0 || h < 0 || math.IsInf(rep.Eps, 1) {
-		return false
-	}
-	d := m.Dist(i, h)
-	if _, ok := m.(metric.Graph); ok {
-		d = 1 // a Graph audit measures edges
-	}
-	return (rep.Eps-eps)*d <= 64*0x1p-52
 }
 
 // meanOf is the arithmetic mean.

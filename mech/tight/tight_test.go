@@ -42,9 +42,10 @@ func checkMechanism(t *testing.T, r *Result, m metric.Metric, eps float64) {
 			if x < 0 {
 				t.Fatalf("%s: X[%d][%d] = %v < 0", m, i, k, x)
 			}
-			want := math.Exp(-eps*m.Dist(i, k)) * r.Z[k]
-			if math.Abs(x-want) > 1e-15 {
-				t.Fatalf("%s: X[%d][%d] = %v, want exp(-eps d) z_k = %v", m, i, k, x, want)
+			// X = (1-γ)·exp(-eps d) z_k + γ/n, γ = r.Mix (mech.Harden).
+			want := (1-r.Mix)*math.Exp(-eps*m.Dist(i, k))*r.Z[k] + r.Mix/float64(n)
+			if math.Abs(x-want) > 1e-15 || r.Mix > 0x1p-30 {
+				t.Fatalf("%s: X[%d][%d] = %v, want (1-γ)exp(-eps d) z_k + γ/n = %v (γ = %g)", m, i, k, x, want, r.Mix)
 			}
 			s += x
 		}
@@ -413,9 +414,9 @@ func TestTightLargeEps(t *testing.T) {
 }
 
 // Tiny eps: the line's closed form stays exact (z inside = (1-a)/(1+a) ≈
-// eps/2 via expm1); a clique's X at eps = 1e-10 cannot pass the audit's
-// relative tolerance in float64 and is withheld with a note, not returned
-// and not an error; a grid at eps = 1e-14 has Phi = all-ones to rounding, so
+// eps/2 via expm1); a clique's X at eps = 1e-10 sits within float64
+// rounding of the bound and is returned mixed with the uniform row so that
+// it passes the exact audit (noted, not an error); a grid at eps = 1e-14 has Phi = all-ones to rounding, so
 // its verdict is borderline.
 func TestTightTinyEps(t *testing.T) {
 	l, _ := metric.Line(6)
@@ -425,8 +426,11 @@ func TestTightTinyEps(t *testing.T) {
 	}
 	c, _ := metric.Clique(6)
 	r = mustTight(t, c, 1e-10, &Options{Solver: "dense"})
-	if r.Exists != Yes || r.X != nil || !strings.Contains(r.Note, "rounding") {
-		t.Errorf("clique 1e-10: %v X nil %v note %q", r.Exists, r.X == nil, r.Note)
+	// Exactly tight at 1e-10, its float64 ratios sit within rounding of
+	// e^eps: mech.Harden mixes in the uniform row until the exact audit
+	// passes (a mechanism this close to uniform loses nothing measurable).
+	if r.Exists != Yes || r.X == nil || r.Mix <= 0 || r.Mix > 0x1p-8 || !r.Audit.Private || !strings.Contains(r.Note, "mixed") {
+		t.Errorf("clique 1e-10: %v X nil %v mix %v audit %+v note %q", r.Exists, r.X == nil, r.Mix, r.Audit, r.Note)
 	}
 	g, _ := metric.Grid(5, 5, 0.3, metric.Euclid)
 	r = mustTight(t, g, 1e-14, nil)
