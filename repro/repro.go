@@ -124,6 +124,7 @@ func Experiments() []Experiment {
 		votersExperiment(),
 		utilityExperiment(),
 		geoExperiment(),
+		ccs2014Experiment(),
 		leakageExperiment(),
 		regionsExperiment(),
 		singularExperiment(),

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/optdp/optdp/repro"
 )
 
 // TestHelpForms: `optdp COMMAND --help` prints what `optdp help COMMAND`
@@ -278,7 +280,7 @@ func TestReproduceQuickJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if rep.Failed != 0 || len(rep.Results) != 8 {
+	if rep.Failed != 0 || len(rep.Results) != len(repro.Experiments()) {
 		t.Fatalf("failed %d, %d results", rep.Failed, len(rep.Results))
 	}
 	for _, r := range rep.Results {
