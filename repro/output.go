@@ -188,18 +188,20 @@ func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(hi > lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 		return plot.DefaultTicks{}.Ticks(lo, hi)
 	}
-	raw := (hi - lo) / 8
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := mag
-	for _, f := range []float64{1, 2, 5, 10} {
-		if f*mag >= raw {
-			step = f * mag
-			break
+	// The smallest 1-2-5 step that gives at most 9 major ticks.
+	mag := math.Pow(10, math.Floor(math.Log10((hi-lo)/10)))
+	step, minor := mag, mag/5
+search:
+	for _, m := range []float64{mag, 10 * mag, 100 * mag} {
+		for _, f := range []float64{1, 2, 5} {
+			step, minor = f*m, m/5
+			if f == 2 {
+				minor = m / 2
+			}
+			if math.Floor(hi/step+1e-9)-math.Ceil(lo/step-1e-9)+1 <= 9 {
+				break search
+			}
 		}
-	}
-	minor := step / 5
-	if r := step / mag; r == 2 || r == 20 {
-		minor = step / 4
 	}
 	prec := max(0, -int(math.Floor(math.Log10(step)+1e-9)))
 	var ticks []plot.Tick
