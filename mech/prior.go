@@ -129,18 +129,22 @@ func splitFields(line string) []string {
 }
 
 // PriorFromPoints builds a prior on the cells of the grid g from a CSV of
-// points: the first line (after blank lines and # comments) names the two
-// columns, "lat,lon" or "lon,lat" (degrees; the grid must be on a map,
-// metric.GeoGrid) or "x,y" (km from the outer corner of cell 0, x along a
-// row: metric.GridMetric.CellOfXY), and every further line holds one point.
-// Fields are separated by commas, semicolons, tabs or spaces. Each point
-// counts 1 in the cell holding it (metric.GridMetric.CellOfLatLon); points
-// outside the grid are counted in Outside and dropped. The prior is
+// points. The first line (after blank lines and # comments) names the
+// columns: "lat" (or "latitude") and "lon" ("lng", "long", "longitude") in
+// degrees, for a grid on a map (metric.GeoGrid), or "x" and "y" in km from
+// the outer corner of cell 0 (x along a row, metric.GridMetric.CellOfXY); an
+// optional "weight" ("count") column gives each point a weight >= 0
+// (default 1); other columns are ignored, so a check-in log can be read as
+// it is. The separator is the header's: a comma, else a semicolon, else a
+// tab, else blanks; fields are not quoted, and every line has as many
+// fields as the header. Each point adds its weight to the cell holding it
+// (metric.GridMetric.CellOfLatLon); points outside the grid are counted in
+// Outside and dropped. The prior is
 //
-//	prior_i = (count_i + a) / (Inside + a·n),   a = opts.Pseudo,
+//	prior_i = (weight_i + a) / (sum_i weight_i + a·n),   a = opts.Pseudo,
 //
-// which needs Inside + a·n > 0. The input is bounded (opts.MaxBytes, lines of
-// 1 MiB); malformed lines are errors naming the line, matching
+// which needs a positive total. The input is bounded (opts.MaxBytes, lines
+// of 1 MiB); malformed lines are errors naming the line, matching
 // run.ErrBadInput.
 func PriorFromPoints(r io.Reader, g *metric.GridMetric, opts *MapPriorOptions) (*PointsPrior, error) {
 	o, err := mapSetup(g, opts)
@@ -150,67 +154,77 @@ func PriorFromPoints(r io.Reader, g *metric.GridMetric, opts *MapPriorOptions) (
 	counts := make([]float64, g.Len())
 	sc, lr := limitedLines(r, o.MaxBytes)
 	res := &PointsPrior{}
-	ln, header := 0, ""
-	var geo, swap bool
+	ln := 0
+	var (
+		h     *pointsHeader
+		split func(string) []string
+	)
 	for sc.Scan() && !lr.over { // a line cut by MaxBytes is not parsed
 		ln++
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		f := splitFields(line)
-		if header == "" {
-			header = strings.ToLower(strings.Join(f, ","))
-			switch header {
-			case "lat,lon", "latitude,longitude":
-				geo = true
-			case "lon,lat", "longitude,latitude":
-				geo, swap = true, true
-			case "x,y":
-			default:
-				return nil, run.BadInputf("points prior: line %d: the first line must name the columns: lat,lon, lon,lat or x,y (got %.60q)", ln, line)
+		if h == nil {
+			split = separator(line)
+			if h, err = parsePointsHeader(split(line)); err != nil {
+				return nil, run.BadInputf("points prior: line %d: %v", ln, err)
 			}
-			if _, ok := g.Box(); geo && !ok {
+			if _, ok := g.Box(); h.geo && !ok {
 				return nil, run.BadInputf("points prior: lat/lon points need a grid on a map (grid:w=W,h=H,bbox=S,W,N,E), not %s", g)
 			}
 			continue
 		}
-		if len(f) != 2 {
-			return nil, run.BadInputf("points prior: line %d has %d fields, want 2 (%s)", ln, len(f), header)
+		f := split(line)
+		if len(f) != h.fields {
+			return nil, run.BadInputf("points prior: line %d has %d fields, the header %d", ln, len(f), h.fields)
 		}
-		var v [2]float64
-		for k, s := range f {
-			x, err := strconv.ParseFloat(s, 64)
+		num := func(k int) (float64, error) {
+			x, err := strconv.ParseFloat(strings.TrimSpace(f[k]), 64)
 			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, run.BadInputf("points prior: line %d: %.40q is not a finite number", ln, s)
+				return 0, run.BadInputf("points prior: line %d, field %d: %.40q is not a finite number", ln, k+1, f[k])
 			}
-			v[k] = x
+			return x, nil
 		}
-		if swap {
-			v[0], v[1] = v[1], v[0]
+		a, err := num(h.a)
+		if err != nil {
+			return nil, err
+		}
+		b, err := num(h.b)
+		if err != nil {
+			return nil, err
+		}
+		w := 1.0
+		if h.w >= 0 {
+			if w, err = num(h.w); err != nil {
+				return nil, err
+			}
+			if w < 0 {
+				return nil, run.BadInputf("points prior: line %d: weight %v < 0", ln, w)
+			}
 		}
 		res.Points++
 		var (
 			i  int
 			ok bool
 		)
-		if geo {
-			i, ok = g.CellOfLatLon(v[0], v[1])
+		if h.geo {
+			i, ok = g.CellOfLatLon(a, b)
 		} else {
-			i, ok = g.CellOfXY(v[0], v[1])
+			i, ok = g.CellOfXY(a, b)
 		}
 		if !ok {
 			res.Outside++
 			continue
 		}
 		res.Inside++
-		counts[i]++
+		counts[i] += w
 	}
 	if err := sc.Err(); err != nil || lr.over {
 		return nil, fmt.Errorf("points prior: %w", scanErr(err, lr, o.MaxBytes, ln))
 	}
-	if header == "" {
-		return nil, run.BadInputf("points prior: no header line (lat,lon, lon,lat or x,y)")
+	if h == nil {
+		return nil, run.BadInputf("points prior: no header line (naming lat and lon, or x and y)")
 	}
 	p, err := normalise(counts, o.Pseudo)
 	if err != nil {
@@ -218,6 +232,60 @@ func PriorFromPoints(r io.Reader, g *metric.GridMetric, opts *MapPriorOptions) (
 	}
 	res.Prior = p
 	return res, nil
+}
+
+// pointsHeader is where the coordinates are: columns a, b (lat, lon or
+// x, y), w (weight, or -1), out of fields.
+type pointsHeader struct {
+	a, b, w, fields int
+	geo             bool
+}
+
+// separator returns the field splitter of a file whose header is line: the
+// first of comma, semicolon, tab found in it, else blanks.
+func separator(line string) func(string) []string {
+	for _, sep := range []string{",", ";", "\t"} {
+		if strings.Contains(line, sep) {
+			return func(s string) []string { return strings.Split(s, sep) }
+		}
+	}
+	return strings.Fields
+}
+
+// parsePointsHeader finds the coordinate and weight columns.
+func parsePointsHeader(f []string) (*pointsHeader, error) {
+	idx := map[string]int{}
+	names := map[string]string{"lat": "lat", "latitude": "lat", "lon": "lon", "lng": "lon", "long": "lon", "longitude": "lon",
+		"x": "x", "y": "y", "weight": "weight", "count": "weight"}
+	for k, name := range f {
+		key, ok := names[strings.ToLower(strings.Trim(strings.TrimSpace(name), `"'`))]
+		if !ok {
+			continue
+		}
+		if _, dup := idx[key]; dup {
+			return nil, fmt.Errorf("the header names the %s column twice", key)
+		}
+		idx[key] = k
+	}
+	h := &pointsHeader{w: -1, fields: len(f)}
+	if w, ok := idx["weight"]; ok {
+		h.w = w
+	}
+	lat, okLat := idx["lat"]
+	lon, okLon := idx["lon"]
+	x, okX := idx["x"]
+	y, okY := idx["y"]
+	switch {
+	case okLat && okLon && (okX || okY):
+		return nil, errors.New("the header names both lat/lon and x/y columns")
+	case okLat && okLon:
+		h.a, h.b, h.geo = lat, lon, true
+	case okX && okY:
+		h.a, h.b = x, y
+	default:
+		return nil, fmt.Errorf("the first line must name the columns lat and lon (degrees) or x and y (km), got %.80q", strings.Join(f, ","))
+	}
+	return h, nil
 }
 
 // normalise returns (c_i + a)/(sum c + a n), or an error when the total is

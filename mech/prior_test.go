@@ -24,7 +24,7 @@ func geoGrid2x2(t testing.TB) *metric.GridMetric {
 // outside; with pseudo-count 1 the prior is (c+1)/(3+4).
 func TestPriorFromPoints(t *testing.T) {
 	g := geoGrid2x2(t)
-	csv := "# a comment\nlat,lon\n11.5,20.5\n11.9;21.9\n\n10.1 23.9\n9.5,21\n"
+	csv := "# a comment\nlat,lon\n11.5,20.5\n11.9, 21.9\n\n10.1,23.9\n9.5,21\n"
 	res, err := PriorFromPoints(strings.NewReader(csv), g, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +50,28 @@ func TestPriorFromPoints(t *testing.T) {
 		if !near(res2.Prior[i], want2[i], 1e-15) {
 			t.Errorf("prior %v, want %v", res2.Prior, want2)
 			break
+		}
+	}
+	// Other separators, extra columns, weights and aliases: a check-in log
+	// with a user and a time (with a blank inside), weights 2, 0.5, 3, 7.
+	for _, log := range []string{
+		"user;time;lng;lat;count\nu1;2010-10-19 23:55;20.5;11.5;2\nu2;t;20.7;11.2;0.5\nu1;t;23.9;10.1;3\nu3;t;21;9.5;7\n",
+		"time\tLatitude\tLongitude\tweight\n2010-10-19 23:55\t11.5\t20.5\t2\nt\t11.2\t20.7\t0.5\nt\t10.1\t23.9\t3\nt\t9.5\t21\t7\n",
+		"lat lon weight\n11.5 20.5 2\n11.2  20.7 0.5\n10.1 23.9 3\n9.5 21 7\n",
+	} {
+		res, err := PriorFromPoints(strings.NewReader(log), g, nil)
+		if err != nil {
+			t.Fatalf("%q: %v", log, err)
+		}
+		want := []float64{2.5 / 5.5, 0, 0, 3 / 5.5}
+		if res.Points != 4 || res.Outside != 1 {
+			t.Errorf("%q: counts %+v", log, res)
+		}
+		for i := range want {
+			if !near(res.Prior[i], want[i], 1e-15) {
+				t.Errorf("%q: prior %v, want %v", log, res.Prior, want)
+				break
+			}
 		}
 	}
 	// x,y in km on a plain grid of step 0.5: (0.2,0.1) -> cell 0,
@@ -100,6 +122,20 @@ func TestMapPriorBadInput(t *testing.T) {
 		{"no header", run.ErrBadInput, func() error { _, err := PriorFromPoints(strings.NewReader("11,21\n"), g, nil); return err }},
 		{"empty", run.ErrBadInput, func() error { _, err := PriorFromPoints(strings.NewReader(""), g, nil); return err }},
 		{"three fields", run.ErrBadInput, func() error { _, err := PriorFromPoints(strings.NewReader("lat,lon\n1,2,3\n"), g, nil); return err }},
+		{"mixed separators", run.ErrBadInput, func() error { _, err := PriorFromPoints(strings.NewReader("lat,lon\n11;21\n"), g, nil); return err }},
+		{"duplicate column", run.ErrBadInput, func() error {
+			_, err := PriorFromPoints(strings.NewReader("lat,lon,lng\n11,21,21\n"), g, nil)
+			return err
+		}},
+		{"ambiguous columns", run.ErrBadInput, func() error {
+			_, err := PriorFromPoints(strings.NewReader("lat,lon,x,y\n11,21,1,1\n"), g, nil)
+			return err
+		}},
+		{"negative weight", run.ErrBadInput, func() error {
+			_, err := PriorFromPoints(strings.NewReader("lat,lon,weight\n11,21,-1\n"), g, nil)
+			return err
+		}},
+		{"no coordinate columns", run.ErrBadInput, func() error { _, err := PriorFromPoints(strings.NewReader("a,b\n11,21\n"), g, nil); return err }},
 		{"NaN", run.ErrBadInput, func() error { _, err := PriorFromPoints(strings.NewReader("lat,lon\nNaN,21\n"), g, nil); return err }},
 		{"lat/lon on a plain grid", run.ErrBadInput, func() error {
 			_, err := PriorFromPoints(strings.NewReader("lat,lon\n1,2\n"), plain, nil)

@@ -15,8 +15,9 @@ import (
 )
 
 // mapPriorHelp documents the map priors of --prior.
-const mapPriorHelp = "points:FILE[,pseudo=A] (grid metrics: a CSV of points with a header lat,lon, lon,lat or x,y (km), " +
-	"binned onto the grid's cells, points outside dropped, A >= 0 added to every cell), " +
+const mapPriorHelp = "points:FILE[,pseudo=A] (grid metrics: a CSV of points whose header names lat and lon columns (grid with bbox) " +
+	"or x and y (km), an optional weight column, other columns ignored; binned onto the grid's cells, points outside dropped, " +
+	"A >= 0 added to every cell), " +
 	"raster:FILE[,pseudo=A] (grid metrics: a CSV of h rows of w weights >= 0, row 0 first)"
 
 // mapPriorInfo is what a map prior was built from, for the commands that
