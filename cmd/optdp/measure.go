@@ -71,6 +71,7 @@ var measureFields = []string{
 	"  multiplicative_leakage_bits  log2(V_g[pi,C]/V_g(pi)); null when V_g(pi) <= 0",
 	"  capacity_lower_bits       multiplicative g-capacity max over priors of log2(V_g[pi,C]/V_g(pi)): lower end",
 	"  capacity_upper_bits       upper end (the min-capacity when not exact); both null for a gain with negative entries",
+	"                            or when k·(n+k) > 2^21 (the LP tableau too large for a report)",
 	"  capacity_exact            every strategy was tried (one LP each): lower = upper = the capacity",
 	"loss                  with --loss: expected loss (Bayes risk), L[x][w] = loss of guess w for secret x:",
 	"  source                    the --loss spec",
@@ -367,6 +368,10 @@ func gainOf(c *mat.Dense, prior []float64, g *mat.Dense, spec string) (*gainMeas
 	if ml, err := mech.MulGLeakage(c, prior, g); err == nil {
 		out.MultiplicativeLeakage = numPtr(ml)
 	}
+	n, _ := g.Dims()
+	if float64(k)*float64(n+k) > maxGCapacityTableau {
+		return out, nil // the simplex tableau would be too large for a report
+	}
 	if gc, err := mech.MulGCapacity(context.Background(), c, g, nil); err == nil {
 		out.CapacityLower, out.CapacityUpper, out.CapacityExact = numPtr(gc.Lower), numPtr(gc.Upper), gc.Exact
 	} else if !errors.Is(err, optrun.ErrBadInput) {
@@ -374,6 +379,10 @@ func gainOf(c *mat.Dense, prior []float64, g *mat.Dense, spec string) (*gainMeas
 	}
 	return out, nil
 }
+
+// maxGCapacityTableau bounds k·(n+k), the entries of the simplex tableau
+// of the g-capacity LPs that measure solves (16 MiB).
+const maxGCapacityTableau = 2 << 20
 
 // lossOf computes the Bayes risks of c.
 func lossOf(c *mat.Dense, prior []float64, l *mat.Dense, spec string) (*lossMeasures, error) {
