@@ -5,6 +5,7 @@ package main
 // non-finite JSON numbers and progress. The file decoders are in decode.go.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -233,14 +234,14 @@ func priorError(spec string, err error) error {
 // specError classifies an error from parsing a workload or strategy spec
 // (parseWorkload, parseStrategy): a spec naming a file (file:PATH) failed on
 // the file's contents or reading it, a data problem (exit 1); any other
-// spec is a command-line mistake (exit 2), unless it was refused as too
-// large (run.ErrTooLarge, exit 1).
+// spec is a command-line mistake (exit 2), unless the computation behind
+// it said no (run.ErrTooLarge, run.ErrNotConverged, cancelled: exit 1).
 func specError(spec string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, optrun.ErrTooLarge) {
-		return err // the computation said no: exit 1, with the library's advice
+	if errors.Is(err, optrun.ErrTooLarge) || errors.Is(err, optrun.ErrNotConverged) || errors.Is(err, context.Canceled) {
+		return err // the computation said no (exit 1), with the library's advice
 	}
 	if strings.HasPrefix(strings.TrimSpace(spec), "file:") {
 		return asData(err)
@@ -260,4 +261,13 @@ func tooLarge(err error, hint string) error {
 		return err
 	}
 	return fmt.Errorf("%w; on the command line: %s", err, hint)
+}
+
+// checkDeltaFlag validates --delta when it was given: (eps, delta)-DP needs
+// 0 < delta < 1. A bad value is a command-line mistake.
+func checkDeltaFlag(fs *flag.FlagSet, delta float64) error {
+	if flagsGiven(fs)["delta"] && !(delta > 0 && delta < 1) {
+		return usagef("--delta %s: want a number in (0, 1)", fmtFloat(delta))
+	}
+	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -62,23 +61,30 @@ func (mf matrixFlags) build(fs *flag.FlagSet) (linear.Workload, *linear.Strategy
 			return nil, nil, usagef("--%s is required", name)
 		}
 	}
-	if e := *mf.eps; math.IsNaN(e) || math.IsInf(e, 0) || e <= 0 {
-		return nil, nil, fmt.Errorf("--eps must be a finite number > 0, got %v", e)
+	if err := checkEpsFlag("eps", *mf.eps, true); err != nil {
+		return nil, nil, err
+	}
+	if d := fs.Lookup("delta"); d != nil {
+		if v, err := strconv.ParseFloat(d.Value.String(), 64); err == nil {
+			if err := checkDeltaFlag(fs, v); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	w, err := parseWorkload(*mf.workload)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, specError(*mf.workload, err)
 	}
 	if kind, params, _, err := splitSpec(*mf.strategy); err == nil && kind == "opt" {
 		a, err := optStrategy(*mf.strategy, params, fs, w, *mf.eps)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, specError(*mf.strategy, err)
 		}
 		return w, a, nil
 	}
 	a, err := parseStrategy(*mf.strategy, w)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, specError(*mf.strategy, err)
 	}
 	return w, a, nil
 }

@@ -106,23 +106,23 @@ func TestMatrixErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"--workload", "allrange:n=0", "--strategy", "identity", "--eps", "1"}, 1, "n = 0"},
-		{[]string{"--workload", "allrange:n=x", "--strategy", "identity", "--eps", "1"}, 1, "not an integer"},
-		{[]string{"--workload", "cube:n=4", "--strategy", "identity", "--eps", "1"}, 1, "unknown workload"},
-		{[]string{"--workload", "allrange:n=4,q=1", "--strategy", "identity", "--eps", "1"}, 1, "unknown parameter"},
-		{[]string{"--workload", "allrange:n=4", "--strategy", "magic", "--eps", "1"}, 1, "unknown strategy"},
-		{[]string{"--workload", "allrange:n=4", "--strategy", "opt:restarts=0", "--eps", "1"}, 1, "restarts must be"},
-		{[]string{"--workload", "allrange:n=6", "--strategy", "wavelet", "--eps", "1"}, 1, "power of 2"},
-		{[]string{"--workload", "allrange:n=4", "--strategy", "identity", "--eps", "0"}, 1, "eps"},
-		{[]string{"--workload", "allrange:n=4", "--strategy", "identity", "--eps", "NaN"}, 1, "eps"},
+		{[]string{"--workload", "allrange:n=0", "--strategy", "identity", "--eps", "1"}, 2, "n = 0"},
+		{[]string{"--workload", "allrange:n=x", "--strategy", "identity", "--eps", "1"}, 2, "not an integer"},
+		{[]string{"--workload", "cube:n=4", "--strategy", "identity", "--eps", "1"}, 2, "unknown workload"},
+		{[]string{"--workload", "allrange:n=4,q=1", "--strategy", "identity", "--eps", "1"}, 2, "unknown parameter"},
+		{[]string{"--workload", "allrange:n=4", "--strategy", "magic", "--eps", "1"}, 2, "unknown strategy"},
+		{[]string{"--workload", "allrange:n=4", "--strategy", "opt:restarts=0", "--eps", "1"}, 2, "restarts must be"},
+		{[]string{"--workload", "allrange:n=6", "--strategy", "wavelet", "--eps", "1"}, 2, "power of 2"},
+		{[]string{"--workload", "allrange:n=4", "--strategy", "identity", "--eps", "0"}, 2, "eps"},
+		{[]string{"--workload", "allrange:n=4", "--strategy", "identity", "--eps", "NaN"}, 2, "eps"},
 		{[]string{"--workload", "allrange:n=4", "--strategy", "identity"}, 2, "--eps is required"},
 		{[]string{"--strategy", "identity", "--eps", "1"}, 2, "--workload is required"},
-		{[]string{"--workload", "allrange:n=4", "--strategy", "identity", "--eps", "1", "--delta", "0"}, 1, "delta"},
-		{[]string{"--workload", "allrange:n=4", "--strategy", "identity", "--eps", "1", "--delta", "1.5"}, 1, "delta"},
+		{[]string{"--workload", "allrange:n=4", "--strategy", "identity", "--eps", "1", "--delta", "0"}, 2, "delta"},
+		{[]string{"--workload", "allrange:n=4", "--strategy", "identity", "--eps", "1", "--delta", "1.5"}, 2, "delta"},
 		{[]string{"--workload", "allrange:n=4", "--strategy", "identity", "--eps", "1", "--delta", "0.1", "--calibration", "x"}, 2, "calibration"},
 		{[]string{"--workload", "file:" + filepath.Join(dir, "none.csv"), "--strategy", "identity", "--eps", "1"}, 1, "no such file"},
 		{[]string{"--workload", "file:" + bad, "--strategy", "identity", "--eps", "1"}, 1, "line 2"},
-		{[]string{"--workload", "marginals:dims=2xy,k=1", "--strategy", "identity", "--eps", "1"}, 1, "dims"},
+		{[]string{"--workload", "marginals:dims=2xy,k=1", "--strategy", "identity", "--eps", "1"}, 2, "dims"},
 		{[]string{"--workload", "prefix:n=20000", "--strategy", "identity", "--eps", "1"}, 1, "GiB"},
 	}
 	for _, c := range cases {
@@ -241,8 +241,8 @@ func TestAnswerCLI(t *testing.T) {
 		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "1", "--data", short}, 1, "has 3 counts"},
 		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "1", "--data", frac}, 1, "not an integer"},
 		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "1"}, 2, "give one of --data and --records"},
-		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "-1", "--data", data}, 1, "eps"},
-		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "1", "--delta", "2", "--data", data}, 1, "delta"},
+		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "-1", "--data", data}, 2, "eps"},
+		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "1", "--delta", "2", "--data", data}, 2, "delta"},
 		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "1", "--data", data + ".none"}, 1, "no such file"},
 	} {
 		code, _, errs := runMatrixCLI(append([]string{"answer"}, c.args...)...)

@@ -92,6 +92,9 @@ func TestExitCodeTable(t *testing.T) {
 		{[]string{"tight", "--metric", "line:n=6", "--eps", "1", "--nope"}, 2, "flag provided but not defined"},
 		{[]string{"tight", "--metric", "line:n=6", "--eps", "1", "stray"}, 2, `unexpected argument "stray"`},
 		{[]string{"optimize", "--workload", "allrnage:n=8", "--eps", "1"}, 2, `unknown workload "allrnage:n=8"`},
+		{[]string{"matrix", "--workload", "allrnage:n=8", "--strategy", "identity", "--eps", "1"}, 2, `unknown workload "allrnage:n=8"`},
+		{[]string{"matrix", "--workload", "allrange:n=8", "--strategy", "identity", "--eps", "1", "--delta", "2"}, 2, "--delta 2"},
+		{[]string{"answer", "--workload", "allrange:n=8", "--strategy", "identity", "--eps", "0", "--data", x}, 2, "--eps 0"},
 		{[]string{"optimize", "--workload", "allrange:n=8", "--eps", "1", "--delta", "2"}, 2, "--delta 2"},
 		{[]string{"optimize", "--workload", "file:" + filepath.Join(dir, "none.csv"), "--eps", "1"}, 1, "no such file"},
 		// The data said no: 1.
