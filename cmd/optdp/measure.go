@@ -22,8 +22,8 @@ func measureCommand() command {
 	return command{
 		name:    "measure",
 		summary: "every leakage measure of a channel (CSV or .npy): Bayes, g-, Shannon, guessing, capacities, refinement",
-		usage: "--matrix FILE [--prior SPEC] [--metric SPEC] [--gain file:G.csv|binary] [--loss file:L.csv|distance] " +
-			"[--refined-by FILE] [--capacity-tol T] [--progress] [--json]",
+		usage: "--matrix FILE [--cascade FILE | --parallel FILE] [--prior SPEC] [--metric SPEC] [--gain file:G.csv|binary] " +
+			"[--loss file:L.csv|distance] [--refined-by FILE] [--capacity-tol T] [--progress] [--json]",
 		examples: []string{
 			"optdp tight --metric line:n=6 --eps 0.7 --out x.csv && optdp measure --matrix x.csv --metric line:n=6 --loss distance",
 			"optdp measure --matrix x.csv --prior file:prior.txt --gain file:gain.csv --json",
@@ -38,7 +38,8 @@ func measureCommand() command {
 // base-2 logarithms; the formulas are in docs/MATH.md §6 and §18).
 var measureFields = []string{
 	"n                     number of secrets (rows of the channel)",
-	"outputs               number of outputs (columns)",
+	"outputs               number of outputs (columns) of the channel measured",
+	"composed              with --cascade D or --parallel R: \"cascade with FILE\" or \"parallel with FILE\" (C·D or C‖R is measured)",
 	"metric                the --metric spec, normalised; absent without --metric",
 	"prior                 the --prior spec",
 	"map_prior             for points:/raster: priors: {kind, file, pseudo, points, inside, outside} (points outside the grid are dropped)",
@@ -92,6 +93,7 @@ var measureFields = []string{
 type measureOutput struct {
 	N          int               `json:"n"`
 	Outputs    int               `json:"outputs"`
+	Composed   string            `json:"composed,omitempty"`
 	Metric     string            `json:"metric,omitempty"`
 	Prior      string            `json:"prior"`
 	MapPrior   *mapPriorInfo     `json:"map_prior,omitempty"`
@@ -165,6 +167,8 @@ func runMeasure(env *runEnv, args []string) error {
 	gainSpec := fs.String("gain", "", "gain matrix: file:G.csv (n rows = secrets, one column per guess, any finite values) or binary (the identity)")
 	lossSpec := fs.String("loss", "", "loss matrix: file:L.csv (n rows = secrets, one column per guess) or distance (the metric's distances; needs --metric)")
 	refinedBy := fs.String("refined-by", "", "second channel FILE R with the same rows: decide whether --matrix C is refined by R (R = C·D), by LP")
+	cascade := fs.String("cascade", "", "channel FILE D (one row per output of --matrix): measure the cascade C·D (C's output post-processed by D) instead of C")
+	parallel := fs.String("parallel", "", "channel FILE R with the same rows: measure the parallel composition C‖R (both outputs, independent noise) instead of C")
 	capTol := fs.Float64("capacity-tol", 1e-6, "width in bits of the Shannon capacity bracket (Blahut–Arimoto); 0 skips the capacity")
 	prog := fs.Bool("progress", false, "draw a progress bar on stderr even with --json")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -184,8 +188,28 @@ func runMeasure(env *runEnv, args []string) error {
 	if err := mech.ValidateStochastic(c, "channel"); err != nil {
 		return dataError{fmt.Errorf("--matrix %s: %w", *file, err)}
 	}
+	var composed string
+	if *cascade != "" && *parallel != "" {
+		return usagef("--cascade and --parallel: give one of them")
+	}
+	for _, op := range []struct {
+		flag, path string
+		f          func(a, b *mat.Dense) (*mat.Dense, error)
+	}{{"cascade", *cascade, mech.Cascade}, {"parallel", *parallel, mech.Parallel}} {
+		if op.path == "" {
+			continue
+		}
+		d, err := readMatrixPath(op.path)
+		if err != nil {
+			return dataError{fmt.Errorf("--%s: %w", op.flag, err)}
+		}
+		if c, err = op.f(c, d); err != nil {
+			return dataError{fmt.Errorf("--%s %s: %w", op.flag, op.path, err)}
+		}
+		composed = op.flag + " with " + op.path
+	}
 	n, outputs := c.Dims()
-	res := measureOutput{N: n, Outputs: outputs, Prior: *priorSpec}
+	res := measureOutput{N: n, Outputs: outputs, Composed: composed, Prior: *priorSpec}
 
 	// The metric: given, or a stand-in with n answers for the prior.
 	var m metric.Metric
@@ -412,6 +436,9 @@ func printMeasure(w io.Writer, r *measureOutput) {
 		return f(*v)
 	}
 	fmt.Fprintf(w, "channel   %d secrets x %d outputs", r.N, r.Outputs)
+	if r.Composed != "" {
+		fmt.Fprintf(w, " (%s)", r.Composed)
+	}
 	if r.Metric != "" {
 		fmt.Fprintf(w, ", metric %s", r.Metric)
 	}

@@ -91,6 +91,21 @@ func TestMeasureBSCRefinement(t *testing.T) {
 	if r := sub(t, v, "refinement"); r["verdict"] != "no" || float(t, r, "witness_gap") <= 0 {
 		t.Errorf("BSC(0.3) refined by BSC(0.1): %v", r)
 	}
+	// BSC(0.1) then BSC(0.25) is BSC(0.3): the same leakage as b.
+	q := filepath.Join(dir, "q.csv")
+	writeFile(t, q, "0.75,0.25\n0.25,0.75\n")
+	hb := -0.3*math.Log2(0.3) - 0.7*math.Log2(0.7)
+	v = cliJSON(t, "measure", "--matrix", a, "--cascade", q, "--capacity-tol", "0")
+	if l := float(t, sub(t, v, "shannon"), "leakage_bits"); math.Abs(l-(1-hb)) > 1e-12 || v["composed"] != "cascade with "+q {
+		t.Errorf("cascade: leakage %v, want 1 - h(0.3) = %v (%v)", l, 1-hb, v["composed"])
+	}
+	// Two independent BSC(0.1) views of a uniform bit: by hand,
+	// V = 2·(0.5·0.81) + 2·(0.5·0.09) = 0.9 (agreeing views: guess them;
+	// disagreeing ones: a coin), no better than one view.
+	v = cliJSON(t, "measure", "--matrix", a, "--parallel", a, "--capacity-tol", "0")
+	if vb := float(t, sub(t, v, "bayes"), "posterior_vulnerability"); math.Abs(vb-0.9) > 1e-12 || float(t, v, "outputs") != 4 {
+		t.Errorf("parallel: vulnerability %v, want 0.9; %v", vb, v)
+	}
 }
 
 // TestMeasureMapPrior: a points prior on a grid on a map; the constant
