@@ -170,3 +170,27 @@ func TestMeasureErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasureJSONDocumented: every field measure prints with every option
+// on is listed in `optdp help measure` (helpers of surface_test.go).
+func TestMeasureJSONDocumented(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	writeFile(t, a, "0.9,0.1\n0.1,0.9\n")
+	writeFile(t, b, "0.7,0.3\n0.3,0.7\n")
+	pts := filepath.Join(dir, "p.csv")
+	writeFile(t, pts, "x,y\n0.1,0.1\n")
+	v := cliJSON(t, "measure", "--matrix", a, "--cascade", b, "--refined-by", b, "--gain", "binary", "--loss", "distance",
+		"--metric", "grid:w=2,h=1", "--prior", "points:"+pts+",pseudo=1")
+	keys := map[string]bool{}
+	jsonKeys(v, keys)
+	doc := helpFieldNames(t, "measure")
+	for k := range keys {
+		if !doc[k] {
+			t.Errorf("optdp measure --json prints %q, which optdp help measure does not document", k)
+		}
+	}
+	if len(keys) < 40 {
+		t.Errorf("only %d fields printed: %v", len(keys), keys)
+	}
+}
