@@ -242,3 +242,53 @@ func TestDistCSVByteLimit(t *testing.T) {
 		t.Errorf("endless comment lines: err = %v, want the byte limit", err)
 	}
 }
+
+// TestKCountEdgesLazy: KCount's edges are exactly the pairs i < j whose
+// base-(u+1) digits differ by at most 1 everywhere (brute force over all
+// pairs, here), in increasing order; and taking the first edges of
+// kcount:u=1,k=40 (n = 2^40) allocates almost nothing.
+func TestKCountEdgesLazy(t *testing.T) {
+	for _, c := range [][2]int{{1, 1}, {2, 1}, {1, 4}, {2, 3}, {3, 2}} {
+		m, _ := KCount(c[0], c[1])
+		side, n := c[0]+1, m.Len()
+		var want [][2]int
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				a, b, ok := i, j, true
+				for range c[1] {
+					if d := a%side - b%side; d > 1 || d < -1 {
+						ok = false
+					}
+					a, b = a/side, b/side
+				}
+				if ok {
+					want = append(want, [2]int{i, j})
+				}
+			}
+		}
+		var got [][2]int
+		for i, j := range m.Edges() {
+			got = append(got, [2]int{i, j})
+		}
+		if len(got) != len(want) {
+			t.Fatalf("kcount u=%d k=%d: %d edges, want %d", c[0], c[1], len(got), len(want))
+		}
+		for e := range got {
+			if got[e] != want[e] {
+				t.Fatalf("kcount u=%d k=%d: edge %d = %v, want %v", c[0], c[1], e, got[e], want[e])
+			}
+		}
+	}
+	m, _ := KCount(1, 40)
+	alloc := allocDuring(func() {
+		k := 0
+		for range m.Edges() {
+			if k++; k == 100 {
+				break
+			}
+		}
+	})
+	if alloc > 1<<16 {
+		t.Errorf("first 100 edges of kcount:u=1,k=40 allocated %d bytes", alloc)
+	}
+}

@@ -268,44 +268,43 @@ func (m *KCountMetric) Dist(i, j int) float64 {
 // String is "kcount:u=U,k=K".
 func (m *KCountMetric) String() string { return fmt.Sprintf("kcount:u=%d,k=%d", m.u, m.k) }
 
-// Edges yields every pair i < j at Chebyshev distance 1.
+// Edges yields every pair i < j at Chebyshev distance 1, in increasing
+// (i, j) order. The neighbours of i are enumerated by an odometer over the
+// coordinates' valid ranges [c-1, c+1] ∩ [0, u], so memory is O(k) (the
+// 3^k offsets were materialised before: 650 MB for k = 14).
 func (m *KCountMetric) Edges() iter.Seq2[int, int] {
 	return func(yield func(int, int) bool) {
-		// Enumerate the 3^k - 1 neighbour offsets once.
-		var offs [][]int
-		cur := make([]int, m.k)
-		var rec func(c int)
-		rec = func(c int) {
-			if c == m.k {
-				offs = append(offs, append([]int(nil), cur...))
-				return
-			}
-			for _, d := range []int{-1, 0, 1} {
-				cur[c] = d
-				rec(c + 1)
-			}
-		}
-		rec(0)
 		coord := make([]int, m.k)
+		lo := make([]int, m.k)
+		hi := make([]int, m.k)
+		x := make([]int, m.k)
 		for i := 0; i < m.n; i++ {
 			// coord in row-major: coord[0] slowest.
 			t := i
 			for c := m.k - 1; c >= 0; c-- {
 				coord[c] = t % m.side
 				t /= m.side
+				lo[c], hi[c] = max(coord[c]-1, 0), min(coord[c]+1, m.side-1)
+				x[c] = lo[c]
 			}
-		next:
-			for _, off := range offs {
+			for {
 				j := 0
 				for c := 0; c < m.k; c++ {
-					x := coord[c] + off[c]
-					if x < 0 || x >= m.side {
-						continue next
-					}
-					j = j*m.side + x
+					j = j*m.side + x[c]
 				}
 				if j > i && !yield(i, j) {
 					return
+				}
+				c := m.k - 1
+				for ; c >= 0; c-- {
+					if x[c] < hi[c] {
+						x[c]++
+						break
+					}
+					x[c] = lo[c]
+				}
+				if c < 0 {
+					break
 				}
 			}
 		}
