@@ -113,8 +113,12 @@ func runAnswer(env *runEnv, args []string) error {
 	fmt.Fprintf(out, "# workload %s (m = %d), strategy %s (p = %d), eps = %g\n", res.Workload, res.M, res.Strategy, res.P, res.Eps)
 	fmt.Fprintf(out, "# noise: exact %s, sensitivity %.6g, scale %.6g, grid %.3g; expected RMSE %.6g per query\n",
 		res.Noise.Mechanism, res.Noise.Sensitivity, res.Noise.Scale, res.Grid, res.ExpectedRMSE)
-	for _, v := range res.Answers {
-		fmt.Fprintf(out, "%.17g\n", v)
+	// One line per query: its index in the workload (0-based, the row of
+	// W) and the private answer, in the shortest form that reads back as
+	// the same float64.
+	fmt.Fprintf(out, "%-7s %s\n", "# query", "answer")
+	for k, v := range res.Answers {
+		fmt.Fprintf(out, "%-7d %s\n", k, fmtFloat(v))
 	}
 	return nil
 }

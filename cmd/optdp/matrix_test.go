@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -213,9 +214,20 @@ func TestAnswerCLI(t *testing.T) {
 	if code != 0 || out1 != out2 {
 		t.Errorf("same seed gave different output or failed (exit %d, %s)", code, errs)
 	}
+	// Two comment lines, a header, and one labelled line per query: its
+	// index and the answer, which reads back as the JSON answer of the
+	// same seed.
 	lines := strings.Split(strings.TrimSpace(out1), "\n")
-	if len(lines) != 6 || !strings.HasPrefix(lines[0], "#") {
-		t.Errorf("human output: want 2 comment lines and 4 answers, got\n%s", out1)
+	js := matrixJSON(t, append(args, "--seed", "3")...)
+	ans, _ := js["answers"].([]any)
+	if len(lines) != 7 || !strings.HasPrefix(lines[0], "#") || !strings.HasPrefix(lines[2], "# query") || len(ans) != 4 {
+		t.Fatalf("human output: want 2 comment lines, a header and 4 answers, got\n%s", out1)
+	}
+	for k, l := range lines[3:] {
+		f := strings.Fields(l)
+		if len(f) != 2 || f[0] != fmt.Sprint(k) || f[1] != strconv.FormatFloat(ans[k].(float64), 'g', -1, 64) {
+			t.Errorf("answer line %d %q, want %d and %v", k, l, k, ans[k])
+		}
 	}
 	code, _, errs = runMatrixCLI(args...)
 	if code != 0 || strings.Contains(errs, "warning") {
