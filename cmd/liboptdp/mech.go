@@ -12,6 +12,7 @@ import (
 
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/tight"
+	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -49,7 +50,12 @@ func xAndPrior(x *C.optdp_cdouble, rows, cols C.int64_t, prior *C.optdp_cdouble,
 
 // auditObj is an audit report as JSON.
 func auditObj(r mech.AuditReport) obj {
-	return obj{{"eps", r.Eps}, {"private", r.Private}, {"worst", []int{r.Worst[0], r.Worst[1], r.Worst[2]}}, {"pairs", r.Pairs}}
+	var viol any
+	if w := r.Violation; w != nil {
+		viol = obj{{"i", w.I}, {"h", w.H}, {"o", w.O}, {"log_ratio", w.LogRatio}, {"dist", w.Dist}}
+	}
+	return obj{{"eps", r.Eps}, {"private", r.Private}, {"worst", []int{r.Worst[0], r.Worst[1], r.Worst[2]}},
+		{"pairs", r.Pairs}, {"violation", viol}}
 }
 
 // auditArgs reads the arguments of the audits.
@@ -82,29 +88,6 @@ func optdp_audit(x *C.optdp_cdouble, rows, cols C.int64_t, h C.optdp_handle, eps
 	rep, err := mech.Audit(xd, m, float64(eps))
 	if err == nil {
 		err = putJSON(out, auditObj(rep))
-	}
-	if err != nil {
-		return fail(errOut, err)
-	}
-	return C.OPTDP_OK
-}
-
-//export optdp_audit_exact
-func optdp_audit_exact(x *C.optdp_cdouble, rows, cols C.int64_t, h C.optdp_handle, eps C.double, out **C.char, errOut **C.char) (status C.int) {
-	begin(errOut)
-	defer guard(&status, errOut)
-	xd, m, err := auditArgs(x, rows, cols, h, eps)
-	if err != nil {
-		return fail(errOut, err)
-	}
-	rep, err := mech.Audit(xd, m, float64(eps)) // mech.Audit is exact (issue 13)
-	if err == nil {
-		v := auditObj(rep)
-		var viol any
-		if w := rep.Violation; w != nil {
-			viol = obj{{"i", w.I}, {"h", w.H}, {"o", w.O}, {"log_ratio", w.LogRatio}, {"dist", w.Dist}}
-		}
-		err = putJSON(out, append(v, kv{"violation", viol}))
 	}
 	if err != nil {
 		return fail(errOut, err)
@@ -376,21 +359,50 @@ func optdp_bnd_mechanism(u, v C.int64_t, eps C.double, out *C.optdp_matrix, errO
 	return matrixResult(errOut, out)(mech.BndMechanism(a[0], a[1], float64(eps)))
 }
 
+// samplerOptions is the options argument of optdp_sampler_new.
+type samplerOptions struct {
+	Repair    bool  `json:"repair"`
+	Unaudited bool  `json:"unaudited"`
+	Budget    int64 `json:"budget"`
+}
+
 //export optdp_sampler_new
-func optdp_sampler_new(x *C.optdp_cdouble, rows, cols C.int64_t, out *C.optdp_handle, errOut **C.char) (status C.int) {
+func optdp_sampler_new(x *C.optdp_cdouble, rows, cols C.int64_t, h C.optdp_handle, eps C.double, op *C.optdp_cchar,
+	out *C.optdp_handle, info **C.char, errOut **C.char) (status C.int) {
 	begin(errOut)
 	defer guard(&status, errOut)
-	if out == nil {
-		return fail(errOut, badInput("the handle pointer is NULL"))
+	if out == nil || info == nil {
+		return fail(errOut, badInput("an output pointer is NULL"))
 	}
 	xd, err := dense(x, rows, cols, "noise matrix")
 	if err != nil {
 		return fail(errOut, err)
 	}
-	// The C ABI passes no metric, so the privacy proof of mech.NewSampler
-	// is skipped (the draws are still exactly X[i][o]/Σ_o X[i][o]).
-	s, err := mech.NewSampler(xd, nil, 0, &mech.SamplerOptions{Unaudited: true})
+	var o samplerOptions
+	if err := decodeJSON(op, &o, "options", true); err != nil {
+		return fail(errOut, err)
+	}
+	var m metricType
+	switch {
+	case o.Unaudited && h != 0:
+		return fail(errOut, badInput("an unaudited sampler takes no metric (metric handle %d given)", uint64(h)))
+	case !o.Unaudited:
+		if h == 0 {
+			return fail(errOut, badInput("a sampler needs the metric and eps the mechanism is released under (it proves the realised distribution private); set unaudited for experiments"))
+		}
+		if m, err = metricOf(h); err != nil {
+			return fail(errOut, err)
+		}
+		if err := checkEps(float64(eps)); err != nil {
+			return fail(errOut, err)
+		}
+	}
+	s, err := mech.NewSampler(xd, m, float64(eps), &mech.SamplerOptions{
+		Repair: o.Repair, Unaudited: o.Unaudited, Settings: run.Settings{Budget: run.Budget(o.Budget)}})
 	if err != nil {
+		return fail(errOut, err)
+	}
+	if err := putJSON(info, obj{{"mix", s.Mix()}, {"audit", auditObj(s.Audit())}}); err != nil {
 		return fail(errOut, err)
 	}
 	*out = register(s)

@@ -140,16 +140,13 @@ int optdp_metric_distances(optdp_handle metric, optdp_matrix *d, char **err);
 
 /* optdp_audit measures the privacy level of the noise matrix x (rows: true
  * answers, columns: outputs; rows = the metric's n) against the metric and
- * writes {"eps": the measured level, "private": eps <= the given eps up to a
- * relative 1e-9, "worst": [i, h, o], "pairs": pairs checked}. */
+ * decides exactly, in real arithmetic for the given float64 entries and with
+ * no tolerance, whether x[i][o] <= exp(eps d(i,h)) x[h][o] for every pair
+ * and output (mech.Audit). It writes {"eps": the measured level, "private":
+ * the exact verdict, "worst": [i, h, o], "pairs": pairs checked,
+ * "violation": null, or the violated constraint of largest level {"i",
+ * "h", "o", "log_ratio", "dist"}}. */
 int optdp_audit(optdp_cdouble *x, int64_t rows, int64_t cols, optdp_handle metric, double eps, char **json, char **err);
-
-/* optdp_audit_exact decides exactly, in real arithmetic with no tolerance,
- * whether x is eps*d-private (mech.AuditExact: float64 where a proven margin
- * settles it, math/big otherwise), and writes the fields of optdp_audit and
- * "violation": null, or the violated constraint of largest level {"i", "h",
- * "o", "log_ratio", "dist"} with x[i][o] > exp(eps dist) x[h][o]. */
-int optdp_audit_exact(optdp_cdouble *x, int64_t rows, int64_t cols, optdp_handle metric, double eps, char **json, char **err);
 
 /* ---- measures (x row-stochastic, prior a distribution on the rows) ---- */
 
@@ -234,9 +231,17 @@ int optdp_bnd_mechanism(int64_t u, int64_t v, double eps, optdp_matrix *x, char 
  * reproducible experiments only (its output is predictable). */
 int optdp_rng_seeded(uint64_t seed, optdp_handle *rng, char **err);
 
-/* optdp_sampler_new prepares to sample from the row-stochastic x (one alias
- * table per row, O(rows*cols)). */
-int optdp_sampler_new(optdp_cdouble *x, int64_t rows, int64_t cols, optdp_handle *sampler, char **err);
+/* optdp_sampler_new prepares to sample exactly from the row-stochastic x
+ * released under the metric at eps: the draws have exactly the
+ * probabilities x[i][o] / sum_o x[i][o] (integer weights, no floating-point
+ * uniform), and this realised distribution is proven eps*d-private by the
+ * exact audit before the sampler is returned (mech.NewSampler). options:
+ * {"repair": mix rows with the uniform row when rounding puts a ratio above
+ * e^(eps d), "unaudited": no metric (pass 0) and no proof, for experiments,
+ * "budget"}. *info receives {"mix": the weight mixed in, "audit": as
+ * optdp_audit}. */
+int optdp_sampler_new(optdp_cdouble *x, int64_t rows, int64_t cols, optdp_handle metric, double eps,
+	optdp_cchar *options, optdp_handle *sampler, char **info, char **err);
 
 /* optdp_sample draws count reported answers for true_answer into out
  * (count entries, caller-allocated) with randomness from rng
@@ -276,7 +281,9 @@ int optdp_progress(optdp_handle token, char **json, char **err);
  * "banded", "max_mechanism_n", "no_mechanism", "budget" (bytes)}. The JSON
  * result has "n", "eps", "exists" ("yes", "no" or "borderline"),
  * "constant_z", "min_z", "z_err", "unique", "solver", "backend", "rcond",
- * "certificate", "utility" (uniform prior), "audit" (as optdp_audit),
+ * "certificate", "utility" (uniform prior), "mix" (the weight of the
+ * uniform row mixed into X so that its float64 entries pass the exact
+ * audit, 0 if none), "audit" (as optdp_audit),
  * "note", "iterations", "residual". *x receives the n x n mechanism and *z
  * the 1 x n diagonal z when they were built ({NULL, 0, 0} otherwise: X is
  * not built above max_mechanism_n, 4096 by default, and z not above 2^24

@@ -82,7 +82,7 @@ func optdp_tight(h C.optdp_handle, eps C.double, op *C.optdp_cchar, out **C.char
 		{"n", r.N}, {"eps", r.Eps}, {"exists", string(r.Exists)}, {"constant_z", r.ConstantZ},
 		{"min_z", r.MinZ}, {"z_err", r.ZErr}, {"unique", r.Unique}, {"solver", r.Solver},
 		{"backend", r.Backend}, {"rcond", r.RCond}, {"certificate", r.Certificate},
-		{"utility", r.Utility}, {"audit", auditObj(r.Audit)}, {"note", r.Note},
+		{"utility", r.Utility}, {"mix", r.Mix}, {"audit", auditObj(r.Audit)}, {"note", r.Note},
 		{"iterations", r.Iterations}, {"residual", r.Residual},
 	})
 	if err != nil {

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import weakref
-from ctypes import byref, c_double
+from ctypes import byref, c_double, c_uint64, c_void_p
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple, Union
 
@@ -31,11 +31,10 @@ class AuditReport:
     """The outcome of a DP audit of a noise matrix against a metric.
 
     eps: the measured privacy level, max ln(X[i][o]/X[h][o]) / d(i, h) over
-    the pairs checked (inf when a positive entry faces a zero);
-    private: eps <= the audited eps (up to a relative 1e-9, or exactly for
-    audit(..., exact=True)); worst: the (i, h, o) attaining eps; pairs: the
-    number of pairs checked (edges for a graph metric); violation: for an
-    exact audit that fails, the violated constraint of largest level.
+    the pairs checked, to within a few ulps (inf when a positive entry faces
+    a zero); private: the exact verdict; worst: the (i, h, o) attaining eps;
+    pairs: the number of pairs checked (edges for a graph metric);
+    violation: when not private, the violated constraint of largest level.
     """
 
     eps: float
@@ -52,20 +51,16 @@ def audit_report(r: dict) -> AuditReport:
     return AuditReport(float(r["eps"]), bool(r["private"]), tuple(int(w) for w in r["worst"]), int(r["pairs"]), viol)
 
 
-def audit(x: Any, metric: MetricLike, eps: float, *, exact: bool = False) -> AuditReport:
+def audit(x: Any, metric: MetricLike, eps: float) -> AuditReport:
     """Measures the privacy level of the noise matrix x (rows: true answers,
-    columns: outputs) against metric and reports whether x is eps*d-private:
-    X[i][o] <= exp(eps d(i, h)) X[h][o] for every pair and output.
-
-    By default the verdict has a relative tolerance of 1e-9 (it absorbs the
-    rounding of a computed mechanism). exact=True decides the inequalities in
-    real arithmetic for the given float64 entries, with no tolerance
-    (float64 where a proven margin settles a pair, big numbers otherwise),
-    and reports the worst violation."""
+    columns: outputs) against metric and decides whether x is eps*d-private:
+    X[i][o] <= exp(eps d(i, h)) X[h][o] for every pair and output, exactly
+    (in real arithmetic for the given float64 entries and eps, with no
+    tolerance: float64 where a proven margin settles a pair, big numbers
+    otherwise). A violation names the worst constraint."""
     a = _lib.as_matrix(x, "noise matrix")
     m = as_metric(metric)
-    name = "optdp_audit_exact" if exact else "optdp_audit"
-    r = _lib.json_call(name, _lib.dptr(a), a.shape[0], a.shape[1], m._handle, float(eps))
+    r = _lib.json_call("optdp_audit", _lib.dptr(a), a.shape[0], a.shape[1], m._handle, float(eps))
     return audit_report(r)
 
 
@@ -242,17 +237,46 @@ def rng_handle(rng: Optional[Rng], seed: Optional[int]) -> Tuple[int, Optional[S
 
 
 class Sampler:
-    """Draws reported answers from a row-stochastic noise matrix (one alias
-    table per row, built once): answer k for true answer i with probability
-    X[i][k], exactly up to the 2^-53 resolution of a float64 uniform."""
+    """Draws reported answers from a row-stochastic noise matrix, exactly.
 
-    __slots__ = ("_handle", "_finalizer", "n", "m", "__weakref__")
+    The draws have exactly the probabilities X[i][k] / sum_k X[i][k]
+    (integer weights, no floating-point uniform), and the sampler proves
+    this realised distribution eps*d-private for metric by the exact audit
+    before it is built: what is sampled is what was audited. repair=True
+    mixes the rows with the uniform row (weight ``mix``) when rounding puts a
+    ratio above e^(eps d); unaudited=True (no metric, no proof) is for
+    experiments only.
+    """
 
-    def __init__(self, x: Any):
+    __slots__ = ("_handle", "_finalizer", "n", "m", "mix", "audit", "__weakref__")
+
+    def __init__(self, x: Any, metric: Optional[MetricLike] = None, eps: Optional[float] = None, *,
+                 repair: bool = False, unaudited: bool = False, budget: int = 0):
         a = _lib.as_matrix(x, "noise matrix")
         self.n, self.m = a.shape
-        self._handle = _lib.handle_call("optdp_sampler_new", _lib.dptr(a), a.shape[0], a.shape[1])
+        if unaudited:
+            if metric is not None or eps is not None:
+                raise BadInputError("optdp: an unaudited sampler takes no metric or eps")
+            mh, e = 0, 0.0
+        else:
+            if metric is None or eps is None:
+                raise BadInputError(
+                    "optdp: a sampler needs the metric and eps the mechanism is released under (it proves "
+                    "the realised distribution private): Sampler(x, metric, eps); unaudited=True for experiments")
+            mm = as_metric(metric)
+            mh, e = mm._handle, float(eps)
+        opts = {"repair": bool(repair), "unaudited": bool(unaudited), "budget": int(budget)}
+        h = c_uint64()
+        info = c_void_p()
+        keep = None if unaudited else mm
+        _lib.call("optdp_sampler_new", _lib.dptr(a), a.shape[0], a.shape[1], mh, e, _lib.dumps(opts), byref(h),
+                  byref(info))
+        del keep
+        r = _lib.take_json(info)
+        self._handle = int(h.value)
         self._finalizer = weakref.finalize(self, _lib.release, self._handle)
+        self.mix = float(r["mix"])
+        self.audit = audit_report(r["audit"])
 
     def sample(self, true_answer: int, size: Optional[int] = None, *, rng: Optional[Rng] = None,
                seed: Optional[int] = None) -> Union[int, np.ndarray]:
@@ -270,10 +294,12 @@ class Sampler:
         return int(out[0]) if size is None else out
 
 
-def sample(x: Any, true_answer: int, size: Optional[int] = None, *, rng: Optional[Rng] = None,
-           seed: Optional[int] = None) -> Union[int, np.ndarray]:
-    """Draws reported answers for true_answer from the noise matrix x (see
-    Sampler.sample; build a Sampler once to draw repeatedly). Exactly one of
-    rng="crypto" (real releases) or seed=N / rng=SeededRng(N) (experiments)
-    must be given."""
-    return Sampler(x).sample(true_answer, size, rng=rng, seed=seed)
+def sample(x: Any, true_answer: int, size: Optional[int] = None, *, metric: Optional[MetricLike] = None,
+           eps: Optional[float] = None, rng: Optional[Rng] = None, seed: Optional[int] = None,
+           repair: bool = False, unaudited: bool = False) -> Union[int, np.ndarray]:
+    """Draws reported answers for true_answer from the noise matrix x released
+    under metric at eps (see Sampler; build one to draw repeatedly). Exactly
+    one of rng="crypto" (real releases) or seed=N / rng=SeededRng(N)
+    (experiments) must be given."""
+    rng_handle(rng, seed)  # the explicit choice of randomness, checked first
+    return Sampler(x, metric, eps, repair=repair, unaudited=unaudited).sample(true_answer, size, rng=rng, seed=seed)

@@ -71,13 +71,16 @@ class TightResult:
     min z, whose error bound is z_err); when it exists the mechanism is
     optimal for every regular prior and utility (mean z) is its utility for
     the uniform prior. x (n x n) and z are None when not built (n above
-    max_mechanism_n, or 2^24 for z); mechanism samples at any n.
+    max_mechanism_n, or 2^24 for z); mix is the weight of the uniform row
+    mixed into x so that its float64 entries pass the exact audit (0 if
+    none); mechanism samples at any n.
     """
 
     n: int
     eps: float
     exists: str
     utility: float
+    mix: float
     min_z: float
     z_err: float
     unique: bool
@@ -120,7 +123,7 @@ def tight(metric: MetricLike, eps: float, *, solver: str = "auto", max_mechanism
     mech = Mechanism(int(mh.value), int(r["n"])) if mh.value else None
     return TightResult(
         n=int(r["n"]), eps=float(r["eps"]), exists=str(r["exists"]), utility=float(r["utility"]),
-        min_z=float(r["min_z"]), z_err=float(r["z_err"]), unique=bool(r["unique"]),
+        mix=float(r["mix"]), min_z=float(r["min_z"]), z_err=float(r["z_err"]), unique=bool(r["unique"]),
         constant_z=bool(r["constant_z"]), solver=str(r["solver"]), certificate=str(r["certificate"]),
         rcond=float(r["rcond"]), audit=audit_report(r["audit"]), note=str(r["note"]),
         iterations=int(r["iterations"]), residual=float(r["residual"]), backend=str(r["backend"]),

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import optdp
-from conftest import LN2, geometric_fraction
+from conftest import BUILD_RTOL, LN2, geometric_fraction
 
 
 def test_counting_query_geometric():
@@ -17,13 +17,13 @@ def test_counting_query_geometric():
     x = optdp.truncated_geometric(6, LN2)
     want = geometric_fraction(6, Fraction(1, 2))
     assert x.shape == (6, 6)
-    np.testing.assert_allclose(x, np.array(want, dtype=float), rtol=0, atol=1e-15)
-    np.testing.assert_allclose(x[0], [2 / 3, 1 / 6, 1 / 12, 1 / 24, 1 / 48, 1 / 48], atol=1e-15)
+    np.testing.assert_allclose(x, np.array(want, dtype=float), rtol=BUILD_RTOL)
+    np.testing.assert_allclose(x[0], [2 / 3, 1 / 6, 1 / 12, 1 / 24, 1 / 48, 1 / 48], rtol=BUILD_RTOL)
     exact = sum(want[i][i] for i in range(6)) / 6
     assert exact == Fraction(4, 9)
-    assert optdp.utility(x) == pytest.approx(4 / 9, abs=1e-15)
+    assert optdp.utility(x) == pytest.approx(4 / 9, rel=BUILD_RTOL)
     rep = optdp.audit(x, "line:n=6", LN2)
-    assert rep.private and rep.eps == pytest.approx(LN2, rel=1e-12)
+    assert rep.private and rep.violation is None and rep.eps == pytest.approx(LN2, rel=BUILD_RTOL)
     assert rep.pairs == 5  # the line's edges
     # Not private at a smaller level: the audit cannot accept a violation.
     assert not optdp.audit(x, "line:n=6", 0.69).private
@@ -32,7 +32,7 @@ def test_counting_query_geometric():
 def test_truncated_geometric_sensitivity():
     # sens = 2: alpha = e^(-eps/2); at eps = 2 ln 2, alpha = 1/2 again.
     x = optdp.truncated_geometric(5, 2 * LN2, sens=2)
-    np.testing.assert_allclose(x, np.array(geometric_fraction(5, Fraction(1, 2)), dtype=float), atol=1e-15)
+    np.testing.assert_allclose(x, np.array(geometric_fraction(5, Fraction(1, 2)), dtype=float), rtol=BUILD_RTOL)
 
 
 @pytest.mark.parametrize("n,eps", [(2, 0.5), (5, 1.0), (7, 3.0)])
@@ -41,16 +41,16 @@ def test_randomized_response_and_measures(n, eps):
     x = optdp.randomized_response(n, eps)
     want = np.full((n, n), 1 / (e + n - 1))
     np.fill_diagonal(want, e / (e + n - 1))
-    np.testing.assert_allclose(x, want, rtol=1e-14)
+    np.testing.assert_allclose(x, want, rtol=BUILD_RTOL)
     # Uniform prior: U = e/(e+n-1); H(pi) = log2 n; every column's maximum
     # is the diagonal, so the capacity is log2(n e/(e+n-1)) = Bnd(1, n, eps).
-    assert optdp.utility(x) == pytest.approx(e / (e + n - 1), rel=1e-14)
+    assert optdp.utility(x) == pytest.approx(e / (e + n - 1), rel=BUILD_RTOL)
     uniform = np.full(n, 1 / n)
     assert optdp.min_entropy(uniform) == pytest.approx(math.log2(n), rel=1e-14)
     cap = math.log2(n * e / (e + n - 1))
-    assert optdp.min_capacity(x) == pytest.approx(cap, rel=1e-13)
-    assert optdp.leakage(x, uniform) == pytest.approx(cap, rel=1e-13, abs=1e-14)
-    assert optdp.cond_min_entropy(x) == pytest.approx(math.log2(n) - cap, rel=1e-13, abs=1e-14)
+    assert optdp.min_capacity(x) == pytest.approx(cap, rel=BUILD_RTOL)
+    assert optdp.leakage(x, uniform) == pytest.approx(cap, rel=BUILD_RTOL)
+    assert optdp.cond_min_entropy(x) == pytest.approx(math.log2(n) - cap, rel=BUILD_RTOL, abs=1e-14)
     assert optdp.individual_bound(n, eps) == pytest.approx(cap, rel=1e-13)
     assert optdp.audit(x, f"clique:n={n}", eps).private
 
@@ -83,7 +83,7 @@ def test_bound_and_its_mechanism():
         x = optdp.bnd_mechanism(u, v, eps)
         assert x.shape == (v ** u, v ** u)
         np.testing.assert_allclose(x.sum(axis=1), 1, atol=1e-14)
-        assert optdp.leakage(x) == pytest.approx(want, rel=1e-12)
+        assert optdp.leakage(x) == pytest.approx(want, rel=BUILD_RTOL)
         assert optdp.audit(x, f"hamming:u={u},v={v}", eps).private
     # r >= v^u: the range does not restrict anything.
     assert optdp.range_bound(3, 2, 8, 1.0) == pytest.approx(optdp.bnd(3, 2, 1.0), rel=1e-14)
@@ -103,9 +103,9 @@ def test_exponential_closed_form():
     d = np.abs(np.subtract.outer(np.arange(4), np.arange(4))).astype(float)
     w = np.exp(-eps * d / 2)
     want = w / w.sum(axis=1, keepdims=True)
-    np.testing.assert_allclose(optdp.exponential("line:n=4", eps), want, rtol=1e-14)
+    np.testing.assert_allclose(optdp.exponential("line:n=4", eps), want, rtol=BUILD_RTOL)
     m = optdp.Metric.from_distances(d)
-    np.testing.assert_allclose(optdp.exponential(m, eps), want, rtol=1e-14)
+    np.testing.assert_allclose(optdp.exponential(m, eps), want, rtol=BUILD_RTOL)
 
 
 def test_geometric_per_count_is_a_product():
@@ -113,7 +113,7 @@ def test_geometric_per_count_is_a_product():
     # the row-major Kronecker product of the k one-count mechanisms.
     eps = 2 * LN2
     one = np.array(geometric_fraction(3, Fraction(1, 2)), dtype=float)  # budget eps/2 = ln 2
-    np.testing.assert_allclose(optdp.geometric_per_count(2, 2, eps), np.kron(one, one), atol=1e-15)
+    np.testing.assert_allclose(optdp.geometric_per_count(2, 2, eps), np.kron(one, one), rtol=BUILD_RTOL)
 
 
 def test_planar_laplace_properties():
@@ -137,7 +137,7 @@ def test_metrics_from_arrays():
     dist = optdp.Metric.from_distances(d)
     x = optdp.truncated_geometric(5, LN2)
     for m in (line, path, dist):
-        assert optdp.audit(x, m, LN2).eps == pytest.approx(LN2, rel=1e-12)
+        assert optdp.audit(x, m, LN2).eps == pytest.approx(LN2, rel=BUILD_RTOL)
     # Two components: +inf between them.
     two = optdp.Metric.from_edges(4, np.array([[0, 1], [2, 3]]))
     assert math.isinf(two.distances()[0, 3])
@@ -145,17 +145,32 @@ def test_metrics_from_arrays():
 
 def test_sampling_seeded_and_crypto():
     x = optdp.truncated_geometric(6, LN2)
-    a = optdp.sample(x, 2, 1000, seed=7)
-    b = optdp.sample(x, 2, 1000, seed=7)
-    c = optdp.sample(x, 2, 1000, seed=8)
+    line = optdp.Metric("line:n=6")
+    a = optdp.sample(x, 2, 1000, metric=line, eps=LN2, seed=7)
+    b = optdp.sample(x, 2, 1000, metric=line, eps=LN2, seed=7)
+    c = optdp.sample(x, 2, 1000, metric=line, eps=LN2, seed=8)
     assert a.dtype == np.int64 and a.shape == (1000,)
     assert np.array_equal(a, b) and not np.array_equal(a, c)
     # A SeededRng continues its stream: two draws of 500 are the 1000.
     rng = optdp.SeededRng(7)
-    s = optdp.Sampler(x)
+    s = optdp.Sampler(x, line, LN2)
+    assert s.audit.private and s.mix == 0
     assert np.array_equal(np.concatenate([s.sample(2, 500, rng=rng), s.sample(2, 500, rng=rng)]), a)
-    one = optdp.sample(x, 0, rng="crypto")
+    one = optdp.sample(x, 0, metric=line, eps=LN2, rng="crypto")
     assert isinstance(one, int) and 0 <= one < 6
+
+
+def test_sampler_proves_privacy():
+    # The sampler refuses a matrix whose realised distribution is not
+    # eps-private: the truncated geometric mechanism at ln 2 against 0.69.
+    x = optdp.truncated_geometric(6, LN2)
+    with pytest.raises(optdp.OptdpError, match="private"):
+        optdp.Sampler(x, "line:n=6", 0.69)
+    with pytest.raises(optdp.BadInputError, match="metric and eps"):
+        optdp.Sampler(x)
+    # Unaudited (experiments only): no proof, the same exact draws.
+    u = optdp.Sampler(x, unaudited=True)
+    assert not u.audit.private and u.audit.pairs == 0
 
 
 def test_sampling_frequencies():
@@ -163,7 +178,7 @@ def test_sampling_frequencies():
     # within 5 standard deviations of its probability.
     x = optdp.truncated_geometric(6, LN2)
     n = 200_000
-    draws = optdp.sample(x, 1, n, seed=2024)
+    draws = optdp.sample(x, 1, n, metric="line:n=6", eps=LN2, seed=2024)
     freq = np.bincount(draws, minlength=6) / n
     sd = np.sqrt(x[1] * (1 - x[1]) / n)
     assert np.all(np.abs(freq - x[1]) <= 5 * sd), (freq, x[1])
@@ -199,7 +214,7 @@ def test_bad_shapes_and_values():
     with pytest.raises(optdp.BadInputError, match="row 0 sums to"):
         optdp.utility([[0.5, 0.6], [0.5, 0.5]])
     with pytest.raises(optdp.BadInputError, match="sums to"):
-        optdp.Sampler([[0.2, 0.2], [0.5, 0.5]])
+        optdp.Sampler([[0.2, 0.2], [0.5, 0.5]], "line:n=2", 1.0)
     with pytest.raises(optdp.BadInputError, match="negative|>= 0"):
         optdp.leakage([[1.5, -0.5], [0.5, 0.5]])
     with pytest.raises(optdp.BadInputError, match="prior"):
@@ -219,7 +234,7 @@ def test_bad_shapes_and_values():
     with pytest.raises(optdp.OptdpError):
         optdp.Metric.from_edges(3, [[0, 5]])
     with pytest.raises(optdp.OptdpError, match="true answer"):
-        optdp.sample(np.eye(2), 2, seed=1)
+        optdp.sample(np.eye(2), 2, seed=1, unaudited=True)
 
 
 def test_randomness_must_be_explicit():
@@ -243,21 +258,13 @@ def test_error_classes():
 
 def test_exact_audit():
     # y's ratio 0.5/0.25 is exactly 2 (dyadic entries). The float64 nearest
-    # ln 2 is below ln 2, so e^eps < 2: the exact audit finds the violation
-    # that the tolerant audit (relative 1e-9) accepts; the next float above
-    # ln 2 passes.
+    # ln 2 is below ln 2, so e^eps < 2: the audit, exact, finds the violation
+    # (no tolerance absorbs it); the next float above ln 2 passes.
     above = math.nextafter(LN2, 1.0)
     y = np.array([[0.5, 0.5], [0.75, 0.25]])
-    assert optdp.audit(y, "line:n=2", LN2).private
-    bad = optdp.audit(y, "line:n=2", LN2, exact=True)
+    bad = optdp.audit(y, "line:n=2", LN2)
     assert not bad.private
     v = bad.violation
     assert (v.i, v.h, v.o) == (0, 1, 1) and v.log_ratio == pytest.approx(LN2, rel=1e-15) and v.dist == 1
-    ok = optdp.audit(y, "line:n=2", above, exact=True)
+    ok = optdp.audit(y, "line:n=2", above)
     assert ok.private and ok.violation is None
-    # The computed truncated geometric mechanism at ln 2: its float ratios
-    # are 2 up to rounding, so it fails exactly at float(ln 2) and passes
-    # with room to spare at 0.6932.
-    x = optdp.truncated_geometric(6, LN2)
-    assert not optdp.audit(x, "line:n=6", LN2, exact=True).private
-    assert optdp.audit(x, "line:n=6", 0.6932, exact=True).private

@@ -30,6 +30,11 @@ def test_counting_query_seed_result():
     ring = optdp.tight("ring:n=6", LN2)
     assert ring.utility == pytest.approx(8 / 21, abs=1e-15)
     np.testing.assert_allclose(ring.x[0] * 21, [8, 4, 2, 1, 2, 4], atol=1e-13)
+    # Both pass the exact audit as float64 matrices (mixed with the uniform
+    # row when rounding requires it, weight mix) and the exact sampler's proof.
+    for r, m in ((line, "line:n=6"), (ring, "ring:n=6")):
+        assert r.audit.private and 0 <= r.mix < 1e-6
+        assert optdp.audit(r.x, m, LN2).private and optdp.Sampler(r.x, m, LN2).audit.private
     # The ring's mechanism is private for the line too, but worse there.
     assert optdp.audit(ring.x, "line:n=6", LN2).private
     assert optdp.utility(ring.x) < optdp.utility(line.x)
