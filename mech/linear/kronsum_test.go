@@ -2,6 +2,7 @@ package linear
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -204,5 +205,49 @@ func TestOptimizeMarginalWeights(t *testing.T) {
 	}
 	if !relClose(rep.TSE, res.TSE, 1e-9) {
 		t.Errorf("Evaluate %v, Optimize %v", rep.TSE, res.TSE)
+	}
+}
+
+// TestOptimalGaussianMarginals: the sparse closed form over the workload's
+// subspaces gives the trace of linear.Optimize's residual strategy, whose
+// error the matrix mechanism recomputes over the whole 3×2×4 domain, for a
+// weighted union of a 2-way and two 1-way marginals; its certificate is
+// tight; the number of queries is Σ_S Π n_f.
+func TestOptimalGaussianMarginals(t *testing.T) {
+	mw := mwf(t)
+	dims := []int{3, 2, 4}
+	ms := []WeightedMarginal{{[]int{0, 2}, 1}, {[]int{1}, 2}, {[]int{2}, 0.5}}
+	r, err := OptimalGaussianMarginals(dims, ms, 1, 1e-6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := func(n int) Workload { return mw(Identity(n)) }
+	tot := func(n int) Workload { return mw(Total(n)) }
+	w := mw(Union(
+		mw(Kron(id(3), tot(2), id(4))),
+		mw(Scale(mw(Kron(tot(3), id(2), tot(4))), 2)),
+		mw(Scale(mw(Kron(tot(3), tot(2), id(4))), 0.5)),
+	))
+	res, err := Optimize(context.Background(), w, &OptimizeOptions{Eps: 1, Delta: 1e-6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Method != "l2-marginals" || !relClose(r.Trace, res.Objective, 1e-12) || !relClose(r.TSE, res.TSE, 1e-12) {
+		t.Errorf("sparse closed form trace %v TSE %v; Optimize %s trace %v TSE %v", r.Trace, r.TSE, res.Method, res.Objective, res.TSE)
+	}
+	if !relClose(r.Dual, r.Trace, 1e-12) {
+		t.Errorf("dual %v, trace %v", r.Dual, r.Trace)
+	}
+	if m, _ := w.Dims(); r.Queries != float64(m) || m != 12+2+4 {
+		t.Errorf("queries %v, workload has %d", r.Queries, m)
+	}
+	// Subspaces: the subsets of {0,2}, {1}, {2}: "", "0", "2", "0,2", "1".
+	if r.Subspaces != 5 {
+		t.Errorf("%d subspaces %v, want 5", r.Subspaces, r.Nu)
+	}
+	for _, bad := range [][]WeightedMarginal{{{[]int{0, 0}, 1}}, {{[]int{3}, 1}}, {{[]int{0}, 0}}, nil} {
+		if _, err := OptimalGaussianMarginals(dims, bad, 1, 1e-6); !errors.Is(err, ErrBadInput) {
+			t.Errorf("%v: %v, want ErrBadInput", bad, err)
+		}
 	}
 }
