@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/mech/optimal"
 	"github.com/optdp/optdp/mech/tight"
 
 	"github.com/optdp/optdp/mech"
@@ -47,7 +48,8 @@ var compareFields = []string{
 	"prior           the --prior spec",
 	"mechanisms      one entry per mechanism, the tight-constraints mechanism first:",
 	"  name          tight-constraints, truncated-geometric, ring-closure, geometric-per-count,",
-	"                randomized-response, planar-laplace, exponential (those that apply to the metric)",
+	"                randomized-response, planar-laplace, exponential (those that apply to the metric),",
+	"                optimal-lp (the LP optimum for the prior), spanner-1.2 (LP on a 1.2-spanner, metrics without a graph)",
 	"  utility       probability of guessing the true answer for the prior, optimal remap; null if not built",
 	"  leakage_bits  min-entropy leakage for the prior; null if not built",
 	"  audit_eps     privacy level measured against the metric; null if not audited",
@@ -113,6 +115,9 @@ func runCompare(env *runEnv, args []string) error {
 	}
 	bar := newProgress(env, "compare", progressEnabled(*asJSON, *prog))
 	cands := compareCandidates(m, *eps)
+	if !large {
+		cands = append(cands, lpCandidates(m, *eps, ps.prior)...)
+	}
 	res := compareOutput{Metric: m.String(), N: n, Eps: *eps, Prior: *prior}
 	for k, c := range cands {
 		bar.Update(float64(k)/float64(len(cands)), c.name)
@@ -229,6 +234,52 @@ func compareCandidates(m metric.Metric, eps float64) []candidate {
 		x, err := mech.Exponential(m, eps)
 		return x, "", err
 	}})
+	return cs
+}
+
+// Sizes up to which compare solves the optimal-mechanism LP: every metric up
+// to lpExactMaxN answers, a Graph metric (edges only) up to lpGraphMaxN, and
+// the spanner LP of a metric without a graph up to lpSpannerMaxN.
+const (
+	lpExactMaxN   = 100
+	lpGraphMaxN   = 400
+	lpSpannerMaxN = 400
+	lpDelta       = 1.2
+)
+
+// lpCandidates are the optimal mechanism for the prior (the LP of
+// optimal.Solve, binary gain) and, for a metric without a graph, the
+// mechanism on its 1.2-spanner; above the sizes where they take seconds
+// they are listed with a note pointing to optdp optimal.
+func lpCandidates(m metric.Metric, eps float64, prior []float64) []candidate {
+	n := m.Len()
+	_, graph := m.(metric.Graph)
+	solve := func(o *optimal.Options) (*mat.Dense, string, error) {
+		o.Tol = 1e-7
+		r, err := optimal.Solve(context.Background(), m, eps, prior, o)
+		if r == nil {
+			return nil, "", err
+		}
+		note := fmt.Sprintf("LP, %d pairs, certified gap %.1g", r.Pairs, r.Gap)
+		if r.Method == optimal.MethodSpanner {
+			note = fmt.Sprintf("LP on a %g-spanner, %d pairs; at most %.2g%% below the optimum", r.Delta, r.Pairs, 100*r.Gap)
+		}
+		return r.X, note, nil
+	}
+	cs := []candidate{{"optimal-lp", func() (*mat.Dense, string, error) {
+		if n > lpExactMaxN && !(graph && n <= lpGraphMaxN) {
+			return nil, fmt.Sprintf("not solved above %d answers here (%d for graph metrics): use optdp optimal", lpExactMaxN, lpGraphMaxN), nil
+		}
+		return solve(&optimal.Options{})
+	}}}
+	if !graph {
+		cs = append(cs, candidate{fmt.Sprintf("spanner-%g", lpDelta), func() (*mat.Dense, string, error) {
+			if n > lpSpannerMaxN {
+				return nil, fmt.Sprintf("not solved above %d answers here: use optdp optimal --method spanner", lpSpannerMaxN), nil
+			}
+			return solve(&optimal.Options{Method: optimal.MethodSpanner, Delta: lpDelta})
+		}})
+	}
 	return cs
 }
 
