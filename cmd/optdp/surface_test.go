@@ -192,6 +192,9 @@ func TestJSONFieldsDocumented(t *testing.T) {
 		{"optimize", "--workload", "allrange:n=8", "--eps", "1", "--out", filepath.Join(dir, "s.csv")},
 		{"optimize", "--workload", "allrange:n=8", "--eps", "1", "--delta", "1e-6"},
 		{"optimal", "--metric", "line:n=5", "--eps", "1", "--prior", "uniform", "--out", filepath.Join(dir, "o.csv")},
+		{"optimal", "--metric", "grid:w=3,h=3", "--eps", "1", "--prior", "uniform", "--method", "generate"},
+		{"optimal", "--metric", "grid:w=3,h=3", "--eps", "1", "--prior", "uniform", "--method", "spanner"},
+		{"tight", "--metric", "clique:n=6", "--eps", "1e-10", "--solver", "dense"},
 	}
 	for _, args := range runs {
 		code, out, errs := cli(append(args, "--json")...)

@@ -46,6 +46,7 @@ var tightFields = []string{
 	"note         caveats, e.g. why the matrix X was not built; absent if none",
 	"iterations   iterations of an iterative solver; absent for direct solvers",
 	"residual     relative residual ||1 - Phi z|| / ||1|| of an iterative solver; absent for direct solvers",
+	"mix          weight of the uniform row mixed into X so that its float64 entries pass the exact audit; absent when none",
 	"audit_eps    the privacy level measured by auditing X (or the matrix-free mechanism); null when not audited",
 	"private      audit_eps <= eps; null when not audited",
 	"time_s       wall-clock seconds",
