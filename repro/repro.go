@@ -129,6 +129,7 @@ func Experiments() []Experiment {
 		regionsExperiment(),
 		singularExperiment(),
 		matrixExperiment(),
+		productDomainExperiment(),
 	}
 }
 
