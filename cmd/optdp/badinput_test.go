@@ -73,6 +73,28 @@ func badInputCorpus() []badCase {
 		{"matrix --workload identity:n=2 --strategy file:{dir}/s.csv --eps 1", f("s.csv", "1e308,0\n0,1e308\n"), spec, "not representable"},
 		{"matrix --workload identity:n=2 --strategy file:{dir}/s.csv --eps 1", f("s.csv", "1e200,0\n0,1e200\n"), spec, "not representable"},
 
+		// --- sizes that used to hang or allocate before the refusal ---
+		{"tight --metric sum:u=1000000000000,v=1000 --eps 1", nil, data, "too large"},
+		{"tight --metric sum:u=100000000,v=100 --eps 1", nil, data, "too large"},
+		{"threshold --metric sum:u=1000000000000,v=1000 --structured", nil, data, "too large"},
+		{"tight --metric kcount:u=1000,k=5 --eps 1", nil, data, "too large"},
+		{"tight --metric kcount:u=1,k=53 --eps 1", nil, data, ""},
+		{"tight --metric grid:w=94906265,h=94906265 --eps 1", nil, data, "too large"},
+		{"tight --metric line:n=9007199254740992 --eps 1 --out {dir}/o.csv", nil, data, "not built"},
+		{"tight --metric hamming:u=53,v=2 --eps 1 --out {dir}/o.npy", nil, data, "not built"},
+		{"tight --metric line:n=5 --eps 1 --out {dir}", nil, data, "directory"},
+		{"tight --metric line:n=5 --eps 1 --out {dir}/no/such/dir/o.csv", nil, data, ""},
+		{"compare --metric ring:n=1000000000 --eps 1", nil, data, ""},
+		{"compare --metric hamming:u=53,v=2 --eps 1", nil, data, ""},
+		{"optimal --metric line:n=100000 --eps 1 --prior uniform", nil, data, "budget"},
+		{"optimize --workload random:n=100000,m=100000,seed=1 --eps 1", nil, data, "budget"},
+		{"optimize --workload marginals:dims=1048576x1048576,k=2 --eps 1", nil, data, "budget"},
+		{"optimize --workload range2d:n=100000 --eps 1", nil, spec, ""},
+		{"matrix --workload allrange:n=100000 --strategy hier:b=2 --eps 1", nil, data, ""},
+		{"matrix --workload width:n=1000000000,k=3 --strategy identity --eps 1", nil, data, ""},
+		{"threshold --metric kcount:u=3,k=10", nil, data, "structured"},
+		{"answer --workload identity:n=4 --strategy identity --eps 1 --data {dir}/x.csv", f("x.csv", "1,2\n3\n"), data, ""},
+
 		// --- flags and command lines ---
 		{"", nil, usage, ""},
 		{"nosuchcommand", nil, usage, "unknown command"},
