@@ -21,9 +21,16 @@
 //     D normalising columns to unit L1 norm) by L-BFGS with seeded restarts
 //     and never returns anything worse than the caller's baselines;
 //     [OptimizeL1Kron] and [OptimizeL1Marginals] do the same factor-wise for
-//     Kronecker products and unions of Kronecker products (marginals);
+//     Kronecker products and unions of Kronecker products (marginals, the
+//     census tables), the latter refined by block coordinate descent over
+//     the attributes (each factor re-optimised against the Gram matrix
+//     reduced by the others, with the identity and the total as
+//     candidates; bcd.go);
 //     [OptimizeL1MarginalWeights] optimises a weighted union of marginals
-//     for marginal workloads with an exact spectral formula.
+//     for marginal workloads with an exact spectral formula evaluated by
+//     fast subset-sum transforms, and [OptimizeL1MarginalWeightsSpectrum]
+//     for any workload given by its spectrum tr(G E_T) in the marginal
+//     algebra (docs/MATH.md §15.4).
 //
 // The package follows the conventions of package solve/run: long-running
 // functions take a context.Context first (cancellation returns ctx.Err()

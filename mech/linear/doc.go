@@ -32,9 +32,30 @@
 // trace term is the product of the factors' trace terms and D1(A) is the
 // product of the factors' D1, so a 256×256 domain never forms a 65536² matrix.
 //
+//   - product domains (product.go, census.go, spec.go, records.go): a
+//     workload over attributes is a union (Union, with weights by Scale) of
+//     Kronecker products (Kron) of per-attribute blocks (Identity, Total,
+//     IdentityTotal, Prefix, AllRange, WidthRange, Ranges, FromMatrix) or
+//     Marginals over attributes of any sizes; CensusSF1Persons is the 2010
+//     Census SF1 Persons workload of the HDMM paper; ParseWorkloadJSON
+//     reads the documented JSON workload file; Sensitivity and Gram are
+//     computed factor-wise, never over the domain squared; Histogram
+//     counts data records into the domain's cells;
+//   - stacked strategies in the marginal algebra (kronsum.go, gaussmarg.go;
+//     docs/MATH.md §13.8, §15.6): MarginalsStrategy (weighted marginals)
+//     and ResidualStrategy (the residual basis), whose exact errors cost
+//     O(2^d) per Gram term; OptimalGaussianMarginals, the closed-form
+//     optimal Gaussian strategy for weighted marginals at any domain size;
 //   - strategy optimisation (optimize.go): Optimize picks the solver of
 //     package sdp from the Gram's structure (dense, Kronecker, marginals;
-//     L1 for Laplace, L2 with a dual certificate for Gaussian), never returns
-//     a strategy worse than identity, hierarchical or wavelet, and re-checks
-//     the optimiser's objective with this package's own error code.
+//     L1 for Laplace, L2 with a dual certificate for Gaussian; for unions
+//     of Kronecker products the per-attribute block coordinate descent and
+//     weighted marginals, for marginal workloads under Gaussian noise the
+//     closed form), never returns a strategy worse than identity,
+//     hierarchical or wavelet, and re-checks the optimiser's objective with
+//     this package's own error code. Options follow package solve/run:
+//     *OptimizeOptions embedding run.Settings (memory Budget in bytes,
+//     checked before the Gram matrix and workspaces are allocated;
+//     run.Progress reports); errors wrap run's sentinels (ErrTooLarge,
+//     ErrBadInput).
 package linear
