@@ -73,8 +73,8 @@ func FuzzParse(f *testing.F) {
 }
 
 // FuzzReadEdgeList: ReadEdgeList never panics; an accepted graph has at
-// most MaxGraphVertices vertices, every listed edge at distance 1 (small
-// graphs), and metric distances.
+// most MaxGraphVertices vertices and, when small, the distances
+// Floyd–Warshall computes from its edges.
 func FuzzReadEdgeList(f *testing.F) {
 	for _, s := range []string{"0 1\n1 2\n", "n 5\n0 1\n", "# c\n% c\n0,1\n1\t2\n", "n=3\n", "n 2000000000\n0 1\n",
 		"90700070 0", "0 0\n", "0 -1\n", "n 2\nn 3\n", "99999999999999999999 1\n", "\x00\x00", "0 1 2\n", "n 4194305\n"} {
@@ -92,9 +92,36 @@ func FuzzReadEdgeList(f *testing.F) {
 		if n > 64 {
 			return // distances of large graphs: one BFS each, not fuzzed
 		}
+		// Floyd–Warshall on the edge set: an independent all-pairs
+		// computation of the BFS distances.
+		inf := math.Inf(1)
+		fw := make([][]float64, n)
+		for i := range fw {
+			fw[i] = make([]float64, n)
+			for j := range fw[i] {
+				if i != j {
+					fw[i][j] = inf
+				}
+			}
+		}
 		for i, j := range g.Edges() {
-			if g.Dist(i, j) != 1 {
-				t.Fatalf("edge (%d,%d) at distance %v", i, j, g.Dist(i, j))
+			if !(i < j) {
+				t.Fatalf("edge (%d,%d) not ordered", i, j)
+			}
+			fw[i][j], fw[j][i] = 1, 1
+		}
+		for k := range n {
+			for i := range n {
+				for j := range n {
+					fw[i][j] = min(fw[i][j], fw[i][k]+fw[k][j])
+				}
+			}
+		}
+		for i := range n {
+			for j := range n {
+				if g.Dist(i, j) != fw[i][j] {
+					t.Fatalf("d(%d,%d) = %v, Floyd–Warshall gives %v", i, j, g.Dist(i, j), fw[i][j])
+				}
 			}
 		}
 		checkMetricAxioms(t, g, 64)
