@@ -65,8 +65,8 @@ type Violation struct {
 // decision is conclusive by a proven margin: the largest quotient q of a
 // column is within 2^-53 relative of the true one (IEEE division), math.Log
 // of a normal argument is within an ulp, and a pair passes when
-// ln q + 2^-40·(1+|ln q|) is below a lower bound of eps·d (and fails when
-// ln q - 2^-40·(1+|ln q|) is above an upper bound). Quotients that overflow
+// ln q + 2^-46·(1+|ln q|) is below a lower bound of eps·d (and fails when
+// ln q - 2^-46·(1+|ln q|) is above an upper bound). Quotients that overflow
 // are compared through ln a - ln b with a = f·2^e split by math.Frexp, so
 // subnormal entries have correct logarithms (math.Log is wrong on them on
 // amd64, Go issue 56600). A column within the margin is decided in
@@ -75,7 +75,7 @@ type Violation struct {
 // enclosure separates the two sides; since e^t is irrational for rational
 // t > 0 the sides are never equal, and a column still undecided at 16384
 // bits is counted as a violation. The cost is one logarithm per pair over
-// the float comparisons; a mechanism whose ratios sit within 2^-40 of
+// the float comparisons; a mechanism whose ratios sit within 2^-46 of
 // e^{eps d} (built exactly at eps rather than with a margin) costs a
 // big-number comparison per such column.
 func Audit(x *mat.Dense, m metric.Metric, eps float64) (AuditReport, error) {

@@ -179,9 +179,9 @@ func (a *exactAuditor) direction(i, h int, d, q float64, o int, ri, rh []float64
 }
 
 // logMargin bounds the error of a float64 log-ratio l (quotient rounding,
-// the logarithm, the row-scale adjustment): 2^-40·(1+|l|), thousands of
+// the logarithm, the row-scale adjustment): 2^-46·(1+|l|), dozens of
 // times the worst case of about 2^-50·(1+|l|).
-func logMargin(l float64) float64 { return 0x1p-40 * (1 + math.Abs(l)) }
+func logMargin(l float64) float64 { return 0x1p-46 * (1 + math.Abs(l)) }
 
 // fast compares the float64 log-ratio l with eps·d: 1 when
 // l + logMargin(l) is below a lower bound of eps·d (the constraint holds),

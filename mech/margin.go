@@ -17,32 +17,38 @@ import (
 // Exponential, PlanarGeometric) construct a mechanism that must be
 // level·d-private:
 //
-//	BuildLevel(level) = level - max(level·2^-30, 2^-44).
+//	BuildLevel(level) = level - max(level·2^-42, 2^-44).
 //
 // Their float64 entries put every ratio within a few ulps of e^{BuildLevel·d},
 // so the exact Audit at level passes with a log-ratio margin of at least
-// max(level·2^-30, 2^-44)·d, thousands of times the rounding and above the
-// 2^-40 margin of Audit's float path. Utility changes by about 1e-9
-// relative. Below level = 2^-14 the absolute floor dominates:
+// max(level·2^-42, 2^-44)·d, hundreds of times the rounding and above the
+// 2^-46·(1+level·d) margin of Audit's float path (for d >= 1), so Audit
+// decides it without big numbers. Utility changes by about 1e-13 relative,
+// below the papers' printed digits. Below level = 2^-14 the absolute floor dominates:
 // at the smallest level metric.MinEps = 1e-12 the mechanism is built at
 // 0.94e-12.
 func BuildLevel(level float64) float64 {
-	return level - max(level*0x1p-30, 0x1p-44)
+	return level - max(level*0x1p-42, 0x1p-44)
 }
 
 // Harden returns a mechanism that passes the exact Audit against m at eps,
 // and whose rows normalised exactly (what Sampler draws) pass it too: x
-// itself when it does, otherwise x mixed with the uniform row,
+// mixed with the uniform row,
 //
-//	X' = (1-γ)·X + γ/m,  γ the first of 2^-52, 2^-50, ..., 2^-8 that passes,
+//	X' = (1-γ)·X + γ/m,
 //
 // which moves every ratio towards 1 (a ratio a/b > 1 becomes
-// ((1-γ)a + γ/m)/((1-γ)b + γ/m) < a/b). It returns the mechanism, γ (0 for
-// x itself) and the audit of the result; an error when x fails by more
-// than mixing with γ = 2^-8 repairs, which means x is not eps·d-private
-// beyond rounding. It is for mechanisms built exactly at eps from a solve
-// (the tight-constraints mechanism), whose ratios sit within rounding of
-// e^{eps d}; each attempt costs one Audit and one Sampler audit.
+// ((1-γ)a + γ/m)/((1-γ)b + γ/m) < a/b). It is for mechanisms built exactly
+// at eps from a solve (the tight-constraints mechanism), whose float64
+// ratios sit within rounding of e^{eps d}: auditing those as built costs a
+// big-number comparison per column (minutes for a clique of 800), so Harden
+// starts at the γ that moves a ratio a/b ≈ e^t of entries around 1/m by
+// about 2^-42 in the log, γ0 = 2^-42/(1 - e^{-t}) with t = eps·(smallest
+// distance), where Audit's float path decides every column, and
+// quadruples γ (up to 2^-8) while the audit fails. It returns the
+// mechanism, γ and the audit of the result; an error when mixing with
+// γ = 2^-8 does not repair x, which means x is not eps·d-private beyond
+// rounding.
 func Harden(x *mat.Dense, m metric.Metric, eps float64) (*mat.Dense, float64, AuditReport, error) {
 	try := func(y *mat.Dense) (AuditReport, bool, error) {
 		rep, err := Audit(y, m, eps)
@@ -55,14 +61,11 @@ func Harden(x *mat.Dense, m metric.Metric, eps float64) (*mat.Dense, float64, Au
 		}
 		return rep, s.audit.Private, nil
 	}
-	rep, ok, err := try(x)
-	if err != nil || ok {
-		return x, 0, rep, err
-	}
 	n, cols := x.Dims()
+	gamma := math.Min(0x1p-8, 0x1p-42/-math.Expm1(-eps*minDist(m)))
 	y := mat.NewDense(n, cols, nil)
-	for g := 52; g >= 8; g -= 2 {
-		gamma := math.Ldexp(1, -g)
+	var rep AuditReport
+	for ; gamma <= 0x1p-8; gamma *= 4 {
 		mixUniform(y, x, gamma)
 		r, ok, err := try(y)
 		if err != nil {
@@ -71,8 +74,26 @@ func Harden(x *mat.Dense, m metric.Metric, eps float64) (*mat.Dense, float64, Au
 		if ok {
 			return y, gamma, r, nil
 		}
+		rep = r
 	}
-	return nil, 0, rep, fmt.Errorf("the mechanism fails the exact audit at eps = %v (measured %v at %v) and mixing with the uniform row up to γ = 2^-8 does not repair it", eps, rep.Eps, rep.Worst)
+	return nil, 0, rep, fmt.Errorf("the mechanism fails the exact audit at eps = %v (measured %v at %v) even mixed with the uniform row by γ = 2^-8", eps, rep.Eps, rep.Worst)
+}
+
+// minDist is the smallest distance between distinct answers of m that an
+// audit constrains (1 for a Graph), +Inf when there is none.
+func minDist(m metric.Metric) float64 {
+	if _, ok := m.(metric.Graph); ok {
+		return 1
+	}
+	d := math.Inf(1)
+	for i := range m.Len() {
+		for h := i + 1; h < m.Len(); h++ {
+			if v := m.Dist(i, h); v > 0 {
+				d = min(d, v)
+			}
+		}
+	}
+	return d
 }
 
 // mixUniform sets dst = (1-γ)·x + γ/m (m columns).

@@ -77,5 +77,5 @@ func ExampleSampler_seeded() {
 	}
 	fmt.Println(draws)
 	// Output:
-	// [3 4 1 3 5 3 3 3 2 4]
+	// [2 5 5 5 3 3 0 4 3 2]
 }

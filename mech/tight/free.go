@@ -335,9 +335,19 @@ func factorX(kf kronFactor, eps float64) (*mat.Dense, error) {
 }
 
 // Sample draws the reported answer for trueAnswer i with randomness from src
-// (pass CryptoSource() for a real release): answer k with probability
-// X[i][k], exactly up to the 2^-53 resolution of a float64 uniform, in O(1)
-// expected proposals and no table of size n².
+// in O(1) expected proposals and no table of size n²: answer k with
+// probability X[i][k] up to the 2^-53 resolution of float64 uniforms and
+// the rounding of exp and of the solve.
+//
+// Guarantee: NOT exact. Unlike mech.Sampler, the realised probabilities
+// are not the audited ones: they differ from X[i][k] by about 2^-53
+// relative (and by the factor (Phi z)_i, below), so the realised ratios
+// can exceed e^{eps d} by that much (issue 13 measured such excess for
+// float samplers of the truncated geometric mechanism). For a release that
+// must be exactly eps·d-private, build the dense X (tight.Options
+// MaxMechanismN) and draw with mech.NewSampler, which proves the realised
+// distribution private; use this sampler for experiments and for n too
+// large for a dense X.
 //
 // Lattice metrics (Line, Sum, KCount, Grid) use rejection: propose k with
 // probability q_k = Phi[i][k]/S_i, S_i = Σ_k Phi[i][k], and accept it with
