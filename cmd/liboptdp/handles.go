@@ -58,6 +58,8 @@ func kindOf(v any) string {
 		return "sampler"
 	case *tight.FreeMechanism:
 		return "mechanism"
+	case *canceller:
+		return "cancellation token"
 	}
 	if isMetric(v) {
 		return "metric"
