@@ -154,7 +154,7 @@ func runOptimal(env *runEnv, args []string) error {
 	r, err := optimal.Solve(context.Background(), m, *eps, pi, opts)
 	bar.Done()
 	if r == nil {
-		return err
+		return tooLarge(err, "--force raises the budget to the machine's memory; --method spanner constrains fewer pairs")
 	}
 	// With lp.ErrNotConverged the result is still certified (private, with
 	// valid bounds) but its gap exceeds --tol: print it, then fail.

@@ -307,6 +307,11 @@ func privacyPairs(m metric.Metric, eps float64) []lp.Pair {
 		}
 		return ps
 	}
+	if l, ok := m.(metric.Lattice); ok {
+		// Translation invariance: drop the implied pairs by offsets,
+		// without listing all n² pairs first.
+		return latticePairs(l, eps)
+	}
 	n := m.Len()
 	for i := 0; i < n; i++ {
 		for h := i + 1; h < n; h++ {
