@@ -144,11 +144,10 @@ const (
 )
 
 // priorFileBytes is the largest prior file read for n answers.
+// A prior is a vector of at most tight.MaxVectorN entries, so the file is
+// read for at most that many (1 GiB).
 func priorFileBytes(n int) int64 {
-	if n > (1<<40)/64 {
-		return 1 << 40
-	}
-	return 64*int64(n) + maxPriorSlack
+	return 64*int64(min(n, tight.MaxVectorN)) + maxPriorSlack
 }
 
 // readBounded reads the file at path if it holds at most max bytes, and
