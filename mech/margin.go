@@ -10,7 +10,7 @@ import (
 
 // Privacy margins: every mechanism optdp builds passes the exact Audit at
 // the level asked for, with a strict margin rather than a tolerance
-// (docs/MATH.md §9.5).
+// (docs/MATH.md §9.2).
 
 // BuildLevel is the level per unit of distance at which optdp's closed-form
 // builders (TruncatedGeometric, GeometricPerCount, RandomizedResponse,
