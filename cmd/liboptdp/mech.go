@@ -432,16 +432,18 @@ func optdp_sample(h C.optdp_handle, trueAnswer, count C.int64_t, rng C.optdp_han
 		return fail(errOut, err)
 	}
 	defer release()
-	draws := make([]int64, a[1])
-	for i := range draws {
+	// Draws go straight into the caller's array (no second copy of count
+	// words); on an error its contents are unspecified.
+	var dst []int64
+	if a[1] > 0 {
+		dst = unsafe.Slice((*int64)(unsafe.Pointer(out)), a[1])
+	}
+	for i := range dst {
 		k, err := s.Sample(a[0], src)
 		if err != nil {
 			return fail(errOut, err)
 		}
-		draws[i] = int64(k)
-	}
-	if a[1] > 0 {
-		copy(unsafe.Slice((*int64)(unsafe.Pointer(out)), a[1]), draws)
+		dst[i] = int64(k)
 	}
 	return C.OPTDP_OK
 }

@@ -14,7 +14,8 @@
  *    status: OPTDP_OK (0) or one of the OPTDP_ERR_* codes below. On an error
  *    *err (when err is not NULL) receives a message, allocated with malloc,
  *    that the caller frees with optdp_free; on success *err is set to NULL.
- *    Out parameters are written only on success.
+ *    Out parameters are written only on success (except the caller's array
+ *    of optdp_sample, whose contents are unspecified after an error).
  *  - Input arrays are read during the call only and never retained; they are
  *    never written. Matrices are dense, row-major, of doubles: entry (i, j) of
  *    an r x c matrix is data[i*c + j].
