@@ -82,7 +82,7 @@ func fuzzMetric(n int, kind byte) metric.Metric {
 	}}
 }
 
-// FuzzAuditExact compares AuditExact with the brute-force exact reference
+// FuzzAudit compares Audit with the brute-force exact reference
 // on small matrices built from the fuzz bytes (raw float64 bits, zeros,
 // subnormals, entries within ulps of the bound): the verdicts agree, a
 // reported violation is one, and the measured level is the reference's.
