@@ -121,7 +121,7 @@ func runRegions(ctx context.Context, cfg *Config) (*Result, error) {
 		// min p >= a/(1+(v-1)a).
 		a := math.Exp(-eps)
 		closedMin := (0.2 - a/(1+3*a)) / (1 - a)
-		rows = append(rows, []string{ff(eps), fv(pr.Regular), ff(pr.MinY1), ff(closedMin), ff(pr.LeakageBoundBits), ff(lbv), ff(b)})
+		rows = append(rows, []string{ff(eps), fv(pr.Regular), ff(pr.MinY1), ff(closedMin), ff(pr.LeakageBoundBits), ffOrEmpty(lbv), ff(b)})
 		eg, lb, lbf, bnd = append(eg, eps), append(lb, lbv), append(lbf, lbn), append(bnd, b)
 	}
 	if err := r.writeCSV(cfg, "regions_database_prior.csv", []string{"eps", "regular", "min_y1", "min_y1_closed_form", "prop5_formula_bits", "prior_leakage_bound_bits_if_regular", "bnd_all_priors_bits"}, rows); err != nil {

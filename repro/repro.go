@@ -264,7 +264,9 @@ func machine() string {
 func writeReport(path string, rep *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# optdp reproduction report\n\n")
-	fmt.Fprintf(&b, "Every value below was computed by `optdp reproduce` in this run; the papers' numbers appear only as quoted claims.\n\n")
+	fmt.Fprintf(&b, "Every value below was computed by `optdp reproduce` in this run; the papers' numbers appear only as quoted claims. "+
+		"In the CSV files an empty cell is a value that does not exist in this run (for example the utility of a mechanism below its threshold), "+
+		"and verdicts are true, false or borderline.\n\n")
 	fmt.Fprintf(&b, "| | |\n|---|---|\n")
 	fmt.Fprintf(&b, "| date (UTC) | %s |\n| machine | %s |\n| Go | %s |\n| backend | %s (%d threads) |\n| mode | %s |\n| total time | %.1f s |\n\n",
 		rep.Date, rep.Machine, rep.GoVersion, rep.Backend, rep.Threads, modeName(rep.Quick), rep.Seconds)
