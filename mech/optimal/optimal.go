@@ -294,9 +294,11 @@ func optimalGain(m metric.Metric, prior []float64, o Options) ([]float64, error)
 
 // privacyPairs lists the LP's ratio constraints
 // X[i][k] <= e^{eps d(i,h)} X[h][k]: both orientations of every edge of a
-// Graph (which suffice, docs/MATH.md §1.3), or of every pair at finite
-// distance otherwise. A ratio that overflows is clamped to 1e300, a stricter
-// constraint.
+// Graph (which suffice, docs/MATH.md §1.3), of the pairs of a Lattice at
+// the offsets not implied by shorter ones (latticePairs, the 1-spanner of
+// §11.5 computed on offsets: a Manhattan grid's edges), or of every pair at
+// finite distance otherwise. A ratio that overflows is clamped to 1e300, a
+// stricter constraint.
 func privacyPairs(m metric.Metric, eps float64) []lp.Pair {
 	ratio := func(i, h int) float64 { return math.Min(math.Exp(eps*m.Dist(i, h)), 1e300) }
 	var ps []lp.Pair
