@@ -73,15 +73,18 @@ func (p *Problem) bandwidth() int {
 }
 
 // WorkspaceBytes estimates the memory Solve allocates for p with the given
-// number of parallel workers (Solve checks it for the row numbering it
-// solves with, which may be a bandwidth-reducing renumbering of p): 11 arrays of N·M values (iterate, residuals,
-// direction, certificate), 7 of len(Pairs)·M, the M banded factors of
-// bandwidth b, the N×N Schur complement and one N×N accumulator per extra
-// worker, and per-worker scratch.
+// number of parallel workers in the banded mode (Solve checks it for the
+// row numbering it solves with, a bandwidth-reducing renumbering of p, and
+// adds the sparse factors and per-worker inverses when it uses them): 15
+// arrays of N·M values (iterate, residuals, direction, corrector,
+// certificate), 11 of len(Pairs)·M, the M banded factors of bandwidth b
+// (allocated by the sparse mode only for its QR fallback, but counted), the
+// N×N Schur complement and one N×N accumulator per extra worker, and
+// per-worker scratch.
 func (p *Problem) WorkspaceBytes(workers int) float64 {
 	n, m, np := float64(p.N), float64(p.M), float64(len(p.Pairs))
 	b, w := float64(p.bandwidth()), float64(max(1, workers))
-	floats := 11*n*m + 7*np*m + m*n*(b+1) + w*n*n + w*(2*(b+1)*n+np+2*n)
+	floats := 15*n*m + 11*np*m + m*n*(b+1) + w*n*n + w*(2*(b+1)*n+np+3*n)
 	return 8 * floats
 }
 
