@@ -193,9 +193,14 @@ func kronTerms(g Gram) (terms []sdp.KronTerm, dims []int, ok bool) {
 //     better; any other sum -> sdp.OptimizeL1 on the dense Gram. The
 //     standard strategies (see OptimizeResult.Baselines) are passed as
 //     baselines, so the result is never worse than the best of them.
-//   - Delta > 0 (Gaussian, the L2 problem, convex): one Kronecker term with
-//     several factors -> sdp.OptimizeL2Kron, otherwise sdp.OptimizeL2 on the
-//     dense Gram, with a duality-gap certificate. A baseline with a smaller
+//   - Delta > 0 (Gaussian, the L2 problem, convex): every Gram factor of
+//     the form α I + β 1 1^T (unions of marginals) -> the closed form of
+//     optimizeL2Marginals (certified, gap 0); one Kronecker term with
+//     several factors -> sdp.OptimizeL2Kron; a sum of Kronecker terms with
+//     the same factor orders -> sdp.OptimizeL2KronSum (a Kronecker strategy
+//     by block coordinate descent, with a valid but loose certificate);
+//     otherwise sdp.OptimizeL2 on the dense Gram, with a duality-gap
+//     certificate. A baseline with a smaller
 //     trace (only possible when Newton did not converge) is returned instead.
 //
 // The returned strategy's error is recomputed with ProfileTrace and the
@@ -488,6 +493,20 @@ func optimizeL2(ctx context.Context, w Workload, g Gram, opts *OptimizeOptions) 
 	}
 	if res != nil {
 		// The closed form of the marginal algebra (below).
+	} else if terms, _, ok2 := kronTerms(g); ok2 && len(g.Terms) > 1 && len(dims) > 1 {
+		kr, err := sdp.OptimizeL2KronSum(ctx, terms, o)
+		if err != nil {
+			return nil, fmt.Errorf("optimize: %w", err)
+		}
+		res = &OptimizeResult{Method: "l2-kron-sum", Objective: kr.Objective, Dual: kr.Dual, Gap: kr.Gap, RelGap: kr.RelGap}
+		fs := make([]*mat.Dense, len(kr.Factors))
+		for i, f := range kr.Factors {
+			fs[i] = f.A
+			res.Iterations += f.Iterations
+		}
+		if res.Strategy, err = kronFromFactors("opt-l2", fs); err != nil {
+			return nil, err
+		}
 	} else if ok && len(g.Terms) == 1 && len(dims) > 1 {
 		kr, err := sdp.OptimizeL2Kron(ctx, g.Terms[0], o)
 		if err != nil {
