@@ -10,8 +10,8 @@
  *
  * Conventions (every function follows them):
  *
- *  - Every function except optdp_free and optdp_release returns an int
- *    status: OPTDP_OK (0) or one of the OPTDP_ERR_* codes below. On an error
+ *  - Every function except optdp_free, optdp_release and optdp_cancel
+ *    returns an int status: OPTDP_OK (0) or one of the OPTDP_ERR_* codes below. On an error
  *    *err (when err is not NULL) receives a message, allocated with malloc,
  *    that the caller frees with optdp_free; on success *err is set to NULL.
  *    Out parameters are written only on success (except the caller's array
@@ -64,7 +64,8 @@ enum {
 	/* A matrix-mechanism strategy cannot answer the workload. */
 	OPTDP_ERR_UNSUPPORTED = 4,
 	/* The library refused or failed for another reason the message states
-	 * (e.g. a prior that is not a distribution, a failed audit). */
+	 * (e.g. a mechanism that fails its audit, a threshold search that finds
+	 * no crossing). */
 	OPTDP_ERR_FAILED = 5,
 	/* A bug in optdp (a recovered panic); please report the message. */
 	OPTDP_ERR_INTERNAL = 6,
@@ -247,7 +248,11 @@ int optdp_sampler_new(optdp_cdouble *x, int64_t rows, int64_t cols, optdp_handle
 /* optdp_sample draws count reported answers for true_answer into out
  * (count entries, caller-allocated) with randomness from rng
  * (OPTDP_RNG_CRYPTO or a seeded handle). sampler is a handle from
- * optdp_sampler_new or the mechanism handle of optdp_tight. */
+ * optdp_sampler_new (exact) or the mechanism handle of optdp_tight, which
+ * samples at any n without a matrix but only up to the 2^-53 resolution of
+ * float64 uniforms and the rounding of exp and of the solve
+ * (tight.FreeMechanism.Sample); for a release of a mechanism small enough
+ * to hold, prefer a sampler of its matrix. */
 int optdp_sample(optdp_handle sampler, int64_t true_answer, int64_t count, optdp_handle rng, int64_t *out, char **err);
 
 /* ---- cancellation ----

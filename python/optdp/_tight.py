@@ -19,8 +19,11 @@ from .metric import MetricLike, as_metric
 
 class Mechanism:
     """The matrix-free tight-constraints mechanism held by the library: draws
-    reported answers exactly at any n (no n x n matrix), in O(1) expected
-    proposals on lattices."""
+    reported answers at any n (no n x n matrix), in O(1) expected proposals
+    on lattices, with probability X[i][k] up to the 2^-53 resolution of
+    float64 uniforms and the rounding of exp and of the solve. For a release
+    of a mechanism small enough to hold, prefer Sampler(result.x, metric,
+    eps), which samples exactly what the audit proved private."""
 
     __slots__ = ("_handle", "_finalizer", "n", "__weakref__")
 
