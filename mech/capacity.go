@@ -1,7 +1,7 @@
 package mech
 
 // The Shannon capacity of a channel by the Blahut–Arimoto iteration, with a
-// certified bracket (docs/MATH.md §6.5).
+// certified bracket (docs/MATH.md §18.3).
 
 import (
 	"context"

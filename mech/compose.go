@@ -1,6 +1,6 @@
 package mech
 
-// Composition of channels and refinement (docs/MATH.md §6.7): cascade,
+// Composition of channels and refinement (docs/MATH.md §18.4): cascade,
 // parallel composition, and the decision "C is refined by R" by linear
 // programming, with a certificate either way.
 

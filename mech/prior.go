@@ -1,6 +1,6 @@
 package mech
 
-// Priors for maps (docs/MATH.md §18.4): from a CSV of points binned onto a
+// Priors for maps (docs/MATH.md §18.5): from a CSV of points binned onto a
 // grid, and from a raster of weights.
 
 import (

@@ -1,6 +1,6 @@
 package mech
 
-// Quantitative information flow measures of any channel (docs/MATH.md §6):
+// Quantitative information flow measures of any channel (docs/MATH.md §18):
 // g-vulnerability and g-leakage, Bayes risk for a loss, Shannon entropy and
 // mutual information, guessing entropy. The capacities are in capacity.go,
 // the composition of channels and refinement in compose.go.

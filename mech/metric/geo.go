@@ -1,7 +1,7 @@
 package metric
 
 // Grids laid on a map: a bounding box in degrees, the grid step in km that
-// it implies, and the cell of a point (docs/MATH.md §18.4).
+// it implies, and the cell of a point (docs/MATH.md §18.5).
 
 import (
 	"fmt"
@@ -111,7 +111,7 @@ func (b GeoBox) CellKm(w, h int) (width, height float64) {
 // weaker on the ground. step, if > 0, overrides it with a smaller value (a
 // larger one is an error, as it would overstate distances).
 //
-// The approximation (docs/MATH.md §18.4) is equirectangular: distances on
+// The approximation (docs/MATH.md §18.5) is equirectangular: distances on
 // the ground (WGS84) differ from the grid's by the cells' aspect ratio (the
 // grid takes the smaller side), by the change of the degree lengths across
 // the box (the grid takes the smallest), all on the safe side, and by the
