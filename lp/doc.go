@@ -13,9 +13,9 @@
 //
 // # Solvers
 //
-// Solve is the exact solver. It first drops the pairs implied by chains of
-// others (Spanner with stretch 1: a Manhattan grid's list of all pairs
-// becomes its 4-neighbour edges), then runs a Mehrotra predictor-corrector
+// Solve is the exact solver. From a dense list of pairs it first drops those
+// implied by chains of others (Spanner with stretch 1: a Manhattan grid's
+// list of all pairs becomes its 4-neighbour edges), then runs a Mehrotra predictor-corrector
 // interior-point method with Gondzio's centrality correctors. The ratio
 // constraints are the same for every column and the columns are coupled
 // only by the row sums, so the Newton system is reduced per column: column

@@ -227,8 +227,8 @@ const cholMinRatio = 1e-14
 // interior-point method (see the package documentation) and returns a
 // certified solution: an exactly feasible X (after Repair) and a dual bound.
 //
-// Unless opts.KeepPairs is set, Solve first drops the pairs implied by
-// chains of others (Spanner with delta = 1: for a Manhattan grid's list of
+// Unless opts.KeepPairs is set, Solve first drops, from a dense list (more
+// than 16 pairs per row on average), the pairs implied by chains of others (Spanner with delta = 1: for a Manhattan grid's list of
 // all pairs, everything but the 4-neighbour edges), solves with the rest —
 // a relaxation, so its dual bound holds for p — and repairs the answer
 // against every pair of p, so X is feasible for p itself.
@@ -243,7 +243,10 @@ func Solve(ctx context.Context, p *Problem, opts *Options) (*Result, error) {
 		return nil, err
 	}
 	q := p
-	if !o.KeepPairs && len(p.Pairs) > 0 {
+	// Pruning pays for dense pair lists (all pairs of a metric); sparse
+	// graphs (lines, bands, grids' edges) rarely have implied pairs, and
+	// the search's distance cache grows as N² (Spanner).
+	if !o.KeepPairs && len(p.Pairs) > pruneMinDegree*p.N {
 		sp, _, err := Spanner(p.N, p.Pairs, 1, o.Budget)
 		if err != nil {
 			return nil, err
@@ -263,6 +266,10 @@ func Solve(ctx context.Context, p *Problem, opts *Options) (*Result, error) {
 	}
 	return r, err
 }
+
+// pruneMinDegree is the mean number of pairs per row above which Solve
+// drops implied pairs first.
+const pruneMinDegree = 16
 
 // repairFor makes r.X feasible for p (Repair with the given margin) and
 // updates Mix, Primal and Gap; Dual, a bound for a relaxation of p, stays.
