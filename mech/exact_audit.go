@@ -31,6 +31,7 @@ type expEnc struct {
 	t      *big.Float
 	prec   uint
 	lo, hi *big.Float
+	dd     *ddBounds // double-double enclosure, formed on first use
 }
 
 func newExactAuditor(x *mat.Dense, sums []*big.Float, eps float64) *exactAuditor {
@@ -241,6 +242,21 @@ func (a *exactAuditor) exactLE(u, v float64, i, h int, d float64) bool {
 	if e.t.MantExp(nil) > 20 {
 		// t >= 2^20: e^t > 2^t, and lhs/rhs < 2^(exponent difference + 1).
 		return lhs.MantExp(nil)-rhs.MantExp(nil)+1 < 1<<20
+	}
+	if a.sums == nil {
+		// Exact float64 arithmetic against a 106-bit enclosure decides all
+		// but ratios within about 2^-100 of e^t (exact_dd.go).
+		if e.dd == nil {
+			lo, hi := e.bounds(160)
+			b := newDDBounds(lo, hi)
+			e.dd = &b
+		}
+		if s, ok := ddCompare(u, v, e.dd.l1, e.dd.l2); ok && s <= 0 {
+			return true
+		}
+		if s, ok := ddCompare(u, v, e.dd.u1, e.dd.u2); ok && s > 0 {
+			return false
+		}
 	}
 	r := new(big.Float)
 	for prec := uint(128); prec <= maxExactPrec; prec *= 2 {
