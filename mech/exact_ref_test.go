@@ -1,7 +1,7 @@
 package mech
 
-// A brute-force exact DP audit for the tests of AuditExact and
-// ExactSampler, written independently of them: integer fixed-point
+// A brute-force exact DP audit for the tests of Audit and
+// Sampler, written independently of them: integer fixed-point
 // arithmetic (math/big.Int, floor and ceiling by hand) instead of big.Float
 // rounding modes, every pair and every column compared, no float64 fast
 // path.
@@ -95,7 +95,7 @@ func refFromFloats(rows [][]float64) refRealised {
 }
 
 // refNormalised is the matrix with each row divided by its exact sum: the
-// distribution ExactSampler must realise.
+// distribution Sampler must realise.
 func refNormalised(rows [][]float64) refRealised {
 	r := refFromFloats(rows)
 	for i, wr := range r.w {

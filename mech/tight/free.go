@@ -360,7 +360,7 @@ func factorX(kf kronFactor, eps float64) (*mat.Dense, error) {
 // and the rows of X sum to 1 because Phi z = 1. (With the computed z the
 // accepted k has probability Phi[i][k] z_k / (Phi z)_i, where (Phi z)_i
 // differs from 1 by the solve's residual, about 1e-12: the privacy ratios
-// move by a factor (Phi z)_h/(Phi z)_i, far inside AuditTol.) The proposal needs no
+// move by a factor (Phi z)_h/(Phi z)_i, about 1e-12.) The proposal needs no
 // n-sized row: Phi[i][k] = w(k-i), w(delta) = exp(-eps·Offset(delta)), and
 // the row is the kernel translated to i and truncated to the lattice. One
 // alias table over the non-negative offsets o (a box of the lattice's own
