@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/optdp/optdp/solve/run"
@@ -259,5 +260,55 @@ func TestGridExact(t *testing.T) {
 		}
 		in("spanner", &s.Result, 1)
 		t.Logf("%s: exact %.10g, spanner %.10g (%d pairs, bound %.10g), generate %d rounds", mc.name, exact, s.Primal, s.Pairs, s.Dual, g.Rounds)
+	}
+}
+
+// TestGenerateReports: constraint generation reports each round (Stage
+// "cuts", rounds counted from 1, the violated pairs in the message, a
+// certified gap that never grows) and refuses bad starts and budgets.
+func TestGenerateReports(t *testing.T) {
+	pts := gridPts(3, 3)
+	n := len(pts)
+	pairs := metricPairs(pts, l2, 0.6)
+	c := make([]float64, n*n)
+	for i := range pts {
+		for o := range pts {
+			c[i*n+o] = -l2(pts[i], pts[o]) / float64(n)
+		}
+	}
+	p := &Problem{N: n, M: n, C: c, Pairs: pairs}
+	var rounds []run.Progress
+	o := &GenerateOptions{Neighbours: 2}
+	o.Tol = 1e-8
+	o.Progress = func(pr run.Progress) {
+		if pr.Stage == "cuts" {
+			rounds = append(rounds, pr)
+		}
+	}
+	r, err := Generate(context.Background(), p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rounds) != r.Rounds || r.Rounds < 2 || len(r.Violated) != r.Rounds {
+		t.Fatalf("%d reports, %d rounds, violated %v", len(rounds), r.Rounds, r.Violated)
+	}
+	for k, pr := range rounds {
+		if pr.Iter != k+1 || !strings.Contains(pr.Message, "violated") || (k > 0 && pr.Gap > rounds[k-1].Gap) {
+			t.Errorf("round %d: %+v", k+1, pr)
+		}
+	}
+	if _, err := Generate(context.Background(), p, &GenerateOptions{Start: []int{len(pairs)}}); !errors.Is(err, run.ErrBadInput) {
+		t.Errorf("start out of range: %v", err)
+	}
+	small := &GenerateOptions{}
+	small.Budget = 1000
+	if _, err := Generate(context.Background(), p, small); !errors.Is(err, run.ErrTooLarge) {
+		t.Errorf("budget 1000 bytes: %v", err)
+	}
+	if _, err := SolveSpanner(context.Background(), p, 1.5, &Options{Settings: run.Settings{Budget: 1000}}); !errors.Is(err, run.ErrTooLarge) {
+		t.Errorf("spanner, budget 1000 bytes: %v", err)
+	}
+	if _, err := SolveSpanner(context.Background(), p, math.NaN(), nil); !errors.Is(err, run.ErrBadInput) {
+		t.Errorf("spanner, delta NaN: %v", err)
 	}
 }
