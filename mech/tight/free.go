@@ -44,6 +44,10 @@ type FreeMechanism struct {
 	box  *mech.AliasTable
 	lat  metric.Lattice
 	berr error
+
+	facOnce sync.Once // builds the exact factor samplers on first Sample
+	facs    []*mech.Sampler
+	facErr  error
 }
 
 // newFreeMechanism wraps a tight result whose mechanism exists.
@@ -339,8 +343,16 @@ func factorX(kf kronFactor, eps float64) (*mat.Dense, error) {
 // probability X[i][k] up to the 2^-53 resolution of float64 uniforms and
 // the rounding of exp and of the solve.
 //
-// Guarantee: NOT exact. Unlike mech.Sampler, the realised probabilities
-// are not the audited ones: they differ from X[i][k] by about 2^-53
+// Guarantee, separable metrics (Manhattan grids, Hamming spaces): exact.
+// Each factor's answer is drawn by a mech.Sampler of the factor's dense
+// X_f hardened by mech.Harden (mixed with the uniform row by about 1e-12),
+// whose realised distribution is proven eps·d_f-private exactly; the
+// product of the factors' realised distributions is then exactly
+// eps·d-private (the ratios multiply, d = Σ_f d_f). The factor samplers are
+// built on the first Sample (O(Σ_f n_f²) memory).
+//
+// Guarantee, other metrics: NOT exact. Unlike mech.Sampler, the realised
+// probabilities are not the audited ones: they differ from X[i][k] by about 2^-53
 // relative (and by the factor (Phi z)_i, below), so the realised ratios
 // can exceed e^{eps d} by that much (issue 13 measured such excess for
 // float samplers of the truncated geometric mechanism). For a release that
@@ -375,7 +387,7 @@ func factorX(kf kronFactor, eps float64) (*mat.Dense, error) {
 //
 // Separable metrics (Manhattan grids, Hamming spaces) sample coordinate-wise:
 // X = ⊗ X_f, so the factors' answers are independent given the true answer,
-// each drawn from its factor's row by inversion (O(n_f)). Other metrics
+// each drawn exactly from its factor's (hardened) row by mech.Sampler. Other metrics
 // draw from the row of X by inversion in O(n).
 func (f *FreeMechanism) Sample(trueAnswer int, src mech.Source) (int, error) {
 	if trueAnswer < 0 || trueAnswer >= f.n {
@@ -388,7 +400,7 @@ func (f *FreeMechanism) Sample(trueAnswer int, src mech.Source) (int, error) {
 		return 0, fmt.Errorf("free sampler: the mechanism's existence (min z >= 0) is not certified")
 	}
 	if f.kron != nil {
-		return f.sampleFactors(trueAnswer, src), nil
+		return f.sampleFactors(trueAnswer, src)
 	}
 	if lat, ok := symmetricLattice(f.m); ok {
 		f.once.Do(func() { f.lat = lat; f.box, f.berr = offsetTable(lat, f.eps) })
@@ -464,7 +476,11 @@ func (f *FreeMechanism) sampleLattice(i int, src mech.Source) (int, error) {
 }
 
 // sampleFactors draws each factor's answer from its row of X_f.
-func (f *FreeMechanism) sampleFactors(i int, src mech.Source) int {
+func (f *FreeMechanism) sampleFactors(i int, src mech.Source) (int, error) {
+	f.facOnce.Do(func() { f.facs, f.facErr = f.factorSamplers() })
+	if f.facErr != nil {
+		return 0, f.facErr
+	}
 	digits := make([]int, len(f.kron))
 	for j := len(f.kron) - 1; j >= 0; j-- {
 		nf := len(f.kron[j].z)
@@ -472,14 +488,14 @@ func (f *FreeMechanism) sampleFactors(i int, src mech.Source) int {
 		i /= nf
 	}
 	k := 0
-	for j, kf := range f.kron {
-		ij := digits[j]
-		kj := sampleInversion(len(kf.z), src, func(c int) float64 {
-			return math.Exp(-f.eps*kf.m.Dist(ij, c)) * kf.z[c]
-		})
-		k = k*len(kf.z) + kj
+	for j, s := range f.facs {
+		kj, err := s.Sample(digits[j], src)
+		if err != nil {
+			return 0, fmt.Errorf("free sampler: factor %d: %w", j, err)
+		}
+		k = k*len(f.kron[j].z) + kj
 	}
-	return k
+	return k, nil
 }
 
 // sampleInversion draws c in 0..n-1 with probability weight(c)/Σ weight by
