@@ -188,9 +188,12 @@ func kronTerms(g Gram) (terms []sdp.KronTerm, dims []int, ok bool) {
 //   - Delta = 0 (Laplace, the L1 problem): one dense term -> sdp.OptimizeL1;
 //     one Kronecker term (e.g. 2-D ranges) -> sdp.OptimizeL1Kron, factor-wise;
 //     a sum of Kronecker terms with the same factor orders (marginals,
-//     unions) -> sdp.OptimizeL1Marginals, and for a Marginals workload on at
-//     most 4096 cells also sdp.OptimizeL1MarginalWeights, keeping the
-//     better; any other sum -> sdp.OptimizeL1 on the dense Gram. The
+//     unions such as the census tables) -> sdp.OptimizeL1Marginals (a
+//     Kronecker p-Identity refined per attribute by block coordinate
+//     descent) and, for at most 16 attributes, weighted marginals
+//     (sdp.OptimizeL1MarginalWeightsSpectrum, returned as MarginalsStrategy),
+//     keeping the better; any other sum -> sdp.OptimizeL1 on the dense
+//     Gram. The
 //     standard strategies (see OptimizeResult.Baselines) are passed as
 //     baselines, so the result is never worse than the best of them.
 //   - Delta > 0 (Gaussian, the L2 problem, convex): every Gram factor of
