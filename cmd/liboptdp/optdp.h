@@ -323,11 +323,15 @@ int optdp_regular(optdp_handle metric, double eps, optdp_cdouble *prior, int64_t
 
 /* optdp_optimal computes an eps*d-private mechanism of maximal expected gain
  * for the prior (n entries) by linear programming, certified by an exact
- * audit and a dual bound. gain: an n x n gain matrix g(i,k), or NULL for
- * options' "gain": "binary" (default) or "distance" (-d(i,k)). options:
- * {"gain", "tol", "max_iter", "workers", "budget"}. *x receives the
- * mechanism; the JSON result has "utility", "primal", "dual", "gap",
- * "audit_eps", "iterations", "mix", "time_s". OPTDP_ERR_NOT_CONVERGED when
+ * audit and a dual bound. gain: an n x n gain matrix g(i,k) (or a loss l,
+ * with options' "matrix_kind": "loss"), or NULL for options' "gain":
+ * "binary" (default) or "distance" (-d(i,k)). options: {"gain",
+ * "matrix_kind", "method": "exact" (default) | "generate" (constraint
+ * generation) | "spanner" (a Delta-spanner's pairs: private, not optimal),
+ * "delta" (the spanner's stretch, default 1.2), "tol", "max_iter",
+ * "workers", "budget"}. *x receives the mechanism; the JSON result has
+ * "utility", "primal", "dual", "gap", "audit_eps", "iterations", "method",
+ * "pairs", "rounds", "delta", "mix", "time_s". OPTDP_ERR_NOT_CONVERGED when
  * the gap did not reach tol. */
 int optdp_optimal(optdp_handle metric, double eps, optdp_cdouble *prior, int64_t n, optdp_cdouble *gain,
 	int64_t gain_rows, int64_t gain_cols, optdp_cchar *options, char **json, optdp_matrix *x, char **err);

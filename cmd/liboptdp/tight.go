@@ -204,11 +204,16 @@ func optdp_regular(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.i
 // optimalOptions is the options argument of optdp_optimal.
 type optimalOptions struct {
 	control
-	Gain    string  `json:"gain"`
-	Tol     float64 `json:"tol"`
-	MaxIter int     `json:"max_iter"`
-	Workers int     `json:"workers"`
-	Budget  int64   `json:"budget"`
+	Gain string `json:"gain"`
+	// MatrixKind says what the matrix argument is: "gain" (default) or
+	// "loss" (the gain is its negation).
+	MatrixKind string  `json:"matrix_kind"`
+	Method     string  `json:"method"`
+	Delta      float64 `json:"delta"`
+	Tol        float64 `json:"tol"`
+	MaxIter    int     `json:"max_iter"`
+	Workers    int     `json:"workers"`
+	Budget     int64   `json:"budget"`
 }
 
 //export optdp_optimal
@@ -232,11 +237,22 @@ func optdp_optimal(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.i
 	if err := decodeJSON(op, &o, "options", true); err != nil {
 		return fail(errOut, err)
 	}
-	var g *mat.Dense
+	var g, l *mat.Dense
 	if gain != nil {
-		if g, err = dense(gain, gr, gc, "gain matrix"); err != nil {
+		var mx *mat.Dense
+		if mx, err = dense(gain, gr, gc, "gain (or loss) matrix"); err != nil {
 			return fail(errOut, err)
 		}
+		switch o.MatrixKind {
+		case "", "gain":
+			g = mx
+		case "loss":
+			l = mx
+		default:
+			return fail(errOut, badInput("matrix_kind %q (want gain or loss)", o.MatrixKind))
+		}
+	} else if o.MatrixKind != "" {
+		return fail(errOut, badInput("matrix_kind %q without a matrix", o.MatrixKind))
 	}
 	if out == nil || x == nil {
 		return fail(errOut, badInput("an output pointer is NULL"))
@@ -247,7 +263,8 @@ func optdp_optimal(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.i
 	}
 	defer cancel()
 	r, err := optimal.Solve(ctx, m, float64(eps), p, &optimal.Options{
-		Gain: optimal.Gain(o.Gain), GainMatrix: g, Tol: o.Tol, MaxIter: o.MaxIter, Workers: o.Workers,
+		Gain: optimal.Gain(o.Gain), GainMatrix: g, LossMatrix: l, Method: optimal.Method(o.Method), Delta: o.Delta,
+		Tol: o.Tol, MaxIter: o.MaxIter, Workers: o.Workers,
 		Settings: set,
 	})
 	if err != nil {
@@ -258,7 +275,8 @@ func optdp_optimal(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.i
 	}
 	err = putJSON(out, obj{
 		{"utility", r.Utility}, {"primal", r.Primal}, {"dual", r.Dual}, {"gap", r.Gap},
-		{"audit_eps", r.AuditEps}, {"iterations", r.Iterations}, {"mix", r.Mix}, {"time_s", r.TimeS},
+		{"audit_eps", r.AuditEps}, {"iterations", r.Iterations}, {"method", string(r.Method)},
+		{"pairs", r.Pairs}, {"rounds", r.Rounds}, {"delta", r.Delta}, {"mix", r.Mix}, {"time_s", r.TimeS},
 	})
 	if err != nil {
 		C.free(unsafe.Pointer(x.data))

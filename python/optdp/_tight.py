@@ -228,10 +228,12 @@ def regular(metric: MetricLike, eps: float, prior: Any, *, solver: str = "auto",
 @dataclass(frozen=True)
 class OptimalResult:
     """An optimal mechanism for a prior, with its certificate: x passes the
-    audit at eps with zero tolerance (audit_eps <= eps), utility = primal,
-    and dual bounds the utility of every eps*d-private mechanism from above
-    (gap = (dual - primal)/max(|dual|, |primal|)); mix is the weight of the
-    uniform mechanism mixed in to make every constraint hold exactly."""
+    exact audit at eps (audit_eps <= eps), utility = primal, and dual bounds
+    the utility of every eps*d-private mechanism from above (gap = (dual -
+    primal)/max(|dual|, |primal|)); mix is the weight of the uniform
+    mechanism mixed in to make every constraint hold exactly; method, pairs
+    (constraints per column of the last LP), rounds (constraint generation)
+    and delta (spanner stretch) describe the work."""
 
     x: np.ndarray
     utility: float
@@ -242,24 +244,39 @@ class OptimalResult:
     iterations: int
     mix: float
     time_s: float
+    method: str = "exact"
+    pairs: int = 0
+    rounds: int = 0
+    delta: float = 0.0
 
 
-def optimal(metric: MetricLike, eps: float, prior: Any = None, gain: Any = "binary", *, tol: float = 0.0,
+def optimal(metric: MetricLike, eps: float, prior: Any = None, gain: Any = "binary", *, loss: Any = None,
+            method: str = "exact", delta: float = 0.0, tol: float = 0.0,
             max_iter: int = 0, workers: int = 0, budget: int = 0, timeout: Optional[float] = None,
             progress: Optional[Callable[[Progress], None]] = None) -> OptimalResult:
     """Computes an eps*d-private mechanism of maximal expected gain for the
     prior (default uniform) by linear programming: maximise
     sum pi_i X[i][k] g(i,k) over row-stochastic X with
     X[i][k] <= e^(eps d(i,h)) X[h][k]. gain: "binary" (g = 1 if k = i),
-    "distance" (g = -d(i,k)) or an n x n array. Raises NotConvergedError
+    "distance" (g = -d(i,k)) or an n x n array; or loss, an n x n array l
+    (g = -l, utility = minus the expected loss). method: "exact" (default),
+    "generate" (the exact optimum by constraint generation) or "spanner"
+    (only a delta-spanner's pairs, default stretch 1.2: exactly private, not
+    optimal; dual then bounds the gap). Raises NotConvergedError
     when the gap did not reach tol (default 1e-8). timeout (seconds) or
     Ctrl-C stop the solver (CancelledError, KeyboardInterrupt); progress,
     if given, is called with the latest report (polled every 0.1 s)."""
     m = as_metric(metric)
     p = np.full(m.n, 1.0 / m.n) if prior is None else _lib.as_vector(prior, "prior")
     g = None
-    opts = {"tol": float(tol), "max_iter": int(max_iter), "workers": int(workers), "budget": int(budget)}
-    if isinstance(gain, str):
+    opts = {"tol": float(tol), "max_iter": int(max_iter), "workers": int(workers), "budget": int(budget),
+            "method": method, "delta": float(delta)}
+    if loss is not None:
+        if not (isinstance(gain, str) and gain == "binary"):
+            raise BadInputError("optdp: give a gain or a loss, not both")
+        g = _lib.as_matrix(loss, "loss matrix")
+        opts["matrix_kind"] = "loss"
+    elif isinstance(gain, str):
         opts["gain"] = gain
     else:
         g = _lib.as_matrix(gain, "gain matrix")
@@ -274,5 +291,6 @@ def optimal(metric: MetricLike, eps: float, prior: Any = None, gain: Any = "bina
     return OptimalResult(
         x=xa, utility=float(r["utility"]), primal=float(r["primal"]), dual=float(r["dual"]), gap=float(r["gap"]),
         audit_eps=float(r["audit_eps"]), iterations=int(r["iterations"]), mix=float(r["mix"]),
-        time_s=float(r["time_s"]),
+        time_s=float(r["time_s"]), method=str(r["method"]), pairs=int(r["pairs"]), rounds=int(r["rounds"]),
+        delta=float(r["delta"]),
     )
