@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/optdp/optdp/backend"
 	"github.com/optdp/optdp/sdp"
 	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
@@ -619,7 +620,9 @@ func optimizeL2Marginals(dims []int, h []float64) (*OptimizeResult, error) {
 }
 
 // gramCond returns an estimate of the condition number of A^T A (the
-// product of its factors' condition numbers), +Inf when singular.
+// product of its factors' condition numbers; for a rank-deficient factor
+// that of its pseudo-inverse on the row space), +Inf when it cannot be
+// computed.
 func (s *Strategy) gramCond() float64 {
 	if s.sum != nil {
 		return s.sum.cond()
@@ -630,10 +633,27 @@ func (s *Strategy) gramCond() float64 {
 		m := mat.NewSymDense(n, nil)
 		m.SymOuterK(1, f.T())
 		var ch mat.Cholesky
-		if !ch.Factorize(m) {
+		if ch.Factorize(m) {
+			c *= ch.Cond()
+			continue
+		}
+		// Rank-deficient factor (e.g. the total for an attribute that is
+		// only totalled): the condition of (A^T A)^+ on A's row space,
+		// (σ_max/σ_min)² over the singular values above the rank
+		// tolerance of newProfileSolver.
+		sv, _, _, err := backend.SVD(f)
+		if err != nil || len(sv) == 0 || !(sv[0] > 0) {
 			return math.Inf(1)
 		}
-		c *= ch.Cond()
+		p, _ := f.Dims()
+		tol := float64(max(p, n)) * 0x1p-52 * sv[0]
+		lo := sv[0]
+		for _, v := range sv {
+			if v > tol {
+				lo = v
+			}
+		}
+		c *= (sv[0] / lo) * (sv[0] / lo)
 	}
 	return c
 }
