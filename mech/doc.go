@@ -2,12 +2,17 @@
 // a mechanism is a row-stochastic matrix X (rows true answers, columns
 // reported answers) over a metric.Metric.
 //
-//   - The DP audit (audit.go, Audit): the smallest eps' with
-//     X[i][o] <= e^{eps'·d(i,h)} X[h][o] for every constrained pair
-//     (docs/MATH.md §9); every mechanism optdp hands out passes it.
-//   - Sampling (sample.go, §10): Source, CryptoSource (crypto/rand, the default
-//     for real releases), SeededSource (reproducible experiments only),
-//     Sampler, AliasTable.
+//   - The DP audit (audit.go, Audit; machinery in exact_audit.go,
+//     exact_dd.go, exact_exp.go): the smallest eps' with
+//     X[i][o] <= e^{eps'·d(i,h)} X[h][o] for every constrained pair, and an
+//     exact verdict at eps, without tolerance (docs/MATH.md §9); every
+//     mechanism optdp hands out passes it, built with a strict margin
+//     (margin.go: BuildLevel, Harden).
+//   - Sampling (sample.go, exact_sample.go, §10): Source, CryptoSource
+//     (crypto/rand, the default for real releases), SeededSource
+//     (reproducible experiments only), Sampler (exact: realises exactly
+//     X[i][o]/Σ_o X[i][o] and proves it private), AliasTable (float, not
+//     exact).
 //   - Measures (measure.go, §6): Utility, OptimalRemap, MinEntropy,
 //     CondMinEntropy, Leakage, MinCapacity.
 //   - Quantitative information flow of any channel (§18): qif.go
