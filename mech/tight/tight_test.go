@@ -399,7 +399,7 @@ func TestTightSingularInfeasible(t *testing.T) {
 // because its entries are not representable.
 func TestTightLargeEps(t *testing.T) {
 	k, _ := metric.KCount(4, 2)
-	for _, eps := range []float64{40, 800, 1e300} {
+	for _, eps := range []float64{40, 800, metric.MaxEps} {
 		r := mustTight(t, k, eps, nil)
 		if r.Exists != Yes || math.Abs(r.MinZ-1) > 1e-15 {
 			t.Fatalf("eps %v: exists %v min z %v", eps, r.Exists, r.MinZ)
@@ -411,13 +411,18 @@ func TestTightLargeEps(t *testing.T) {
 	// At eps = 40 the entries e^-40 ≈ 4e-18 are representable: X is built.
 	r := mustTight(t, k, 40, nil)
 	checkMechanism(t, r, k, 40)
+	// Beyond metric.MaxEps (1e300 used to be accepted) eps is bad input.
+	if _, err := Solve(context.Background(), k, 1e300, nil); !errors.Is(err, run.ErrBadInput) {
+		t.Errorf("eps 1e300: %v, want run.ErrBadInput", err)
+	}
 }
 
 // Tiny eps: the line's closed form stays exact (z inside = (1-a)/(1+a) ≈
 // eps/2 via expm1); a clique's X at eps = 1e-10 sits within float64
 // rounding of the bound and is returned mixed with the uniform row so that
-// it passes the exact audit (noted, not an error); a grid at eps = 1e-14 has Phi = all-ones to rounding, so
-// its verdict is borderline.
+// it passes the exact audit (noted, not an error); a grid with 1 m steps at
+// eps = metric.MinEps = 1e-12 per km (eps·d = 1e-15) has Phi = all-ones to
+// rounding, so its verdict is borderline.
 func TestTightTinyEps(t *testing.T) {
 	l, _ := metric.Line(6)
 	r := mustTight(t, l, 1e-10, nil)
@@ -432,11 +437,12 @@ func TestTightTinyEps(t *testing.T) {
 	if r.Exists != Yes || r.X == nil || r.Mix <= 0 || r.Mix > 0x1p-8 || !r.Audit.Private || !strings.Contains(r.Note, "mixed") {
 		t.Errorf("clique 1e-10: %v X nil %v mix %v audit %+v note %q", r.Exists, r.X == nil, r.Mix, r.Audit, r.Note)
 	}
-	g, _ := metric.Grid(5, 5, 0.3, metric.Euclid)
-	r = mustTight(t, g, 1e-14, nil)
+	fine, _ := metric.Grid(5, 5, 0.001, metric.Euclid)
+	r = mustTight(t, fine, metric.MinEps, nil)
 	if r.Exists != Borderline || r.X != nil || !strings.Contains(r.Note, "all-ones") {
-		t.Errorf("grid 1e-14: %v note %q", r.Exists, r.Note)
+		t.Errorf("grid step 0.001 at eps 1e-12: %v note %q", r.Exists, r.Note)
 	}
+	g, _ := metric.Grid(5, 5, 0.3, metric.Euclid)
 	// ... while at 1e-4 it is clearly "no" (min z ≈ -0.1095).
 	if r := mustTight(t, g, 1e-4, nil); r.Exists != No || math.Abs(r.MinZ+0.1095) > 1e-3 {
 		t.Errorf("grid 1e-4: %v %v", r.Exists, r.MinZ)
