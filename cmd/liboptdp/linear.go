@@ -12,6 +12,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/optdp/optdp/mech/linear"
 	"gonum.org/v1/gonum/mat"
@@ -33,6 +35,7 @@ type opNode struct {
 	Parts     []*opNode `json:"parts"`
 	Workload  *opNode   `json:"workload"`
 	C         float64   `json:"c"`
+	Path      string    `json:"path"`
 	Rows      int       `json:"rows"`
 	Cols      int       `json:"cols"`
 	Data      []float64 `json:"data"`
@@ -121,8 +124,10 @@ func (o *opNode) workload() (linear.Workload, error) {
 			return nil, err
 		}
 		return linear.FromMatrix(a)
+	case "file":
+		return readWorkloadFile(o.Path)
 	}
-	return nil, badInput("unknown workload op %q (want identity, total, allrange, prefix, width_range, random_range, ranges, marginals, scale, kron, union or matrix)", o.Op)
+	return nil, badInput("unknown workload op %q (want identity, total, allrange, prefix, width_range, random_range, ranges, marginals, scale, kron, union, matrix or file)", o.Op)
 }
 
 // strategy builds the strategy of an operator tree.
@@ -431,4 +436,44 @@ func optdp_linear_answer(wp, sp *C.optdp_cchar, x *C.optdp_cdouble, n C.int64_t,
 		return fail(errOut, fmt.Errorf("optdp: %w", err))
 	}
 	return C.OPTDP_OK
+}
+
+// maxWorkloadFileBytes bounds a JSON workload file (64 MiB), as the
+// command-line tool does.
+const maxWorkloadFileBytes = 64 << 20
+
+// readWorkloadFile reads a JSON workload file (linear.ParseWorkloadJSON);
+// the CSV matrix files it names are read relative to its directory.
+func readWorkloadFile(path string) (linear.Workload, error) {
+	if path == "" {
+		return nil, badInput("file node without a path")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, badInput("workload file: %v", err)
+	}
+	if st.Size() > maxWorkloadFileBytes {
+		return nil, badInput("workload file %s has %d bytes, the limit is %d", path, st.Size(), maxWorkloadFileBytes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, badInput("workload file: %v", err)
+	}
+	dir := filepath.Dir(path)
+	load := func(p string) (*mat.Dense, error) {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return linear.ReadMatrix(f)
+	}
+	w, _, err := linear.ParseWorkloadJSON(data, load)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return w, nil
 }

@@ -345,8 +345,10 @@ int optdp_optimal(optdp_handle metric, double eps, optdp_cdouble *prior, int64_t
  *   {"op": "hierarchical", "n": 256, "b": 16, "root": false}
  * Workload ops: identity, total, allrange, prefix (n); width_range (n, k);
  * random_range (n, m, seed); ranges (n, intervals: [[l, r], ...]);
- * marginals (dims, k); kron (factors); union (parts);
- * matrix (rows, cols, data: row-major).
+ * marginals (dims, k); scale (workload, c); kron (factors); union (parts);
+ * matrix (rows, cols, data: row-major); file (path: a JSON workload file
+ * of the command-line tool, linear.ParseWorkloadJSON, whose matrix files
+ * are CSV relative to it).
  * Strategy ops: identity (n); hierarchical (n, b, root); wavelet (n);
  * workload (workload), eigen (workload); kron (factors); matrix. */
 

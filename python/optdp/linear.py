@@ -30,7 +30,7 @@ from .errors import BadInputError
 
 __all__ = [
     "Workload", "Identity", "Total", "AllRange", "Prefix", "WidthRange", "RandomRange", "Ranges",
-    "Marginals", "Kron", "Union", "Scale", "MatrixWorkload", "Range2D",
+    "Marginals", "Kron", "Union", "Scale", "MatrixWorkload", "WorkloadFile", "Range2D",
     "Strategy", "IdentityStrategy", "Hierarchical", "Wavelet", "WorkloadStrategy", "Eigen",
     "KronStrategy", "MatrixStrategy",
     "Noise", "ErrorReport", "OptimizeResult", "Release", "error", "optimize", "answer",
@@ -151,6 +151,15 @@ def Scale(w: Workload, c: float) -> Workload:
 def MatrixWorkload(a: Any) -> Workload:
     """An explicit workload matrix (finite entries), copied."""
     return Workload(_matrix_spec(a, "workload matrix"))
+
+
+def WorkloadFile(path: str) -> Workload:
+    """A JSON workload file of the command-line tool (a weighted union of
+    Kronecker products of per-attribute blocks; linear.ParseWorkloadJSON),
+    read by the library when the workload is used; matrix files it names
+    are CSV, relative to the file."""
+    import os
+    return Workload({"op": "file", "path": os.path.abspath(str(path))})
 
 
 def Range2D(n: int) -> Workload:

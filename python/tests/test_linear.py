@@ -127,3 +127,23 @@ def test_linear_errors():
         linear.answer(linear.Identity(2), linear.IdentityStrategy(2), [1, 1], eps=1)
     with pytest.raises(optdp.OptdpError):
         linear.error(linear.AllRange(4), linear.IdentityStrategy(5), eps=1)
+
+
+def test_workload_file(tmp_path):
+    # A workload file of the command-line tool: attributes a (3 values) and b
+    # (2); the identity on a times the total on b, plus a matrix block on b
+    # read from CSV, weighted 2: W = [I3 (x) 1^T; 2·(1^T (x) M)].
+    (tmp_path / "m.csv").write_text("1,0\n1,1\n")
+    (tmp_path / "w.json").write_text("""{
+      "attributes": [{"name": "a", "size": 3}, {"name": "b", "size": 2}],
+      "workload": [{"blocks": {"a": "identity"}},
+                   {"weight": 2, "blocks": {"b": {"matrix": "m.csv"}}}]}""")
+    w = linear.WorkloadFile(tmp_path / "w.json")
+    m = np.array([[1.0, 0.0], [1.0, 1.0]])
+    want = np.vstack([np.kron(np.eye(3), np.ones((1, 2))), 2 * np.kron(np.ones((1, 3)), m)])
+    np.testing.assert_array_equal(w.dense(), want)
+    # Its error, against the dense formula.
+    a = linear.IdentityStrategy(6)
+    assert linear.error(w, a, 1.0).tse == pytest.approx(2 * np.trace(want.T @ want), rel=1e-12)
+    with pytest.raises(optdp.BadInputError, match="workload file"):
+        linear.WorkloadFile(tmp_path / "missing.json").shape
