@@ -749,12 +749,19 @@ func (s *ipm) refine(rp []float64, d *newton) {
 	e := s.scratchN
 	for range 2 {
 		copy(e, rp)
+		var scale float64 // the largest term summed: rounding level
+		for _, v := range rp {
+			scale = max(scale, math.Abs(v))
+		}
 		for o := 0; o < s.m; o++ {
 			for i, v := range d.x[o*n : o*n+n] {
 				e[i] += v
+				scale = max(scale, math.Abs(v))
 			}
 		}
-		if maxAbs(e) == 0 {
+		// Stop once the residual is at the rounding level of its own
+		// sum: another round cannot improve it, and costs m solves.
+		if maxAbs(e) <= 4*float64(s.m)*0x1p-52*scale {
 			return
 		}
 		ev := mat.NewVecDense(n, e)
