@@ -96,3 +96,28 @@ func TestOptimalLossMatrix(t *testing.T) {
 		t.Errorf("unknown method: %v, want ErrBadInput", err)
 	}
 }
+
+// TestOptimalMethodsLine: on a line every method reaches the truncated
+// geometric mechanism's utility after its optimal remap (closed form,
+// optimal for every prior): the spanner of a line's edges has stretch 1.
+func TestOptimalMethodsLine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 36))
+	const n, eps = 9, 0.8
+	m, _ := metric.Line(n)
+	prior := optPrior(rng, n, true)
+	g := optGeometric(n, eps)
+	var want float64
+	for o := 0; o < n; o++ {
+		best := 0.0
+		for i := 0; i < n; i++ {
+			best = max(best, prior[i]*g[i][o])
+		}
+		want += best
+	}
+	for _, meth := range []Method{MethodExact, MethodGenerate, MethodSpanner} {
+		r := mustOptimal(t, m, eps, prior, &Options{Method: meth, Delta: map[Method]float64{MethodSpanner: 1.3}[meth]})
+		if math.Abs(r.Utility-want) > 1e-8*want || r.Dual < want*(1-1e-12) {
+			t.Errorf("%s: utility %.12g dual %.12g, geometric %.12g", meth, r.Utility, r.Dual, want)
+		}
+	}
+}
