@@ -35,7 +35,7 @@ var reproduceFields = []string{
 	"date            start time (UTC, RFC 3339)",
 	"machine         OS, architecture, CPU count and model, host",
 	"go              Go version",
-	"backend         linear-algebra backend, and threads: its thread count",
+	"backend         the linear-algebra backend",
 	"threads         threads of the backend",
 	"quick           true with --quick (sizes scaled down)",
 	"dir             the output directory",
