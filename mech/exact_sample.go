@@ -68,6 +68,9 @@ const maxExactTries = 1 << 10
 // all rows share K and L these differ between rows only by
 // |s_i - s_h|/2^(L-K), about m·2^-53. Do not use it where an adversary can
 // time the sampler or observe its cache; it is not constant-time.
+//
+// A Sampler is immutable after NewSampler: its methods are safe for
+// concurrent use when the Sources are (CryptoSource is; SeededSource is not).
 type Sampler struct {
 	x     *mat.Dense // the matrix sampled (X, or X mixed with the uniform row)
 	n, m  int
