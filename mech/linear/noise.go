@@ -1,7 +1,6 @@
 package linear
 
 import (
-	"encoding/binary"
 	"math"
 	"math/big"
 
@@ -25,7 +24,7 @@ func SeededSource(seed uint64) Source { return mech.SeededSource(seed) }
 // constant-time, and cannot be made so without giving up exactness: an
 // exact sample from a distribution with irrational or non-dyadic
 // probabilities (exp(-|y|/t), a Gaussian) needs an unbounded number of
-// random words, so the loop counts — rejections in uniformBig, the
+// random words, so the loop counts — rejections of the uniform integers, the
 // Bernoulli trials of bernoulliExp, the geometric count v and the
 // rejections of discreteLaplace and discreteGaussian — depend on the random
 // draws and on the value drawn: a large |noise| takes more iterations.
@@ -39,93 +38,17 @@ func SeededSource(seed uint64) Source { return mech.SeededSource(seed) }
 // release); the noise of a whole release should be drawn before anything
 // is published.
 
-// uniformBig returns a uniform integer in [0, n) (n > 0) by rejection: each
-// try draws BitLen(n) bits and is accepted with probability n/2^BitLen(n) >
-// 1/2, so the number of tries is geometric (not constant-time).
-func uniformBig(src Source, n *big.Int) *big.Int {
-	bits := n.BitLen()
-	words := (bits + 63) / 64
-	buf := make([]byte, words*8)
-	v := new(big.Int)
-	for {
-		for w := 0; w < words; w++ {
-			binary.BigEndian.PutUint64(buf[w*8:], src.Uint64())
-		}
-		// Keep exactly bits bits.
-		if extra := words*64 - bits; extra > 0 {
-			buf[extra/8] &= byte(0xff >> (extra % 8))
-			for i := 0; i < extra/8; i++ {
-				buf[i] = 0
-			}
-		}
-		v.SetBytes(buf)
-		if v.Cmp(n) < 0 {
-			return v
-		}
-	}
-}
+// bernoulliExp returns true with probability exp(-num/den), exactly
+// (mech.BernoulliExp: Canonne, Kamath and Steinke 2020, Algorithm 1; its
+// time grows with num/den and varies with the draws).
+func bernoulliExp(src Source, num, den *big.Int) bool { return mech.BernoulliExp(src, num, den) }
 
-// bernoulliRat returns true with probability num/den (0 <= num <= den).
-func bernoulliRat(src Source, num, den *big.Int) bool {
-	return uniformBig(src, den).Cmp(num) < 0
-}
+// discreteLaplace returns an integer Y with P(Y = y) ∝ exp(-|y|·s/t),
+// exactly (mech.DiscreteLaplace: Canonne, Kamath and Steinke 2020,
+// Algorithm 2; its loop count grows with |Y|·s/t); s, t > 0.
+func discreteLaplace(src Source, s, t *big.Int) *big.Int { return mech.DiscreteLaplace(src, s, t) }
 
 var bigOne = big.NewInt(1)
-
-// bernoulliExp returns true with probability exp(-num/den), exactly; it
-// runs floor(num/den) trials of Bernoulli(e^-1) plus a loop whose length
-// is the random index K (expected below e), so its time grows with num/den
-// and varies with the draws
-// (Canonne, Kamath and Steinke 2020, Algorithm 1).
-func bernoulliExp(src Source, num, den *big.Int) bool {
-	if num.Cmp(den) > 0 {
-		q, r := new(big.Int).QuoRem(num, den, new(big.Int))
-		for k := new(big.Int); k.Cmp(q) < 0; k.Add(k, bigOne) {
-			if !bernoulliExp(src, bigOne, bigOne) {
-				return false
-			}
-		}
-		return bernoulliExp(src, r, den)
-	}
-	// num/den <= 1: K = first k with Bernoulli(γ/k) = 0; return K odd.
-	k := int64(1)
-	kd := new(big.Int)
-	for {
-		kd.Mul(den, big.NewInt(k))
-		if !bernoulliRat(src, num, kd) {
-			break
-		}
-		k++
-	}
-	return k%2 == 1
-}
-
-// discreteLaplace returns an integer Y with P(Y = y) ∝ exp(-|y|·s/t), exactly;
-// its loop count (the geometric v, the rejections) grows with |Y|·s/t
-// (Canonne, Kamath and Steinke 2020, Algorithm 2); s, t > 0.
-func discreteLaplace(src Source, s, t *big.Int) *big.Int {
-	for {
-		u := uniformBig(src, t)
-		if !bernoulliExp(src, u, t) {
-			continue
-		}
-		v := int64(0)
-		for bernoulliExp(src, bigOne, bigOne) {
-			v++
-		}
-		x := new(big.Int).Mul(t, big.NewInt(v))
-		x.Add(x, u)
-		y := x.Quo(x, s)
-		neg := src.Uint64()&1 == 1
-		if neg && y.Sign() == 0 {
-			continue
-		}
-		if neg {
-			y.Neg(y)
-		}
-		return y
-	}
-}
 
 // ratio returns integers s, t with s/t = eps/delta exactly, where eps is a
 // float64 (a dyadic rational) and delta a positive integer.
