@@ -321,6 +321,23 @@ int optdp_threshold(optdp_handle metric, optdp_cchar *options, char **json, char
 int optdp_regular(optdp_handle metric, double eps, optdp_cdouble *prior, int64_t n, optdp_cchar *options,
 	char **json, char **err);
 
+/* optdp_prior_bounds returns the 2 x n matrix of the bounds every regular
+ * prior satisfies: row 0 lo_i = 1/sum_j e^(eps d(i,j)), row 1
+ * hi_i = 1/sum_j e^(-eps d(i,j)). */
+int optdp_prior_bounds(optdp_handle metric, double eps, optdp_matrix *bounds, char **err);
+
+/* optdp_corner writes the i-th corner prior Phi[i] / sum_k Phi[i][k] into
+ * out (n entries, caller-allocated): the regular priors are the convex hull
+ * of the corners. */
+int optdp_corner(optdp_handle metric, double eps, int64_t i, double *out, char **err);
+
+/* optdp_regular_product decides the regularity of the product prior p^(x)u
+ * on the Hamming space of v^u databases (p has v entries) with one v x v
+ * solve, at any u: {"u", "v", "eps", "regular", "y1", "y1_err", "min_y1",
+ * "min_y", "log2_abs_min_y", "sum_y", "log2_sum_y", "utility_bound",
+ * "leakage_bound_bits"}. */
+int optdp_regular_product(int64_t u, double eps, optdp_cdouble *p, int64_t v, char **json, char **err);
+
 /* optdp_optimal computes an eps*d-private mechanism of maximal expected gain
  * for the prior (n entries) by linear programming, certified by an exact
  * audit and a dual bound. gain: an n x n gain matrix g(i,k) (or a loss l,

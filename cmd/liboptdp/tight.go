@@ -285,3 +285,76 @@ func optdp_optimal(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.i
 	}
 	return C.OPTDP_OK
 }
+
+//export optdp_prior_bounds
+func optdp_prior_bounds(h C.optdp_handle, eps C.double, out *C.optdp_matrix, errOut **C.char) (status C.int) {
+	begin(errOut)
+	defer guard(&status, errOut)
+	m, err := metricOf(h)
+	if err == nil {
+		err = checkEps(float64(eps))
+	}
+	if err != nil {
+		return fail(errOut, err)
+	}
+	lo, hi, err := tight.PriorBounds(m, float64(eps))
+	if err == nil {
+		err = putMatrix(out, append(append(make([]float64, 0, 2*len(lo)), lo...), hi...), 2, len(lo))
+	}
+	if err != nil {
+		return fail(errOut, err)
+	}
+	return C.OPTDP_OK
+}
+
+//export optdp_corner
+func optdp_corner(h C.optdp_handle, eps C.double, i C.int64_t, out *C.double, errOut **C.char) (status C.int) {
+	begin(errOut)
+	defer guard(&status, errOut)
+	m, err := metricOf(h)
+	if err == nil {
+		err = checkEps(float64(eps))
+	}
+	if err != nil {
+		return fail(errOut, err)
+	}
+	if i < 0 || int64(i) >= int64(m.Len()) {
+		return fail(errOut, badInput("corner %d outside 0..%d", int64(i), m.Len()-1))
+	}
+	if out == nil {
+		return fail(errOut, badInput("the output array is NULL"))
+	}
+	c, err := tight.Corner(m, float64(eps), int(i))
+	if err != nil {
+		return fail(errOut, err)
+	}
+	copy(unsafe.Slice((*float64)(unsafe.Pointer(out)), len(c)), c)
+	return C.OPTDP_OK
+}
+
+//export optdp_regular_product
+func optdp_regular_product(u C.int64_t, eps C.double, p *C.optdp_cdouble, v C.int64_t, out **C.char, errOut **C.char) (status C.int) {
+	begin(errOut)
+	defer guard(&status, errOut)
+	a, err := intsEps([]string{"u"}, eps, u)
+	if err != nil {
+		return fail(errOut, err)
+	}
+	ps, err := floats(p, int64(v), "per-individual distribution", false)
+	if err != nil {
+		return fail(errOut, err)
+	}
+	r, err := tight.RegularProduct(a[0], float64(eps), ps)
+	if err == nil {
+		err = putJSON(out, obj{
+			{"u", r.U}, {"v", r.V}, {"eps", r.Eps}, {"regular", string(r.Regular)}, {"y1", r.Y1},
+			{"y1_err", r.Y1Err}, {"min_y1", r.MinY1}, {"min_y", r.MinY}, {"log2_abs_min_y", r.Log2AbsMinY},
+			{"sum_y", r.SumY}, {"log2_sum_y", r.Log2SumY}, {"utility_bound", r.UtilityBound},
+			{"leakage_bound_bits", r.LeakageBoundBits},
+		})
+	}
+	if err != nil {
+		return fail(errOut, err)
+	}
+	return C.OPTDP_OK
+}

@@ -66,7 +66,11 @@ from .metric import Metric
 from ._tight import (
     Mechanism,
     OptimalResult,
+    ProductRegularResult,
     RegularResult,
+    corner,
+    prior_bounds,
+    regular_product,
     ThresholdResult,
     TightResult,
     optimal,
@@ -88,7 +92,8 @@ def header_path() -> str:
 
 
 __all__ = [
-    "Mechanism", "OptimalResult", "Progress", "RegularResult", "ThresholdResult", "TightResult", "optimal", "regular",
+    "Mechanism", "OptimalResult", "ProductRegularResult", "Progress", "corner", "prior_bounds",
+    "regular_product", "RegularResult", "ThresholdResult", "TightResult", "optimal", "regular",
     "threshold", "tight",
     "AuditReport", "BadInputError", "CancelledError", "InternalError", "Metric", "NotConvergedError", "OptdpError",
     "Sampler", "SeededRng", "TooLargeError", "UnsupportedError", "Violation", "audit", "bnd", "bnd_mechanism",

@@ -294,3 +294,57 @@ def optimal(metric: MetricLike, eps: float, prior: Any = None, gain: Any = "bina
         time_s=float(r["time_s"]), method=str(r["method"]), pairs=int(r["pairs"]), rounds=int(r["rounds"]),
         delta=float(r["delta"]),
     )
+
+
+def prior_bounds(metric: MetricLike, eps: float) -> Tuple[np.ndarray, np.ndarray]:
+    """The bounds every regular prior satisfies at eps (docs/MATH.md):
+    lo_i = 1/sum_j e^(eps d(i,j)) <= pi_i <= hi_i = 1/sum_j e^(-eps d(i,j))."""
+    m = as_metric(metric)
+    b = _lib.matrix_call("optdp_prior_bounds", m._handle, float(eps))
+    return b[0].copy(), b[1].copy()
+
+
+def corner(metric: MetricLike, eps: float, i: int) -> np.ndarray:
+    """The i-th corner prior Phi[i] / sum_k Phi[i][k]: the regular priors are
+    the convex hull of the corners."""
+    m = as_metric(metric)
+    out = np.zeros(m.n, dtype=np.float64)
+    _lib.call("optdp_corner", m._handle, float(eps), int(i), _lib.dptr(out))
+    return out
+
+
+@dataclass(frozen=True)
+class ProductRegularResult:
+    """The regularity of the product prior p^(x)u on v^u databases: y =
+    y1 (x) ... (x) y1 with y1 = p Phi_clique^-1; regular is "yes" iff every
+    y1_j >= 0 (up to y1_err). Quantities of size v^u are also given in
+    log2 (log2_abs_min_y, log2_sum_y)."""
+
+    u: int
+    v: int
+    eps: float
+    regular: str
+    y1: np.ndarray
+    y1_err: float
+    min_y1: float
+    min_y: float
+    log2_abs_min_y: float
+    sum_y: float
+    log2_sum_y: float
+    utility_bound: float
+    leakage_bound_bits: float
+
+
+def regular_product(u: int, eps: float, p: Any) -> ProductRegularResult:
+    """Decides the regularity of the product prior p^(x)u (each of u
+    individuals independently takes value j with probability p_j) on the
+    Hamming space of v^u databases with one v x v solve, at any u."""
+    pv = _lib.as_vector(p, "per-individual distribution")
+    r = _lib.json_call("optdp_regular_product", int(u), float(eps), _lib.dptr(pv), pv.shape[0])
+    return ProductRegularResult(
+        u=int(r["u"]), v=int(r["v"]), eps=float(r["eps"]), regular=str(r["regular"]),
+        y1=np.asarray(r["y1"], dtype=np.float64), y1_err=float(r["y1_err"]), min_y1=float(r["min_y1"]),
+        min_y=float(r["min_y"]), log2_abs_min_y=float(r["log2_abs_min_y"]), sum_y=float(r["sum_y"]),
+        log2_sum_y=float(r["log2_sum_y"]), utility_bound=float(r["utility_bound"]),
+        leakage_bound_bits=float(r["leakage_bound_bits"]),
+    )

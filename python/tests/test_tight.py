@@ -158,3 +158,34 @@ def test_mechanism_rows_and_utility():
     assert r.mechanism.utility() == pytest.approx(r.utility, rel=1e-14)
     with pytest.raises(optdp.BadInputError, match="outside"):
         r.mechanism.row(9)
+
+
+def test_regular_region_helpers():
+    # Prior bounds and corners against numpy: corner i is row i of Phi
+    # normalised, and it is regular on the boundary of the region
+    # (y = e_i / sum_k Phi[i][k] has zeros, so the verdict is borderline).
+    eps = 0.8
+    p = phi("line:n=5", eps)
+    lo, hi = optdp.prior_bounds("line:n=5", eps)
+    np.testing.assert_allclose(hi, 1 / p.sum(axis=1), rtol=1e-14)
+    np.testing.assert_allclose(lo, 1 / np.exp(eps * optdp.Metric("line:n=5").distances()).sum(axis=1), rtol=1e-14)
+    c = optdp.corner("line:n=5", eps, 2)
+    np.testing.assert_allclose(c, p[2] / p[2].sum(), rtol=1e-14)
+    r = optdp.regular("line:n=5", eps, c)
+    assert r.regular in ("yes", "borderline")
+    np.testing.assert_allclose(r.y, np.eye(5)[2] / p[2].sum(), atol=1e-13)
+    assert np.all(lo <= c + 1e-15) and np.all(c <= hi + 1e-15)
+
+
+def test_regular_product_against_full_prior():
+    # u = 3 individuals, v = 2: the product prior regular iff y1 >= 0 with
+    # y1 = p Phi_clique^-1 (numpy); the same verdict as regular() on the
+    # full 8-answer Hamming space with the full product prior.
+    for p1, eps in (([0.7, 0.3], 1.0), ([0.95, 0.05], 0.5)):
+        r = optdp.regular_product(3, eps, p1)
+        y1 = np.linalg.solve(np.exp(-eps * (1 - np.eye(2))), p1)
+        np.testing.assert_allclose(r.y1, y1, rtol=1e-13)
+        assert r.regular == ("yes" if y1.min() > 0 else "no")
+        full = np.array([p1[a] * p1[b] * p1[c] for a in (0, 1) for b in (0, 1) for c in (0, 1)])
+        assert optdp.regular("hamming:u=3,v=2", eps, full).regular == r.regular
+        assert r.sum_y == pytest.approx(y1.sum() ** 3, rel=1e-13)
