@@ -208,3 +208,17 @@ def test_progress_reports():
 
     with pytest.raises(Stop):
         linear.optimize(linear.AllRange(512), 1.0, restarts=50, progress=stop)
+
+
+def test_python_binds_the_whole_header():
+    # Every function optdp.h declares has a ctypes signature here (the Go
+    # test TestHeaderDeclaresEveryExport ties the header to the exports).
+    import re
+
+    header = optdp.header_path()
+    if not os.path.isfile(header):  # running from the source tree
+        header = os.path.join(os.path.dirname(__file__), "..", "..", "cmd", "liboptdp", "optdp.h")
+    with open(header) as f:
+        declared = set(re.findall(r"^(?:int|void) (optdp_\w+)\(", f.read(), re.M))
+    bound = set(_lib._SIGNATURES) | {"optdp_free", "optdp_release", "optdp_cancel"}
+    assert declared == bound, (declared - bound, bound - declared)
