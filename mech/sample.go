@@ -35,7 +35,19 @@ func (cryptoSource) Uint64() uint64 {
 // with seed, for reproducible experiments and tests. It is predictable and
 // must NOT be used for real releases; it is not safe for concurrent use.
 func SeededSource(seed uint64) Source {
-	return rand.NewPCG(seed, 0x9e3779b97f4a7c15)
+	return &seededSource{rand.NewPCG(seed, 0x9e3779b97f4a7c15)}
+}
+
+// seededSource marks the sources SeededSource returns (see Seeded).
+type seededSource struct{ *rand.PCG }
+
+// Seeded reports whether src was returned by SeededSource: a predictable
+// generator for reproducible experiments. Samplers that are not exact
+// (tight.FreeMechanism on some metrics) accept only such a source, so that
+// no real release is drawn from them by mistake.
+func Seeded(src Source) bool {
+	_, ok := src.(*seededSource)
+	return ok
 }
 
 // Uniform01 returns a uniform float64 in [0, 1) made of the 53 high bits of

@@ -29,7 +29,10 @@ func ExampleFreeMechanism() {
 	// distances break the triangle inequality by an ulp somewhere, and the
 	// audit has no tolerance (r.Note says so).
 	fmt.Println("private:", r.Audit.Private)
-	src := mech.SeededSource(1) // mech.CryptoSource() for a real release
+	// A seeded source: on a Euclidean grid the matrix-free sampler draws from
+	// float64 probabilities, so it refuses mech.CryptoSource(); a release
+	// builds the dense X and draws with mech.NewSampler.
+	src := mech.SeededSource(1)
 	k, err := r.Free.Sample(30*60+30, src)
 	if err != nil {
 		panic(err)

@@ -3,6 +3,7 @@ package tight
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"sync"
 
 	"github.com/optdp/optdp/mech"
@@ -22,8 +23,9 @@ const maxSampleTries = 1 << 26
 // FreeMechanism is the tight-constraints mechanism X[i][k] =
 // exp(-eps·d(i,k))·z_k of a metric kept as the metric and z (or, for a
 // separable metric, the factors' z_f with z = ⊗ z_f, or a constant z): row
-// access, utility, a DP audit and exact sampling in O(n) memory, nothing of
-// size n² (docs/MATH.md §3.8). Solve returns one (Result.Free) whenever the
+// access, utility, a DP audit and sampling in O(n) memory, nothing of size
+// n² (docs/MATH.md §3.8). Sampling is exact for paths and separable metrics
+// and for seeded experiments only on other metrics (see Sample). Solve returns one (Result.Free) whenever the
 // mechanism exists. Its methods are safe for concurrent use.
 type FreeMechanism struct {
 	m   metric.Metric
@@ -48,6 +50,10 @@ type FreeMechanism struct {
 	facOnce sync.Once // builds the exact factor samplers on first Sample
 	facs    []*mech.Sampler
 	facErr  error
+
+	pathOnce     sync.Once // the exact path sampler's rate s/t
+	pathS, pathT *big.Int
+	pathErr      error
 }
 
 // newFreeMechanism wraps a tight result whose mechanism exists.
@@ -338,57 +344,65 @@ func factorX(kf kronFactor, eps float64) (*mat.Dense, error) {
 	return x, nil
 }
 
-// Sample draws the reported answer for trueAnswer i with randomness from src
-// in O(1) expected proposals and no table of size n²: answer k with
-// probability X[i][k] up to the 2^-53 resolution of float64 uniforms and
-// the rounding of exp and of the solve.
+// Sample draws the reported answer for trueAnswer i with randomness from
+// src, with no table of size n². Which guarantee it gives depends on the
+// metric (docs/MATH.md §9.2):
 //
-// Guarantee, separable metrics (Manhattan grids, Hamming spaces): exact.
-// Each factor's answer is drawn by a mech.Sampler of the factor's dense
-// X_f hardened by mech.Harden (mixed with the uniform row by about 1e-12),
-// whose realised distribution is proven eps·d_f-private exactly; the
-// product of the factors' realised distributions is then exactly
-// eps·d-private (the ratios multiply, d = Σ_f d_f). The factor samplers are
-// built on the first Sample (O(Σ_f n_f²) memory).
+// Paths (metric.PathStep(m) > 0: lines, one-row or one-column grids):
+// exact, any src. The mechanism is the truncated geometric mechanism, and
+// the answer is clamp(i + Y, 0, n-1) with Y two-sided geometric drawn by
+// mech.DiscreteLaplace (integer arithmetic, exact Bernoulli(e^-gamma)
+// trials) at a rational rate gamma <= eps·step: gamma = eps·step computed
+// exactly, times 1-2^-52 unless step is a power of two (a line: gamma =
+// eps exactly), so that gamma·|i-h| <= eps·d(i,h) for the float64
+// distances. The realised law is exactly X at level gamma,
+// P(k|i) = z'_k e^{-gamma|i-k|} (z'_0 = z'_{n-1} = 1/(1+a'),
+// z'_k = (1-a')/(1+a') inside, a' = e^{-gamma}), whose ratios are at most
+// e^{gamma|i-h|} <= e^{eps·d(i,h)}: exactly eps·d-private. O(1) expected
+// work per draw, not constant-time (see mech.DiscreteLaplace).
 //
-// Guarantee, other metrics: NOT exact. Unlike mech.Sampler, the realised
-// probabilities are not the audited ones: they differ from X[i][k] by about 2^-53
-// relative (and by the factor (Phi z)_i, below), so the realised ratios
-// can exceed e^{eps d} by that much (issue 13 measured such excess for
-// float samplers of the truncated geometric mechanism). For a release that
-// must be exactly eps·d-private, build the dense X (tight.Options
-// MaxMechanismN) and draw with mech.NewSampler, which proves the realised
-// distribution private; use this sampler for experiments and for n too
-// large for a dense X.
+// Separable metrics (Manhattan grids with w, h > 1, Hamming spaces):
+// exact, any src. Each factor's answer is drawn by a mech.Sampler of the
+// factor's dense X_f hardened by mech.Harden (mixed with the uniform row by
+// about 1e-12), whose realised distribution NewSampler proves
+// eps·d_f-private exactly; the factors' answers are independent given i,
+// so the product's ratios multiply and are at most e^{eps·Σ_f d_f} =
+// e^{eps·d}. The factor samplers are built on the first Sample
+// (O(Σ_f n_f²) memory).
 //
-// Lattice metrics (Line, Sum, KCount, Grid) use rejection: propose k with
+// Other metrics (Euclidean and Chebyshev grids, Sum, KCount, rings,
+// cliques, graphs): NOT exact, so for reproducible experiments only, and
+// Sample refuses any src that mech.Seeded does not report as a
+// mech.SeededSource (an error wrapping run.ErrBadInput). These draw from
+// float64 probabilities: the realised probabilities differ from X[i][k]
+// by about 2^-53 relative and by the solve's residual (below), so realised
+// ratios can exceed e^{eps·d} (issue 13 measured level 0.405 instead of 0.2
+// for a float sampler of the truncated geometric mechanism). For a
+// release, build the dense X (tight.Options.MaxMechanismN >= n, Result.X)
+// and draw with mech.NewSampler, which proves the realised distribution
+// private; the dense X needs n² entries, so this is for n up to a few
+// thousand.
+//
+// Lattice metrics (Sum, KCount, grids) use rejection: propose k with
 // probability q_k = Phi[i][k]/S_i, S_i = Σ_k Phi[i][k], and accept it with
 // probability z_k/M, M = max z. One proposal is accepted with probability
 // Σ_k q_k z_k/M = (Phi z)_i/(S_i M) = 1/(S_i M), since Phi z = 1; so the
 // accepted k has probability
 //
-//	(q_k z_k/M) / (1/(S_i M)) = Phi[i][k] z_k = X[i][k],
+//	(q_k z_k/M) / (1/(S_i M)) = Phi[i][k] z_k = X[i][k].
 //
-// and the rows of X sum to 1 because Phi z = 1. (With the computed z the
-// accepted k has probability Phi[i][k] z_k / (Phi z)_i, where (Phi z)_i
-// differs from 1 by the solve's residual, about 1e-12: the privacy ratios
-// move by a factor (Phi z)_h/(Phi z)_i, about 1e-12.) The proposal needs no
-// n-sized row: Phi[i][k] = w(k-i), w(delta) = exp(-eps·Offset(delta)), and
-// the row is the kernel translated to i and truncated to the lattice. One
-// alias table over the non-negative offsets o (a box of the lattice's own
-// shape, n entries) with weights w(o)·2^{#nonzero coordinates}, followed by
-// an independent random sign for each nonzero coordinate, draws delta from
-// the full offset box with probability w(delta)/W (w depends only on
-// |delta_j|); a k = i + delta outside the lattice is rejected and drawn
-// again, which leaves exactly q_k on the lattice. The expected number of
-// proposals is W·M <= M·Σ_{delta in Z^d} w(delta). Offsets whose weight
-// underflows float64 (eps·d > 745) are never proposed: their probability is
-// below 2^-1074.
-//
-// Separable metrics (Manhattan grids, Hamming spaces) sample coordinate-wise:
-// X = ⊗ X_f, so the factors' answers are independent given the true answer,
-// each drawn exactly from its factor's (hardened) row by mech.Sampler. Other metrics
-// draw from the row of X by inversion in O(n).
+// (With the computed z the accepted k has probability
+// Phi[i][k] z_k / (Phi z)_i, where (Phi z)_i differs from 1 by the solve's
+// residual.) The proposal needs no n-sized row: Phi[i][k] = w(k-i),
+// w(delta) = exp(-eps·Offset(delta)). One alias table over the
+// non-negative offsets o (a box of the lattice's shape, n entries) with
+// weights w(o)·2^{#nonzero coordinates}, followed by an independent random
+// sign for each nonzero coordinate, draws delta from the full offset box
+// with probability w(delta)/W; a k = i + delta outside the lattice is
+// rejected and drawn again, which leaves q_k on the lattice. The expected
+// number of proposals is W·M <= M·Σ_{delta in Z^d} w(delta). Offsets whose
+// weight underflows float64 (eps·d > 745) are never proposed. Metrics that
+// are not lattices draw from the row of X by inversion in O(n).
 func (f *FreeMechanism) Sample(trueAnswer int, src mech.Source) (int, error) {
 	if trueAnswer < 0 || trueAnswer >= f.n {
 		return 0, fmt.Errorf("free sampler: true answer %d outside 0..%d", trueAnswer, f.n-1)
@@ -401,6 +415,16 @@ func (f *FreeMechanism) Sample(trueAnswer int, src mech.Source) (int, error) {
 	}
 	if f.kron != nil {
 		return f.sampleFactors(trueAnswer, src)
+	}
+	if metric.PathStep(f.m) > 0 {
+		f.pathOnce.Do(func() { f.pathS, f.pathT, f.pathErr = pathRate(f.m, f.eps) })
+		if f.pathErr != nil {
+			return 0, f.pathErr
+		}
+		return samplePath(f.n, trueAnswer, f.pathS, f.pathT, src), nil
+	}
+	if !mech.Seeded(src) {
+		return 0, fmt.Errorf("free sampler: the matrix-free sampler for %s is for reproducible experiments only (it draws from float64 probabilities, not exactly from the audited X) and takes only mech.SeededSource; for a release build the dense X (tight.Options.MaxMechanismN >= %d, then Result.X) and draw with mech.NewSampler, which proves the realised distribution private: %w", f.m, f.n, run.ErrBadInput)
 	}
 	if lat, ok := symmetricLattice(f.m); ok {
 		f.once.Do(func() { f.lat = lat; f.box, f.berr = offsetTable(lat, f.eps) })
