@@ -249,10 +249,12 @@ int optdp_sampler_new(optdp_cdouble *x, int64_t rows, int64_t cols, optdp_handle
  * (count entries, caller-allocated) with randomness from rng
  * (OPTDP_RNG_CRYPTO or a seeded handle). sampler is a handle from
  * optdp_sampler_new (exact) or the mechanism handle of optdp_tight, which
- * samples at any n without a matrix but only up to the 2^-53 resolution of
- * float64 uniforms and the rounding of exp and of the solve
- * (tight.FreeMechanism.Sample); for a release of a mechanism small enough
- * to hold, prefer a sampler of its matrix. */
+ * samples at any n without a matrix (tight.FreeMechanism.Sample): exactly
+ * for paths (lines, one-row grids) and separable metrics (Manhattan grids,
+ * Hamming spaces), with any rng; from float64 probabilities for other
+ * metrics, which therefore take only a seeded rng (experiments) and fail
+ * with OPTDP_ERR_BAD_INPUT under OPTDP_RNG_CRYPTO: release those through
+ * optdp_sampler_new on the mechanism's matrix. */
 int optdp_sample(optdp_handle sampler, int64_t true_answer, int64_t count, optdp_handle rng, int64_t *out, char **err);
 
 /* ---- cancellation ----

@@ -37,7 +37,11 @@ class Mechanism:
         """Draws one reported answer for true_answer (an int), or size of them
         (an int64 array): answer k with probability X[i][k]. The randomness
         must be chosen explicitly: rng="crypto" for a real release, seed=N or
-        rng=SeededRng(N) for experiments."""
+        rng=SeededRng(N) for experiments. Exact for paths (lines, one-row
+        grids) and separable metrics (Manhattan grids, Hamming spaces);
+        other metrics draw from float64 probabilities and accept only a
+        seeded rng (rng="crypto" raises BadInputError): release them with
+        optdp.Sampler on the result's matrix x."""
         h, keep = rng_handle(rng, seed)
         count = 1 if size is None else int(size)
         if count < 0:
