@@ -10,7 +10,6 @@ import (
 
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/metric"
-	"github.com/optdp/optdp/solve/run"
 )
 
 // structuredCase is a metric with the structured solvers that apply to it.
@@ -259,22 +258,5 @@ func TestKronVerdict(t *testing.T) {
 		if v != tc.want || math.Abs(minZ-tc.min) > 1e-15 || !(zerr > 0) {
 			t.Errorf("%v: verdict %v, min %v ± %v; want %v, %v", tc.fs, v, minZ, zerr, tc.want, tc.min)
 		}
-	}
-}
-
-// Threshold on a lattice too large for the dense limit runs the Toeplitz
-// path and finds the dense path's threshold of the 2-count query u=30
-// (eps* = 1.136081, TestThresholdPaperCaseStudies).
-func TestThresholdStructured(t *testing.T) {
-	kc, _ := metric.KCount(30, 2)
-	if err := run.Budget(1<<20).CheckDense("", kc.Len(), 3, denseAdvice); err == nil {
-		t.Fatal("the test needs the dense path refused")
-	}
-	r, err := Threshold(context.Background(), kc, &ThresholdOptions{Lo: 0.5, Hi: 2, Steps: 6, Settings: run.Settings{Budget: 1 << 20}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !r.Bracketed || math.Abs(r.EpsStar-1.136081) > 2e-6 || r.Verdict != Yes || len(r.Crossings) != 1 {
-		t.Errorf("threshold %+v", r)
 	}
 }

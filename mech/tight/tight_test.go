@@ -443,9 +443,11 @@ func TestTightTinyEps(t *testing.T) {
 		t.Errorf("grid step 0.001 at eps 1e-12: %v note %q", r.Exists, r.Note)
 	}
 	g, _ := metric.Grid(5, 5, 0.3, metric.Euclid)
-	// ... while at 1e-4 it is clearly "no" (min z ≈ -0.1095).
-	if r := mustTight(t, g, 1e-4, nil); r.Exists != No || math.Abs(r.MinZ+0.1095) > 1e-3 {
-		t.Errorf("grid 1e-4: %v %v", r.Exists, r.MinZ)
+	// ... while at 1e-4 it is clearly "no" on the default path too; the
+	// value of min z is checked against an exact rational solve in
+	// TestTinyEpsExactMinZ.
+	if r := mustTight(t, g, 1e-4, nil); r.Exists != No || !(r.MinZ < -r.ZErr) {
+		t.Errorf("grid 1e-4: %v %v ± %v", r.Exists, r.MinZ, r.ZErr)
 	}
 }
 
