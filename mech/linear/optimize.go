@@ -237,6 +237,9 @@ func Optimize(ctx context.Context, w Workload, opts *OptimizeOptions) (*Optimize
 		return nil, fmt.Errorf("optimize: %w: Restarts=%d, MaxIter=%d: at most %d restarts (MaxRestarts) and %d iterations (MaxOptimizeIter)",
 			ErrBadInput, opts.Restarts, opts.MaxIter, MaxRestarts, MaxOptimizeIter)
 	}
+	if err := checkOptimizeBytes(w, opts); err != nil {
+		return nil, fmt.Errorf("optimize: %w", err)
+	}
 	g, err := gramChecked(w, opts.Budget)
 	if err != nil {
 		return nil, fmt.Errorf("optimize: %w", err)
