@@ -346,7 +346,7 @@ func factorX(kf kronFactor, eps float64) (*mat.Dense, error) {
 
 // Sample draws the reported answer for trueAnswer i with randomness from
 // src, with no table of size n². Which guarantee it gives depends on the
-// metric (docs/MATH.md §9.2):
+// metric (docs/MATH.md §10.3):
 //
 // Paths (metric.PathStep(m) > 0: lines, one-row or one-column grids):
 // exact, any src. The mechanism is the truncated geometric mechanism, and

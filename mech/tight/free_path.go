@@ -11,7 +11,7 @@ import (
 )
 
 // The exact sampler of FreeMechanism on a path (a line, a one-row or
-// one-column grid; docs/MATH.md §9.2). There the tight-constraints
+// one-column grid; docs/MATH.md §8.1, §10.3). There the tight-constraints
 // mechanism is the truncated geometric mechanism
 //
 //	X[i][k] = z_k a^{|i-k|},  a = e^{-eps·step},

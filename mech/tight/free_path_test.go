@@ -75,7 +75,7 @@ func TestPathRateExact(t *testing.T) {
 }
 
 // truncGeom is the closed form of the truncated geometric mechanism
-// (docs/MATH.md §9.2) at ratio a: z_0 = z_{n-1} = 1/(1+a), z_k =
+// (docs/MATH.md §8.1) at ratio a: z_0 = z_{n-1} = 1/(1+a), z_k =
 // (1-a)/(1+a) inside, X[i][k] = z_k a^{|i-k|}; n = 1 gives X = [1].
 func truncGeom(n int, a float64) *mat.Dense {
 	x := mat.NewDense(n, n, nil)
