@@ -2,6 +2,8 @@ package linear
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -661,41 +663,94 @@ func (w *matrixWorkload) MulVec(x []float64) ([]float64, error) {
 	return y.RawVector().Data, nil
 }
 
+// MaxMatrixLine and MaxMatrixBytes bound what ReadMatrix reads: a line
+// (one row) of at most 16 MiB and a file of at most 1 GiB (MaxDenseEntries
+// entries of 8 characters); longer input is refused with an error wrapping
+// ErrTooLarge as soon as the limit is passed, before more is read.
+const (
+	MaxMatrixLine  = 16 << 20
+	MaxMatrixBytes = 1 << 30
+)
+
+// errMatrixBytes is returned by boundedReader past MaxMatrixBytes.
+var errMatrixBytes = fmt.Errorf("more than %d bytes (MaxMatrixBytes): %w", MaxMatrixBytes, ErrTooLarge)
+
+// boundedReader reads at most left-1 bytes of r and then fails with
+// errMatrixBytes (left starts at the limit + 1, so input of exactly the
+// limit ends with r's io.EOF).
+type boundedReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, errMatrixBytes
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
 // ReadMatrix reads a dense matrix in CSV form: one row per line, entries
 // separated by commas and/or blanks; blank lines and lines starting with '#'
 // are skipped. Every row must have the same number of finite entries.
+// Entries are decoded as the lines are read; a line longer than
+// MaxMatrixLine, input longer than MaxMatrixBytes or more than
+// MaxDenseEntries entries is refused with an error wrapping ErrTooLarge.
 func ReadMatrix(r io.Reader) (*mat.Dense, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	sc := bufio.NewScanner(&boundedReader{r: r, left: MaxMatrixBytes + 1})
+	sc.Buffer(make([]byte, 64<<10), MaxMatrixLine)
 	var data []float64
 	cols, rows, line := -1, 0, 0
+	isSep := func(c byte) bool { return c == ',' || c == ' ' || c == '\t' || c == ';' }
 	for sc.Scan() {
 		line++
-		t := strings.TrimSpace(sc.Text())
-		if t == "" || strings.HasPrefix(t, "#") {
+		t := bytes.TrimSpace(sc.Bytes())
+		if len(t) == 0 || t[0] == '#' {
 			continue
 		}
-		fields := strings.FieldsFunc(t, func(c rune) bool { return c == ',' || c == ' ' || c == '\t' || c == ';' })
-		if cols >= 0 && len(fields) != cols {
-			return nil, fmt.Errorf("line %d: %d entries, previous rows have %d", line, len(fields), cols)
-		}
-		cols = len(fields)
-		for k, f := range fields {
+		k := 0
+		for i := 0; i < len(t); {
+			if isSep(t[i]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(t) && !isSep(t[j]) {
+				j++
+			}
+			f := string(t[i:j])
+			i = j
+			k++
+			if cols >= 0 && k > cols {
+				return nil, fmt.Errorf("line %d: more than %d entries, previous rows have %d", line, cols, cols)
+			}
 			v, err := strconv.ParseFloat(f, 64)
 			if err != nil {
-				return nil, fmt.Errorf("line %d, entry %d: %q is not a number", line, k+1, f)
+				return nil, fmt.Errorf("line %d, entry %d: %q is not a number", line, k, f)
 			}
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("line %d, entry %d: %v is not finite", line, k+1, v)
+				return nil, fmt.Errorf("line %d, entry %d: %v is not finite", line, k, v)
+			}
+			if len(data) >= MaxDenseEntries {
+				return nil, fmt.Errorf("line %d: more than %d entries: %w", line, MaxDenseEntries, ErrTooLarge)
 			}
 			data = append(data, v)
 		}
-		rows++
-		if len(data) > MaxDenseEntries {
-			return nil, fmt.Errorf("line %d: more than %d entries: %w", line, MaxDenseEntries, ErrTooLarge)
+		if cols >= 0 && k != cols {
+			return nil, fmt.Errorf("line %d: %d entries, previous rows have %d", line, k, cols)
 		}
+		cols = k
+		rows++
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("reading matrix: line %d is longer than %d bytes (MaxMatrixLine): %w", line+1, MaxMatrixLine, ErrTooLarge)
+		}
 		return nil, fmt.Errorf("reading matrix: %w", err)
 	}
 	if rows == 0 || cols <= 0 {
