@@ -205,3 +205,33 @@ func TestFreeSampleRefusesReleaseSources(t *testing.T) {
 		t.Errorf("separable with a custom source: %v", err)
 	}
 }
+
+// The rounding argument of pathRate over many steps: for 240 random steps
+// (random 52-bit mantissas, magnitudes 2^-12..2^12), every norm of a
+// one-row grid of 200 points and random eps, gamma·j <= eps·d(0, j) for
+// every j, in exact rational arithmetic from the metric's float64 distances.
+func TestPathRateRandomSteps(t *testing.T) {
+	src := mech.SeededSource(11)
+	for c := range 240 {
+		step := math.Ldexp(1+mech.Uniform01(src), mech.UniformInt(src, 25)-12)
+		eps := math.Ldexp(1+mech.Uniform01(src), mech.UniformInt(src, 9)-6)
+		norm := []metric.Norm{metric.Euclid, metric.Manhattan, metric.Chebyshev}[c%3]
+		g, err := metric.Grid(200, 1, step, norm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, tt, err := pathRate(g, eps)
+		if err != nil {
+			t.Fatalf("%s eps %v: %v", g, eps, err)
+		}
+		gamma := new(big.Rat).SetFrac(s, tt)
+		e := new(big.Rat).SetFloat64(eps)
+		for j := 1; j < 200; j++ {
+			lhs := new(big.Rat).Mul(gamma, big.NewRat(int64(j), 1))
+			rhs := new(big.Rat).Mul(e, new(big.Rat).SetFloat64(g.Dist(0, j)))
+			if lhs.Cmp(rhs) > 0 {
+				t.Fatalf("%s eps %v: gamma·%d > eps·d(0,%d)", g, eps, j, j)
+			}
+		}
+	}
+}
