@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -13,15 +12,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-const workloadSpecHelp = "workload: identity:n=N, total:n=N, allrange:n=N, prefix:n=N, width:n=N,k=K, " +
-	"random:n=N,m=M,seed=S, range2d:n=N, marginals:dims=2x3x4,k=K (all K-way marginals, attributes of any sizes), " +
-	"census (the 2010 Census SF1 Persons tables of the HDMM paper: 4151 queries over 2x2x64x17x115 cells), " +
-	"file:PATH.json (a workload file: a weighted union of Kronecker products of per-attribute blocks, see linear.ParseWorkloadJSON), " +
-	"file:PATH (an explicit matrix, CSV or .npy)"
+const workloadSpecHelp = linear.WorkloadSpecHelp
 
-const strategySpecHelp = "strategy: identity, hier:b=B[,root=false], wavelet, workload, eigen, file:PATH (CSV matrix), " +
-	"opt[:restarts=R,seed=S] (optimised for the workload, eps and delta, as by optdp optimize; default restarts=1, seed=1); " +
-	"identity, hier and wavelet are built per dimension of a multi-dimensional domain and combined by Kronecker product"
+const strategySpecHelp = linear.StrategySpecHelp
 
 func matrixCommand() command {
 	return command{
@@ -75,8 +68,8 @@ func (mf matrixFlags) build(fs *flag.FlagSet) (linear.Workload, *linear.Strategy
 	if err != nil {
 		return nil, nil, specError(*mf.workload, err)
 	}
-	if kind, params, _, err := splitSpec(*mf.strategy); err == nil && kind == "opt" {
-		a, err := optStrategy(*mf.strategy, params, fs, w, *mf.eps)
+	if s, err := linear.SplitSpec(*mf.strategy); err == nil && s.Kind == "opt" {
+		a, err := optStrategy(s, fs, w, *mf.eps)
 		if err != nil {
 			return nil, nil, specError(*mf.strategy, err)
 		}
@@ -87,67 +80,6 @@ func (mf matrixFlags) build(fs *flag.FlagSet) (linear.Workload, *linear.Strategy
 		return nil, nil, specError(*mf.strategy, err)
 	}
 	return w, a, nil
-}
-
-// splitSpec splits "kind:k1=v1,k2=v2" into kind and parameters. For
-// "file:PATH" the whole rest is the path.
-func splitSpec(spec string) (kind string, params map[string]string, path string, err error) {
-	kind, rest, _ := strings.Cut(spec, ":")
-	kind = strings.ToLower(strings.TrimSpace(kind))
-	params = map[string]string{}
-	if kind == "file" {
-		if rest == "" {
-			return "", nil, "", fmt.Errorf("spec %q: file needs a path, e.g. file:W.csv", spec)
-		}
-		return kind, params, rest, nil
-	}
-	if rest == "" {
-		return kind, params, "", nil
-	}
-	for _, kv := range strings.Split(rest, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" || v == "" {
-			return "", nil, "", fmt.Errorf("spec %q: parameter %q is not key=value", spec, kv)
-		}
-		if _, dup := params[k]; dup {
-			return "", nil, "", fmt.Errorf("spec %q: parameter %q given twice", spec, k)
-		}
-		params[k] = v
-	}
-	return kind, params, "", nil
-}
-
-// specParams reads integer parameters, requiring exactly the names given
-// (optional ones may be missing, with default def).
-type specParams struct {
-	spec   string
-	params map[string]string
-	used   map[string]bool
-}
-
-func (p *specParams) int(name string, required bool, def int) (int, error) {
-	p.used[name] = true
-	v, ok := p.params[name]
-	if !ok {
-		if required {
-			return 0, fmt.Errorf("spec %q: missing %s=...", p.spec, name)
-		}
-		return def, nil
-	}
-	i, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, fmt.Errorf("spec %q: %s=%q is not an integer", p.spec, name, v)
-	}
-	return i, nil
-}
-
-func (p *specParams) done() error {
-	for k := range p.params {
-		if !p.used[k] {
-			return fmt.Errorf("spec %q: unknown parameter %q", p.spec, k)
-		}
-	}
-	return nil
 }
 
 // maxWorkloadFileBytes bounds a JSON workload file (64 MiB).
@@ -200,6 +132,28 @@ func readMatrixFile(path, what string) (*linear.Strategy, linear.Workload, error
 	return nil, w, nil
 }
 
+// parseWorkloadSpec builds the workload of a spec (linear.ParseWorkload),
+// reading file:PATH as a JSON workload file or a CSV/.npy matrix.
+func parseWorkloadSpec(spec string) (linear.Workload, error) {
+	return linear.ParseWorkload(spec, func(path string) (linear.Workload, error) {
+		if strings.EqualFold(filepath.Ext(path), ".json") {
+			w, _, err := readWorkloadFile(path)
+			return w, err
+		}
+		_, w, err := readMatrixFile(path, "workload")
+		return w, err
+	})
+}
+
+// parseStrategy builds the strategy named by spec for workload w
+// (linear.ParseStrategy), reading file:PATH as a CSV/.npy matrix.
+func parseStrategy(spec string, w linear.Workload) (*linear.Strategy, error) {
+	return linear.ParseStrategy(spec, w, func(path string) (*linear.Strategy, error) {
+		a, _, err := readMatrixFile(path, "strategy")
+		return a, err
+	})
+}
+
 // parseWorkload builds the workload named by spec (see workloadSpecHelp).
 func parseWorkload(spec string) (linear.Workload, error) {
 	w, _, err := parseWorkloadAttrs(spec)
@@ -211,15 +165,15 @@ func parseWorkload(spec string) (linear.Workload, error) {
 // for the dimensions of linear.Shape (the columns of a records file, in
 // order).
 func parseWorkloadAttrs(spec string) (linear.Workload, []linear.Attribute, error) {
-	if kind, _, path, err := splitSpec(spec); err == nil && kind == "file" && strings.EqualFold(filepath.Ext(path), ".json") {
-		return readWorkloadFile(path)
+	if s, err := linear.SplitSpec(spec); err == nil && s.Kind == "file" && strings.EqualFold(filepath.Ext(s.Path), ".json") {
+		return readWorkloadFile(s.Path)
 	}
 	w, err := parseWorkloadSpec(spec)
 	if err != nil {
 		return nil, nil, err
 	}
 	var attrs []linear.Attribute
-	if kind, _, _, _ := splitSpec(spec); strings.HasPrefix(kind, "census") {
+	if s, err := linear.SplitSpec(spec); err == nil && strings.HasPrefix(s.Kind, "census") {
 		for i, name := range linear.CensusSF1Attributes {
 			attrs = append(attrs, linear.Attribute{Name: name, Size: linear.CensusSF1Dims[i]})
 		}
@@ -229,153 +183,6 @@ func parseWorkloadAttrs(spec string) (linear.Workload, []linear.Attribute, error
 		attrs = append(attrs, linear.Attribute{Name: fmt.Sprintf("a%d", i), Size: n})
 	}
 	return w, attrs, nil
-}
-
-// parseWorkloadSpec builds the workload of a spec other than a JSON file.
-func parseWorkloadSpec(spec string) (linear.Workload, error) {
-	kind, params, path, err := splitSpec(spec)
-	if err != nil {
-		return nil, err
-	}
-	p := &specParams{spec: spec, params: params, used: map[string]bool{}}
-	var w linear.Workload
-	switch kind {
-	case "file":
-		if strings.EqualFold(filepath.Ext(path), ".json") {
-			w, _, err = readWorkloadFile(path)
-			return w, err
-		}
-		_, w, err = readMatrixFile(path, "workload")
-		return w, err
-	case "census", "census-sf1", "census-sf1-persons":
-		if w, err = linear.CensusSF1Persons(); err != nil {
-			return nil, fmt.Errorf("workload %q: %w", spec, err)
-		}
-	case "identity", "total", "allrange", "prefix", "range2d", "width", "random":
-		n, err := p.int("n", true, 0)
-		if err != nil {
-			return nil, err
-		}
-		switch kind {
-		case "identity":
-			w, err = linear.Identity(n)
-		case "total":
-			w, err = linear.Total(n)
-		case "allrange":
-			w, err = linear.AllRange(n)
-		case "prefix":
-			w, err = linear.Prefix(n)
-		case "range2d":
-			w, err = linear.Range2D(n)
-		case "width":
-			var k int
-			if k, err = p.int("k", true, 0); err == nil {
-				w, err = linear.WidthRange(n, k)
-			}
-		case "random":
-			var m, seed int
-			if m, err = p.int("m", true, 0); err == nil {
-				if seed, err = p.int("seed", false, 1); err == nil {
-					w, err = linear.RandomRange(n, m, uint64(seed))
-				}
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("workload %q: %w", spec, err)
-		}
-	case "marginals":
-		p.used["dims"] = true
-		ds, ok := params["dims"]
-		if !ok {
-			return nil, fmt.Errorf("spec %q: missing dims=AxBx...", spec)
-		}
-		var dims []int
-		for _, s := range strings.Split(ds, "x") {
-			d, err := strconv.Atoi(s)
-			if err != nil {
-				return nil, fmt.Errorf("spec %q: dims=%q is not a list like 2x3x4", spec, ds)
-			}
-			dims = append(dims, d)
-		}
-		k, err := p.int("k", true, 0)
-		if err != nil {
-			return nil, err
-		}
-		if w, err = linear.Marginals(dims, k); err != nil {
-			return nil, fmt.Errorf("workload %q: %w", spec, err)
-		}
-	default:
-		return nil, fmt.Errorf("unknown workload %q; want %s", spec, workloadSpecHelp)
-	}
-	if err := p.done(); err != nil {
-		return nil, err
-	}
-	return w, nil
-}
-
-// parseStrategy builds the strategy named by spec for workload w (see
-// strategySpecHelp).
-func parseStrategy(spec string, w linear.Workload) (*linear.Strategy, error) {
-	kind, params, path, err := splitSpec(spec)
-	if err != nil {
-		return nil, err
-	}
-	p := &specParams{spec: spec, params: params, used: map[string]bool{}}
-	var a *linear.Strategy
-	switch kind {
-	case "file":
-		a, _, err = readMatrixFile(path, "strategy")
-		return a, err
-	case "opt":
-		return nil, errors.New("strategy opt is optimised for eps (and delta): build it with matrixFlags.build or optStrategy")
-	case "workload":
-		a, err = linear.WorkloadStrategy(w)
-	case "eigen":
-		a, err = linear.Eigen(w)
-	case "identity", "hier", "wavelet":
-		b, root := 0, true
-		if kind == "hier" {
-			if b, err = p.int("b", false, 2); err != nil {
-				return nil, err
-			}
-			p.used["root"] = true
-			if r, ok := params["root"]; ok {
-				if root, err = strconv.ParseBool(r); err != nil {
-					return nil, fmt.Errorf("spec %q: root=%q is not true or false", spec, r)
-				}
-			}
-		}
-		var fs []*linear.Strategy
-		for _, n := range linear.Shape(w) {
-			var f *linear.Strategy
-			switch kind {
-			case "identity":
-				f, err = linear.IdentityStrategy(n)
-			case "hier":
-				f, err = linear.Hierarchical(n, b, root)
-			case "wavelet":
-				f, err = linear.Wavelet(n)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("strategy %q: %w", spec, err)
-			}
-			fs = append(fs, f)
-		}
-		if len(fs) == 1 {
-			a = fs[0]
-		} else {
-			a, err = linear.KronStrategy(fs...)
-		}
-	default:
-		return nil, fmt.Errorf("unknown strategy %q; want %s", spec, strategySpecHelp)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("strategy %q: %w", spec, err)
-	}
-	if err := p.done(); err != nil {
-		return nil, err
-	}
-	return a, nil
 }
 
 // matrixResult is the JSON output of optdp matrix.

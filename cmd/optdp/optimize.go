@@ -246,17 +246,17 @@ func printOptimize(env *runEnv, r optimizeResult) {
 // optStrategy builds the strategy "opt[:restarts=R,seed=S]" for optdp matrix
 // and answer: linear.Optimize for w at eps (and delta when the command's
 // --delta flag is given), cancelled by Ctrl-C.
-func optStrategy(spec string, params map[string]string, fs *flag.FlagSet, w linear.Workload, eps float64) (*linear.Strategy, error) {
-	p := &specParams{spec: spec, params: params, used: map[string]bool{}}
-	restarts, err := p.int("restarts", false, 1)
+func optStrategy(p *linear.Spec, fs *flag.FlagSet, w linear.Workload, eps float64) (*linear.Strategy, error) {
+	spec := p.String()
+	restarts, err := p.Int("restarts", false, 1)
 	if err != nil {
 		return nil, err
 	}
-	seed, err := p.int("seed", false, defaultOptSeed)
+	seed, err := p.Int("seed", false, defaultOptSeed)
 	if err != nil {
 		return nil, err
 	}
-	if err := p.done(); err != nil {
+	if err := p.Done(); err != nil {
 		return nil, err
 	}
 	if restarts < 1 || seed < 0 {
