@@ -235,3 +235,40 @@ func TestPathRateRandomSteps(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPathSampler: for any one-row grid (n <= 400, any step and eps the
+// metric accepts) pathRate's gamma satisfies gamma·j <= eps·d(0, j) for
+// every j exactly, and a draw with any seed is an answer in 0..n-1.
+func FuzzPathSampler(f *testing.F) {
+	f.Add(uint16(7), 1.0, 0.3, uint8(0), uint16(3), uint64(1))
+	f.Add(uint16(200), 107.68761374326229, 0.03589692236431734, uint8(0), uint16(0), uint64(2))
+	f.Add(uint16(2), 0.1, 700.0, uint8(1), uint16(1), uint64(3))
+	f.Add(uint16(1), 3.0, 1e-12, uint8(2), uint16(0), uint64(4))
+	f.Fuzz(func(t *testing.T, nb uint16, step, eps float64, norm uint8, ib uint16, seed uint64) {
+		n := int(nb%400) + 1
+		if metric.CheckEps(eps) != nil {
+			return
+		}
+		g, err := metric.Grid(n, 1, step, []metric.Norm{metric.Euclid, metric.Manhattan, metric.Chebyshev}[norm%3])
+		if err != nil || n < 2 {
+			return
+		}
+		s, tt, err := pathRate(g, eps)
+		if err != nil {
+			return // a subnormal step, refused
+		}
+		gamma := new(big.Rat).SetFrac(s, tt)
+		e := new(big.Rat).SetFloat64(eps)
+		for j := 1; j < n; j++ {
+			lhs := new(big.Rat).Mul(gamma, big.NewRat(int64(j), 1))
+			rhs := new(big.Rat).Mul(e, new(big.Rat).SetFloat64(g.Dist(0, j)))
+			if lhs.Cmp(rhs) > 0 {
+				t.Fatalf("%s eps %v: gamma·%d > eps·d(0,%d)", g, eps, j, j)
+			}
+		}
+		i := int(ib) % n
+		if k := samplePath(n, i, s, tt, mech.SeededSource(seed)); k < 0 || k >= n {
+			t.Fatalf("%s: draw %d outside 0..%d", g, k, n-1)
+		}
+	})
+}
