@@ -12,6 +12,10 @@ import (
 // after the previous collection before it runs again.
 const gcFactor = 2
 
+// minHeap is the Go runtime's minimum heap goal (4 MiB): below it the
+// collector does not run, so small problems peak at live data + 4 MiB.
+const minHeap = 4 << 20
+
 // gramSplit returns the factor orders into which every Kronecker term of
 // w.Gram() splits the domain ([n] for a workload with a dense Gram), or nil
 // when the terms split it differently (Optimize then forms the dense Gram).
@@ -47,6 +51,30 @@ func gramSplit(w Workload) []int {
 	return []int{n}
 }
 
+// gramTerms returns the number of Kronecker terms of w.Gram(), counted
+// without forming it.
+func gramTerms(w Workload) int {
+	switch v := w.(type) {
+	case *scaledWorkload:
+		return gramTerms(v.w)
+	case *unionWorkload:
+		t := 0
+		for _, f := range v.ws {
+			t += gramTerms(f)
+		}
+		return t
+	case *kronWorkload:
+		t := 1
+		for _, f := range v.fs {
+			t *= gramTerms(f)
+		}
+		return t
+	case *marginalWorkload:
+		return len(v.subsets)
+	}
+	return 1
+}
+
 // baselineRows returns an upper bound on the total number of rows of the
 // standard strategies Optimize compares against on one factor of order n
 // (identity, hierarchical with branchings 2, 4, 8, 16 with and without the
@@ -70,16 +98,19 @@ func baselineRows(n int) float64 {
 // them; sums of Kronecker terms that split the domain differently), and
 // returns 0 for the Kronecker and marginal paths, whose factors the sdp
 // optimisers check against the budget one by one. The estimate counts, in
-// n×n float64 matrices: the Gram and its counting workspace (3), the dense
-// copy the optimiser keeps (1), the standard strategies compared against
+// n×n float64 matrices: per Gram term (T of them, e.g. the members of a
+// union) the term, its counting workspace and the optimiser's copy (4 T),
+// the dense sum (1), the standard strategies compared against
 // (baselineRows(n)/n, about 13), the returned strategy ((n+p)/n), the
 // inverse-Gram workspaces of the error evaluations (4), and, for eps-DP
-// (Delta = 0), the p-Identity and L-BFGS workspaces (30 p×n matrices,
-// p = opts.P or max(1, n/16)), or, for Delta > 0, the L2 Newton
+// (Delta = 0), the p-Identity and L-BFGS workspaces (30 + 7 T p×n
+// matrices, p = opts.P or max(1, n/16)), or, for Delta > 0, the L2 Newton
 // workspaces (sdp.L2Bytes, 14); the total is multiplied by gcFactor = 2,
-// the heap's peak-to-live ratio under GOGC=100. At n = 512, 1024 and 2048
-// (allrange, eps-DP, --max-iter 3) the estimate is 1.4x to 1.7x the
-// measured peak resident set (TestOptimizeBytesBoundsPeak checks the heap).
+// the heap's peak-to-live ratio under GOGC=100, and the runtime's 4 MiB
+// minimum heap goal is added. For allrange with --max-iter 3 the estimate
+// is 1.3x to 1.5x the measured peak resident set at n = 512, 1024, 2048
+// (eps-DP) and 1.6x to 1.7x at n = 512, 1024 (--delta);
+// TestOptimizeBytesBoundsPeak checks it against the heap.
 func OptimizeBytes(w Workload, opts *OptimizeOptions) float64 {
 	if w == nil {
 		return 0
@@ -89,7 +120,8 @@ func OptimizeBytes(w Workload, opts *OptimizeOptions) float64 {
 	}
 	_, n := w.Dims()
 	nf := float64(n)
-	mats := 3 + 1 + baselineRows(n)/nf + 4
+	terms := float64(gramTerms(w))
+	mats := 4*terms + 1 + baselineRows(n)/nf + 4
 	extra := 0.0
 	if opts != nil && opts.Delta != 0 {
 		mats += 14
@@ -99,9 +131,9 @@ func OptimizeBytes(w Workload, opts *OptimizeOptions) float64 {
 			p = opts.P
 		}
 		mats += (nf + float64(p)) / nf
-		extra = run.DenseBytes(p, n, 30) + run.DenseBytes(p, p, 2)
+		extra = run.DenseBytes(p, n, 30) + run.DenseBytes(p, n, 7)*terms + run.DenseBytes(p, p, 2)
 	}
-	return gcFactor * (run.DenseBytes(n, n, 1)*mats + extra)
+	return gcFactor*(run.DenseBytes(n, n, 1)*mats+extra) + minHeap
 }
 
 // checkOptimizeBytes checks OptimizeBytes against the budget before any
