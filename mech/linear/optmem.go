@@ -144,6 +144,7 @@ func checkOptimizeBytes(w Workload, opts *OptimizeOptions) error {
 		return nil
 	}
 	_, n := w.Dims()
-	return opts.Budget.Check(fmt.Sprintf("optimising %v (a dense Gram matrix of order %d, its baselines and workspaces)", w, n), need,
+	return opts.Budget.Check(fmt.Sprintf("optimising %v (the dense Gram matrix W^T W of order %d, %s alone, the baselines and the workspaces)",
+		w, n, run.FormatBytes(run.DenseBytes(n, n, 1))), need,
 		"state the workload as a Kronecker product of per-attribute blocks (range2d, marginals or a workload file), which the product-domain optimiser solves factor by factor, use a smaller domain, or raise the memory budget (OptimizeOptions.Budget)")
 }
