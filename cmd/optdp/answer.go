@@ -101,7 +101,7 @@ func runAnswer(env *runEnv, args []string) error {
 		rel, err = linear.Answer(w, a, x, *mf.eps, src)
 	}
 	if err != nil {
-		return err
+		return fileSpecError(err, *mf.workload, *mf.strategy)
 	}
 	e := rel.Expected
 	res := answerResult{Workload: e.Workload, Strategy: e.Strategy, M: e.M, N: e.N, P: e.P, Eps: *mf.eps,

@@ -73,8 +73,10 @@ func badInputCorpus() []badCase {
 		{"optimize --workload prefix:n=8 --eps 1 --restarts 1000000000", nil, usage, "restarts"},
 		{"threshold --metric graph:file={dir}/g.txt --lo 1e-308 --hi 1e308", f("g.txt", "0 1\n1 2\n2 0\n2 3\n"), usage, ""},
 		{"optimal --metric line:n=4 --eps 1e308 --prior uniform", nil, usage, "eps"},
-		{"matrix --workload identity:n=2 --strategy file:{dir}/s.csv --eps 1", f("s.csv", "1e308,0\n0,1e308\n"), spec, "not representable"},
-		{"matrix --workload identity:n=2 --strategy file:{dir}/s.csv --eps 1", f("s.csv", "1e200,0\n0,1e200\n"), spec, "not representable"},
+		{"matrix --workload identity:n=2 --strategy file:{dir}/s.csv --eps 1", f("s.csv", "1e308,0\n0,1e308\n"), data, "not representable"},
+		{"answer --workload identity:n=2 --strategy file:{dir}/s.csv --eps 1 --data {dir}/x.csv", map[string]string{"s.csv": "1e308,0\n0,1e308\n", "x.csv": "1 2\n"}, data, "not representable"},
+		{"matrix --workload identity:n=2 --strategy file:{dir}/s.csv --eps 1", f("s.csv", "1e200,0\n0,1e200\n"), data, "not representable"},
+		{"answer --workload identity:n=2 --strategy file:{dir}/s.csv --eps 1 --data {dir}/x.csv", map[string]string{"s.csv": "1e200,0\n0,1e200\n", "x.csv": "1 2\n"}, data, "not representable"},
 
 		// --- sizes that used to hang or allocate before the refusal ---
 		{"tight --metric sum:u=1000000000000,v=1000 --eps 1", nil, data, "too large"},

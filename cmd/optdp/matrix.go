@@ -244,11 +244,11 @@ func runMatrix(env *runEnv, args []string) error {
 		}
 		idVar = sig1 * sig1
 	} else if nz, err = linear.LaplaceNoise(a, eps); err != nil {
-		return err
+		return fileSpecError(err, *mf.workload, *mf.strategy)
 	}
 	rep, err := linear.Evaluate(w, a, nz)
 	if err != nil {
-		return err
+		return fileSpecError(err, *mf.workload, *mf.strategy)
 	}
 	res := matrixResult{Workload: rep.Workload, Strategy: rep.Strategy, M: rep.M, N: rep.N, P: rep.P,
 		Eps: eps, Delta: nz.Delta, Sensitivity: nz.Sensitivity, Noise: nz, Trace: rep.Trace,
