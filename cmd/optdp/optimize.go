@@ -121,6 +121,9 @@ func runOptimizeCtx(ctx context.Context, env *runEnv, args []string) error {
 	if *of.restarts < 1 || *of.seed < 0 || *of.maxIter < 0 {
 		return usagef("--restarts must be >= 1, --seed and --max-iter >= 0 (got %d, %d, %d)", *of.restarts, *of.seed, *of.maxIter)
 	}
+	if *of.restarts > linear.MaxRestarts || *of.maxIter > linear.MaxOptimizeIter {
+		return usagef("--restarts %d, --max-iter %d: at most %d restarts and %d iterations", *of.restarts, *of.maxIter, linear.MaxRestarts, linear.MaxOptimizeIter)
+	}
 	w, err := parseWorkload(*workload)
 	if err != nil {
 		return specError(*workload, err)
@@ -135,7 +138,7 @@ func runOptimizeCtx(ctx context.Context, env *runEnv, args []string) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("optimisation cancelled: %w", err)
 		}
-		return err
+		return fileSpecError(err, *workload)
 	}
 	m, n := w.Dims()
 	p, _ := res.Strategy.Dims()
