@@ -150,25 +150,39 @@ func priorFileBytes(n int) int64 {
 	return 64*int64(min(n, tight.MaxVectorN)) + maxPriorSlack
 }
 
-// readBounded reads the file at path if it holds at most max bytes, and
-// otherwise says so without reading it (a regular file) or after max+1
-// bytes (a pipe or device such as /dev/zero).
-func readBounded(path string, max int64) ([]byte, error) {
+// openBounded opens the file at path for reading, refusing a directory and a
+// regular file above max bytes (from its size, before reading it). A pipe or
+// device is opened: its reader must stop on its own limit.
+func openBounded(path string, max int64) (*os.File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
 	if fi.IsDir() {
+		f.Close()
 		return nil, fmt.Errorf("%s is a directory, not a file", path)
 	}
 	if fi.Mode().IsRegular() && fi.Size() > max {
+		f.Close()
 		return nil, fmt.Errorf("%s: %d bytes, larger than the limit of %d", path, fi.Size(), max)
 	}
+	return f, nil
+}
+
+// readBounded reads the file at path if it holds at most max bytes, and
+// otherwise says so without reading it (a regular file) or after max+1
+// bytes (a pipe or device such as /dev/zero).
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := openBounded(path, max)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -201,21 +215,11 @@ func parseFields(line string) ([]float64, error) {
 // file above maxMatrixFileBytes is refused from its size, a device such as
 // /dev/zero after one line of maxCSVLine bytes (or the .npy magic string).
 func readMatrixPath(path string) (*mat.Dense, error) {
-	f, err := os.Open(path)
+	f, err := openBounded(path, maxMatrixFileBytes)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("%s is a directory, not a file", path)
-	}
-	if fi.Mode().IsRegular() && fi.Size() > maxMatrixFileBytes {
-		return nil, fmt.Errorf("%s: %d bytes, larger than the limit of %d", path, fi.Size(), int64(maxMatrixFileBytes))
-	}
 	br := bufio.NewReaderSize(f, 64<<10)
 	var x *mat.Dense
 	if strings.HasSuffix(strings.ToLower(path), ".npy") {

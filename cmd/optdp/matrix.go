@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -88,14 +87,7 @@ const maxWorkloadFileBytes = 64 << 20
 // readWorkloadFile reads a JSON workload file (linear.ParseWorkloadJSON);
 // matrix files it names are read relative to its directory, as CSV or .npy.
 func readWorkloadFile(path string) (linear.Workload, []linear.Attribute, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("workload file: %w", err)
-	}
-	if st.Size() > maxWorkloadFileBytes {
-		return nil, nil, fmt.Errorf("workload file %s has %d bytes, the limit is %d", path, st.Size(), maxWorkloadFileBytes)
-	}
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path, maxWorkloadFileBytes) // a pipe stops at the limit too
 	if err != nil {
 		return nil, nil, fmt.Errorf("workload file: %w", err)
 	}
