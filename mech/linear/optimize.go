@@ -502,30 +502,12 @@ func optimizeL2(ctx context.Context, w Workload, g Gram, opts *OptimizeOptions) 
 		// The closed form of the marginal algebra (below).
 	} else if terms, _, ok2 := kronTerms(g); ok2 && len(g.Terms) > 1 && len(dims) > 1 {
 		kr, err := sdp.OptimizeL2KronSum(ctx, terms, o)
-		if err != nil {
-			return nil, fmt.Errorf("optimize: %w", err)
-		}
-		res = &OptimizeResult{Method: "l2-kron-sum", Objective: kr.Objective, Dual: kr.Dual, Gap: kr.Gap, RelGap: kr.RelGap}
-		fs := make([]*mat.Dense, len(kr.Factors))
-		for i, f := range kr.Factors {
-			fs[i] = f.A
-			res.Iterations += f.Iterations
-		}
-		if res.Strategy, err = kronFromFactors("opt-l2", fs); err != nil {
+		if res, err = l2KronResult("l2-kron-sum", kr, err); err != nil {
 			return nil, err
 		}
 	} else if ok && len(g.Terms) == 1 && len(dims) > 1 {
 		kr, err := sdp.OptimizeL2Kron(ctx, g.Terms[0], o)
-		if err != nil {
-			return nil, fmt.Errorf("optimize: %w", err)
-		}
-		res = &OptimizeResult{Method: "l2-kron", Objective: kr.Objective, Dual: kr.Dual, Gap: kr.Gap, RelGap: kr.RelGap}
-		fs := make([]*mat.Dense, len(kr.Factors))
-		for i, f := range kr.Factors {
-			fs[i] = f.A
-			res.Iterations += f.Iterations
-		}
-		if res.Strategy, err = kronFromFactors("opt-l2", fs); err != nil {
+		if res, err = l2KronResult("l2-kron", kr, err); err != nil {
 			return nil, err
 		}
 	} else {
@@ -659,4 +641,22 @@ func (s *Strategy) gramCond() float64 {
 		c *= (sv[0] / lo) * (sv[0] / lo)
 	}
 	return c
+}
+
+// l2KronResult turns a Kronecker L2 optimum (per-factor strategies with their
+// certificate) into an OptimizeResult named method.
+func l2KronResult(method string, kr *sdp.L2KronResult, err error) (*OptimizeResult, error) {
+	if err != nil {
+		return nil, fmt.Errorf("optimize: %w", err)
+	}
+	res := &OptimizeResult{Method: method, Objective: kr.Objective, Dual: kr.Dual, Gap: kr.Gap, RelGap: kr.RelGap}
+	fs := make([]*mat.Dense, len(kr.Factors))
+	for i, f := range kr.Factors {
+		fs[i] = f.A
+		res.Iterations += f.Iterations
+	}
+	if res.Strategy, err = kronFromFactors("opt-l2", fs); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
