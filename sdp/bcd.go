@@ -66,17 +66,7 @@ func refineKron(ctx context.Context, terms []KronTerm, factors, thetas []*mat.De
 			return 0, 0, fmt.Errorf("sdp: refining the Kronecker strategy: factor %d: %w", f, err)
 		}
 	}
-	total := func() float64 {
-		s := 0.0
-		for t, term := range terms {
-			p := term.Weight
-			for f := 0; f < nf; f++ {
-				p *= vals[t][f]
-			}
-			s += p
-		}
-		return s
-	}
+	total := func() float64 { return weightedProducts(terms, vals) }
 	cur := total()
 	iters := 0
 	for cycle := 0; cycle < maxBCDCycles; cycle++ {
@@ -231,17 +221,7 @@ func OptimizeL2KronSum(ctx context.Context, terms []KronTerm, opt *L2Options) (*
 			vals[t][f] = traceProd(g, inv[f])
 		}
 	}
-	total := func() float64 {
-		s := 0.0
-		for t, term := range terms {
-			p := term.Weight
-			for f := 0; f < nf; f++ {
-				p *= vals[t][f]
-			}
-			s += p
-		}
-		return s
-	}
+	total := func() float64 { return weightedProducts(terms, vals) }
 	cur := total()
 	res := &L2KronResult{}
 	for cycle := 0; cycle < maxBCDCycles; cycle++ {
@@ -328,4 +308,18 @@ func OptimizeL2KronSum(ctx context.Context, terms []KronTerm, opt *L2Options) (*
 	res.Gap = math.Max(res.Objective-res.Dual, 0)
 	res.RelGap = res.Gap / res.Objective
 	return res, nil
+}
+
+// weightedProducts is Σ_t w_t Π_f vals[t][f]: the objective of a union of
+// Kronecker terms from each term's per-factor values.
+func weightedProducts(terms []KronTerm, vals [][]float64) float64 {
+	s := 0.0
+	for t, term := range terms {
+		p := term.Weight
+		for _, v := range vals[t] {
+			p *= v
+		}
+		s += p
+	}
+	return s
 }
