@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // TriangleTol is the relative slack of the triangle-inequality check of
@@ -71,17 +74,10 @@ func newMatrix(n int, d []float64) (*MatrixMetric, error) {
 			}
 		}
 	}
-	for k := 0; k < n; k++ {
-		for i := 0; i < n; i++ {
-			dik := m.d[i*n+k]
-			for j := i + 1; j < n; j++ {
-				dij, dkj := m.d[i*n+j], m.d[k*n+j]
-				if dij > (dik+dkj)*(1+TriangleTol) {
-					return nil, fmt.Errorf("distance matrix: triangle inequality fails for (i,j,k) = (%d,%d,%d): d(%d,%d) = %v > d(%d,%d) + d(%d,%d) = %v + %v",
-						i, j, k, i, j, dij, i, k, k, j, dik, dkj)
-				}
-			}
-		}
+	if i, j, k, ok := firstTriangleViolation(n, m.d); ok {
+		dij, dik, dkj := m.d[i*n+j], m.d[i*n+k], m.d[k*n+j]
+		return nil, fmt.Errorf("distance matrix: triangle inequality fails for (i,j,k) = (%d,%d,%d): d(%d,%d) = %v > d(%d,%d) + d(%d,%d) = %v + %v",
+			i, j, k, i, j, dij, i, k, k, j, dik, dkj)
 	}
 	return m, nil
 }
@@ -200,4 +196,55 @@ func (m *MatrixMetric) String() string {
 		return "dist:file=" + m.source
 	}
 	return "dist:n=" + strconv.Itoa(m.n)
+}
+
+// firstTriangleViolation returns the first triple (i, j, k) in the order
+// k, then i, then j > i at which d(i,j) > (d(i,k) + d(k,j))·(1 + TriangleTol)
+// for the symmetric row-major n×n matrix d, and whether there is one. The
+// O(n³) scan is split by k across GOMAXPROCS goroutines; each stops at its
+// first violation, and a goroutine stops early once another has found one at
+// a smaller k, so the answer is the one the sequential scan would give.
+func firstTriangleViolation(n int, d []float64) (int, int, int, bool) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var best atomic.Int64 // smallest violating k found so far
+	best.Store(int64(n))
+	type hit struct{ i, j, k int }
+	hits := make([]hit, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		hits[w].k = n
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for k := w * n / workers; k < (w+1)*n/workers; k++ {
+				if int64(k) > best.Load() {
+					return
+				}
+				rowK := d[k*n : (k+1)*n]
+				for i := 0; i < n; i++ {
+					dik := d[i*n+k]
+					rowI := d[i*n : (i+1)*n]
+					for j := i + 1; j < n; j++ {
+						if rowI[j] > (dik+rowK[j])*(1+TriangleTol) {
+							hits[w] = hit{i, j, k}
+							for {
+								b := best.Load()
+								if int64(k) >= b || best.CompareAndSwap(b, int64(k)) {
+									return
+								}
+							}
+						}
+					}
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	first := hit{k: n}
+	for _, h := range hits {
+		if h.k < first.k {
+			first = h
+		}
+	}
+	return first.i, first.j, first.k, first.k < n
 }
