@@ -131,7 +131,14 @@ func minimumDegree(p *Problem) ([]int, *symbolic) {
 		s.rowIdx = append(s.rowIdx, rows...)
 		s.colPtr[j+1] = len(s.rowIdx)
 	}
-	// Row lists for the left-looking factorisation.
+	s.buildRows()
+	return perm, s
+}
+
+// buildRows fills the row lists (rowPtr, rowCol, rowPos) of the
+// left-looking factorisation from the column structure.
+func (s *symbolic) buildRows() {
+	n := s.n
 	cnt := make([]int, n+1)
 	for _, r := range s.rowIdx {
 		cnt[r+1]++
@@ -151,7 +158,6 @@ func minimumDegree(p *Problem) ([]int, *symbolic) {
 			next[r]++
 		}
 	}
-	return perm, s
 }
 
 // setPairs records where each pair of q (numbered in the symbolic's order)
