@@ -192,6 +192,9 @@ func ProfileTrace(g Gram, a *Strategy) (float64, error) {
 	if a.sum != nil {
 		return a.sum.trace(g)
 	}
+	if a.union != nil {
+		return a.union.trace(g)
+	}
 	sdims := make([]int, len(a.factors))
 	for i, f := range a.factors {
 		_, sdims[i] = f.Dims()
@@ -394,6 +397,9 @@ func QueryVariances(w Workload, a *Strategy, nz Noise) ([]float64, error) {
 	if m > MaxDenseEntries {
 		return nil, fmt.Errorf("%v has %d queries: %w", w, m, ErrTooLarge)
 	}
+	if a.union != nil {
+		return nil, fmt.Errorf("query variances: %v is a union strategy (per-group estimates): %w", a, ErrUnsupported)
+	}
 	wf := Factors(w)
 	match := len(wf) == len(a.factors) && len(wf) > 1
 	for f := 0; match && f < len(wf); f++ {
@@ -460,6 +466,9 @@ func factorVariances(w Workload, a *mat.Dense) ([]float64, error) {
 // strategy (docs/MATH.md §13.5), from a factorisation of A^T A (the profile is the
 // quantity asked for, so it is formed explicitly here, and only here).
 func Profile(a *Strategy) (*mat.SymDense, error) {
+	if a.union != nil {
+		return nil, fmt.Errorf("profile: %v is a union strategy, whose estimator is not least squares on the stack: %w", a, ErrUnsupported)
+	}
 	d, err := a.Dense()
 	if err != nil {
 		return nil, err

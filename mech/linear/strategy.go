@@ -23,6 +23,10 @@ type Strategy struct {
 	// whose Gram lies in the marginal algebra (MarginalsStrategy,
 	// ResidualStrategy).
 	sum *kronSum
+	// union, when not nil, replaces factors: a union of Kronecker
+	// strategies, each block answering its own group of workload terms
+	// (UnionStrategy, union.go).
+	union *unionStrategy
 }
 
 // StrategyFromMatrix returns the explicit strategy a (copied). It must have
@@ -250,6 +254,9 @@ func eigenDense(g *mat.SymDense) (*Strategy, error) {
 
 // Dims returns the number of strategy queries p and the domain size n.
 func (s *Strategy) Dims() (p, n int) {
+	if s.union != nil {
+		return s.union.dims()
+	}
 	if s.sum != nil {
 		return s.sum.size()
 	}
@@ -286,6 +293,9 @@ func (s *Strategy) Dense() (*mat.Dense, error) {
 	if err := checkDense(s.name, p, n); err != nil {
 		return nil, err
 	}
+	if s.union != nil {
+		return s.union.dense()
+	}
 	if s.sum != nil {
 		return s.sum.dense(), nil
 	}
@@ -301,6 +311,9 @@ func (s *Strategy) Dense() (*mat.Dense, error) {
 // the sum over its blocks, +Inf when that needs a vector over the cells
 // beyond run.DefaultBudget).
 func (s *Strategy) L1() float64 {
+	if s.union != nil {
+		return s.union.sens(1)
+	}
 	if s.sum != nil {
 		v, err := s.sum.colNorm(1, run.DefaultBudget)
 		if err != nil {
@@ -319,6 +332,9 @@ func (s *Strategy) L1() float64 {
 // column (the product of the factors' for a Kronecker product; computed
 // block-wise for a stacked strategy, as L1).
 func (s *Strategy) L2() float64 {
+	if s.union != nil {
+		return s.union.sens(2)
+	}
 	if s.sum != nil {
 		v, err := s.sum.colNorm(2, run.DefaultBudget)
 		if err != nil {
@@ -358,6 +374,9 @@ func colNormMax(a *mat.Dense, p int) float64 {
 func (s *Strategy) MulVec(x []float64) ([]float64, error) {
 	if _, n := s.Dims(); len(x) != n {
 		return nil, fmt.Errorf("%v: vector has %d entries, want n = %d", s, len(x), n)
+	}
+	if s.union != nil {
+		return s.union.mulVec(x)
 	}
 	if s.sum != nil {
 		return s.sum.mulVec(x), nil
