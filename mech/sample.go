@@ -56,7 +56,7 @@ func Uniform01(src Source) float64 {
 	return float64(src.Uint64()>>11) * 0x1p-53
 }
 
-// uniformInt returns a uniform integer in [0, n), n > 0, without modulo bias
+// UniformInt returns a uniform integer in [0, n), n > 0, without modulo bias
 // (Lemire's multiply-and-reject).
 func UniformInt(src Source, n int) int {
 	un := uint64(n)

@@ -54,6 +54,10 @@ type FreeMechanism struct {
 	pathOnce     sync.Once // the exact path sampler's rate s/t
 	pathS, pathT *big.Int
 	pathErr      error
+
+	symOnce sync.Once // the exact ring and clique sampler
+	sym     *symmetricSampler
+	symErr  error
 }
 
 // newFreeMechanism wraps a tight result whose mechanism exists.
@@ -370,8 +374,15 @@ func factorX(kf kronFactor, eps float64) (*mat.Dense, error) {
 // e^{eps·d}. The factor samplers are built on the first Sample
 // (O(Σ_f n_f²) memory).
 //
-// Other metrics (Euclidean and Chebyshev grids, Sum, KCount, rings,
-// cliques, graphs): NOT exact, so for reproducible experiments only, and
+// Rings and cliques: exact, any src (free_symmetric.go). X[i][k] =
+// e^{-eps·d(i,k)}/r with a constant r; a ring draws k = i + Y mod n with Y
+// two-sided geometric at rate eps (mech.DiscreteLaplace) restricted to one
+// offset per answer, a clique keeps i with a dyadic probability p' at most
+// X's (never less private, p - p' below 2^-60 relative) or draws by an
+// exact rejection at eps when eps is small; O(1) expected work per draw.
+//
+// Other metrics (Euclidean and Chebyshev grids, Sum, KCount, graphs): NOT
+// exact, so for reproducible experiments only, and
 // Sample refuses any src that mech.Seeded does not report as a
 // mech.SeededSource (an error wrapping run.ErrBadInput). These draw from
 // float64 probabilities: the realised probabilities differ from X[i][k]
@@ -422,6 +433,13 @@ func (f *FreeMechanism) Sample(trueAnswer int, src mech.Source) (int, error) {
 			return 0, f.pathErr
 		}
 		return samplePath(f.n, trueAnswer, f.pathS, f.pathT, src), nil
+	}
+	f.symOnce.Do(func() { f.sym, f.symErr = newSymmetricSampler(f.m, f.eps) })
+	if f.symErr != nil {
+		return 0, f.symErr
+	}
+	if f.sym != nil {
+		return f.sym.sample(trueAnswer, src)
 	}
 	if !mech.Seeded(src) {
 		return 0, fmt.Errorf("free sampler: the matrix-free sampler for %s is for reproducible experiments only (it draws from float64 probabilities, not exactly from the audited X) and takes only mech.SeededSource; for a release build the dense X (tight.Options.MaxMechanismN >= %d, then Result.X) and draw with mech.NewSampler, which proves the realised distribution private: %w", f.m, f.n, run.ErrBadInput)

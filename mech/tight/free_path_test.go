@@ -177,14 +177,14 @@ func TestPathSamplerClamps(t *testing.T) {
 // wrappedSource is a Source that mech.Seeded does not recognise.
 type wrappedSource struct{ mech.Source }
 
-// The inexact paths (Euclidean grid by rejection, a ring by inversion)
+// The inexact paths (Euclidean grid by rejection, a sum-query lattice)
 // refuse every source but mech.SeededSource with run.ErrBadInput and a
 // message naming the release path; the exact paths (path, separable) take
 // any source.
 func TestFreeSampleRefusesReleaseSources(t *testing.T) {
 	eg, _ := metric.Grid(4, 3, 1, metric.Euclid)
-	ring, _ := metric.Ring(9)
-	for _, m := range []metric.Metric{eg, ring} {
+	sum, _ := metric.Sum(3, 4)
+	for _, m := range []metric.Metric{eg, sum} {
 		r := mustTight(t, m, 1, nil)
 		if r.Free == nil {
 			t.Fatalf("%s: no FreeMechanism", m)
