@@ -232,7 +232,11 @@ func compareCandidates(m metric.Metric, eps float64) []candidate {
 	}
 	cs = append(cs, candidate{"exponential", func() (*mat.Dense, string, error) {
 		x, err := mech.Exponential(m, eps)
-		return x, "", err
+		note := ""
+		if g, ok := m.(*metric.GridMetric); ok && g.Norm() == metric.Euclid {
+			note = "on a Euclidean grid this is the planar geometric mechanism (mech.PlanarGeometric)"
+		}
+		return x, note, err
 	}})
 	return cs
 }
