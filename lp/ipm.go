@@ -311,7 +311,7 @@ func solveAs(ctx context.Context, p *Problem, o Options) (*Result, error) {
 	var mdPerm []int
 	var sym *symbolic
 	if !o.Banded && p.N > 2 && len(p.Pairs) > 0 {
-		mdPerm, sym = minimumDegree(p)
+		mdPerm, sym = fillReducing(p) // lp/cholmod_order.go: OPTDP_LP_ORDER
 		if !(sym.flops() < 0.6*bandFlops) {
 			mdPerm, sym = nil, nil
 		}
