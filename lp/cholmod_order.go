@@ -26,8 +26,9 @@ import (
 // is reported once on standard error and the default used.
 const OrderEnv = "OPTDP_LP_ORDER"
 
-// orderNames lists the orders this build knows (pure Go first).
-func orderNames() []string {
+// Orders returns the names OrderEnv accepts in this build: "md" and "nd",
+// then, in the netlib build, CHOLMOD's orderings.
+func Orders() []string {
 	return append([]string{"md", "nd"}, externalOrders...)
 }
 
@@ -40,30 +41,37 @@ func fillReducing(p *Problem) ([]int, *symbolic) {
 	if name == "" {
 		name = DefaultOrder
 	}
-	switch name {
-	case "md":
-		return minimumDegree(p)
-	case "nd":
-		perm := nestedDissection(p)
-		return perm, symbolicFromOrder(p, perm)
+	if !slices.Contains(Orders(), name) {
+		badOrderOnce.Do(func() {
+			fmt.Fprintf(os.Stderr, "lp: %s=%q is not one of %v; using %q\n", OrderEnv, name, Orders(), DefaultOrder)
+		})
+		name = DefaultOrder
 	}
-	if slices.Contains(externalOrders, name) {
-		if perm, err := externalOrder(name, p); err == nil {
-			return perm, symbolicFromOrder(p, perm)
-		}
+	perm, sym, err := orderByName(name, p)
+	if err != nil {
 		// The library refused the graph (cannot happen for a valid
 		// Problem): fall back on lp's own order.
 		return minimumDegree(p)
 	}
-	badOrderOnce.Do(func() {
-		fmt.Fprintf(os.Stderr, "lp: %s=%q is not one of %v; using %q\n", OrderEnv, name, orderNames(), DefaultOrder)
-	})
-	if DefaultOrder != "md" && slices.Contains(externalOrders, DefaultOrder) {
-		if perm, err := externalOrder(DefaultOrder, p); err == nil {
-			return perm, symbolicFromOrder(p, perm)
-		}
+	return perm, sym
+}
+
+// orderByName returns the order name (one of Orders()) of p's pair graph
+// and the symbolic factorisation in it.
+func orderByName(name string, p *Problem) ([]int, *symbolic, error) {
+	switch name {
+	case "md":
+		perm, sym := minimumDegree(p)
+		return perm, sym, nil
+	case "nd":
+		perm := nestedDissection(p)
+		return perm, symbolicFromOrder(p, perm), nil
 	}
-	return minimumDegree(p)
+	perm, err := externalOrder(name, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	return perm, symbolicFromOrder(p, perm), nil
 }
 
 // pairGraph returns the adjacency lists of p's pair graph, sorted and
