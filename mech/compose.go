@@ -90,6 +90,9 @@ type RefineOptions struct {
 	// max |C·D - R| <= Tol for the post-processing D found, No when the
 	// witness gain separates the channels by more than Tol.
 	Tol float64
+	// Exact makes RefinedBy always solve the LP, so that Distance is the
+	// LP optimum also when the fast witness search already proved No.
+	Exact bool
 	run.Settings
 }
 
@@ -102,6 +105,10 @@ type Refinement struct {
 	// Distance is the LP's optimum min_D sum_{x,z} |(C·D)[x][z] - R[x][z]|
 	// over stochastic D (m x k): 0 exactly when C is refined by R.
 	Distance float64
+	// DistanceBound reports that the No verdict came from the witness
+	// search without the LP (see RefinedBy): Distance is then f(G) for the
+	// witness, a lower bound of the LP optimum, not the optimum.
+	DistanceBound bool
 	// D is the post-processing found (rows clipped at 0 and renormalised)
 	// and Residual = max_{x,z} |(C·D)[x][z] - R[x][z]| recomputed from it.
 	D        *mat.Dense
@@ -133,9 +140,17 @@ const maxRefineRows = 2000
 // is read off the final reduced costs. When the verdict is Yes, D is the
 // certificate; otherwise n·G is a gain under which r leaks more than c under
 // the uniform prior (Gain, WitnessGap). Both certificates are recomputed
-// from scratch, not taken from the solver. The tableau is dense, about
-// 8·(n·k + m)·(m·k + 2·n·k) bytes: sizes over opts.Budget or 2000 constraint
-// rows are refused with run.ErrTooLarge. Cancelling ctx stops the simplex.
+// from scratch, not taken from the solver.
+//
+// Two fast paths come first. When c has full column rank, D is unique and
+// least squares finds it (Yes). Otherwise, unless opts.Exact, a search for a
+// dual point G with f(G) > Tol (accelerated projected gradient on the
+// smoothed dual, O(n·m·k) per iteration, mech/refine_witness.go) proves No
+// without the LP: Distance is then the lower bound f(G) and DistanceBound is
+// set. Only when neither applies is the LP solved. Its tableau is dense,
+// about 8·(n·k + m)·(m·k + 2·n·k) bytes: sizes over opts.Budget or 2000
+// constraint rows are refused with run.ErrTooLarge. Cancelling ctx stops
+// the search and the simplex.
 func RefinedBy(ctx context.Context, c, r *mat.Dense, opts *RefineOptions) (*Refinement, error) {
 	if err := ValidateStochastic(c, "channel C"); err != nil {
 		return nil, fmt.Errorf("refinement: %w", err)
@@ -158,13 +173,13 @@ func RefinedBy(ctx context.Context, c, r *mat.Dense, opts *RefineOptions) (*Refi
 	if math.IsNaN(tol) || tol < 0 {
 		return nil, run.BadInputf("refinement: Tol = %v must be >= 0", opts.Tol)
 	}
-	rows := float64(n)*float64(k) + float64(m)
-	if rows > maxRefineRows {
-		return nil, fmt.Errorf("refinement: %d x %d and %d x %d channels give an LP with %.0f constraints, over the dense simplex's limit of %d: %w",
-			n, m, n, k, rows, maxRefineRows, run.ErrTooLarge)
+	// The fast paths hold a few n×k and m×k matrices (and least squares an
+	// n×m copy of C).
+	if err := ValidateDenseSize(m, k, "refinement: outputs of C x outputs of R"); err != nil {
+		return nil, fmt.Errorf("refinement: %w", err)
 	}
-	cols := m*k + 2*n*k
-	if err := opts.Budget.Check("refinement LP (dense simplex tableau)", 2*tableauBytes(int(rows), cols), "use smaller channels"); err != nil {
+	fast := 8 * (6*float64(n)*float64(k) + 3*float64(m)*float64(k) + float64(n)*float64(m))
+	if err := opts.Budget.Check("refinement certificates", fast, "use smaller channels"); err != nil {
 		return nil, fmt.Errorf("refinement: %w", err)
 	}
 	// Fast path: when C has full column rank, D is unique and least squares
@@ -176,6 +191,28 @@ func RefinedBy(ctx context.Context, c, r *mat.Dense, opts *RefineOptions) (*Refi
 				return res, nil
 			}
 		}
+	}
+	// Fast path: a dual point with f(G) > tol proves No.
+	if !opts.Exact {
+		if g, f, d := witnessSearch(ctx, c, r, tol); f > tol {
+			if res, err := witnessNo(c, r, g, d, f, tol); err != nil {
+				return nil, err
+			} else if res != nil {
+				return res, nil
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("refinement: %w", err)
+		}
+	}
+	rows := float64(n)*float64(k) + float64(m)
+	if rows > maxRefineRows {
+		return nil, fmt.Errorf("refinement: %d x %d and %d x %d channels give an LP with %.0f constraints, over the dense simplex's limit of %d (neither the least-squares post-processing nor the witness search decided it): %w",
+			n, m, n, k, rows, maxRefineRows, run.ErrTooLarge)
+	}
+	cols := m*k + 2*n*k
+	if err := opts.Budget.Check("refinement LP (dense simplex tableau)", 2*tableauBytes(int(rows), cols), "use smaller channels"); err != nil {
+		return nil, fmt.Errorf("refinement: %w", err)
 	}
 	t, err := refineLP(ctx, c, r)
 	if err != nil {
@@ -233,6 +270,29 @@ func RefinedBy(ctx context.Context, c, r *mat.Dense, opts *RefineOptions) (*Refi
 		res.Verdict = solve.Borderline
 	}
 	return res, nil
+}
+
+// witnessNo returns the No answer certified by the dual point g (n x k,
+// |g| <= 1) with dual value f > tol, or nil when the recomputed witness gap
+// of the gain n·g does not clear tol. d is the best response at g.
+func witnessNo(c, r, g, d *mat.Dense, f, tol float64) (*Refinement, error) {
+	n, _ := c.Dims()
+	var gain mat.Dense
+	gain.Scale(float64(n), g)
+	u := make([]float64, n)
+	for i := range u {
+		u[i] = 1 / float64(n)
+	}
+	vr, err1 := postExtreme(r, u, &gain, 1)
+	vc, err2 := postExtreme(c, u, &gain, 1)
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, fmt.Errorf("refinement: witness: %w", err)
+	}
+	if !(vr-vc > tol) {
+		return nil, nil
+	}
+	return &Refinement{Verdict: solve.No, Distance: f, DistanceBound: true, D: d, Residual: residual(c, r, d),
+		Gain: &gain, WitnessGap: vr - vc}, nil
 }
 
 // residual is max |(C·D)[x][z] - R[x][z]|.

@@ -42,19 +42,22 @@ func BenchmarkShannonCapacity(b *testing.B) {
 }
 
 // BenchmarkRefinedByLP: a refinement that does not hold (the LP and its
-// witness run) between random n x n channels C·D and C.
+// witness run) between random n x n channels C·D and C, decided by the
+// witness search ("fast") and by the LP (Exact).
 func BenchmarkRefinedByLP(b *testing.B) {
-	for _, n := range []int{10, 20} {
+	for _, n := range []int{10, 20, 30} {
 		rng := rand.New(rand.NewPCG(3, uint64(n)))
 		c, d := randStochastic(rng, n, n), randStochastic(rng, n, n)
 		var cd mat.Dense
 		cd.Mul(c, d)
-		b.Run(fmt.Sprint("n=", n), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := RefinedBy(context.Background(), &cd, c, nil); err != nil {
-					b.Fatal(err)
+		for _, exact := range []bool{false, true} {
+			b.Run(fmt.Sprintf("n=%d/exact=%v", n, exact), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := RefinedBy(context.Background(), &cd, c, &RefineOptions{Exact: exact}); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }

@@ -85,6 +85,7 @@ var measureFields = []string{
 	"  refined_by                the file of R",
 	"  verdict                   yes, no or borderline",
 	"  distance                  min over stochastic D of sum |C·D - R| (0 exactly when refined)",
+	"  distance_is_bound         true when a fast witness search decided 'no': distance is then a lower bound",
 	"  residual                  max |C·D - R| for the D found",
 	"  witness_gap               when not refined: V_g[u,R] - V_g[u,C] > 0 for a witness gain g, uniform u; else null",
 }
@@ -155,6 +156,7 @@ type refinementOutput struct {
 	RefinedBy  string `json:"refined_by"`
 	Verdict    string `json:"verdict"`
 	Distance   num    `json:"distance"`
+	DistBound  bool   `json:"distance_is_bound"`
 	Residual   num    `json:"residual"`
 	WitnessGap *num   `json:"witness_gap"`
 }
@@ -286,7 +288,7 @@ func runMeasure(env *runEnv, args []string) error {
 		if err != nil {
 			return dataError{fmt.Errorf("--refined-by %s: %w", *refinedBy, err)}
 		}
-		res.Refinement = &refinementOutput{RefinedBy: *refinedBy, Verdict: string(ref.Verdict), Distance: num(ref.Distance), Residual: num(ref.Residual)}
+		res.Refinement = &refinementOutput{RefinedBy: *refinedBy, Verdict: string(ref.Verdict), Distance: num(ref.Distance), DistBound: ref.DistanceBound, Residual: num(ref.Residual)}
 		if ref.Gain != nil {
 			res.Refinement.WitnessGap = numPtr(ref.WitnessGap)
 		}
@@ -480,7 +482,11 @@ func printMeasure(w io.Writer, r *measureOutput) {
 		fmt.Fprintf(w, "  reduction %s; multiplicative %s bits\n", f(l.Reduction), fp(l.MultiplicativeLeakage))
 	}
 	if rf := r.Refinement; rf != nil {
-		fmt.Fprintf(w, "Refinement by %s: %s (distance %s, residual %s", rf.RefinedBy, rf.Verdict, f(rf.Distance), f(rf.Residual))
+		ge := ""
+		if rf.DistBound {
+			ge = ">= "
+		}
+		fmt.Fprintf(w, "Refinement by %s: %s (distance %s%s, residual %s", rf.RefinedBy, rf.Verdict, ge, f(rf.Distance), f(rf.Residual))
 		if rf.WitnessGap != nil {
 			fmt.Fprintf(w, ", witness gain leaks %s more through R", f(*rf.WitnessGap))
 		}

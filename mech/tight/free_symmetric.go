@@ -191,7 +191,7 @@ func cliqueStay(n int, g *big.Rat) (stayProb, error) {
 	sp := stayProb{mant: m, shift: uint(64 - exp)}
 	// Reverse ratio: (1 - p') <= (n-1)·p'·lower, checked exactly (the
 	// products of these floats are exact at this precision).
-	pe := new(big.Float).SetPrec(4 * prec).SetMantExp(new(big.Float).SetUint64(m), -int(sp.shift))
+	pe := new(big.Float).SetPrec(4*prec).SetMantExp(new(big.Float).SetUint64(m), -int(sp.shift))
 	lhs := new(big.Float).SetPrec(4*prec).SetMode(big.AwayFromZero).Sub(big.NewFloat(1), pe)
 	rhs := new(big.Float).SetPrec(4*prec).SetMode(big.ToZero).Mul(pe, c)
 	rhs.Mul(rhs, lower)
