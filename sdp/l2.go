@@ -205,13 +205,31 @@ func OptimizeL2(ctx context.Context, g *mat.SymDense, opt *L2Options) (*L2Result
 	if opt == nil {
 		opt = &L2Options{}
 	}
-	if err := opt.Budget.Check(fmt.Sprintf("sdp: L2 optimisation of order %d", n), L2Bytes(n), "use a Kronecker workload (factors are solved separately) or a smaller domain"); err != nil {
-		return nil, err
+	if t := detectTridiag(g); t != nil {
+		if err := checkL2Options(opt); err != nil {
+			return nil, err
+		}
+		if err := opt.Budget.Check(fmt.Sprintf("sdp: L2 optimisation of order %d (%s)", n, t.name), bandBytes(n), "use a smaller domain"); err != nil {
+			return nil, err
+		}
+		maxIter, maxCG, tol := l2Defaults(opt)
+		return optimizeL2Band(ctx, g, t, maxIter, maxCG, tol, &opt.Settings)
 	}
+	return optimizeL2Dense(ctx, g, opt)
+}
+
+// checkL2Options refuses negative or NaN options.
+func checkL2Options(opt *L2Options) error {
 	if opt.MaxIter < 0 || opt.MaxCG < 0 || opt.RelGap < 0 || math.IsNaN(opt.RelGap) {
-		return nil, fmt.Errorf("sdp: %w: negative or NaN L2 options (MaxIter=%d, MaxCG=%d, RelGap=%v)", ErrBadInput, opt.MaxIter, opt.MaxCG, opt.RelGap)
+		return fmt.Errorf("sdp: %w: negative or NaN L2 options (MaxIter=%d, MaxCG=%d, RelGap=%v)", ErrBadInput, opt.MaxIter, opt.MaxCG, opt.RelGap)
 	}
-	maxIter, maxCG, tol := opt.MaxIter, opt.MaxCG, opt.RelGap
+	return nil
+}
+
+// l2Defaults returns MaxIter, MaxCG and RelGap with zeros replaced by the
+// defaults 100, 100 and 1e-9.
+func l2Defaults(opt *L2Options) (maxIter, maxCG int, tol float64) {
+	maxIter, maxCG, tol = opt.MaxIter, opt.MaxCG, opt.RelGap
 	if maxIter == 0 {
 		maxIter = 100
 	}
@@ -221,6 +239,20 @@ func OptimizeL2(ctx context.Context, g *mat.SymDense, opt *L2Options) (*L2Result
 	if tol == 0 {
 		tol = 1e-9
 	}
+	return maxIter, maxCG, tol
+}
+
+// optimizeL2Dense is the primal Newton-CG path of OptimizeL2 for any Gram
+// matrix (g already checked, opt not nil).
+func optimizeL2Dense(ctx context.Context, g *mat.SymDense, opt *L2Options) (*L2Result, error) {
+	n := g.SymmetricDim()
+	if err := opt.Budget.Check(fmt.Sprintf("sdp: L2 optimisation of order %d", n), L2Bytes(n), "use a Kronecker workload (factors are solved separately) or a smaller domain"); err != nil {
+		return nil, err
+	}
+	if err := checkL2Options(opt); err != nil {
+		return nil, err
+	}
+	maxIter, maxCG, tol := l2Defaults(opt)
 	svd, err := SVDBound(g)
 	if err != nil {
 		return nil, err

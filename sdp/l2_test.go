@@ -283,13 +283,19 @@ func TestL2Cancel(t *testing.T) {
 }
 
 // The memory budget is checked before the Newton workspaces are
-// allocated: n = 64 needs 14·64²·8 bytes = 448 KiB, over a 100 KiB budget.
+// allocated: the dense path at n = 64 needs 14·64²·8 bytes = 448 KiB, the
+// structured path (all ranges) 4·64²·8 + 64·8·400 bytes = 328 KiB, both
+// over a 100 KiB budget.
 func TestL2Budget(t *testing.T) {
 	opt := &L2Options{}
 	opt.Budget = 100 << 10
-	_, err := OptimizeL2(context.Background(), allRangeGram(64), opt)
+	_, err := OptimizeL2(context.Background(), gramOf(randomW(70, 64, 3)), opt)
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "448.0 KiB") {
 		t.Fatalf("err %v, want ErrTooLarge with the 448.0 KiB estimate", err)
+	}
+	_, err = OptimizeL2(context.Background(), allRangeGram(64), opt)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "328.0 KiB") {
+		t.Fatalf("err %v, want ErrTooLarge with the 328.0 KiB estimate", err)
 	}
 	var stages []run.Progress
 	opt = &L2Options{}
