@@ -32,13 +32,13 @@ import (
 // tridiagGram describes G = c·P for a pattern P whose inverse is the
 // integer tridiagonal matrix K/m: G^{-1} = s·K with s = 1/(c·m).
 type tridiagGram struct {
-	name      string
-	n         int
-	kd, ke    []float64 // K: diagonal (n) and off-diagonal (n-1)
-	fd, fe    []float64 // bidiagonal F with K = F F^T: diagonal, off-diagonal
-	upper     bool      // F upper (else lower) bidiagonal
-	s         float64   // G^{-1} = s·K
-	eta       float64   // max_ij |G_ij - c P_ij| / (c P_ij), plus rounding
+	name   string
+	n      int
+	kd, ke []float64 // K: diagonal (n) and off-diagonal (n-1)
+	fd, fe []float64 // bidiagonal F with K = F F^T: diagonal, off-diagonal
+	upper  bool      // F upper (else lower) bidiagonal
+	s      float64   // G^{-1} = s·K
+	eta    float64   // max_ij |G_ij - c P_ij| / (c P_ij), plus rounding
 }
 
 // tridiagPatterns are the recognised Gram patterns (0-indexed, i <= j)
