@@ -1,0 +1,113 @@
+package lp
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// Per-column benchmarks of the sparse factorisation in each fill-reducing
+// order of the build (bench/README.md, "CHOLMOD/METIS against the pure-Go
+// sparse LDLᵀ (session 3)"): the order and symbolic factorisation (once per
+// solve), the numeric LDLᵀ of one H_o (per column and iteration) and
+// Takahashi's assembly of H_o⁻¹ into the Schur complement (per column and
+// iteration). The whole interior-point method is in
+// bench/lp_cholmod_bench_test.go.
+//
+//	go test -run XXX -bench ColumnOrder -benchtime 1x ./lp/
+//	CGO_ENABLED=1 go test -tags netlib -run XXX -bench 'Column(Order|Cholmod)' -benchtime 1x ./lp/
+
+// columnCase is a pair graph of the benchmarks: Manhattan grids (4-neighbour
+// edges) and the greedy 1.2-spanner of a Euclidean grid's pairs, eps 0.5.
+type columnCase struct {
+	name string
+	p    *Problem
+}
+
+func columnCases(tb testing.TB, ws []int, euclid bool) []columnCase {
+	var cs []columnCase
+	for _, w := range ws {
+		n := w * w
+		cs = append(cs, columnCase{fmt.Sprintf("manhattan%dx%d", w, w), &Problem{N: n, M: 1, C: make([]float64, n), Pairs: gridEdgePairs(w, math.Exp(0.5))}})
+	}
+	if euclid {
+		const w = 20
+		pts := gridPts(w, w)
+		sp, _, err := Spanner(w*w, metricPairs(pts, l2, 0.5), 1.2, -1)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		cs = append(cs, columnCase{"euclid20x20-spanner1.2", &Problem{N: w * w, M: 1, C: make([]float64, w*w), Pairs: sp}})
+	}
+	return cs
+}
+
+// randomColumn draws the diagonal diag(z/x) and pair weights lambda/s of
+// one H_o, log-uniform over two decades.
+func randomColumn(rng *rand.Rand, n, np int) (diag, wt []float64) {
+	diag, wt = make([]float64, n), make([]float64, np)
+	for i := range diag {
+		diag[i] = math.Pow(10, 2*rng.Float64()-1)
+	}
+	for k := range wt {
+		wt[k] = math.Pow(10, 2*rng.Float64()-1)
+	}
+	return diag, wt
+}
+
+// BenchmarkColumnOrder: for each case and order, "order" is the ordering
+// plus symbolic factorisation, "factor" one numeric LDLᵀ, "assembly" one
+// Takahashi inverse added to the Schur accumulator; each reports nnz(L)
+// (strictly lower) and the estimated multiply-adds per column
+// (symbolic.flops: factor + assembly).
+func BenchmarkColumnOrder(b *testing.B) {
+	for _, c := range columnCases(b, []int{20, 30, 50}, true) {
+		p := c.p
+		n := p.N
+		for _, name := range Orders() {
+			perm, sym, err := orderByName(name, p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			q := permuted(p, perm)
+			sym.setPairs(q)
+			report := func(b *testing.B) {
+				b.ReportMetric(float64(sym.nnz()), "nnzL")
+				b.ReportMetric(sym.flops(), "flops/col")
+			}
+			b.Run(c.name+"/"+name+"/order", func(b *testing.B) {
+				cpu0 := cpuSeconds()
+				for b.Loop() {
+					if _, _, err := orderByName(name, p); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N)*1e6, "cpu-us/op")
+				report(b)
+			})
+			diag, wt := randomColumn(rand.New(rand.NewPCG(1, 2)), n, len(q.Pairs))
+			f := sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, sym.nnz())}
+			work := make([]float64, n)
+			b.Run(c.name+"/"+name+"/factor", func(b *testing.B) {
+				cpu0 := cpuSeconds()
+				for b.Loop() {
+					if r := f.factor(diag, q.Pairs, wt, work); !(r > 0) {
+						b.Fatal("breakdown")
+					}
+				}
+				b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N)*1e6, "cpu-us/op")
+				report(b)
+			})
+			acc, z := make([]float64, n*n), make([]float64, n*n)
+			b.Run(c.name+"/"+name+"/assembly", func(b *testing.B) {
+				cpu0 := cpuSeconds()
+				for b.Loop() {
+					f.addInverse(acc, z)
+				}
+				b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N)*1e6, "cpu-us/op")
+				report(b)
+			})
+		}
+	}
+}
