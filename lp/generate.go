@@ -31,8 +31,21 @@ type GenerateOptions struct {
 	// MaxRounds caps the relaxations solved; default 30.
 	MaxRounds int
 	// MaxAdd caps the violated pairs added per round (the most violated
-	// first, with their reverses); default 4·N.
+	// first, with their reverses); default 4·N. With PerColumn it caps the
+	// pairs added per column and round.
 	MaxAdd int
+	// PerColumn gives every column its own pairs (docs/MATH.md §11.7): a
+	// pair violated only in column o is added to column o's constraints
+	// only, so each column's Newton matrix keeps its own sparse graph. Every
+	// column starts from the same pairs (Start or the nearest neighbours);
+	// a round adds, per column, for every row the most violated pair in
+	// which it is the larger side (I) and the most violated in which it is
+	// the smaller side (H).
+	PerColumn bool
+	// Toward is, with PerColumn and no Start, the number of pairs per row
+	// in each column's start (see towardStart): for column o and row h,
+	// the pairs (i, h) with i most nearly between h and o; default 2.
+	Toward int
 }
 
 // GenerateResult is the outcome of Generate.
@@ -46,8 +59,12 @@ type GenerateResult struct {
 	// pairs of the last one).
 	Rounds int
 	// Violated is, per round, the number of pairs of the full problem that
-	// the relaxation's solution violated (before they were added).
+	// the relaxation's solution violated (before they were added); with
+	// PerColumn, the number of violated (pair, column) constraints.
 	Violated []int
+	// ColumnPairs is, with PerColumn, the number of pairs of each column in
+	// the last relaxation (Result.Pairs is then their maximum).
+	ColumnPairs []int
 }
 
 // Generate solves p by constraint generation (cutting planes over the
@@ -96,6 +113,15 @@ func Generate(ctx context.Context, p *Problem, opts *GenerateOptions) (*Generate
 		nearest(p, g.Neighbours, in)
 	}
 	closeReverse(p, in)
+	if g.PerColumn {
+		if g.Start == nil {
+			in = nil
+		}
+		if g.Toward <= 0 {
+			g.Toward = 2
+		}
+		return generateColumns(ctx, p, &g, o, in)
+	}
 	inner := o
 	inner.Tol = o.Tol / 2
 	res := &GenerateResult{Result: Result{Dual: math.Inf(1)}}

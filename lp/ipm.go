@@ -146,11 +146,27 @@ type ipm struct {
 	rorder  []int       // rpairs' pairs sorted by min(I,H)
 	zbuf    [][]float64 // per worker: the n×n inverse (sparse) or its banded copy
 	permBuf [][]float64 // per worker: a permuted vector
+
+	// The per-column mode (pc != nil, lp/percol.go): column o has its own
+	// ratio constraints pc.pairs[o], with slacks and multipliers at
+	// s[pc.off[o]+k], and its own fill-reducing order and factor pc.cols[o].
+	pc *perColumn
+}
+
+// pairsOf returns column o's ratio constraints and the offset of its
+// slacks and multipliers in s.s and s.lam.
+func (s *ipm) pairsOf(o int) ([]Pair, int) {
+	if s.pc != nil {
+		return s.pc.pairs[o], s.pc.off[o]
+	}
+	return s.p.Pairs, o * s.np
 }
 
 // colSolve overwrites r with H_o^{-1} r using column o's current factor.
 func (s *ipm) colSolve(o, w int, r []float64) {
 	switch {
+	case s.pc != nil:
+		s.pc.solve(o, w, r)
 	case s.sym == nil:
 		s.fac[o].solve(r)
 	case s.isQR[o]:
@@ -170,6 +186,10 @@ func (s *ipm) colSolve(o, w int, r []float64) {
 // factorColumn factors column o's H_o from its diagonal and pair weights
 // and adds H_o^{-1} to acc (the upper triangle of an n×n accumulator).
 func (s *ipm) factorColumn(o, w int, diag, wt, acc []float64) {
+	if s.pc != nil {
+		s.qrUsed[w] = s.pc.factor(o, w, diag, wt, acc, s.useQR) || s.qrUsed[w]
+		return
+	}
 	if s.sym == nil {
 		f := &s.fac[o]
 		if s.useQR || f.cholFactor(diag, s.p.Pairs, wt) <= cholMinRatio {
@@ -482,7 +502,7 @@ func (s *ipm) parallel(f func(o, w int)) {
 // uniform matrix, unit-scaled complementarity products, and row duals large
 // enough for the dual constraints.
 func (s *ipm) start() {
-	n, m, np := s.n, s.m, s.np
+	n, m := s.n, s.m
 	kappa := 0.0
 	for _, v := range s.c {
 		kappa = max(kappa, math.Abs(v))
@@ -495,9 +515,10 @@ func (s *ipm) start() {
 		s.x[k] = 1 / float64(m)
 	}
 	for o := 0; o < m; o++ {
-		for k, q := range s.p.Pairs {
-			s.s[o*np+k] = (q.W - 1) / float64(m)
-			s.lam[o*np+k] = kappa / max(q.W-1, 1e-3)
+		pairs, off := s.pairsOf(o)
+		for k, q := range pairs {
+			s.s[off+k] = (q.W - 1) / float64(m)
+			s.lam[off+k] = kappa / max(q.W-1, 1e-3)
 		}
 	}
 	// y_i = max_o (-c - G^T lam) + kappa, zx = c + y + G^T lam >= kappa.
@@ -523,10 +544,11 @@ func (s *ipm) start() {
 
 // addGTlam adds scale·G^T lam_o to dst_o for every column (dst column-major).
 func (s *ipm) addGTlam(dst, lam []float64, scale float64) {
-	n, np := s.n, s.np
+	n := s.n
 	for o := 0; o < s.m; o++ {
-		d, l := dst[o*n:o*n+n], lam[o*np:o*np+np]
-		for k, q := range s.p.Pairs {
+		pairs, off := s.pairsOf(o)
+		d, l := dst[o*n:o*n+n], lam[off:off+len(pairs)]
+		for k, q := range pairs {
 			d[q.I] += scale * l[k]
 			d[q.H] -= scale * q.W * l[k]
 		}
@@ -536,7 +558,7 @@ func (s *ipm) addGTlam(dst, lam []float64, scale float64) {
 // residuals computes rd = c + y + G^T lam - zx, rp = sum_o x_o - 1 and
 // rs = G x + s.
 func (s *ipm) residuals() {
-	n, np := s.n, s.np
+	n := s.n
 	for o := 0; o < s.m; o++ {
 		for i := 0; i < n; i++ {
 			k := o*n + i
@@ -552,8 +574,9 @@ func (s *ipm) residuals() {
 		for i, v := range xo {
 			s.rp[i] += v
 		}
-		so, ro := s.s[o*np:o*np+np], s.rs[o*np:o*np+np]
-		for k, q := range s.p.Pairs {
+		pairs, off := s.pairsOf(o)
+		so, ro := s.s[off:off+len(pairs)], s.rs[off:off+len(pairs)]
+		for k, q := range pairs {
 			ro[k] = xo[q.I] - q.W*xo[q.H] + so[k]
 		}
 	}
@@ -570,7 +593,7 @@ func maxAbs(v []float64) float64 {
 // factor builds and factors H_o = diag(zx/x) + G^T diag(lam/s) G for every
 // column, assembles the Schur complement sum_o H_o^{-1} and factors it.
 func (s *ipm) factor() error {
-	n, np := s.n, s.np
+	n := s.n
 again:
 	if s.sym != nil && s.useQR && s.fac == nil {
 		s.allocBands()
@@ -580,8 +603,10 @@ again:
 		for i := 0; i < n; i++ {
 			diag[i] = s.zx[o*n+i] / s.x[o*n+i]
 		}
+		pairs, off := s.pairsOf(o)
+		wt = wt[:len(pairs)]
 		for k := range wt {
-			wt[k] = s.lam[o*np+k] / s.s[o*np+k]
+			wt[k] = s.lam[off+k] / s.s[off+k]
 		}
 		acc := s.accS[w]
 		if w == 0 {
@@ -596,7 +621,7 @@ again:
 	})
 	redo := false
 	for w, u := range s.qrUsed {
-		redo = redo || (u && !s.useQR && s.sym != nil)
+		redo = redo || (u && !s.useQR && (s.sym != nil || s.pc != nil))
 		s.useQR = s.useQR || u
 		s.qrUsed[w] = false
 	}
@@ -668,7 +693,7 @@ func (s *ipm) direction(sigmaMu float64, corr bool) {
 //
 // with the factorisations of factor(), writing the solution into d.
 func (s *ipm) solveNewton(rd, rp, rs, rcx, rcs []float64, d *newton) {
-	n, np := s.n, s.np
+	n := s.n
 	for w := range s.accV {
 		clear(s.accV[w])
 	}
@@ -679,8 +704,9 @@ func (s *ipm) solveNewton(rd, rp, rs, rcx, rcs []float64, d *newton) {
 			j := o*n + i
 			r[i] = -rd[j] + rcx[j]/s.x[j]
 		}
-		for k, q := range s.p.Pairs {
-			j := o*np + k
+		pairs, off := s.pairsOf(o)
+		for k, q := range pairs {
+			j := off + k
 			t := (rcs[j] + s.lam[j]*rs[j]) / s.s[j]
 			r[q.I] -= t
 			r[q.H] += q.W * t
@@ -721,8 +747,9 @@ func (s *ipm) solveNewton(rd, rp, rs, rcx, rcs []float64, d *newton) {
 		for i := range dz {
 			dz[i] = rd[o*n+i] + d.y[i]
 		}
-		for k, q := range s.p.Pairs {
-			j := o*np + k
+		pairs, off := s.pairsOf(o)
+		for k, q := range pairs {
+			j := off + k
 			d.s[j] = -rs[j] - (dx[q.I] - q.W*dx[q.H])
 			dl := (rcs[j] - s.lam[j]*d.s[j]) / s.s[j]
 			d.lam[j] = dl
@@ -887,22 +914,30 @@ func (s *ipm) complementarity(ap, ad float64) float64 {
 // certify repairs a copy of the current X and bounds the optimum from the
 // current multipliers.
 func (s *ipm) certify(margin float64, keepLam bool) (*Result, error) {
-	n, m, np := s.n, s.m, s.np
+	n, m := s.n, s.m
 	x := make([]float64, n*m)
 	for o := 0; o < m; o++ {
 		for i := 0; i < n; i++ {
 			x[i*m+o] = s.x[o*n+i]
 		}
 	}
-	t, err := Repair(s.p, x, margin)
+	var t, dual float64
+	var y []float64
+	var err error
+	if s.pc != nil {
+		t, err = s.pc.repair(x, margin)
+		dual, y = s.pc.dualBound(s.p, s.lam)
+	} else {
+		t, err = Repair(s.p, x, margin)
+		dual, y = dualBound(s.p, s.lam)
+	}
 	if err != nil {
 		return nil, err
 	}
 	primal := s.p.objective(x)
-	dual, y := dualBound(s.p, s.lam[:np*m])
 	r := &Result{X: x, Primal: primal, Dual: dual, Gap: relGap(primal, dual), Mix: t, Y: y}
 	if keepLam {
-		r.lam = slices.Clone(s.lam[:np*m])
+		r.lam = slices.Clone(s.lam)
 	}
 	return r, nil
 }

@@ -1,0 +1,270 @@
+package lp
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/optdp/optdp/solve/run"
+)
+
+// generateColumns is Generate with per-column pair sets (GenerateOptions.
+// PerColumn, docs/MATH.md §11.7). Every column starts from the pairs
+// marked in start. A round solves the relaxation in which column o has
+// only its own pairs (solveColumns: its certified dual value bounds p's
+// optimum, since every column keeps a subset of p's constraints), repairs
+// its answer against every pair of p (Repair: a feasible X and a lower
+// bound), and adds to each column the pairs it violates: for every row,
+// the most violated pair in which the row is I and the most violated in
+// which it is H.
+func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o Options, start []bool) (*GenerateResult, error) {
+	n, m := p.N, p.M
+	if err := o.Budget.Check(fmt.Sprintf("lp: generate: membership of %d pairs in %d columns", len(p.Pairs), m),
+		8*float64(len(p.Pairs))*float64((m+63)/64)+16*2*float64(n)*float64(m), ""); err != nil {
+		return nil, err
+	}
+	words := (m + 63) / 64
+	member := make([]uint64, len(p.Pairs)*words) // bit o of pair k: k is in column o
+	var cols [][]int
+	if start != nil {
+		cols = make([][]int, m)
+		var first []int
+		for k, ok := range start {
+			if ok {
+				first = append(first, k)
+			}
+		}
+		for c := range cols {
+			cols[c] = slices.Clone(first)
+		}
+	} else {
+		var err error
+		if cols, err = towardStart(p, g.Toward, o.Budget); err != nil {
+			return nil, err
+		}
+	}
+	for c, ks := range cols {
+		for _, k := range ks {
+			member[k*words+c>>6] |= 1 << (c & 63)
+		}
+	}
+	inner := o
+	inner.Tol = o.Tol / 2
+	// Early relaxations, which will gain many pairs, are solved loosely:
+	// their bounds are as certified, only weaker, and their solutions
+	// find the violated pairs as well.
+	loose := inner
+	loose.Tol = max(inner.Tol, looseTol)
+	tight := false
+	res := &GenerateResult{Result: Result{Dual: math.Inf(1)}}
+	var best *Result
+	x := make([]float64, n*m)
+	// Per column and row, the most violated pair with the row as I and as H.
+	type cand struct {
+		k int
+		t float64
+	}
+	byI, byH := make([]cand, n*m), make([]cand, n*m)
+	var extra [][2]int // tight rounds: every significant violation (pair, column)
+	for round := 1; round <= g.MaxRounds; round++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("lp: generate: interrupted in round %d: %w", round, err)
+		}
+		start := time.Now()
+		ro := loose
+		if tight {
+			ro = inner
+		}
+		r, err := solveColumns(ctx, p, cols, ro)
+		if r == nil {
+			return nil, fmt.Errorf("lp: generate: round %d: %w", round, err)
+		}
+		res.Rounds = round
+		res.Iterations += r.Iterations
+		res.ColumnPairs = res.ColumnPairs[:0]
+		for _, ks := range cols {
+			res.ColumnPairs = append(res.ColumnPairs, len(ks))
+		}
+		res.Pairs = slices.Max(res.ColumnPairs)
+		if r.Dual < res.Dual {
+			res.Dual, res.Y = r.Dual, r.Y
+		}
+		copy(x, r.X)
+		// Violations of the relaxation's solution, per column.
+		for k := range byI {
+			byI[k], byH[k] = cand{-1, 0}, cand{-1, 0}
+		}
+		viol := 0
+		thresh := o.Tol / 64
+		extra = extra[:0]
+		for k, q := range p.Pairs {
+			ri, rh := x[q.I*m:q.I*m+m], x[q.H*m:q.H*m+m]
+			bits := member[k*words : k*words+words]
+			slack := (q.W - 1) / float64(m)
+			for c := range ri {
+				a := ri[c] - q.W*rh[c]
+				if a <= 0 || bits[c>>6]&(1<<(c&63)) != 0 {
+					continue
+				}
+				viol++
+				t := a / (a + slack)
+				if t < thresh {
+					continue
+				}
+				if tight {
+					extra = append(extra, [2]int{k, c})
+				}
+				if b := &byI[c*n+q.I]; t > b.t {
+					*b = cand{k, t}
+				}
+				if b := &byH[c*n+q.H]; t > b.t {
+					*b = cand{k, t}
+				}
+			}
+		}
+		res.Violated = append(res.Violated, viol)
+		tr, err := Repair(p, x, o.Margin)
+		if err != nil {
+			return nil, err
+		}
+		if v := p.objective(x); best == nil || v > best.Primal {
+			best = &Result{X: slices.Clone(x), Primal: v, Mix: 1 - (1-r.Mix)*(1-tr)}
+		}
+		gap := relGap(best.Primal, res.Dual)
+		pr := run.NewProgress("cuts")
+		pr.Iter, pr.MaxIter, pr.Gap, pr.Value = round, g.MaxRounds, gap, best.Primal
+		total := 0
+		for _, c := range res.ColumnPairs {
+			total += c
+		}
+		pr.Message = fmt.Sprintf("round %d: %d pairs in %d columns (at most %d per column), %d violated, relaxation %.3gs, %d iterations",
+			round, total, m, res.Pairs, viol, time.Since(start).Seconds(), r.Iterations)
+		o.Report(pr)
+		if gap <= o.Tol || (tight && viol == 0) {
+			break
+		}
+		added := 0
+		for c := 0; c < m; c++ {
+			inCol := 0
+			for _, cs := range [2][]cand{byI[c*n : c*n+n], byH[c*n : c*n+n]} {
+				for _, b := range cs {
+					if b.k < 0 || inCol >= g.MaxAdd {
+						continue
+					}
+					bit := &member[b.k*words+c>>6]
+					if *bit&(1<<(c&63)) != 0 {
+						continue // chosen for both of its rows
+					}
+					*bit |= 1 << (c & 63)
+					cols[c] = append(cols[c], b.k)
+					inCol++
+				}
+			}
+			added += inCol
+		}
+		for _, e := range extra {
+			k, c := e[0], e[1]
+			if bit := &member[k*words+c>>6]; *bit&(1<<(c&63)) == 0 {
+				*bit |= 1 << (c & 63)
+				cols[c] = append(cols[c], k)
+				added++
+			}
+		}
+		if added == 0 && tight {
+			// Every violation is below the threshold: nothing worth a round.
+			break
+		}
+		// Solve tightly once the loose rounds add little.
+		tight = tight || added < m || round >= g.MaxRounds/2
+	}
+	res.X, res.Primal, res.Mix = best.X, best.Primal, best.Mix
+	res.Gap = relGap(res.Primal, res.Dual)
+	if res.Gap > o.Tol {
+		return res, fmt.Errorf("lp: generate: certified gap %.3g after %d rounds (tolerance %.3g): %w", res.Gap, res.Rounds, o.Tol, ErrNotConverged)
+	}
+	return res, nil
+}
+
+// looseTol is the relative gap to which generateColumns solves the
+// relaxations while they still gain many pairs.
+const looseTol = 1e-3
+
+// towardStart returns, for every column o = 0..M-1 of a square problem, the
+// start of per-column generation: for every row h != o, the k pairs (i, h)
+// of p (X[i][o] <= W X[h][o]) whose row i lies most nearly between h and o,
+// by the triangle excess log W(i,h) + log W(o,i) - log W(o,h) (ties by the
+// smaller ratio), among h's 4k pairs of smallest ratio. On a location grid
+// these bound the decay of column o away from o, the constraints that
+// bind at the optimum; each column's graph is nearly a tree, whose
+// factorisation has little fill. The log-ratios of the pairs (o, i) are
+// kept in an N×N table (checked against budget); an absent pair counts as
+// an infinite excess, and a row without candidates gets its k pairs of
+// smallest ratio.
+func towardStart(p *Problem, k int, budget run.Budget) ([][]int, error) {
+	n, m := p.N, p.M
+	if err := budget.Check(fmt.Sprintf("lp: generate: %d×%d log-ratio table", n, n), run.DenseBytes(n, n, 1), ""); err != nil {
+		return nil, err
+	}
+	lw := make([]float64, n*n)
+	for i := range lw {
+		lw[i] = math.Inf(1)
+	}
+	for i := 0; i < n; i++ {
+		lw[i*n+i] = 0
+	}
+	byH := make([][]int, n) // pairs by H, ascending ratio
+	for j, q := range p.Pairs {
+		lw[q.I*n+q.H] = min(lw[q.I*n+q.H], math.Log(q.W))
+		byH[q.H] = append(byH[q.H], j)
+	}
+	pool := 4 * k
+	for h, js := range byH {
+		slices.SortFunc(js, func(a, b int) int {
+			if c := cmpFloat(p.Pairs[a].W, p.Pairs[b].W); c != 0 {
+				return c
+			}
+			return p.Pairs[a].I - p.Pairs[b].I
+		})
+		byH[h] = js[:min(pool, len(js))]
+	}
+	cols := make([][]int, m)
+	type scored struct {
+		j int
+		e float64
+	}
+	var cand []scored
+	for o := range cols {
+		for h := 0; h < n; h++ {
+			if h == o && o < n {
+				continue
+			}
+			cand = cand[:0]
+			for _, j := range byH[h] {
+				q := p.Pairs[j]
+				e := math.Inf(1)
+				if o < n {
+					e = lw[q.I*n+q.H] + lw[o*n+q.I] - lw[o*n+h]
+				}
+				cand = append(cand, scored{j, e})
+			}
+			slices.SortStableFunc(cand, func(a, b scored) int { return cmpFloat(a.e, b.e) })
+			for _, c := range cand[:min(k, len(cand))] {
+				cols[o] = append(cols[o], c.j)
+			}
+		}
+	}
+	return cols, nil
+}
+
+// cmpFloat orders floats, +Inf last (no NaNs here).
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
