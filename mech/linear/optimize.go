@@ -256,6 +256,9 @@ func Optimize(ctx context.Context, w Workload, opts *OptimizeOptions) (*Optimize
 	if err != nil {
 		return nil, err
 	}
+	if res, err = tryUnion(ctx, w, g, opts, res); err != nil { // union.go
+		return nil, err
+	}
 	if err := res.finish(w, g, opts); err != nil {
 		return nil, err
 	}
