@@ -47,7 +47,8 @@ func isPermutation(perm []int, n int) bool {
 // TestSymbolicFromOrderMatchesMinimumDegree: the elimination-tree symbolic
 // factorisation of minimumDegree's own order equals the structure that
 // minimumDegree read off its elimination graph (two algorithms for the
-// same pattern), row lists included.
+// same pattern), row lists included; its postorder keeps the fill and
+// numbers every subtree contiguously.
 func TestSymbolicFromOrderMatchesMinimumDegree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	for _, pairs := range [][]Pair{randomGraphPairs(rng, 40, 60), randomGraphPairs(rng, 200, 150), gridEdgePairs(12, 1.5)} {
@@ -61,6 +62,57 @@ func TestSymbolicFromOrderMatchesMinimumDegree(t *testing.T) {
 		if !slices.Equal(got.colPtr, want.colPtr) || !slices.Equal(got.rowIdx, want.rowIdx) ||
 			!slices.Equal(got.rowPtr, want.rowPtr) || !slices.Equal(got.rowCol, want.rowCol) || !slices.Equal(got.rowPos, want.rowPos) {
 			t.Errorf("n=%d: symbolicFromOrder differs from minimumDegree's structure (nnz %d vs %d)", n, got.nnz(), want.nnz())
+		}
+		// The postorder is an equivalent order: the same column counts, and
+		// every subtree of the elimination tree is numbered contiguously
+		// (a column's descendants are the size-1 columns just before it).
+		post := postorder(perm, want)
+		if !isPermutation(post, n) {
+			t.Fatalf("n=%d: postorder is not a permutation", n)
+		}
+		ps := symbolicFromOrder(p, post)
+		// Same column counts as a multiset: same nnz and factor flops
+		// (the assembly's sum (c_j+1)(n-j) depends on the positions).
+		counts := func(s *symbolic) []int {
+			c := make([]int, n)
+			for j := range c {
+				c[j] = s.colPtr[j+1] - s.colPtr[j]
+			}
+			slices.Sort(c)
+			return c
+		}
+		if !slices.Equal(counts(ps), counts(want)) {
+			t.Errorf("n=%d: postorder column counts differ from minimum degree's (nnz %d, %d)", n, ps.nnz(), want.nnz())
+		}
+		size := make([]int, n)
+		for j := 0; j < n; j++ {
+			size[j]++
+			if ps.colPtr[j] < ps.colPtr[j+1] {
+				par := ps.rowIdx[ps.colPtr[j]]
+				size[par] += size[j]
+			}
+		}
+		for j := 0; j < n; j++ {
+			if ps.colPtr[j] < ps.colPtr[j+1] {
+				par := ps.rowIdx[ps.colPtr[j]]
+				// j's subtree [j-size[j]+1, j] lies inside its parent's.
+				if j-size[j]+1 < par-size[par]+1 {
+					t.Fatalf("n=%d: subtree of %d not inside its parent %d's", n, j, par)
+				}
+			}
+		}
+		for j := 0; j < n; j++ {
+			lo := j - size[j] + 1
+			for k := lo; k < j; k++ {
+				// k is a descendant of j: walking up from k reaches j.
+				a := k
+				for a < j && ps.colPtr[a] < ps.colPtr[a+1] {
+					a = ps.rowIdx[ps.colPtr[a]]
+				}
+				if a != j {
+					t.Fatalf("n=%d: column %d in the range of %d's subtree is not its descendant", n, k, j)
+				}
+			}
 		}
 	}
 }
