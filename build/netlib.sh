@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs what the netlib (OpenBLAS + LAPACKE) backend needs from Debian's
-# packages, then builds optdp with it, or (with "test") vets and tests it.
+# Installs what the netlib build needs from Debian's packages (OpenBLAS +
+# LAPACKE for package backend_netlib's dense kernels, SuiteSparse's CHOLMOD
+# and METIS for its sparse Cholesky and the LP's fill-reducing orders), then
+# builds optdp with it, or (with "test") vets and tests it.
 #   bash build/netlib.sh          # install packages, build ./optdp with -tags netlib
 #   bash build/netlib.sh test     # install packages, go vet + go test with -tags netlib
 # Environment: OPTDP_BLAS_THREADS sets the OpenBLAS thread count at run time
@@ -17,15 +19,16 @@ build | test) ;;
 	;;
 esac
 
-# cgo needs a C compiler; the backend links -llapacke -lopenblas.
+# cgo needs a C compiler; the backend links -llapacke -lopenblas -lcholmod
+# -lsuitesparseconfig (CHOLMOD brings METIS).
 need=()
-for p in libopenblas-dev liblapacke-dev; do
+for p in libopenblas-dev liblapacke-dev libsuitesparse-dev libmetis-dev; do
 	dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 if [ ${#need[@]} -gt 0 ]; then
 	if ! command -v apt-get >/dev/null 2>&1; then
-		echo "netlib build needs ${need[*]} (Debian names); install OpenBLAS, LAPACKE and a C compiler by hand" >&2
+		echo "netlib build needs ${need[*]} (Debian names); install OpenBLAS, LAPACKE, SuiteSparse (CHOLMOD), METIS and a C compiler by hand" >&2
 		exit 1
 	fi
 	echo "installing ${need[*]}"
