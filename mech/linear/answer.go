@@ -12,7 +12,9 @@ import (
 type Release struct {
 	// Y holds the noisy strategy answers A' x + noise (length p).
 	Y []float64 `json:"y"`
-	// XHat is the least-squares estimate of the data, A'^+ Y (length n).
+	// XHat is the least-squares estimate of the data, A'^+ Y (length n);
+	// nil for a union strategy, whose groups each have their own estimate
+	// (Groups).
 	XHat []float64 `json:"x_hat"`
 	// Answers holds the workload's answers W XHat (length m).
 	Answers []float64 `json:"answers"`
@@ -27,8 +29,13 @@ type Release struct {
 	// rounded to a dyadic grid; A itself when A has integer entries).
 	Strategy *Strategy `json:"-"`
 	// Expected is the exact expected error of Answers (for Strategy and
-	// Noise), from Evaluate.
+	// Noise), from Evaluate; for a union strategy the sum over the groups.
 	Expected Report `json:"expected"`
+	// Groups holds, for a union strategy (UnionStrategy), the release of
+	// each block in order (nil for a block that answers none of w's
+	// queries): its own Y, XHat, Answers (of its group's queries), Noise
+	// and Expected. Nil for any other strategy.
+	Groups []*Release `json:"groups,omitempty"`
 }
 
 // strategyBits is the number of significant bits (shared among the
@@ -104,6 +111,19 @@ func answer(w Workload, a *Strategy, x []float64, eps, delta float64, src Source
 		return nil, fmt.Errorf("answer: data has %d counts, want n = %d", len(x), n)
 	}
 
+	if a.union != nil {
+		return answerUnion(w, a.union, x, eps, delta, src)
+	}
+	return answerShare(w, a, x, eps, delta, 1, src)
+}
+
+// answerShare answers w with strategy a spending the fraction share of the
+// privacy budget: eps·share for Laplace noise; for Gaussian noise the
+// zCDP parameter ρ·share, ρ the one that (eps, delta) converts to, that is
+// σ = c·D2/sqrt(share) with c = zcdpSigmaRatio(eps, delta). share = 1 is
+// Answer; the blocks of a union strategy each take their part.
+func answerShare(w Workload, a *Strategy, x []float64, eps, delta, share float64, src Source) (*Release, error) {
+	_, n := w.Dims()
 	if a.sum != nil {
 		// A stacked strategy is answered as the explicit matrix (within
 		// MaxDenseEntries).
@@ -166,6 +186,7 @@ func answer(w Workload, a *Strategy, x []float64, eps, delta float64, src Source
 	var extra int
 	var sample func() *big.Int
 	if delta == 0 {
+		eps := eps * share
 		if need := math.Ldexp(eps, gridBits) / bigFloat(d1); need > 1 {
 			extra = int(math.Ceil(math.Log2(need)))
 		}
@@ -181,6 +202,7 @@ func answer(w Workload, a *Strategy, x []float64, eps, delta float64, src Source
 		if err != nil {
 			return nil, fmt.Errorf("answer: %w", err)
 		}
+		c /= math.Sqrt(share)
 		d2 := math.Sqrt(bigFloat(d2sq))
 		if need := math.Ldexp(1, gridBits) / (c * d2); need > 1 {
 			extra = int(math.Ceil(math.Log2(need)))

@@ -271,3 +271,119 @@ func (u *unionStrategy) trace(g Gram) (float64, error) {
 	}
 	return total, nil
 }
+
+// answerUnion releases w's answers with a union strategy: block g answers
+// the parts of w in its group with Answer's exact integer computation and
+// discrete noise, spending the share s_g = D1(B_g)/Σ_h D1(B_h) of eps
+// (Laplace; basic composition) or s_g = D2(B_g)²/Σ_h D2(B_h)² of the zCDP
+// budget ρ that (eps, delta) converts to (Gaussian; zCDP composition), so
+// the shares sum to 1 whatever the rounding of the blocks; a block that
+// answers none of w's parts spends nothing. Each group's queries are
+// estimated from its own block (least squares, factor-wise), never
+// forming the full domain; the estimate is unbiased for every query the
+// block supports. The union release reports the stacked Y, the answers in
+// w's query order, the per-block releases (Groups), the union's noise
+// (Sensitivity Σ_g D1(B_g') or sqrt(Σ_g D2(B_g')²) of the rounded blocks,
+// Variance the largest block variance) and the exact expected error, the
+// sum of the groups' (docs/MATH.md §15.8).
+func answerUnion(w Workload, u *unionStrategy, x []float64, eps, delta float64, src Source) (*Release, error) {
+	parts := WorkloadParts(w)
+	group := make([]int, len(parts))
+	offs := make([]int, len(parts)+1)
+	for k, p := range parts {
+		terms := p.Gram().Terms
+		group[k] = -1
+		for i, t := range terms {
+			g := u.group(t)
+			if g < 0 || (i > 0 && g != group[k]) {
+				return nil, fmt.Errorf("answer: part %d of %v (%v) is not answered by one block of the union strategy: %w", k, w, p, ErrUnsupported)
+			}
+			group[k] = g
+		}
+		m, _ := p.Dims()
+		offs[k+1] = offs[k] + m
+	}
+	q := 1
+	if delta != 0 {
+		q = 2
+	}
+	sens := make([]float64, len(u.blocks))
+	total := 0.0
+	for g, b := range u.blocks {
+		if q == 1 {
+			sens[g] = b.L1()
+		} else {
+			d := b.L2()
+			sens[g] = d * d
+		}
+		total += sens[g]
+	}
+	if !(total > 0) || math.IsInf(total, 0) {
+		return nil, fmt.Errorf("answer: union strategy has sensitivity %v", total)
+	}
+	rel := &Release{Answers: make([]float64, offs[len(parts)]), Groups: make([]*Release, len(u.blocks))}
+	quant := make([]*Strategy, len(u.blocks))
+	qsens, maxVar, tse, tr, p := 0.0, 0.0, 0.0, 0.0, 0
+	for g, b := range u.blocks {
+		quant[g] = b
+		var ks []int
+		var ws []Workload
+		for k, pg := range group {
+			if pg == g {
+				ks, ws = append(ks, k), append(ws, parts[k])
+			}
+		}
+		if len(ws) == 0 {
+			continue
+		}
+		wg := ws[0]
+		if len(ws) > 1 {
+			var err error
+			if wg, err = Union(ws...); err != nil {
+				return nil, fmt.Errorf("answer: %w", err)
+			}
+		}
+		r, err := answerShare(wg, b, x, eps, delta, sens[g]/total, src)
+		if err != nil {
+			return nil, fmt.Errorf("answer: union block %d: %w", g, err)
+		}
+		rel.Groups[g] = r
+		quant[g] = r.Strategy
+		off := 0
+		for _, k := range ks {
+			copy(rel.Answers[offs[k]:offs[k+1]], r.Answers[off:off+offs[k+1]-offs[k]])
+			off += offs[k+1] - offs[k]
+		}
+		rel.Y = append(rel.Y, r.Y...)
+		if rel.Grid == 0 || r.Grid < rel.Grid {
+			rel.Grid = r.Grid // grids are powers of 2: every Y is a multiple of the finest
+		}
+		if q == 1 {
+			qsens += r.Noise.Sensitivity
+		} else {
+			qsens += r.Noise.Sensitivity * r.Noise.Sensitivity
+		}
+		maxVar = math.Max(maxVar, r.Noise.Variance)
+		tse += r.Expected.TSE
+		tr += r.Expected.Trace
+		p += r.Expected.P
+		rel.Noise.Mechanism = r.Noise.Mechanism
+	}
+	if q == 2 {
+		qsens = math.Sqrt(qsens)
+	}
+	rel.Noise.Eps, rel.Noise.Delta, rel.Noise.Sensitivity, rel.Noise.Variance = eps, delta, qsens, maxVar
+	rel.Noise.Scale = qsens / eps
+	if q == 2 {
+		rel.Noise.Scale = math.Sqrt(maxVar)
+	}
+	us, err := newUnion(quant, u.terms)
+	if err != nil {
+		return nil, fmt.Errorf("answer: %w", err)
+	}
+	rel.Strategy = us
+	m, n := w.Dims()
+	rel.Expected = Report{Workload: w.String(), Strategy: us.String(), M: m, N: n, P: p, Trace: tr, Noise: rel.Noise,
+		TSE: tse, RMSE: math.Sqrt(tse / float64(m))}
+	return rel, nil
+}
