@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// This file is the structured path of OptimizeL2 (docs/MATH.md §15.8): a
+// This file is the structured path of OptimizeL2 (docs/MATH.md §15.7): a
 // Gram matrix whose inverse is tridiagonal (all ranges, prefixes, suffixes,
 // each times any constant c > 0) is solved by Newton's method on the n
 // Lagrange multipliers u > 0 instead of the n² entries of X.
@@ -296,7 +296,6 @@ func (w *bandWork) sqrtDiag(dst, sigma, wt []float64) {
 	for i := range dst {
 		dst[i] = 0
 	}
-	rs := resolvent{r: w.scratch}
 	n := w.n
 	for k, s := range sigma {
 		a, b, del, gam := w.a, w.b, w.del, w.gam
@@ -312,7 +311,6 @@ func (w *bandWork) sqrtDiag(dst, sigma, wt []float64) {
 			dst[i] += wt[k] / (del[i] + gam[i] - a[i] - s)
 		}
 	}
-	_ = rs
 }
 
 // prepareHessian factors the resolvents of the Hessian rule (sigma, wt).
@@ -380,7 +378,7 @@ func (w *bandWork) sqrtDense(dst *mat.SymDense, sigma, wt []float64) {
 func bandBytes(n int) float64 { return run.DenseBytes(n, n, 4) + float64(n)*8*400 }
 
 // optimizeL2Band is OptimizeL2 for a Gram matrix recognised by
-// detectTridiag (docs/MATH.md §15.8).
+// detectTridiag (docs/MATH.md §15.7).
 func optimizeL2Band(ctx context.Context, g *mat.SymDense, t *tridiagGram, maxIter, maxCG int, tol float64, settings *run.Settings) (*L2Result, error) {
 	n := t.n
 	w := newBandWork(t)
