@@ -17,14 +17,26 @@ import (
 // (docs/MATH.md §13.2). When A^T A is singular the pseudo-inverse is used
 // if the row space of A contains the workload (G P = G for the projection P
 // onto it), and +Inf is returned otherwise.
+//
+// Strategies with diagonal-plus-few-rows, laminar (hierarchical) or
+// orthogonal (wavelet) rows are evaluated in O(n²) or less, on a
+// semiseparable G (all ranges, prefixes) through its O(n) products; others
+// by a Cholesky factorisation of AᵀA (see traceStructured).
 func L1Error(g *mat.SymDense, a *mat.Dense) (float64, error) {
+	return l1Error(newGramOp(g, false), g, a)
+}
+
+// l1Error is L1Error with G also given as an operator.
+func l1Error(op gramOp, g *mat.SymDense, a *mat.Dense) (float64, error) {
 	d1, err := maxColNorm1(a, g.SymmetricDim())
 	if err != nil {
 		return 0, err
 	}
-	t, err := traceInvGram(g, a)
-	if err != nil {
-		return 0, err
+	t, ok := traceStructured(op, a)
+	if !ok {
+		if t, err = traceInvGram(g, a); err != nil {
+			return 0, err
+		}
 	}
 	if math.IsInf(t, 1) {
 		return t, nil
@@ -230,9 +242,14 @@ func (o *L1Options) defaults(n int) (L1Options, error) {
 //
 // so every evaluation costs one p x n x n product B Q plus O(p^2 n)
 // (neither M nor any n x n inverse is formed).
+//
+// The product B Q = ((B D) G) D is the only place G enters besides its
+// diagonal: through a gramOp it costs O(p n) for a semiseparable G (all
+// ranges, prefixes), so an evaluation is O(p² n) (docs/MATH.md §15.3).
 type pidentity struct {
 	n, p    int
-	g       *mat.Dense // Gram matrix (dense copy)
+	g       gramOp
+	gd      []float64 // diag(G)
 	d       []float64
 	h       []float64
 	k       *mat.SymDense
@@ -242,14 +259,20 @@ type pidentity struct {
 	ch      mat.Cholesky
 }
 
-func newPIdentity(g *mat.Dense, p int) *pidentity {
-	n, _ := g.Dims()
-	return &pidentity{
-		n: n, p: p, g: g, d: make([]float64, n),
+// newPIdentity evaluates on the dense Gram matrix g (kept, not copied).
+func newPIdentity(g *mat.Dense, p int) *pidentity { return newPIdentityOp(gramDense{g: g}, p) }
+
+// newPIdentityOp evaluates on the Gram operator g.
+func newPIdentityOp(g gramOp, p int) *pidentity {
+	n := g.dim()
+	w := &pidentity{
+		n: n, p: p, g: g, gd: make([]float64, n), d: make([]float64, n),
 		h: make([]float64, n),
 		k: mat.NewSymDense(p, nil), b: mat.NewDense(p, n, nil), bq: mat.NewDense(p, n, nil),
 		bqt: mat.NewDense(p, p, nil), tmp: mat.NewDense(p, n, nil), gr: mat.NewDense(p, n, nil),
 	}
+	g.diagTo(w.gd)
+	return w
 }
 
 // eval returns F(Θ) and, if grad != nil, writes ∂F/∂Θ into grad (p x n).
@@ -280,7 +303,7 @@ func (w *pidentity) eval(theta *mat.Dense, grad *mat.Dense) (float64, bool) {
 			tr[j] = br[j] * w.d[j]
 		}
 	}
-	w.bq.Mul(w.tmp, w.g)
+	w.g.mulRows(w.bq, w.tmp)
 	for i := 0; i < p; i++ {
 		r := w.bq.RawRowView(i)
 		for j := range r {
@@ -289,7 +312,7 @@ func (w *pidentity) eval(theta *mat.Dense, grad *mat.Dense) (float64, bool) {
 	}
 	f := 0.0 // tr(Q) = sum_j d_j^2 G_jj
 	for j := 0; j < n; j++ {
-		f += w.d[j] * w.d[j] * w.g.At(j, j)
+		f += w.d[j] * w.d[j] * w.gd[j]
 	}
 	f -= dot(w.bq, theta)
 	if grad == nil {
@@ -304,7 +327,7 @@ func (w *pidentity) eval(theta *mat.Dense, grad *mat.Dense) (float64, bool) {
 	// so M is never formed.
 	h := w.h
 	for j := 0; j < n; j++ {
-		h[j] = w.g.At(j, j) * w.d[j]
+		h[j] = w.gd[j] * w.d[j]
 	}
 	for i := 0; i < p; i++ {
 		tr, bqr := theta.RawRowView(i), w.bq.RawRowView(i)
@@ -407,7 +430,11 @@ func baselineObjectives(baselines []*mat.Dense, obj func(*mat.Dense) (float64, e
 // in [0,1) from a PCG generator seeded with (opt.Seed, restart) and runs
 // projected L-BFGS (bounds Θ >= 0) with the analytic gradient (see pidentity); the best
 // restart is compared with opt.Baselines and the better strategy returned.
-// Cost per function evaluation is O(p n^2).
+// Cost per function evaluation is O(p n^2), or O(p² n) when G is
+// semiseparable (all ranges, prefixes: detected exactly, see
+// detectSemisep), and the baselines and the returned strategy are
+// evaluated by traceStructured when their rows allow it (docs/MATH.md
+// §15.3).
 func OptimizeL1(ctx context.Context, g *mat.SymDense, opt *L1Options) (*L1Result, error) {
 	n, err := checkGram(g)
 	if err != nil {
@@ -417,14 +444,19 @@ func OptimizeL1(ctx context.Context, g *mat.SymDense, opt *L1Options) (*L1Result
 	if err != nil {
 		return nil, err
 	}
-	if err := o.Budget.Check(fmt.Sprintf("sdp: L1 optimisation of order %d", n), l1Bytes(n, o.P), "use a Kronecker or marginal workload, whose factors are optimised separately"); err != nil {
+	semi := newSemisep(g)
+	if err := o.Budget.Check(fmt.Sprintf("sdp: L1 optimisation of order %d", n), l1Bytes(n, o.P, semi == nil), "use a Kronecker or marginal workload, whose factors are optimised separately"); err != nil {
 		return nil, err
 	}
-	bvals, bbest, err := baselineObjectives(o.Baselines, func(a *mat.Dense) (float64, error) { return L1Error(g, a) })
+	var op gramOp = semi
+	if semi == nil {
+		op = gramDense{g: mat.DenseCopyOf(g)}
+	}
+	bvals, bbest, err := baselineObjectives(o.Baselines, func(a *mat.Dense) (float64, error) { return l1Error(op, g, a) })
 	if err != nil {
 		return nil, err
 	}
-	w := newPIdentity(mat.DenseCopyOf(g), o.P)
+	w := newPIdentityOp(op, o.P)
 	res := &L1Result{Baseline: -1, BaselineObjectives: bvals, Objective: math.Inf(1)}
 	if o.Init != nil {
 		if r, c := o.Init.Dims(); r != o.P || c != n {
@@ -456,7 +488,7 @@ func OptimizeL1(ctx context.Context, g *mat.SymDense, opt *L1Options) (*L1Result
 	}
 	res.A = pIdentityStrategy(res.Theta)
 	// Recompute exactly from the strategy (guards the parameterised formula).
-	exact, err := L1Error(g, res.A)
+	exact, err := l1Error(op, g, res.A)
 	if err != nil {
 		return nil, err
 	}
@@ -474,10 +506,17 @@ func OptimizeL1(ctx context.Context, g *mat.SymDense, opt *L1Options) (*L1Result
 }
 
 // l1Bytes estimates the memory of OptimizeL1 on a Gram matrix of order n
-// with p extra rows: the Gram copy (n²), the p-Identity workspaces (six
-// p×n and two p×p matrices) and the L-BFGS history (2·10 vectors of p·n).
-func l1Bytes(n, p int) float64 {
-	return run.DenseBytes(n, n, 1) + run.DenseBytes(p, n, 6+20+4) + run.DenseBytes(p, p, 2)
+// with p extra rows: the Gram copy (n², when dense), the p-Identity
+// workspaces (six p×n and two p×p matrices), the L-BFGS history (2·10
+// vectors of p·n) and the error evaluations of the strategies (two n×n
+// matrices: a laminar inverse being assembled from its blocks, or AᵀA and
+// its factor).
+func l1Bytes(n, p int, dense bool) float64 {
+	b := run.DenseBytes(n, n, 2) + run.DenseBytes(p, n, 6+20+4) + run.DenseBytes(p, p, 2)
+	if dense {
+		b += run.DenseBytes(n, n, 1)
+	}
+	return b
 }
 
 // lbfgsReporter returns the L-BFGS iteration callback that sends a
