@@ -73,6 +73,47 @@ type optimizeResult struct {
 	TimeS      float64                `json:"time_s"`
 	// Out lists the files written by --out.
 	Out []string `json:"out,omitempty"`
+	// Blocks describes a union strategy (method l1-union or l2-union):
+	// one entry per block, each answering its own group of the workload's
+	// Kronecker terms.
+	Blocks []optBlock `json:"blocks,omitempty"`
+}
+
+// optBlock is one block of a union strategy in optdp optimize's output.
+type optBlock struct {
+	// Strategy names the block (its budget multiplier times the optimised
+	// Kronecker product), P is its number of queries and Terms the number
+	// of distinct workload Kronecker terms it answers.
+	Strategy string `json:"strategy"`
+	P        int    `json:"p"`
+	Terms    int    `json:"terms"`
+	// Share is the block's part of the privacy budget: D1(B)/Σ D1 of eps
+	// (Laplace), D2(B)²/Σ D2² of the zCDP budget (Gaussian).
+	Share float64 `json:"share"`
+}
+
+// unionBlocks describes the blocks of a union strategy (nil otherwise).
+func unionBlocks(s *linear.Strategy, gaussian bool) []optBlock {
+	bs := s.Union()
+	if bs == nil {
+		return nil
+	}
+	sens := func(b *linear.Strategy) float64 {
+		if gaussian {
+			return b.L2() * b.L2()
+		}
+		return b.L1()
+	}
+	total := 0.0
+	for _, b := range bs {
+		total += sens(b.Strategy)
+	}
+	out := make([]optBlock, len(bs))
+	for i, b := range bs {
+		p, _ := b.Strategy.Dims()
+		out[i] = optBlock{Strategy: b.Strategy.String(), P: p, Terms: b.Terms, Share: sens(b.Strategy) / total}
+	}
+	return out
 }
 
 // optFlags are the optimiser's flags.
@@ -145,7 +186,7 @@ func runOptimizeCtx(ctx context.Context, env *runEnv, args []string) error {
 	out := optimizeResult{Workload: w.String(), Strategy: res.Strategy.String(), Method: res.Method, Baseline: res.Baseline,
 		M: m, N: n, P: p, Eps: *eps, Delta: *of.delta, TSE: num(res.TSE), RMSE: num(res.RMSE), Objective: num(res.Objective),
 		Baselines: res.Baselines, Iterations: res.Iterations, Restarts: *of.restarts, Seed: uint64(*of.seed),
-		TimeS: res.Time.Seconds()}
+		TimeS: res.Time.Seconds(), Blocks: unionBlocks(res.Strategy, *of.delta > 0)}
 	if *of.delta > 0 {
 		out.TSEClassic = numPtr(res.ClassicTSE)
 		out.Trace, out.Dual, out.Gap, out.RelGap = numPtr(res.Objective), numPtr(res.Dual), numPtr(res.Gap), numPtr(res.RelGap)
@@ -226,6 +267,12 @@ func printOptimize(env *runEnv, r optimizeResult) {
 		which = "baseline " + r.Baseline + " (nothing beat it)"
 	}
 	fmt.Fprintf(out, "strategy     %s  (p = %d queries; %s by %s)\n", r.Strategy, r.P, which, r.Method)
+	if len(r.Blocks) > 0 {
+		fmt.Fprintf(out, "union        %d blocks, each answering its own workload terms (estimates per block; budget split by composition)\n", len(r.Blocks))
+		for i, b := range r.Blocks {
+			fmt.Fprintf(out, "  block %-3d  %5.1f%% of the budget, %d term(s), p = %d: %s\n", i+1, 100*b.Share, b.Terms, b.P, b.Strategy)
+		}
+	}
 	if r.Trace != nil {
 		fmt.Fprintf(out, "noise        gaussian, eps = %g, delta = %g (analytic calibration; classic TSE %.10g)\n", r.Eps, r.Delta, float64(*r.TSEClassic))
 		fmt.Fprintf(out, "trace        tr(W^T W X^-1) = %.10g, lower bound %.10g, gap %.3g (relative %.3g)\n",
