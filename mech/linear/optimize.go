@@ -67,7 +67,9 @@ type OptimizeResult struct {
 	// optimised strategy beat it.
 	Strategy *Strategy
 	// Method names the optimiser used: "l1-dense", "l1-kron",
-	// "l1-marginals", "l1-marginal-weights", "l2-dense" or "l2-kron".
+	// "l1-marginals", "l1-marginal-weights", "l2-dense" or "l2-kron", or
+	// "l1-union" / "l2-union" for a union of Kronecker strategies
+	// (UnionStrategy; docs/MATH.md §15.8).
 	Method string
 	// Baseline is the name of the baseline returned, "" when the optimised
 	// strategy is returned.
@@ -206,6 +208,13 @@ func kronTerms(g Gram) (terms []sdp.KronTerm, dims []int, ok bool) {
 //     otherwise sdp.OptimizeL2 on the dense Gram, with a duality-gap
 //     certificate. A baseline with a smaller
 //     trace (only possible when Newton did not converge) is returned instead.
+//
+// On a product domain whose workload has several parts (WorkloadParts: the
+// members of a Union, the tables of Marginals), unions of Kronecker
+// strategies are then searched (each group of parts answered by its own
+// block, budget split in closed form; docs/MATH.md §15.8); one is returned
+// only when it beats the strategy above, which then appears among the
+// Baselines as "single ...".
 //
 // The returned strategy's error is recomputed with ProfileTrace and the
 // strategy's sensitivity; Optimize returns an error if it differs from the

@@ -309,7 +309,9 @@ func (s *Strategy) Dense() (*mat.Dense, error) {
 // L1 returns the L1 sensitivity D1(A): the largest L1 norm of a column (the
 // product of the factors' for a Kronecker product; for a stacked strategy
 // the sum over its blocks, +Inf when that needs a vector over the cells
-// beyond run.DefaultBudget).
+// beyond run.DefaultBudget). For a union strategy it is Σ_g D1(B_g) over
+// its blocks, the sensitivity of answering each block with its share of
+// eps (basic composition; docs/MATH.md §15.8).
 func (s *Strategy) L1() float64 {
 	if s.union != nil {
 		return s.union.sens(1)
@@ -330,7 +332,8 @@ func (s *Strategy) L1() float64 {
 
 // L2 returns the L2 sensitivity D2(A): the largest Euclidean norm of a
 // column (the product of the factors' for a Kronecker product; computed
-// block-wise for a stacked strategy, as L1).
+// block-wise for a stacked strategy, as L1; sqrt(Σ_g D2(B_g)²) for a
+// union strategy, by zCDP composition).
 func (s *Strategy) L2() float64 {
 	if s.union != nil {
 		return s.union.sens(2)
