@@ -558,9 +558,7 @@ func finishL2(res *L2Result, g *mat.SymDense, tol float64) error {
 	if !ch.Factorize(res.X) {
 		return fmt.Errorf("sdp: final X not positive definite: %w", backend.ErrSingular)
 	}
-	var u mat.TriDense
-	ch.UTo(&u)
-	res.A = mat.DenseCopyOf(&u)
+	res.A = mat.DenseCopyOf(ch.RawU()) // no intermediate TriDense copy
 	var xi mat.SymDense
 	if err := ch.InverseTo(&xi); err != nil {
 		return fmt.Errorf("sdp: inverting X: %w", err)
