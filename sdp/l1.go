@@ -257,6 +257,7 @@ type pidentity struct {
 	bqt     *mat.Dense // p x p
 	tmp, gr *mat.Dense // p x n
 	ch      mat.Cholesky
+	fast    *pidentityFast // evalFast's workspaces
 }
 
 // newPIdentity evaluates on the dense Gram matrix g (kept, not copied).
@@ -473,7 +474,7 @@ func OptimizeL1(ctx context.Context, g *mat.SymDense, opt *L1Options) (*L1Result
 		if r == 0 && o.Init != nil {
 			theta0 = mat.DenseCopyOf(o.Init)
 		}
-		theta, v, iters, err := minimizeTheta(ctx, w.eval, theta0, o.MaxIter, lbfgsReporter(&o.Settings, "l1", r, o.Restarts, o.MaxIter))
+		theta, v, iters, err := minimizeTheta(ctx, w.evalFast, theta0, o.MaxIter, lbfgsReporter(&o.Settings, "l1", r, o.Restarts, o.MaxIter))
 		if err != nil {
 			return nil, err
 		}
