@@ -81,8 +81,10 @@ func detectTridiag(g *mat.SymDense) *tridiagGram {
 	}
 	raw := g.RawSymmetric()
 	for _, pat := range tridiagPatterns {
+		// c is kept within [1e-100, 1e100], far from overflow in s = 1/(c m)
+		// and in the multipliers' scale (about c); others take the dense path.
 		c := raw.Data[0] / pat.p(n, 0, 0)
-		if !(c > 0) || math.IsInf(c, 0) {
+		if !(c >= 1e-100 && c <= 1e100) {
 			return nil
 		}
 		eta := 0.0

@@ -135,6 +135,11 @@ func TestL2BandDetection(t *testing.T) {
 	if detectTridiag(id) != nil {
 		t.Error("identity recognised as a pattern")
 	}
+	huge := mat.NewSymDense(16, nil)
+	huge.ScaleSym(1e200, allRangeGram(16))
+	if detectTridiag(huge) != nil {
+		t.Error("all ranges times 1e200 recognised (outside the scale guard)")
+	}
 	if tg := detectTridiag(allRangeGram(16)); tg == nil || tg.eta != 0 {
 		t.Errorf("exact all-range Gram: %+v, want eta = 0", tg)
 	}
