@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/lp"
+	"github.com/optdp/optdp/solve/run"
 )
 
 // Benchmarks of lp.Solve on 2-D location grids (issue 16; bench/README.md,
@@ -248,6 +249,51 @@ func BenchmarkLPEuclidSpanner(b *testing.B) {
 				reportLP(b, &r.Result, cpu0)
 				b.ReportMetric(float64(r.Pairs), "pairs")
 				b.ReportMetric(r.SpannerDual, "spanner-dual")
+			})
+		}
+	}
+}
+
+// BenchmarkLPEuclidPerColumn: the exact optimum on a Euclidean grid (every
+// pair constrained) by constraint generation with per-column pair sets
+// (lp.GenerateOptions.PerColumn; bench/README.md, "Euclidean exact by
+// per-column constraint generation"). Reports the rounds, the largest and
+// mean number of pairs per column at the end, and the gap.
+func BenchmarkLPEuclidPerColumn(b *testing.B) {
+	const eps = 0.5
+	for _, w := range []int{8, 12, 16, 20} {
+		pts := gridPoints(w)
+		for _, pr := range []struct {
+			name string
+			p    []float64
+		}{{"uniform", uniformOn(w * w)}, {"hotspots", hotSpotPrior(pts, w)}} {
+			p := lossProblem(pts, euclid, pr.p, allPairs(pts, euclid, eps))
+			b.Run(fmt.Sprintf("%dx%d/%s", w, w, pr.name), func(b *testing.B) {
+				var r *lp.GenerateResult
+				var err error
+				cpu0 := cpuSeconds()
+				for b.Loop() {
+					o := &lp.GenerateOptions{Options: lp.Options{Tol: 1e-6}, PerColumn: true}
+					if testing.Verbose() {
+						o.Progress = func(p run.Progress) {
+							if p.Stage == "cuts" {
+								b.Logf("%s gap %.3g", p.Message, p.Gap)
+							}
+						}
+					}
+					r, err = lp.Generate(context.Background(), p, o)
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportLP(b, &r.Result, cpu0)
+				b.ReportMetric(float64(r.Rounds), "rounds")
+				b.ReportMetric(float64(r.Pairs), "max-pairs/col")
+				var sum int
+				for _, c := range r.ColumnPairs {
+					sum += c
+				}
+				b.ReportMetric(float64(sum)/float64(len(r.ColumnPairs)), "pairs/col")
 			})
 		}
 	}

@@ -51,14 +51,22 @@ type colFactor struct {
 // order with its symbolic factorisation, and the banded order of the
 // fallback. It returns the structure and the bytes its numeric factors and
 // the solver's scratch will need with the given workers (factors counted
-// for the sparse LDL^T and for the banded QR of every column).
-func newPerColumn(n int, pairs [][]Pair, workers int) (*perColumn, float64) {
+// for the sparse LDL^T and for the banded QR of every column). A column
+// whose pairs are those of prev's column (same count: the lists only
+// grow) keeps prev's analysis; prev may be nil.
+func newPerColumn(n int, pairs [][]Pair, workers int, prev *perColumn) (*perColumn, float64) {
 	m := len(pairs)
 	pc := &perColumn{n: n, pairs: pairs, off: make([]int, m+1), cols: make([]colFactor, m)}
 	var need float64
 	for o, ps := range pairs {
 		pc.off[o+1] = pc.off[o] + len(ps)
 		c := &pc.cols[o]
+		if prev != nil && len(prev.cols) == m && len(prev.pairs[o]) == len(ps) && prev.n == n {
+			*c = prev.cols[o]
+			c.isQR = false
+			need += 8 * (float64(n) + 6*float64(c.ldl.sym.nnz()) + 4*float64(n) + 6*float64(len(ps)) + float64(n*(c.bw+1)))
+			continue
+		}
 		q := &Problem{N: n, Pairs: ps}
 		perm, sym := minimumDegree(q)
 		qs := permuted(q, perm)
@@ -91,9 +99,10 @@ func (pc *perColumn) alloc(workers int) {
 	n := pc.n
 	for o := range pc.cols {
 		c := &pc.cols[o]
-		nz := c.ldl.sym.nnz()
-		blk := make([]float64, n+nz)
-		c.ldl.d, c.ldl.l = blk[:n], blk[n:]
+		if nz := c.ldl.sym.nnz(); len(c.ldl.l) != nz || len(c.ldl.d) != n {
+			blk := make([]float64, n+nz)
+			c.ldl.d, c.ldl.l = blk[:n], blk[n:]
+		}
 	}
 	mk := func(k int) [][]float64 {
 		out := make([][]float64, workers)
@@ -312,7 +321,12 @@ func normaliseRows(x []float64, n, m int) {
 // and lam holds the multipliers (column o's at the offsets of cols).
 // The memory is checked against o.Budget before the numeric factors are
 // allocated.
-func solveColumns(ctx context.Context, p *Problem, cols [][]int, o Options) (*Result, error) {
+//
+// prev, when not nil, is the structure of an earlier call on the same
+// problem whose column lists the current ones extend: the columns left
+// unchanged keep their symbolic analysis. solveColumns returns the
+// structure for the next call.
+func solveColumns(ctx context.Context, p *Problem, cols [][]int, o Options, prev *perColumn) (*Result, *perColumn, error) {
 	n, m := p.N, p.M
 	pairs := make([][]Pair, m)
 	for c, ks := range cols {
@@ -322,13 +336,13 @@ func solveColumns(ctx context.Context, p *Problem, cols [][]int, o Options) (*Re
 		}
 	}
 	workers := max(1, min(o.Workers, m))
-	pc, need := newPerColumn(n, pairs, workers)
+	pc, need := newPerColumn(n, pairs, workers, prev)
 	total := float64(pc.off[m])
 	fn, fm := float64(n), float64(m)
 	need += 8 * (15*fn*fm + 11*total + float64(workers)*fn*fn)
 	what := fmt.Sprintf("lp: %d×%d problem with %.0f per-column ratio pairs", n, m, total)
 	if err := o.Budget.Check(what, need, "raise the budget, or use fewer pairs (a spanner)"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pc.alloc(workers)
 	s := newIPM(&Problem{N: n, M: m, C: p.C}, workers, nil, nil, nil)
@@ -350,5 +364,5 @@ func solveColumns(ctx context.Context, p *Problem, cols [][]int, o Options) (*Re
 	if r != nil {
 		r.Pairs = maxLen
 	}
-	return r, err
+	return r, pc, err
 }

@@ -67,6 +67,7 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o Opti
 		t float64
 	}
 	byI, byH := make([]cand, n*m), make([]cand, n*m)
+	var prev *perColumn // the last relaxation's per-column analysis
 	var extra [][2]int // tight rounds: every significant violation (pair, column)
 	for round := 1; round <= g.MaxRounds; round++ {
 		if err := ctx.Err(); err != nil {
@@ -77,7 +78,9 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o Opti
 		if tight {
 			ro = inner
 		}
-		r, err := solveColumns(ctx, p, cols, ro)
+		var r *Result
+		var err error
+		r, prev, err = solveColumns(ctx, p, cols, ro, prev)
 		if r == nil {
 			return nil, fmt.Errorf("lp: generate: round %d: %w", round, err)
 		}
@@ -97,18 +100,30 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o Opti
 			byI[k], byH[k] = cand{-1, 0}, cand{-1, 0}
 		}
 		viol := 0
+		// Violations whose repair costs far below the tolerance are not
+		// worth a round; tight rounds, each costly, take all that could
+		// matter at once.
 		thresh := o.Tol / 64
+		if tight {
+			thresh = o.Tol / 1024
+		}
 		extra = extra[:0]
 		for k, q := range p.Pairs {
 			ri, rh := x[q.I*m:q.I*m+m], x[q.H*m:q.H*m+m]
 			bits := member[k*words : k*words+words]
 			slack := (q.W - 1) / float64(m)
+			wn := q.W
+			if !tight {
+				wn *= 1 - nearSlack
+			}
 			for c := range ri {
-				a := ri[c] - q.W*rh[c]
+				a := ri[c] - wn*rh[c]
 				if a <= 0 || bits[c>>6]&(1<<(c&63)) != 0 {
 					continue
 				}
-				viol++
+				if ri[c] > q.W*rh[c] {
+					viol++
+				}
 				t := a / (a + slack)
 				if t < thresh {
 					continue
@@ -177,7 +192,7 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o Opti
 			break
 		}
 		// Solve tightly once the loose rounds add little.
-		tight = tight || added < m || round >= g.MaxRounds/2
+		tight = tight || viol < m || added < m || round >= g.MaxRounds/2
 	}
 	res.X, res.Primal, res.Mix = best.X, best.Primal, best.Mix
 	res.Gap = relGap(res.Primal, res.Dual)
@@ -190,6 +205,11 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o Opti
 // looseTol is the relative gap to which generateColumns solves the
 // relaxations while they still gain many pairs.
 const looseTol = 1e-3
+
+// nearSlack: a loose relaxation's solution is centred, not a vertex, and
+// misses some pairs that the tight one will violate; the loose rounds also
+// add the pairs within this relative slack, x_I > (1-nearSlack) W x_H.
+var nearSlack = 0.02
 
 // towardStart returns, for every column o = 0..M-1 of a square problem, the
 // start of per-column generation: for every row h != o, the k pairs (i, h)
