@@ -23,10 +23,10 @@ type perColumn struct {
 	off   []int    // column o's slacks and multipliers at off[o]:off[o+1]
 	cols  []colFactor
 	// Per-worker scratch: a permuted vector (two), the sparse factor's
-	// work vector, the n×n inverse and a dummy accumulator for it, and the
-	// QR fallback's buffers (grown on demand).
+	// work vector, the n×n inverse, and the QR fallback's buffers (grown
+	// on demand).
 	vec, vec2, work [][]float64
-	z, junk         [][]float64
+	z               [][]float64
 	qrR, qrWork     [][]float64
 	ring            [][]float64
 }
@@ -90,7 +90,7 @@ func newPerColumn(n int, pairs [][]Pair, workers int, prev *perColumn) (*perColu
 		need += 8 * (float64(n) + nz + 5*nz + 4*float64(n) + 6*float64(len(ps)) + float64(n*(c.bw+1)))
 	}
 	w := float64(max(1, workers))
-	need += 8 * w * (2*float64(n)*float64(n) + 4*float64(n))
+	need += 8 * w * (float64(n)*float64(n) + 4*float64(n))
 	return pc, need
 }
 
@@ -112,7 +112,7 @@ func (pc *perColumn) alloc(workers int) {
 		return out
 	}
 	pc.vec, pc.vec2, pc.work = mk(n), mk(n), mk(n)
-	pc.z, pc.junk = mk(n*n), mk(n*n)
+	pc.z = mk(n * n)
 	pc.qrR, pc.qrWork, pc.ring = make([][]float64, workers), make([][]float64, workers), make([][]float64, workers)
 }
 
@@ -135,9 +135,7 @@ func (pc *perColumn) factor(o, w int, diag, wt, acc []float64, useQR bool) bool 
 		if c.ldl.factor(d, c.pp, wt, pc.work[w]) <= cholMinRatio {
 			return true
 		}
-		junk := pc.junk[w]
-		clear(junk)
-		c.ldl.addInverse(junk, z) // z holds the full inverse
+		c.ldl.addInverse(nil, z)
 		scatterUpper(acc, z, c.perm, n)
 		return false
 	}

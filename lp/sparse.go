@@ -273,7 +273,7 @@ func (f *sparseLDL) solve(r []float64) {
 // (each row is mirrored into its column, so that the rows t read are
 // complete). Cost: sum_j (|struct(j)|+1)(n-j) multiply-adds, which a
 // fill-reducing order keeps small: the long columns come last, where the
-// rows are short.
+// rows are short. With acc nil, z alone receives the inverse.
 func (f *sparseLDL) addInverse(acc, z []float64) {
 	s := f.sym
 	n := s.n
@@ -293,6 +293,8 @@ func (f *sparseLDL) addInverse(acc, z []float64) {
 		for i, v := range row {
 			z[(j+1+i)*n+j] = v
 		}
-		floats.Add(acc[j*n+j:j*n+n], z[j*n+j:j*n+n])
+		if acc != nil {
+			floats.Add(acc[j*n+j:j*n+n], z[j*n+j:j*n+n])
+		}
 	}
 }
