@@ -68,7 +68,7 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o Opti
 	}
 	byI, byH := make([]cand, n*m), make([]cand, n*m)
 	var prev *perColumn // the last relaxation's per-column analysis
-	var extra [][2]int // tight rounds: every significant violation (pair, column)
+	var extra [][2]int  // tight rounds: every significant violation (pair, column)
 	for round := 1; round <= g.MaxRounds; round++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("lp: generate: interrupted in round %d: %w", round, err)
