@@ -287,7 +287,9 @@ func (s *unionSearch) addCand(fs []*mat.Dense) error {
 }
 
 // optimizeGroup optimises a Kronecker strategy for the atoms gr and adds
-// it to the pool.
+// it to the pool. A failure of the optimiser other than cancellation only
+// leaves the pool as it is (the search is a heuristic on top of a valid
+// answer).
 func (s *unionSearch) optimizeGroup(gr []int) error {
 	if err := s.ctx.Err(); err != nil {
 		return fmt.Errorf("optimize: union search: %w", err)
@@ -312,15 +314,26 @@ func (s *unionSearch) optimizeGroup(gr []int) error {
 		}
 		o := &sdp.L1Options{Settings: s.opts.Settings, P: s.opts.P, Restarts: s.opts.Restarts, Seed: s.opts.Seed + uint64(len(s.pool)), MaxIter: s.opts.MaxIter}
 		kr, err := sdp.OptimizeL1Marginals(s.ctx, terms, bl, o)
+		if err != nil && bl != nil && s.ctx.Err() == nil {
+			// A rank-deficient candidate (a total or a single query on
+			// some attribute) can stop the refinement: start afresh.
+			kr, err = sdp.OptimizeL1Marginals(s.ctx, terms, nil, o)
+		}
 		if err != nil {
-			return fmt.Errorf("optimize: union group: %w", err)
+			if s.ctx.Err() != nil {
+				return fmt.Errorf("optimize: union group: %w", err)
+			}
+			return nil // the group keeps the best strategy found so far
 		}
 		s.iters += kr.Iterations
 		return s.addCand(kr.Factors)
 	}
 	kr, err := sdp.OptimizeL2KronSum(s.ctx, terms, &sdp.L2Options{Settings: s.opts.Settings, MaxIter: s.opts.MaxIter})
 	if err != nil {
-		return fmt.Errorf("optimize: union group: %w", err)
+		if s.ctx.Err() != nil {
+			return fmt.Errorf("optimize: union group: %w", err)
+		}
+		return nil // the group keeps the best strategy found so far
 	}
 	fs := make([]*mat.Dense, len(kr.Factors))
 	for f, r := range kr.Factors {
@@ -347,7 +360,12 @@ func (s *unionSearch) factorStrategy(m *mat.SymDense) (*mat.Dense, error) {
 		tot.Set(0, i, 1)
 	}
 	cands := []*mat.Dense{id, tot}
-	if s.p == 1 {
+	if v := rankOneRow(m); v != nil {
+		// G = c·v vᵀ: answering vᵀx alone is optimal for a 0/1 query v
+		// (error 1 at sensitivity 1; any strategy has
+		// vᵀX⁺v ≥ (vᵀv)²/vᵀXv ≥ 1 when diag X ≤ 1), so no optimiser runs.
+		cands = append(cands, v)
+	} else if s.p == 1 {
 		o := &sdp.L1Options{Settings: s.opts.Settings, P: s.opts.P, Restarts: s.opts.Restarts, Seed: s.opts.Seed + uint64(len(s.factorOpt)),
 			MaxIter: s.opts.MaxIter, Baselines: []*mat.Dense{id, tot}}
 		r, err := sdp.OptimizeL1(s.ctx, m, o)
@@ -387,6 +405,33 @@ func (s *unionSearch) factorStrategy(m *mat.SymDense) (*mat.Dense, error) {
 	}
 	s.factorOpt[m] = best
 	return best, nil
+}
+
+// rankOneRow returns the 1×n row vᵀ when m = c·v vᵀ (to a relative 1e-12
+// of its largest entry), else nil.
+func rankOneRow(m *mat.SymDense) *mat.Dense {
+	n := m.SymmetricDim()
+	j, top := 0, 0.0
+	for i := 0; i < n; i++ {
+		if d := m.At(i, i); d > top {
+			j, top = i, d
+		}
+	}
+	if !(top > 0) {
+		return nil
+	}
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = m.At(i, j) / math.Sqrt(top)
+	}
+	for a := 0; a < n; a++ {
+		for b := a; b < n; b++ {
+			if math.Abs(m.At(a, b)-v[a]*v[b]) > 1e-12*top {
+				return nil
+			}
+		}
+	}
+	return mat.NewDense(1, n, v)
 }
 
 // groupError returns min over the pool of D² Σ_{a ∈ gr} tr_a and the
