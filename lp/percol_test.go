@@ -2,9 +2,13 @@ package lp
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/optdp/optdp/solve/run"
 )
 
 // lossGrid is the expected-distance-loss problem on a w×w grid, C[i][o] =
@@ -110,5 +114,69 @@ func TestGeneratePerColumnGrids(t *testing.T) {
 			t.Logf("%dx%d: [%.10g, %.10g] vs full [%.10g, %.10g]; %d rounds, violated %v, max %d pairs per column of %d",
 				w, w, g.Primal, g.Dual, full.Primal, full.Dual, g.Rounds, g.Violated, g.Pairs, len(p.Pairs))
 		}
+	}
+}
+
+// TestGeneratePerColumnLine: on a line given by all its pairs, per-column
+// generation reaches the truncated geometric mechanism's remapped utility
+// (a closed form, optimal for every prior with the binary gain).
+func TestGeneratePerColumnLine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for _, c := range []struct {
+		n   int
+		eps float64
+	}{{6, 1}, {15, 0.6}, {30, 1.3}} {
+		prior := randomPrior(rng, c.n, true)
+		var pairs []Pair
+		for i := 0; i < c.n; i++ {
+			for h := 0; h < c.n; h++ {
+				if i != h {
+					pairs = append(pairs, Pair{I: i, H: h, W: math.Exp(c.eps * math.Abs(float64(i-h)))})
+				}
+			}
+		}
+		p := binaryProblem(prior, pairs)
+		want := geometricUtility(prior, c.eps, 1)
+		g, err := Generate(context.Background(), p, &GenerateOptions{Options: Options{Tol: 1e-8}, PerColumn: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Primal > want*(1+1e-12) || g.Dual < want*(1-1e-12) || g.Gap > 1e-8 {
+			t.Errorf("n=%d: [%v, %v] (gap %.2g) does not bracket the geometric utility %v", c.n, g.Primal, g.Dual, g.Gap, want)
+		}
+		checkFeasible(t, p, g.X)
+	}
+}
+
+// TestGeneratePerColumnReports: per-column generation reports each round
+// (Stage "cuts", rounds from 1, violated constraints in the message, a
+// certified gap that never grows), and refuses a budget too small for its
+// relaxation before solving.
+func TestGeneratePerColumnReports(t *testing.T) {
+	p := lossGrid(4, l2, 0.6, uniformPrior(16))
+	var rounds []run.Progress
+	o := &GenerateOptions{PerColumn: true, Toward: 1}
+	o.Tol = 1e-8
+	o.Progress = func(pr run.Progress) {
+		if pr.Stage == "cuts" {
+			rounds = append(rounds, pr)
+		}
+	}
+	r, err := Generate(context.Background(), p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rounds) != r.Rounds || r.Rounds < 2 || len(r.Violated) != r.Rounds || r.Violated[0] == 0 {
+		t.Fatalf("%d reports, %d rounds, violated %v", len(rounds), r.Rounds, r.Violated)
+	}
+	for k, pr := range rounds {
+		if pr.Iter != k+1 || !strings.Contains(pr.Message, "violated") || (k > 0 && pr.Gap > rounds[k-1].Gap) {
+			t.Errorf("round %d: %+v", k+1, pr)
+		}
+	}
+	small := &GenerateOptions{PerColumn: true}
+	small.Budget = 20000
+	if _, err := Generate(context.Background(), p, small); !errors.Is(err, run.ErrTooLarge) {
+		t.Errorf("budget 20000 bytes: %v", err)
 	}
 }
