@@ -68,7 +68,7 @@ func newPerColumn(n int, pairs [][]Pair, workers int, prev *perColumn) (*perColu
 			continue
 		}
 		q := &Problem{N: n, Pairs: ps}
-		perm, sym := minimumDegree(q)
+		perm, sym := fillReducing(q) // lp/cholmod_order.go: OPTDP_LP_ORDER
 		qs := permuted(q, perm)
 		sym.setPairs(qs)
 		c.perm, c.pp = perm, qs.Pairs
