@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -303,6 +304,14 @@ func answerUnion(w Workload, u *unionStrategy, x []float64, eps, delta float64, 
 		m, _ := p.Dims()
 		offs[k+1] = offs[k] + m
 	}
+	// Each answered block keeps its estimate of the data and its answers
+	// (Release.Groups): about 16 bytes per cell and block, with the
+	// integer and float work vectors of the block being answered.
+	_, n := w.Dims()
+	if err := run.DefaultBudget.Check(fmt.Sprintf("answer: the per-group estimates of %d blocks over %d cells", len(u.blocks), n),
+		16*float64(n)*float64(len(u.blocks)+2), "answer fewer groups (a union with fewer blocks)"); err != nil {
+		return nil, fmt.Errorf("answer: %w", err)
+	}
 	q := 1
 	if delta != 0 {
 		q = 2
@@ -382,7 +391,7 @@ func answerUnion(w Workload, u *unionStrategy, x []float64, eps, delta float64, 
 		return nil, fmt.Errorf("answer: %w", err)
 	}
 	rel.Strategy = us
-	m, n := w.Dims()
+	m, _ := w.Dims()
 	rel.Expected = Report{Workload: w.String(), Strategy: us.String(), M: m, N: n, P: p, Trace: tr, Noise: rel.Noise,
 		TSE: tse, RMSE: math.Sqrt(tse / float64(m))}
 	return rel, nil

@@ -10,9 +10,15 @@ import (
 )
 
 // maxUnionAtoms bounds the number of distinct workload parts for which
-// Optimize searches union strategies (the greedy merge costs O(atoms²)
-// candidate sums per step).
-const maxUnionAtoms = 512
+// Optimize searches union strategies: the greedy merge costs
+// O(atoms²·candidates) per step and up to atoms steps, about 3·10^8
+// operations at 128 (all 2-way marginals of 15 attributes have 105 parts;
+// 3-way marginals of 15 attributes, 455, are not searched).
+const maxUnionAtoms = 128
+
+// maxLocalAtoms bounds the atoms for which single-part moves are tried
+// after the greedy merge (each move scan costs O(atoms²·candidates)).
+const maxLocalAtoms = 64
 
 // maxUnionRounds bounds the rounds of greedy merging followed by
 // re-optimisation of the merged groups.
@@ -527,12 +533,15 @@ func (s *unionSearch) greedy(groups [][]int) [][]int {
 }
 
 // maxUnionMoves bounds the single-atom moves of local per call.
-const maxUnionMoves = 1000
+const maxUnionMoves = 200
 
 // local moves one atom at a time from its group to another group or to a
 // new group of its own, each time the move lowering the union's error most
 // (groups answered by the best pool candidate), until no move lowers it.
 func (s *unionSearch) local(groups [][]int) [][]int {
+	if len(s.atoms) > maxLocalAtoms {
+		return groups
+	}
 	root := math.Cbrt
 	if s.p == 2 {
 		root = math.Sqrt
