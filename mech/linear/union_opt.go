@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/optdp/optdp/sdp"
+	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -93,6 +94,11 @@ func tryUnion(ctx context.Context, w Workload, g Gram, opts *OptimizeOptions, si
 		if err := s.addCand(fs); err != nil {
 			return nil, err
 		}
+	}
+	if s.opts.Progress != nil {
+		pr := run.NewProgress("union search")
+		pr.Message = fmt.Sprintf("%d distinct parts: one group each, then greedy merging", len(s.atoms))
+		s.opts.Progress(pr)
 	}
 	// (a) One group per atom, each optimised on its own.
 	groups := make([][]int, len(s.atoms))
