@@ -217,6 +217,13 @@ func TestUnionStrategyRefusals(t *testing.T) {
 	if _, err := Profile(u); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("Profile of a union: err %v", err)
 	}
+	x := make([]float64, 24)
+	if _, err := Answer(other, u, x, 1, SeededSource(1)); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("Answer on a workload the union was not built for: err %v, want ErrUnsupported", err)
+	}
+	if _, err := QueryVariances(w, u, Noise{Variance: 1}); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("QueryVariances of a union: err %v, want ErrUnsupported", err)
+	}
 }
 
 // prefixPair is the union of prefix queries on each attribute of an
