@@ -275,8 +275,14 @@ func printOptimize(env *runEnv, r optimizeResult) {
 	}
 	if r.Trace != nil {
 		fmt.Fprintf(out, "noise        gaussian, eps = %g, delta = %g (analytic calibration; classic TSE %.10g)\n", r.Eps, r.Delta, float64(*r.TSEClassic))
-		fmt.Fprintf(out, "trace        tr(W^T W X^-1) = %.10g, lower bound %.10g, gap %.3g (relative %.3g)\n",
+		what := "tr(W^T W X^-1)"
+		if len(r.Blocks) > 0 {
+			what = "D2^2 sum_g tr(W_g^T W_g (B_g^T B_g)^-1) = (sum_g sqrt(e_g))^2"
+		}
+		fmt.Fprintf(out, "trace        %s = %.10g, lower bound %.10g, gap %.3g (relative %.3g)\n", what,
 			float64(*r.Trace), float64(*r.Dual), float64(*r.Gap), float64(*r.RelGap))
+	} else if len(r.Blocks) > 0 {
+		fmt.Fprintf(out, "noise        laplace, eps = %g; objective D1^2 sum_g tr(W_g^T W_g (B_g^T B_g)^-1) = (sum_g e_g^(1/3))^3 = %.10g\n", r.Eps, float64(r.Objective))
 	} else {
 		fmt.Fprintf(out, "noise        laplace, eps = %g; objective D1^2 tr(W^T W (A^T A)^-1) = %.10g\n", r.Eps, float64(r.Objective))
 	}
