@@ -47,16 +47,17 @@ func (d gramDense) mulFlops(p int) float64 {
 	return float64(p) * n * n
 }
 
-// gramSemisep is a symmetric semiseparable Gram matrix of generator rank
-// one, G_ij = u_min(i,j) v_max(i,j) (0-based). All ranges on n cells
-// (G_ij = min(i,j)(n+1-max(i,j)) 1-based) is u_i = i+1, v_j = n-j;
-// prefixes (G_ij = n+1-max(i,j) 1-based) is u_i = 1, v_j = n-j. Then
+// gramSemisep is a symmetric diagonal-plus-semiseparable Gram matrix of
+// generator rank one, G_ij = u_min(i,j) v_max(i,j) for i != j and
+// G_ii = diag_i (0-based). All ranges on n cells (G_ij =
+// min(i,j)(n+1-max(i,j)) 1-based) is u_i = i+1, v_j = n-j, diag_i = u_i v_i;
+// prefixes (G_ij = n+1-max(i,j) 1-based) is u_i = 1, v_j = n-j; a coarsened
+// matrix Pᵀ G P (coarsen) has its own diagonal. Then
 //
-//	(G x)_i = v_i Σ_{j<=i} u_j x_j + u_i Σ_{j>i} v_j x_j,
+//	(G x)_i = v_i Σ_{j<i} u_j x_j + u_i Σ_{j>i} v_j x_j + diag_i x_i,
 //
 // two running sums: O(n) per vector, with the rounding of an ordinary dot
 // product of the same terms.
-// diag holds G's own diagonal (u_i v_i may differ from it by a rounding).
 type gramSemisep struct{ u, v, diag []float64 }
 
 func (s *gramSemisep) dim() int { return len(s.u) }
@@ -76,17 +77,17 @@ func (s *gramSemisep) diagTo(dst []float64) {
 // mulVec sets dst = G x (dst and x of length n, may not alias).
 func (s *gramSemisep) mulVec(dst, x []float64) {
 	n := len(s.u)
-	u, v := s.u[:n], s.v[:n]
+	u, v, d := s.u[:n], s.v[:n], s.diag[:n]
 	x, dst = x[:n], dst[:n]
 	t := 0.0 // Σ_{j>i} v_j x_j
 	for i := n - 1; i >= 0; i-- {
 		dst[i] = t
 		t += v[i] * x[i]
 	}
-	f := 0.0 // Σ_{j<=i} u_j x_j
+	f := 0.0 // Σ_{j<i} u_j x_j
 	for i := 0; i < n; i++ {
+		dst[i] = v[i]*f + u[i]*dst[i] + d[i]*x[i]
 		f += u[i] * x[i]
-		dst[i] = v[i]*f + u[i]*dst[i]
 	}
 }
 

@@ -178,6 +178,13 @@ type L1Options struct {
 	// Init, if not nil, is the starting Θ (p×n, entries >= 0) of the first
 	// restart (a warm start); later restarts start at random.
 	Init *mat.Dense
+	// SingleLevel turns off the coarse-to-fine start: by default, on a
+	// semiseparable Gram matrix (all ranges, prefixes) of order n >=
+	// 2048, each restart without Init starts from the optimum of the
+	// problem coarsened to ⌈n/2⌉ cells (recursively down to order < 2048,
+	// where the random start of the restart is used) and runs MaxIter/2
+	// iterations per finer level; see coarseStart.
+	SingleLevel bool
 	// Baselines are candidate strategies (identity, hierarchical, wavelet,
 	// ...; each with n columns). Their L1Error is computed and the
 	// optimiser never returns anything worse than the best of them.
@@ -471,10 +478,18 @@ func OptimizeL1(ctx context.Context, g *mat.SymDense, opt *L1Options) (*L1Result
 	}
 	for r := 0; r < o.Restarts; r++ {
 		theta0 := randomTheta(o.P, n, o.Seed, uint64(r))
-		if r == 0 && o.Init != nil {
+		maxIter := o.MaxIter
+		switch {
+		case r == 0 && o.Init != nil:
 			theta0 = mat.DenseCopyOf(o.Init)
+		case semi != nil && !o.SingleLevel && n >= multilevelMinN:
+			var err error
+			if theta0, err = coarseStart(ctx, semi, o.P, &o, r, &res.Iterations); err != nil {
+				return nil, err
+			}
+			maxIter = max(1, o.MaxIter/2)
 		}
-		theta, v, iters, err := minimizeTheta(ctx, w.evalFast, theta0, o.MaxIter, lbfgsReporter(&o.Settings, "l1", r, o.Restarts, o.MaxIter))
+		theta, v, iters, err := minimizeTheta(ctx, w.evalFast, theta0, maxIter, lbfgsReporter(&o.Settings, "l1", r, o.Restarts, maxIter))
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@ type pidentityFast struct {
 	ct        []float64  // p×p, Cᵀ
 	nt        []float64  // n×p, a transposed p×n matrix
 	colPtr    []int      // CSC of Θ: column j is rowIdx/val[colPtr[j]:colPtr[j+1]]
+	cur       []int      // buildCSC's cursors
 	rowIdx    []int
 	val       []float64
 	sparseMax float64 // largest nonzero fraction of Θ for the sparse products
@@ -90,9 +91,11 @@ func (w *pidentity) evalFast(theta *mat.Dense, grad *mat.Dense) (float64, bool) 
 	if err := w.ch.InverseTo(&fs.kinvS); err != nil {
 		return math.Inf(1), false
 	}
+	ks, kd := fs.kinvS.RawSymmetric(), fs.kinv.RawMatrix()
 	for i := 0; i < p; i++ {
-		for j := 0; j < p; j++ {
-			fs.kinv.Set(i, j, fs.kinvS.At(i, j))
+		for j := i; j < p; j++ {
+			v := ks.Data[i*ks.Stride+j]
+			kd.Data[i*kd.Stride+j], kd.Data[j*kd.Stride+i] = v, v
 		}
 	}
 	// B = K⁻¹ Θ.
@@ -181,7 +184,10 @@ func (fs *pidentityFast) buildCSC(td []float64, p, n, nnz int) {
 	for j := 0; j < n; j++ {
 		cp[j+1] += cp[j]
 	}
-	cur := make([]int, n)
+	if len(fs.cur) < n {
+		fs.cur = make([]int, n)
+	}
+	cur := fs.cur[:n]
 	copy(cur, cp[:n])
 	for i := 0; i < p; i++ {
 		for j, v := range td[i*n : (i+1)*n] {
@@ -216,10 +222,25 @@ func (fs *pidentityFast) mulTheta(dst, x *mat.Dense, p, n int) {
 			}
 		}
 	}
-	for a := 0; a < p; a++ {
-		row := dst.RawRowView(a)
-		for j := range row {
-			row[j] = nt[j*p+a]
+	dm := dst.RawMatrix()
+	transposeTo(dm.Data, dm.Stride, nt, p, n, p)
+}
+
+// transposeTo writes the transpose of the r×c row-major src (row stride
+// ss) into dst (c×r, row stride ds), in 32×32 tiles so that neither side
+// is read or written with a cache miss per element.
+func transposeTo(dst []float64, ds int, src []float64, ss, r, c int) {
+	const tile = 32
+	for i0 := 0; i0 < r; i0 += tile {
+		i1 := min(i0+tile, r)
+		for j0 := 0; j0 < c; j0 += tile {
+			j1 := min(j0+tile, c)
+			for i := i0; i < i1; i++ {
+				srow := src[i*ss : i*ss+c]
+				for j := j0; j < j1; j++ {
+					dst[j*ds+i] = srow[j]
+				}
+			}
 		}
 	}
 }
@@ -228,11 +249,8 @@ func (fs *pidentityFast) mulTheta(dst, x *mat.Dense, p, n int) {
 // Σ_j Θ_bj Y[:, j].
 func (fs *pidentityFast) mulThetaT(dst, y *mat.Dense, p, n int) {
 	nt := fs.nt
-	for a := 0; a < p; a++ {
-		for j, v := range y.RawRowView(a) {
-			nt[j*p+a] = v
-		}
-	}
+	ym := y.RawMatrix()
+	transposeTo(nt, p, ym.Data, ym.Stride, p, n)
 	ct := fs.ct
 	for k := range ct {
 		ct[k] = 0
