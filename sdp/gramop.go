@@ -21,6 +21,8 @@ type gramOp interface {
 	diagTo(dst []float64)
 	// mulRows sets dst = x G for x, dst of size p×n (distinct).
 	mulRows(dst, x *mat.Dense)
+	// mulCols sets dst = G x for x, dst of size n×p (distinct).
+	mulCols(dst, x *mat.Dense)
 	// mulFlops is the number of multiply-adds of mulRows on p rows.
 	mulFlops(p int) float64
 }
@@ -42,6 +44,7 @@ func (d gramDense) diagTo(dst []float64) {
 	}
 }
 func (d gramDense) mulRows(dst, x *mat.Dense) { dst.Mul(x, d.g) }
+func (d gramDense) mulCols(dst, x *mat.Dense) { dst.Mul(d.g, x) }
 func (d gramDense) mulFlops(p int) float64 {
 	n := float64(d.dim())
 	return float64(p) * n * n
@@ -97,6 +100,31 @@ func (s *gramSemisep) mulRows(dst, x *mat.Dense) {
 		s.mulVec(dst.RawRowView(r), x.RawRowView(r))
 	}
 }
+
+// mulCols is mulVec on every column of x (n×p), the running sums kept as
+// p-vectors so that x and dst are read and written row by row.
+func (s *gramSemisep) mulCols(dst, x *mat.Dense) {
+	n, p := x.Dims()
+	t := make([]float64, 2*p)
+	f, t := t[:p], t[p:]
+	for j := n - 1; j >= 0; j-- {
+		xr, dr := x.RawRowView(j), dst.RawRowView(j)
+		copy(dr, t)
+		vj := s.v[j]
+		for k, xv := range xr {
+			t[k] += vj * xv
+		}
+	}
+	for j := 0; j < n; j++ {
+		xr, dr := x.RawRowView(j), dst.RawRowView(j)
+		uj, vj, dj := s.u[j], s.v[j], s.diag[j]
+		for k, xv := range xr {
+			dr[k] = vj*f[k] + uj*dr[k] + dj*xv
+			f[k] += uj * xv
+		}
+	}
+}
+
 func (s *gramSemisep) mulFlops(p int) float64 { return 2 * float64(p) * float64(len(s.u)) }
 
 // semisepTol is the relative difference, in units of 2⁻⁵², allowed between

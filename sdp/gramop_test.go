@@ -90,6 +90,16 @@ func checkMulRows(t *testing.T, g *mat.SymDense, op gramOp, p int, seed uint64) 
 			}
 		}
 	}
+	xt := mat.DenseCopyOf(x.T())
+	gotT := mat.NewDense(n, p, nil)
+	op.mulCols(gotT, xt)
+	for i := 0; i < p; i++ {
+		for j := 0; j < n; j++ {
+			if d := math.Abs(gotT.At(j, i) - want.At(i, j)); d > 1e-12*scale {
+				t.Fatalf("n = %d: (G xᵀ)[%d][%d] = %v, dense %v", n, j, i, gotT.At(j, i), want.At(i, j))
+			}
+		}
+	}
 	dg := make([]float64, n)
 	op.diagTo(dg)
 	for i := 0; i < n; i++ {

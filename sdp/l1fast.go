@@ -15,6 +15,7 @@ type pidentityFast struct {
 	nt        []float64  // n×p, a transposed p×n matrix
 	colPtr    []int      // CSC of Θ: column j is rowIdx/val[colPtr[j]:colPtr[j+1]]
 	cur       []int      // buildCSC's cursors
+	bt, bqT   *mat.Dense // n×p: (B D)ᵀ and (B Q)ᵀ (sparse path)
 	rowIdx    []int
 	val       []float64
 	sparseMax float64 // largest nonzero fraction of Θ for the sparse products
@@ -98,12 +99,11 @@ func (w *pidentity) evalFast(theta *mat.Dense, grad *mat.Dense) (float64, bool) 
 			kd.Data[i*kd.Stride+j], kd.Data[j*kd.Stride+i] = v, v
 		}
 	}
-	// B = K⁻¹ Θ.
 	if sparse {
-		fs.mulTheta(w.b, fs.kinv, p, n)
-	} else {
-		w.b.Mul(fs.kinv, theta)
+		return w.evalSparse(grad)
 	}
+	// B = K⁻¹ Θ.
+	w.b.Mul(fs.kinv, theta)
 	// B Q = ((B D) G) D.
 	for i := 0; i < p; i++ {
 		br, tr := w.b.RawRowView(i), w.tmp.RawRowView(i)
@@ -127,17 +127,9 @@ func (w *pidentity) evalFast(theta *mat.Dense, grad *mat.Dense) (float64, bool) 
 		return f, true
 	}
 	// C = (B Q) Θᵀ, then C B = (C K⁻¹) Θ.
-	if sparse {
-		fs.mulThetaT(w.bqt, w.bq, p, n)
-	} else {
-		w.bqt.Mul(w.bq, theta.T())
-	}
+	w.bqt.Mul(w.bq, theta.T())
 	fs.e.Mul(w.bqt, fs.kinv)
-	if sparse {
-		fs.mulTheta(w.tmp, fs.e, p, n)
-	} else {
-		w.tmp.Mul(fs.e, theta)
-	}
+	w.tmp.Mul(fs.e, theta)
 	w.gr.Sub(w.bq, w.tmp)
 	h := w.h
 	for j := 0; j < n; j++ {
@@ -200,30 +192,97 @@ func (fs *pidentityFast) buildCSC(td []float64, p, n, nnz int) {
 	}
 }
 
-// mulTheta sets dst (p×n) = X Θ for X p×p, from Θ's columns:
-// column j of dst is Σ_b Θ_bj X[:, b], accumulated transposed.
-func (fs *pidentityFast) mulTheta(dst, x *mat.Dense, p, n int) {
-	xt := fs.xt
-	for a := 0; a < p; a++ {
-		for b, v := range x.RawRowView(a) {
-			xt[b*p+a] = v
-		}
+// evalSparse finishes evalFast for a sparse Θ (in CSC form, with d and
+// K⁻¹ formed), in the transposed layout: Bᵀ, (BQ)ᵀ and (CB)ᵀ are n×p, so
+// every product with Θ is a sum of p-vectors over Θ's nonzeros, G acts on
+// the columns of (B D)ᵀ, and only the gradient is transposed (tiled) at
+// the end.
+func (w *pidentity) evalSparse(grad *mat.Dense) (float64, bool) {
+	n, p := w.n, w.p
+	fs := w.fast
+	if fs.bt == nil {
+		fs.bt, fs.bqT = mat.NewDense(n, p, nil), mat.NewDense(n, p, nil)
 	}
-	nt := fs.nt
+	kd := fs.kinv.RawMatrix()
+	// Bᵀ row j = Σ_b Θ_bj K⁻¹[b, :] (K⁻¹ symmetric), times d_j: (B D)ᵀ.
+	bt := fs.bt.RawMatrix().Data
 	for j := 0; j < n; j++ {
-		out := nt[j*p : (j+1)*p]
+		out := bt[j*p : (j+1)*p]
 		for k := range out {
 			out[k] = 0
 		}
 		for q := fs.colPtr[j]; q < fs.colPtr[j+1]; q++ {
-			v, col := fs.val[q], xt[fs.rowIdx[q]*p:(fs.rowIdx[q]+1)*p]
-			for k, c := range col {
+			v, row := fs.val[q], kd.Data[fs.rowIdx[q]*kd.Stride:fs.rowIdx[q]*kd.Stride+p]
+			for k, c := range row {
+				out[k] += v * c
+			}
+		}
+		dj := w.d[j]
+		for k := range out {
+			out[k] *= dj
+		}
+	}
+	// (BQ)ᵀ = D G (B D)ᵀ.
+	w.g.mulCols(fs.bqT, fs.bt)
+	bq := fs.bqT.RawMatrix().Data
+	f := 0.0
+	for j := 0; j < n; j++ {
+		dj := w.d[j]
+		f += dj * dj * w.gd[j]
+		row := bq[j*p : (j+1)*p]
+		for k := range row {
+			row[k] *= dj
+		}
+	}
+	for j := 0; j < n; j++ {
+		row := bq[j*p : (j+1)*p]
+		for q := fs.colPtr[j]; q < fs.colPtr[j+1]; q++ {
+			f -= fs.val[q] * row[fs.rowIdx[q]]
+		}
+	}
+	if grad == nil {
+		return f, true
+	}
+	// Cᵀ row b = Σ_j Θ_bj (BQ)ᵀ[j, :];  Eᵀ = (C K⁻¹)ᵀ = K⁻¹ Cᵀ.
+	ct := fs.ct
+	for k := range ct {
+		ct[k] = 0
+	}
+	for j := 0; j < n; j++ {
+		yj := bq[j*p : (j+1)*p]
+		for q := fs.colPtr[j]; q < fs.colPtr[j+1]; q++ {
+			v, out := fs.val[q], ct[fs.rowIdx[q]*p:(fs.rowIdx[q]+1)*p]
+			for k, c := range yj {
 				out[k] += v * c
 			}
 		}
 	}
-	dm := dst.RawMatrix()
-	transposeTo(dm.Data, dm.Stride, nt, p, n, p)
+	fs.e.Mul(fs.kinv, mat.NewDense(p, p, ct)) // Eᵀ
+	ed := fs.e.RawMatrix()
+	// (CB)ᵀ row j = Σ_b Θ_bj Eᵀ[b, :]; gradient row j of the transpose:
+	// −2((BQ)ᵀ[j] − (CB)ᵀ[j]) + h_j,  h_j = 2(G_jj d_j − Σ_b Θ_bj (BQ)_bj / d_j).
+	nt := fs.nt
+	for j := 0; j < n; j++ {
+		out := nt[j*p : (j+1)*p]
+		bqr := bq[j*p : (j+1)*p]
+		copy(out, bqr)
+		hj := w.gd[j] * w.d[j]
+		for q := fs.colPtr[j]; q < fs.colPtr[j+1]; q++ {
+			b, v := fs.rowIdx[q], fs.val[q]
+			hj -= v * bqr[b] / w.d[j]
+			row := ed.Data[b*ed.Stride : b*ed.Stride+p]
+			for k, c := range row {
+				out[k] -= v * c
+			}
+		}
+		hj *= 2
+		for k := range out {
+			out[k] = -2*out[k] + hj
+		}
+	}
+	gm := grad.RawMatrix()
+	transposeTo(gm.Data, gm.Stride, nt, p, n, p)
+	return f, true
 }
 
 // transposeTo writes the transpose of the r×c row-major src (row stride
