@@ -523,12 +523,14 @@ func OptimizeL1(ctx context.Context, g *mat.SymDense, opt *L1Options) (*L1Result
 
 // l1Bytes estimates the memory of OptimizeL1 on a Gram matrix of order n
 // with p extra rows: the Gram copy (n², when dense), the p-Identity
-// workspaces (six p×n and two p×p matrices), the L-BFGS history (2·10
-// vectors of p·n) and the error evaluations of the strategies (two n×n
+// workspaces (six p×n and two p×p matrices, and evalFast's three n×p
+// matrices and Θ in CSC form), the L-BFGS vectors (2·10 of history and
+// seven more of p·n; the coarse levels of coarseStart need at most a
+// quarter of this) and the error evaluations of the strategies (two n×n
 // matrices: a laminar inverse being assembled from its blocks, or AᵀA and
 // its factor).
 func l1Bytes(n, p int, dense bool) float64 {
-	b := run.DenseBytes(n, n, 2) + run.DenseBytes(p, n, 6+20+4) + run.DenseBytes(p, p, 2)
+	b := run.DenseBytes(n, n, 2) + run.DenseBytes(p, n, 6+4+27) + run.DenseBytes(p, p, 6)
 	if dense {
 		b += run.DenseBytes(n, n, 1)
 	}
