@@ -203,17 +203,28 @@ func matrixNode(a *mat.Dense) obj {
 }
 
 // strategyNode is the operator tree of a strategy's matrices: one matrix,
-// or the Kronecker product of its factors.
-func strategyNode(s *linear.Strategy) obj {
+// or the Kronecker product of its factors. A strategy with no Kronecker
+// factors (a union of blocks, weighted marginals) is returned as its
+// explicit stacked matrix when that fits linear.MaxDenseEntries, and refused
+// otherwise; read back, it is evaluated by least squares on the stack, whose
+// error is at most the one Optimize reported (docs/MATH.md §15.8).
+func strategyNode(s *linear.Strategy) (obj, error) {
 	fs := s.Factors()
+	if len(fs) == 0 {
+		d, err := s.Dense()
+		if err != nil {
+			return nil, fmt.Errorf("the strategy %s has no Kronecker factors and is too large to return as an explicit matrix: %w", s, err)
+		}
+		return matrixNode(d), nil
+	}
 	if len(fs) == 1 {
-		return matrixNode(fs[0])
+		return matrixNode(fs[0]), nil
 	}
 	kids := make([]any, len(fs))
 	for i, f := range fs {
 		kids[i] = matrixNode(f)
 	}
-	return obj{{"op", "kron"}, {"factors", kids}}
+	return obj{{"op", "kron"}, {"factors", kids}}, nil
 }
 
 func noiseObj(n linear.Noise) obj {
@@ -381,8 +392,12 @@ func optdp_linear_optimize(wp, op *C.optdp_cchar, out **C.char, errOut **C.char)
 	for i, b := range res.Baselines {
 		bl[i] = obj{{"name", b.Name}, {"tse", b.TSE}}
 	}
+	node, err := strategyNode(res.Strategy)
+	if err != nil {
+		return fail(errOut, err)
+	}
 	err = putJSON(out, obj{
-		{"strategy", strategyNode(res.Strategy)}, {"strategy_name", res.Strategy.String()},
+		{"strategy", node}, {"strategy_name", res.Strategy.String()},
 		{"method", res.Method}, {"baseline", res.Baseline}, {"objective", res.Objective},
 		{"noise", noiseObj(res.Noise)}, {"tse", res.TSE}, {"rmse", res.RMSE}, {"classic_tse", res.ClassicTSE},
 		{"baselines", bl}, {"dual", res.Dual}, {"gap", res.Gap}, {"rel_gap", res.RelGap},

@@ -82,6 +82,22 @@ def test_optimize_l1_all_ranges():
     assert res.strategy.shape[1] == n
 
 
+def test_optimize_union_strategy_round_trips():
+    # Prefixes on each attribute of a 32x32 table: Optimize returns a union
+    # of two Kronecker blocks (ExampleOptimize_union). Through the C ABI it
+    # comes back as the explicit stacked matrix; evaluated by least squares
+    # on the whole stack, its error is at most the per-block estimator's TSE
+    # that Optimize reported (Gauss-Markov, docs/MATH.md §15.8).
+    pa, tb = linear.Prefix(32), linear.Total(32)
+    w = linear.Union(linear.Kron(pa, tb), linear.Kron(tb, pa))
+    res = linear.optimize(w, 1.0, seed=1)
+    assert res.method == "l1-union"
+    assert res.strategy.shape[1] == 32 * 32
+    again = linear.error(w, res.strategy, 1.0)
+    assert again.tse <= res.tse * (1 + 1e-9)
+    assert all(res.tse < t for _, t in res.baselines)
+
+
 def test_optimize_l2_closed_forms():
     # Identity workload: the L2 optimum is X = I with trace n, gap 0.
     res = linear.optimize(linear.Identity(16), 1.0, delta=1e-5)
