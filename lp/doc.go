@@ -47,7 +47,10 @@
 // Generate computes the exact optimum by constraint generation: it solves
 // relaxations with a subset of the pairs (certified upper bounds), repairs
 // their answers against all pairs (feasible lower bounds), and adds the
-// violated pairs until the bounds meet. SolveSpanner solves the LP on the
+// violated pairs until the bounds meet; with GenerateOptions.PerColumn
+// each column has its own pairs (those violated in that column), so each
+// H_o keeps its own sparse graph and fill-reducing order (lp/percol.go,
+// docs/MATH.md §11.7). SolveSpanner solves the LP on the
 // pairs of a greedy delta-spanner with ratios W^{1/delta} (Bordenabe,
 // Chatzikokolakis and Palamidessi, CCS 2014): its answer is exactly private
 // for every pair, and a relaxation gives the bound on how far from the
