@@ -602,8 +602,10 @@ func newCGWork(n int) *cgWork {
 }
 
 // solve approximately solves A x = b (A applied by mul, cw.pc its
-// diagonal) from x = 0 until ||r|| <= min(0.1, sqrt(||b||/scale))·||b||
-// or maxIter steps, and returns the number of products.
+// diagonal) from x = 0 until ||r|| <= 1e-6 ||b|| or maxIter steps, and
+// returns the number of products. A non-positive curvature p^T A p (only
+// from rounding: Q is positive definite) stops it with the iterate so far
+// (the preconditioned gradient at the first step).
 func (cw *cgWork) solve(ctx context.Context, mul func(dst, v []float64), b, x []float64, maxIter int) int {
 	vdot := func(a, b []float64) float64 {
 		s := 0.0
