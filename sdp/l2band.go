@@ -380,7 +380,14 @@ func (w *bandWork) sqrtDense(dst *mat.SymDense, sigma, wt []float64) {
 func bandBytes(n int) float64 { return run.DenseBytes(n, n, 4) + float64(n)*8*400 }
 
 // optimizeL2Band is OptimizeL2 for a Gram matrix recognised by
-// detectTridiag (docs/MATH.md §15.7).
+// detectTridiag (docs/MATH.md §15.7). Each iteration evaluates at u the
+// certified dual τ_low²/Σu and the objective max_i X_ii(u)·τ of the
+// feasible point X(u)/max_i X_ii; it stops when their relative gap is at
+// most tol/4 (the final X, normalised to unit diagonal instead, is
+// recomputed independently and usually a little better), after maxIter
+// iterations, or when no step along the Newton direction keeps h from
+// decreasing. The strategy is built from the multipliers with the best
+// certified dual seen.
 func optimizeL2Band(ctx context.Context, g *mat.SymDense, t *tridiagGram, maxIter, maxCG int, tol float64, settings *run.Settings) (*L2Result, error) {
 	n := t.n
 	w := newBandWork(t)
