@@ -317,8 +317,9 @@ func normaliseRows(x []float64, n, m int) {
 // otherwise ignored). The Result's X is exactly feasible for that LP
 // (repaired), Dual is its certified bound from the exactly feasible Y,
 // and lam holds the multipliers (column o's at the offsets of cols).
-// The memory is checked against o.Budget before the numeric factors are
-// allocated.
+// The memory is checked against o.Budget twice: the iterate and the dense
+// n×n parts before anything is allocated, and everything (with the
+// symbolic factors' sizes) before the numeric factors are.
 //
 // prev, when not nil, is the structure of an earlier call on the same
 // problem whose column lists the current ones extend: the columns left
@@ -326,6 +327,19 @@ func normaliseRows(x []float64, n, m int) {
 // structure for the next call.
 func solveColumns(ctx context.Context, p *Problem, cols [][]int, o Options, prev *perColumn) (*Result, *perColumn, error) {
 	n, m := p.N, p.M
+	workers := max(1, min(o.Workers, m))
+	fn, fm := float64(n), float64(m)
+	var total float64
+	for _, ks := range cols {
+		total += float64(len(ks))
+	}
+	what := fmt.Sprintf("lp: %d×%d problem with %.0f per-column ratio pairs", n, m, total)
+	// The iterate and the dense Schur parts first, before the analysis;
+	// then everything, with the factors' sizes known.
+	dense := 8 * (15*fn*fm + 11*total + 2*float64(workers)*fn*fn + 3*total)
+	if err := o.Budget.Check(what, dense, "raise the budget, or use fewer pairs (a spanner)"); err != nil {
+		return nil, nil, err
+	}
 	pairs := make([][]Pair, m)
 	for c, ks := range cols {
 		pairs[c] = make([]Pair, len(ks))
@@ -333,12 +347,8 @@ func solveColumns(ctx context.Context, p *Problem, cols [][]int, o Options, prev
 			pairs[c][t] = p.Pairs[k]
 		}
 	}
-	workers := max(1, min(o.Workers, m))
 	pc, need := newPerColumn(n, pairs, workers, prev)
-	total := float64(pc.off[m])
-	fn, fm := float64(n), float64(m)
 	need += 8 * (15*fn*fm + 11*total + float64(workers)*fn*fn)
-	what := fmt.Sprintf("lp: %d×%d problem with %.0f per-column ratio pairs", n, m, total)
 	if err := o.Budget.Check(what, need, "raise the budget, or use fewer pairs (a spanner)"); err != nil {
 		return nil, nil, err
 	}
