@@ -33,6 +33,21 @@
 //     sum_j (|L_{*j}|+1)(n-j) per column (2-D grids: 3× fewer flops than
 //     banded at 20×20).
 //
+// The fill-reducing order of the sparse mode is lp's minimum degree unless
+// the environment variable OPTDP_LP_ORDER (OrderEnv) names another of
+// Orders(): "mdpost" (minimum degree, postordered), "nd" (a pure-Go nested
+// dissection), and in the netlib build SuiteSparse's "metis", "amd",
+// "nesdis" and "cholmod" through cgo (backend_netlib.CholmodOrder); the
+// numeric LDL^T and the assembly stay lp's, so the certificate does not
+// depend on the order. Minimum degree is the default in both builds by
+// measurement (bench/README.md, "CHOLMOD/METIS against the pure-Go sparse
+// LDL^T"): the assembly, most of a column's time, costs
+// sum_j (|L_{*j}|+1)(n-j), which minimum degree keeps lowest on grids and
+// spanners (Manhattan 50×50: 2.5e7 multiply-adds per column against 3.9e7
+// for AMD and 4.7e7 for METIS, at nearly the same nnz(L)), and CHOLMOD's
+// numeric factorisation, simplicial or supernodal, has no time to save in a
+// factor that is under a tenth of the column's work.
+//
 // Near the optimum the weights span some 30 orders of magnitude, and the
 // LDL^T of an assembled H_o can lose its pivots to cancellation. The
 // factorisation reports the smallest ratio of a pivot to its diagonal; when
