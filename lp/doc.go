@@ -41,12 +41,13 @@
 // numeric LDL^T and the assembly stay lp's, so the certificate does not
 // depend on the order. Minimum degree is the default in both builds by
 // measurement (bench/README.md, "CHOLMOD/METIS against the pure-Go sparse
-// LDL^T"): the assembly, most of a column's time, costs
-// sum_j (|L_{*j}|+1)(n-j), which minimum degree keeps lowest on grids and
-// spanners (Manhattan 50×50: 2.5e7 multiply-adds per column against 3.9e7
-// for AMD and 4.7e7 for METIS, at nearly the same nnz(L)), and CHOLMOD's
-// numeric factorisation, simplicial or supernodal, has no time to save in a
-// factor that is under a tenth of the column's work.
+// LDL^T"): no CHOLMOD order was faster on grids or spanners. Minimum degree
+// has the fewest assembly multiply-adds sum_j (|L_{*j}|+1)(n-j) (Manhattan
+// 50×50: 2.5e7 per column against 3.9e7 for AMD and 4.7e7 for METIS, at
+// nearly the same nnz(L)), though the assembly, most of a column's time,
+// is bound by its n² memory traffic more than by these flops; and CHOLMOD's
+// numeric factorisation, simplicial or supernodal, was not faster than
+// lp's LDL^T, on a factor that is at most a fifth of the column's time.
 //
 // Near the optimum the weights span some 30 orders of magnitude, and the
 // LDL^T of an assembled H_o can lose its pivots to cancellation. The
