@@ -364,3 +364,25 @@ func TestL2BandCertificateHighPrecision(t *testing.T) {
 		}
 	}
 }
+
+// Stopped early (MaxIter = 1), the structured path still returns a valid
+// strategy and certificate: the contract holds and the dual is below the
+// converged optimum, the objective above it.
+func TestL2BandEarlyStop(t *testing.T) {
+	g := prefixGram(128)
+	full, err := OptimizeL2(context.Background(), g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := OptimizeL2(context.Background(), g, &L2Options{MaxIter: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Converged || r.Iterations != 1 {
+		t.Errorf("MaxIter 1: converged %v after %d iterations (gap %v)", r.Converged, r.Iterations, r.RelGap)
+	}
+	if r.Dual > full.Objective || r.Objective < full.Dual {
+		t.Errorf("early [%v, %v] does not bracket the optimum [%v, %v]", r.Dual, r.Objective, full.Dual, full.Objective)
+	}
+	checkL2Result(t, "early", g, r)
+}
