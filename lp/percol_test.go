@@ -180,3 +180,42 @@ func TestGeneratePerColumnReports(t *testing.T) {
 		t.Errorf("budget 20000 bytes: %v", err)
 	}
 }
+
+// TestTowardStart: on a line given by all its pairs, the start of column o
+// with one pair per row is, for every row h != o, the pair from h's
+// neighbour towards o (the only row between h and o at distance 1, zero
+// triangle excess): X[h∓1][o] <= W X[h][o].
+func TestTowardStart(t *testing.T) {
+	const n = 7
+	var pairs []Pair
+	for i := 0; i < n; i++ {
+		for h := 0; h < n; h++ {
+			if i != h {
+				pairs = append(pairs, Pair{I: i, H: h, W: math.Exp(0.3 * math.Abs(float64(i-h)))})
+			}
+		}
+	}
+	p := &Problem{N: n, M: n, C: make([]float64, n*n), Pairs: pairs}
+	cols, err := towardStart(p, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for o, ks := range cols {
+		if len(ks) != n-1 {
+			t.Fatalf("column %d: %d pairs, want %d", o, len(ks), n-1)
+		}
+		for _, k := range ks {
+			q := pairs[k]
+			want := q.H - 1
+			if q.H < o {
+				want = q.H + 1
+			}
+			if q.H == o || q.I != want {
+				t.Errorf("column %d: pair (%d,%d), want (%d,%d)", o, q.I, q.H, want, q.H)
+			}
+		}
+	}
+	if _, err := towardStart(p, 1, 100); !errors.Is(err, run.ErrTooLarge) {
+		t.Errorf("budget 100 bytes: %v", err)
+	}
+}
