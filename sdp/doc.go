@@ -12,7 +12,11 @@
 //     tr(G X^{-1}) over positive definite X with diag(X) <= 1; the strategy is
 //     any A with A^T A = X. [OptimizeL2] runs a Newton-CG method on
 //     {X : diag(X) = 1} and certifies its answer with the Lagrange dual bound
-//     [L2Dual]; [SVDBound] is the closed-form lower bound of Li et al.
+//     [L2Dual]; when G is a constant times the all-range, prefix or suffix
+//     Gram (whose inverse is tridiagonal) it instead runs Newton's method on
+//     the n dual multipliers with O(n) quadrature kernels and a dqds
+//     certificate (docs/MATH.md §15.7; all ranges n = 1024 in about 1 CPU
+//     second); [SVDBound] is the closed-form lower bound of Li et al.
 //     [OptimizeL2Kron] solves Kronecker workloads factor-wise with a
 //     certificate for the whole problem.
 //   - L1 (the eps-DP Laplace mechanism, not convex): minimise
@@ -31,6 +35,10 @@
 //     fast subset-sum transforms, and [OptimizeL1MarginalWeightsSpectrum]
 //     for any workload given by its spectrum tr(G E_T) in the marginal
 //     algebra (docs/MATH.md §15.4).
+//   - Unions of strategies: [UnionSplit] and [UnionError] give the optimal
+//     split of the privacy budget between blocks that each answer their own
+//     part of the workload (L1: (Σ e_g^{1/3})³, L2: (Σ √e_g)²;
+//     docs/MATH.md §15.8); package linear searches the groupings.
 //
 // The package follows the conventions of package solve/run: long-running
 // functions take a context.Context first (cancellation returns ctx.Err()
