@@ -378,13 +378,9 @@ func pIdentityStrategy(theta *mat.Dense) *mat.Dense {
 func minimizeTheta(ctx context.Context, f func(theta, grad *mat.Dense) (float64, bool), theta0 *mat.Dense, maxIter int, report func(int, float64)) (*mat.Dense, float64, int, error) {
 	p, n := theta0.Dims()
 	theta := mat.DenseCopyOf(theta0)
-	grad := mat.NewDense(p, n, nil)
-	td, gd := theta.RawMatrix().Data, grad.RawMatrix().Data
-	fg := func(x, g []float64) (float64, bool) {
-		copy(td, x)
-		v, ok := f(theta, grad)
-		copy(g, gd)
-		return v, ok
+	td := theta.RawMatrix().Data
+	fg := func(x, g []float64) (float64, bool) { // views, no copies
+		return f(mat.NewDense(p, n, x), mat.NewDense(p, n, g))
 	}
 	x := append([]float64(nil), theta0.RawMatrix().Data...)
 	_, iters, err := lbfgsB(ctx, fg, x, maxIter, 1e-10, report)

@@ -16,6 +16,11 @@ import (
 // It stops after maxIter iterations, when the projected gradient vanishes,
 // or when the objective decreased by less than relTol (relative) over 10
 // consecutive iterations. iter is called after every iteration.
+//
+// When at most half the variables are free (the usual case near a sparse
+// optimum), the two-loop recursion runs on compact copies of their
+// components: the same operations in the same order, so the iterates are
+// the same as with indexed access.
 func lbfgsB(ctx context.Context, f func(x, grad []float64) (float64, bool), x []float64, maxIter int, relTol float64, iter func(k int, fx float64)) (float64, int, error) {
 	const mem = 10
 	n := len(x)
@@ -24,6 +29,14 @@ func lbfgsB(ctx context.Context, f func(x, grad []float64) (float64, bool), x []
 	if !ok {
 		return math.Inf(1), 0, nil
 	}
+	// x and xn (g and gn) swap roles after each accepted step; the
+	// caller's slice receives the final point on return.
+	xOut := x
+	defer func() {
+		if n > 0 && &x[0] != &xOut[0] {
+			copy(xOut, x)
+		}
+	}()
 	type pair struct {
 		s, y []float64
 		rho  float64
@@ -36,6 +49,8 @@ func lbfgsB(ctx context.Context, f func(x, grad []float64) (float64, bool), x []
 	idx := make([]int, 0, n)
 	sBuf := make([]float64, n)
 	yBuf := make([]float64, n)
+	var cs, cy [mem][]float64 // compact copies of the pairs' free components
+	var cd []float64
 	best := fx
 	stall := 0
 	k := 0
@@ -60,31 +75,76 @@ func lbfgsB(ctx context.Context, f func(x, grad []float64) (float64, bool), x []
 		for i := range d {
 			d[i] = 0
 		}
-		for _, i := range idx {
-			d[i] = -g[i]
-		}
-		for j := len(hist) - 1; j >= 0; j-- {
-			a := hist[j].rho * idxDot(hist[j].s, d, idx)
-			alpha[j] = a
-			yj := hist[j].y
-			for _, i := range idx {
-				d[i] -= a * yj[i]
+		m := len(hist)
+		if nf := len(idx); m > 0 && 2*nf <= n {
+			if cd == nil {
+				cd = make([]float64, n/2)
 			}
-		}
-		if m := len(hist); m > 0 {
-			yy := idxDot(hist[m-1].y, hist[m-1].y, idx)
-			sy := idxDot(hist[m-1].s, hist[m-1].y, idx)
-			if yy > 0 && sy > 0 {
-				for _, i := range idx {
-					d[i] *= sy / yy
+			dc := cd[:nf]
+			for q, i := range idx {
+				dc[q] = -g[i]
+			}
+			for j := 0; j < m; j++ {
+				if cs[j] == nil {
+					cs[j], cy[j] = make([]float64, n/2), make([]float64, n/2)
+				}
+				sj, yj, hs, hy := cs[j][:nf], cy[j][:nf], hist[j].s, hist[j].y
+				for q, i := range idx {
+					sj[q], yj[q] = hs[i], hy[i]
 				}
 			}
-		}
-		for j := range hist {
-			b := hist[j].rho * idxDot(hist[j].y, d, idx)
-			sj := hist[j].s
+			for j := m - 1; j >= 0; j-- {
+				a := hist[j].rho * dotv(cs[j][:nf], dc)
+				alpha[j] = a
+				yj := cy[j][:nf]
+				for q := range dc {
+					dc[q] -= a * yj[q]
+				}
+			}
+			yy := dotv(cy[m-1][:nf], cy[m-1][:nf])
+			sy := dotv(cs[m-1][:nf], cy[m-1][:nf])
+			if yy > 0 && sy > 0 {
+				for q := range dc {
+					dc[q] *= sy / yy
+				}
+			}
+			for j := 0; j < m; j++ {
+				b := hist[j].rho * dotv(cy[j][:nf], dc)
+				sj := cs[j][:nf]
+				for q := range dc {
+					dc[q] += (alpha[j] - b) * sj[q]
+				}
+			}
+			for q, i := range idx {
+				d[i] = dc[q]
+			}
+		} else {
 			for _, i := range idx {
-				d[i] += (alpha[j] - b) * sj[i]
+				d[i] = -g[i]
+			}
+			for j := m - 1; j >= 0; j-- {
+				a := hist[j].rho * idxDot(hist[j].s, d, idx)
+				alpha[j] = a
+				yj := hist[j].y
+				for _, i := range idx {
+					d[i] -= a * yj[i]
+				}
+			}
+			if m > 0 {
+				yy := idxDot(hist[m-1].y, hist[m-1].y, idx)
+				sy := idxDot(hist[m-1].s, hist[m-1].y, idx)
+				if yy > 0 && sy > 0 {
+					for _, i := range idx {
+						d[i] *= sy / yy
+					}
+				}
+			}
+			for j := range hist {
+				b := hist[j].rho * idxDot(hist[j].y, d, idx)
+				sj := hist[j].s
+				for _, i := range idx {
+					d[i] += (alpha[j] - b) * sj[i]
+				}
 			}
 		}
 		if !(idxDot(g, d, idx) < 0) { // not a descent direction: steepest descent, forget
@@ -121,8 +181,8 @@ func lbfgsB(ctx context.Context, f func(x, grad []float64) (float64, bool), x []
 			break
 		}
 		k++
-		// Curvature pair, computed in scratch buffers; when kept, the
-		// oldest pair's buffers are recycled.
+		// Curvature pair, computed in scratch buffers; a kept pair takes
+		// the buffers, which are replaced by the oldest pair's.
 		sy := 0.0
 		for i := range x {
 			sBuf[i] = xn[i] - x[i]
@@ -137,12 +197,11 @@ func lbfgsB(ctx context.Context, f func(x, grad []float64) (float64, bool), x []
 			} else {
 				s, y = make([]float64, n), make([]float64, n)
 			}
-			copy(s, sBuf)
-			copy(y, yBuf)
-			hist = append(hist, pair{s, y, 1 / sy})
+			hist = append(hist, pair{sBuf, yBuf, 1 / sy})
+			sBuf, yBuf = s, y
 		}
-		copy(x, xn)
-		copy(g, gn)
+		x, xn = xn, x
+		g, gn = gn, g
 		fx = fn
 		if iter != nil {
 			iter(k, fx)
