@@ -265,7 +265,14 @@ func towardStart(p *Problem, k int, budget run.Budget) ([][]int, error) {
 				q := p.Pairs[j]
 				e := math.Inf(1)
 				if o < n {
-					e = lw[q.I*n+q.H] + lw[o*n+q.I] - lw[o*n+h]
+					a, b, c := lw[q.I*n+q.H], lw[o*n+q.I], lw[o*n+h]
+					e = a + b - c
+					// Rows on a geodesic (collinear on a grid) have
+					// excess 0 up to the rounding of the logs: a tie,
+					// which the smaller ratio breaks.
+					if e <= 1e-12*(a+b+c) {
+						e = 0
+					}
 				}
 				cand = append(cand, scored{j, e})
 			}
