@@ -58,3 +58,32 @@ func TestPIdentityEvalFast(t *testing.T) {
 		}
 	}
 }
+
+// With an ill-conditioned K = I + ΘΘᵀ (one row of Θ near 1e5, as when a
+// factor tends to the total query) evalFast hands over to eval and agrees
+// with it exactly; mech/linear's TestOptimizeCensus (the census tables
+// below HDMM's 225,572.5) is the end-to-end check of that case.
+func TestPIdentityEvalFastIllConditioned(t *testing.T) {
+	n, p := 20, 3
+	g := allRangeGram(n)
+	theta := randomTheta(p, n, 2, 2)
+	for j := 0; j < n; j++ {
+		theta.Set(0, j, 1e5*theta.At(0, j))
+	}
+	ref := newPIdentity(mat.DenseCopyOf(g), p)
+	fast := newPIdentityOp(newGramOp(g, true), p)
+	gr, gf := mat.NewDense(p, n, nil), mat.NewDense(p, n, nil)
+	fr, _ := ref.eval(theta, gr)
+	ff, _ := fast.evalFast(theta, gf)
+	if !(fast.ch.Cond() > evalFastMaxCond) {
+		t.Fatalf("cond(K) = %v, want > %v for this test", fast.ch.Cond(), evalFastMaxCond)
+	}
+	if math.Abs(ff-fr) > 1e-12*math.Abs(fr) {
+		t.Errorf("F fast %v, reference %v", ff, fr)
+	}
+	var diff mat.Dense
+	diff.Sub(gr, gf)
+	if d := mat.Norm(&diff, math.Inf(1)); d > 1e-10*mat.Norm(gr, math.Inf(1)) {
+		t.Errorf("gradients differ by %v", d)
+	}
+}
