@@ -436,9 +436,13 @@ func baselineObjectives(baselines []*mat.Dense, obj func(*mat.Dense) (float64, e
 // restart is compared with opt.Baselines and the better strategy returned.
 // Cost per function evaluation is O(p n^2), or O(p² n) when G is
 // semiseparable (all ranges, prefixes: detected exactly, see
-// detectSemisep), and the baselines and the returned strategy are
-// evaluated by traceStructured when their rows allow it (docs/MATH.md
-// §15.3).
+// detectSemisep), and O(nnz(Θ) p + p³) once Θ is sparse (evalFast). On a
+// semiseparable G of order n >= 2048 a restart starts instead from the
+// optimum of the problem coarsened to ⌈n/2⌉ cells (coarseStart; off with
+// SingleLevel). The baselines and the returned strategy are evaluated by
+// traceStructured when their rows allow it, in O(n²) instead of O(n³)
+// (docs/MATH.md §15.3). Results are deterministic for a seed on a given
+// backend.
 func OptimizeL1(ctx context.Context, g *mat.SymDense, opt *L1Options) (*L1Result, error) {
 	n, err := checkGram(g)
 	if err != nil {

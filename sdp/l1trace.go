@@ -24,7 +24,8 @@ import (
 //
 // It returns ok = false (and the caller uses the dense path) when no
 // structure applies, when AᵀA is singular, when the structured path would
-// not be cheaper than n³/4, or when its own accuracy checks fail (the
+// cost more than max(n³/4, 10⁶) operations, or when its own accuracy
+// checks fail (the
 // laminar inverse must solve AᵀA y = z to a relative residual of 1e-9, the
 // Woodbury difference must not cancel more than 8 digits).
 func traceStructured(g gramOp, a *mat.Dense) (t float64, ok bool) {
