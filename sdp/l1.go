@@ -77,12 +77,17 @@ func maxColNorm1(a *mat.Dense, n int) (float64, error) {
 	if c != n {
 		return 0, fmt.Errorf("sdp: %w: strategy has %d columns, Gram matrix is %d x %d", ErrBadInput, c, n, n)
 	}
-	d1 := 0.0
-	for j := 0; j < c; j++ {
-		s := 0.0
-		for i := 0; i < r; i++ {
-			s += math.Abs(a.At(i, j))
+	// Row by row (the column sums accumulated in order of rows, as a
+	// column walk would): a strided walk down the columns of a 2n×n
+	// hierarchical strategy cost 0.9 s at n = 4096.
+	col := make([]float64, c)
+	for i := 0; i < r; i++ {
+		for j, v := range a.RawRowView(i) {
+			col[j] += math.Abs(v)
 		}
+	}
+	d1 := 0.0
+	for _, s := range col {
 		d1 = math.Max(d1, s)
 	}
 	if math.IsNaN(d1) || math.IsInf(d1, 0) {
