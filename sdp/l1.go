@@ -46,24 +46,33 @@ func l1Error(op gramOp, g *mat.SymDense, a *mat.Dense) (float64, error) {
 
 // L2Error returns D2(A)^2 tr(G (A^T A)^{-1}), D2 the largest column L2
 // norm: the Gaussian matrix-mechanism error factor, with the same
-// conventions as L1Error.
+// conventions as L1Error (and the same O(n²) structured evaluation of
+// identity, p-Identity, hierarchical and wavelet strategies).
 func L2Error(g *mat.SymDense, a *mat.Dense) (float64, error) {
 	n := g.SymmetricDim()
-	if _, c := a.Dims(); c != n {
+	r, c := a.Dims()
+	if c != n {
 		return 0, fmt.Errorf("sdp: %w: strategy has %d columns, Gram matrix is %d x %d", ErrBadInput, c, n, n)
 	}
-	r, _ := a.Dims()
-	d2 := 0.0
-	for j := 0; j < n; j++ {
-		s := 0.0
-		for i := 0; i < r; i++ {
-			s += a.At(i, j) * a.At(i, j)
+	col := make([]float64, n)
+	for i := 0; i < r; i++ {
+		for j, v := range a.RawRowView(i) {
+			col[j] += v * v
 		}
+	}
+	d2 := 0.0
+	for _, s := range col {
 		d2 = math.Max(d2, s)
 	}
-	t, err := traceInvGram(g, a)
-	if err != nil {
-		return 0, err
+	if math.IsNaN(d2) || math.IsInf(d2, 0) {
+		return 0, fmt.Errorf("sdp: %w: strategy has non-finite entries", ErrBadInput)
+	}
+	t, ok := traceStructured(newGramOp(g, false), a)
+	if !ok {
+		var err error
+		if t, err = traceInvGram(g, a); err != nil {
+			return 0, err
+		}
 	}
 	if math.IsInf(t, 1) {
 		return t, nil

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/optdp/optdp/backend"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -224,5 +225,36 @@ func TestOptimizeL1PrefixSemisep(t *testing.T) {
 	}
 	if ind := errorViaPInv(t, w, r.A); math.Abs(ind-r.Objective) > 1e-9*ind {
 		t.Errorf("objective %v, independent %v", r.Objective, ind)
+	}
+}
+
+// L2Error on the standard strategies (structured paths) equals the
+// independent D2² ‖W A⁺‖_F² from the explicit workload.
+func TestL2ErrorStructured(t *testing.T) {
+	n := 32
+	w := allRangeW(n)
+	g := gramOf(w)
+	for _, a := range []*mat.Dense{identity(n), hierarchical(n, 2), hierarchical(n, 4), haar(n), pIdentityStrategy(randomTheta(3, n, 1, 1))} {
+		pinv, _, err := backend.PInv(a, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wa mat.Dense
+		wa.Mul(w, pinv)
+		r, c := a.Dims()
+		d2 := 0.0
+		for j := 0; j < c; j++ {
+			s := 0.0
+			for i := 0; i < r; i++ {
+				s += a.At(i, j) * a.At(i, j)
+			}
+			d2 = math.Max(d2, s)
+		}
+		f := mat.Norm(&wa, 2)
+		want := d2 * f * f
+		got, err := L2Error(g, a)
+		if err != nil || math.Abs(got-want) > 1e-10*want {
+			t.Errorf("%d×%d strategy: L2Error %v (%v), independent %v", r, c, got, err, want)
+		}
 	}
 }
