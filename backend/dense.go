@@ -136,6 +136,38 @@ func (f *SymFactor) SolveTo(dst *mat.Dense, b mat.Matrix) error {
 	return f.notFactorized()
 }
 
+// InverseTo writes A^{-1} into dst (resized if empty): from the Cholesky
+// factor by LAPACK's dpotri (about 2n³/3 flops, a third of SolveTo with the
+// identity), otherwise by solving with the identity.
+func (f *SymFactor) InverseTo(dst *mat.SymDense) error {
+	if !f.ok {
+		return f.notFactorized()
+	}
+	if !dst.IsEmpty() && dst.SymmetricDim() != f.n {
+		return fmt.Errorf("inverse: %d×%d destination for a %d×%d matrix: %w", dst.SymmetricDim(), dst.SymmetricDim(), f.n, f.n, ErrShape)
+	}
+	if f.info.Method == Cholesky {
+		return f.chol.InverseTo(dst)
+	}
+	var x mat.Dense
+	eye := mat.NewDiagDense(f.n, nil)
+	for i := 0; i < f.n; i++ {
+		eye.SetDiag(i, 1)
+	}
+	if err := f.SolveTo(&x, eye); err != nil {
+		return err
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAsSym(f.n)
+	}
+	for i := 0; i < f.n; i++ {
+		for j := i; j < f.n; j++ {
+			dst.SetSym(i, j, (x.At(i, j)+x.At(j, i))/2)
+		}
+	}
+	return nil
+}
+
 // notFactorized is SolveTo's error when f holds no usable factorisation.
 func (f *SymFactor) notFactorized() error {
 	if f.info.Method == "" {

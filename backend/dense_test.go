@@ -503,3 +503,58 @@ func TestSVD(t *testing.T) {
 		t.Errorf("SVD of rank-one 3×4: %v, %v; want [15 0 0]", s, err)
 	}
 }
+
+// TestSymFactorInverse: InverseTo of tridiag(-1, 2, -1) is the closed form
+// min(i,j)(n+1-max(i,j))/(n+1), by Cholesky; of an indefinite symmetric
+// matrix (solved by Bunch–Kaufman or LU), the inverse times the matrix is I.
+func TestSymFactorInverse(t *testing.T) {
+	for _, n := range []int{3, 10, 101} {
+		var f backend.SymFactor
+		if _, err := f.Factorize(tridiag(n)); err != nil {
+			t.Fatal(err)
+		}
+		var inv mat.SymDense
+		if err := f.InverseTo(&inv); err != nil {
+			t.Fatal(err)
+		}
+		worst := 0.0
+		for i := 1; i <= n; i++ {
+			for j := 1; j <= n; j++ {
+				want := float64(min(i, j)*(n+1-max(i, j))) / float64(n+1)
+				worst = math.Max(worst, math.Abs(inv.At(i-1, j-1)-want)/want)
+			}
+		}
+		if worst > 1e-12 {
+			t.Errorf("n=%d: inverse off by %.3g (relative)", n, worst)
+		}
+	}
+	a := mat.NewSymDense(3, []float64{0, 1, 2, 1, 0, 3, 2, 3, 0})
+	var f backend.SymFactor
+	if _, err := f.Factorize(a); err != nil {
+		t.Fatal(err)
+	}
+	var inv mat.SymDense
+	if err := f.InverseTo(&inv); err != nil {
+		t.Fatal(err)
+	}
+	var prod mat.Dense
+	prod.Mul(&inv, a)
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			if want := float64(b2i(i == j)); math.Abs(prod.At(i, j)-want) > 1e-14 {
+				t.Errorf("indefinite: (A^-1 A)[%d][%d] = %v", i, j, prod.At(i, j))
+			}
+		}
+	}
+	wrong := mat.NewSymDense(2, nil)
+	if err := f.InverseTo(wrong); !errors.Is(err, backend.ErrShape) {
+		t.Errorf("wrong size: %v", err)
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -43,8 +43,7 @@ func newProfileSolver(a *mat.Dense) (*profileSolver, error) {
 		return nil, err
 	}
 	ps := &profileSolver{a: a, n: n}
-	ata := mat.NewSymDense(n, nil)
-	ata.SymOuterK(1, a.T())
+	ata := gramOf(a)
 	var f backend.SymFactor
 	info, err := f.Factorize(ata)
 	if err == nil && info.Method == backend.Cholesky && info.RCond >= choleskyMinRCond {
@@ -67,6 +66,50 @@ func newProfileSolver(a *mat.Dense) (*profileSolver, error) {
 	ps.u = mat.DenseCopyOf(u.Slice(0, p, 0, r))
 	ps.v = mat.DenseCopyOf(vt.Slice(0, r, 0, n).T())
 	return ps, nil
+}
+
+// gramOf returns A^T A for the p×n matrix a. Rows with at most n/8
+// nonzeros (the singleton rows of a p-Identity strategy, the nodes of a
+// hierarchical or wavelet strategy below its top levels) are accumulated
+// by the outer products of their nonzeros, Σ nnz² work; the other rows by
+// one dense rank-k update. A p-Identity strategy of n + n/16 rows at
+// n = 4096 costs p·n² instead of (n+p)·n² multiply-adds.
+func gramOf(a *mat.Dense) *mat.SymDense {
+	p, n := a.Dims()
+	ata := mat.NewSymDense(n, nil)
+	raw := ata.RawSymmetric()
+	var dense []int
+	idx := make([]int, 0, n)
+	val := make([]float64, 0, n)
+	for r := 0; r < p; r++ {
+		idx, val = idx[:0], val[:0]
+		for j, v := range a.RawRowView(r) {
+			if v != 0 {
+				idx = append(idx, j)
+				val = append(val, v)
+			}
+		}
+		if len(idx) > n/8 {
+			dense = append(dense, r)
+			continue
+		}
+		for x, i := range idx {
+			vi, row := val[x], raw.Data[i*raw.Stride:]
+			for y := x; y < len(idx); y++ {
+				row[idx[y]] += vi * val[y]
+			}
+		}
+	}
+	if len(dense) > 0 {
+		d := mat.NewDense(len(dense), n, nil)
+		for k, r := range dense {
+			copy(d.RawRowView(k), a.RawRowView(r))
+		}
+		var t mat.SymDense
+		t.SymOuterK(1, d.T())
+		ata.AddSym(ata, &t)
+	}
+	return ata
 }
 
 // apply returns (A^T A)^+ b.
@@ -94,6 +137,15 @@ func (ps *profileSolver) apply(b mat.Matrix) (*mat.Dense, error) {
 // trace returns tr(G (A^T A)^+), checking on the SVD path that G lies in
 // A's row space (else ErrUnsupported).
 func (ps *profileSolver) trace(g *mat.SymDense) (float64, error) {
+	if ps.chol != nil {
+		// tr(G X^{-1}) = Σ_ij G_ij (X^{-1})_ij from the explicit inverse:
+		// 2n³/3 flops against 2n³ for solving with G.
+		var inv mat.SymDense
+		if err := ps.chol.InverseTo(&inv); err != nil {
+			return 0, err
+		}
+		return symDot(g, &inv), nil
+	}
 	x, err := ps.apply(g)
 	if err != nil {
 		return 0, err
@@ -112,6 +164,21 @@ func (ps *profileSolver) trace(g *mat.SymDense) (float64, error) {
 		}
 	}
 	return mat.Trace(x), nil
+}
+
+// symDot returns Σ_ij A_ij B_ij for symmetric A and B (upper triangles).
+func symDot(a, b *mat.SymDense) float64 {
+	ra, rb := a.RawSymmetric(), b.RawSymmetric()
+	s := 0.0
+	for i := 0; i < ra.N; i++ {
+		x, y := ra.Data[i*ra.Stride+i:i*ra.Stride+ra.N], rb.Data[i*rb.Stride+i:i*rb.Stride+rb.N]
+		off := 0.0
+		for j := 1; j < len(x); j++ {
+			off += x[j] * y[j]
+		}
+		s += x[0]*y[0] + 2*off
+	}
+	return s
 }
 
 // leastSquares sets dst (length n) to the least-squares solution A^+ y:

@@ -502,6 +502,7 @@ func optimizeL2(ctx context.Context, w Workload, g Gram, opts *OptimizeOptions) 
 	}
 	scale := sig * sig
 	var res *OptimizeResult
+	var gd *mat.SymDense // the dense Gram of the l2-dense path
 	_, dims, ok := kronTerms(g)
 	if ok && len(dims) > 1 && len(dims) <= maxAlgebraAttrs {
 		if h, in, err := algebraSpectrum(g, dims); err == nil && in {
@@ -523,8 +524,7 @@ func optimizeL2(ctx context.Context, w Workload, g Gram, opts *OptimizeOptions) 
 			return nil, err
 		}
 	} else {
-		gd, err := g.Dense()
-		if err != nil {
+		if gd, err = g.Dense(); err != nil {
 			return nil, fmt.Errorf("optimize: %v: %w", w, err)
 		}
 		dims = []int{gd.SymmetricDim()}
@@ -536,18 +536,29 @@ func optimizeL2(ctx context.Context, w Workload, g Gram, opts *OptimizeOptions) 
 		p, n := r.A.Dims()
 		res.Strategy = &Strategy{name: fmt.Sprintf("opt-l2(%dx%d)", p, n), factors: []*mat.Dense{r.A}}
 	}
-	// Baselines, evaluated by the matrix-mechanism code: D2² tr(G (A^T A)^+).
+	// Baselines: D2² tr(G (A^T A)^+), by the matrix-mechanism code, or, on
+	// a dense Gram, by sdp.L2Error, which evaluates the standard strategies
+	// (identity, hierarchical, wavelet) in O(n²) from their structure, as
+	// the L1 path does (a baseline that wins is recomputed by ProfileTrace
+	// in finish like any returned strategy).
 	bs, err := baselines(dims)
 	if err != nil {
 		return nil, err
 	}
 	for _, b := range bs {
-		tr, err := ProfileTrace(g, b.strategy)
-		if err != nil {
-			return nil, fmt.Errorf("optimize: baseline %v: %w", b.strategy, err)
+		var v float64
+		if gd != nil {
+			if v, err = sdp.L2Error(gd, b.factors[0]); err != nil {
+				return nil, fmt.Errorf("optimize: baseline %v: %w", b.strategy, err)
+			}
+		} else {
+			tr, err := ProfileTrace(g, b.strategy)
+			if err != nil {
+				return nil, fmt.Errorf("optimize: baseline %v: %w", b.strategy, err)
+			}
+			d2 := b.strategy.L2()
+			v = d2 * d2 * tr
 		}
-		d2 := b.strategy.L2()
-		v := d2 * d2 * tr
 		res.Baselines = append(res.Baselines, BaselineError{Name: b.strategy.String(), TSE: scale * v})
 		if v < res.Objective {
 			res.Objective, res.Strategy, res.Baseline = v, b.strategy, b.strategy.String()

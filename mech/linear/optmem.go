@@ -105,9 +105,10 @@ func baselineRows(n int) float64 {
 // inverse-Gram workspaces of the error evaluations (4), and, for eps-DP
 // (Delta = 0), the p-Identity and L-BFGS workspaces (30 + 7 T p×n
 // matrices, p = opts.P or max(1, n/16)), or, for Delta > 0, the L2 Newton
-// workspaces (sdp.L2Bytes, 14); the total is multiplied by gcFactor = 2,
-// the heap's peak-to-live ratio under GOGC=100, and the runtime's 4 MiB
-// minimum heap goal is added. For allrange with --max-iter 3 the estimate
+// workspaces (sdp.L2Bytes, 14; 4 for all ranges and prefixes, whose Gram
+// has a tridiagonal inverse and takes sdp's structured path); the total is
+// multiplied by gcFactor = 2, the heap's peak-to-live ratio under GOGC=100,
+// and the runtime's 4 MiB minimum heap goal is added. For allrange with --max-iter 3 the estimate
 // is 1.3x to 1.5x the measured peak resident set at n = 512, 1024, 2048
 // (eps-DP) and 1.6x to 1.7x at n = 512, 1024 (--delta);
 // TestOptimizeBytesBoundsPeak checks it against the heap.
@@ -124,7 +125,11 @@ func OptimizeBytes(w Workload, opts *OptimizeOptions) float64 {
 	mats := 4*terms + 1 + baselineRows(n)/nf + 4
 	extra := 0.0
 	if opts != nil && opts.Delta != 0 {
-		mats += 14
+		if tridiagInverse(w) {
+			mats += 4 // sdp.OptimizeL2's structured path (docs/MATH.md §15.7)
+		} else {
+			mats += 14
+		}
 	} else {
 		p := max(1, n/16)
 		if opts != nil && opts.P > 0 {
@@ -134,6 +139,21 @@ func OptimizeBytes(w Workload, opts *OptimizeOptions) float64 {
 		extra = run.DenseBytes(p, n, 30) + run.DenseBytes(p, n, 7)*terms + run.DenseBytes(p, p, 2)
 	}
 	return gcFactor*(run.DenseBytes(n, n, 1)*mats+extra) + minHeap
+}
+
+// tridiagInverse reports whether w (possibly scaled) is an all-range or
+// prefix workload, whose Gram matrix has a tridiagonal inverse.
+func tridiagInverse(w Workload) bool {
+	for {
+		switch v := w.(type) {
+		case *scaledWorkload:
+			w = v.w
+		case *rangeWorkload:
+			return v.tridiagInverse
+		default:
+			return false
+		}
+	}
 }
 
 // checkOptimizeBytes checks OptimizeBytes against the budget before any

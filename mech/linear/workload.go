@@ -65,6 +65,10 @@ type rangeWorkload struct {
 	each func(yield func(l, r int))
 	// gram, when set, is a closed form of W^T W; otherwise it is counted.
 	gram func(i, j int) float64
+	// tridiagInverse marks a Gram whose inverse is tridiagonal (all ranges,
+	// prefixes), which sdp.OptimizeL2 solves in a few n×n matrices
+	// (docs/MATH.md §15.7); OptimizeBytes counts that.
+	tridiagInverse bool
 }
 
 // Identity returns the n×n identity workload (every single count).
@@ -110,7 +114,8 @@ func AllRange(n int) (Workload, error) {
 				}
 			}
 		},
-		gram: func(i, j int) float64 { return float64((min(i, j) + 1) * (n - max(i, j))) }}, nil
+		gram:           func(i, j int) float64 { return float64((min(i, j) + 1) * (n - max(i, j))) },
+		tridiagInverse: true}, nil
 }
 
 // Prefix returns the n prefix (CDF) queries [0, r], r = 0..n-1. Its Gram is
@@ -125,7 +130,8 @@ func Prefix(n int) (Workload, error) {
 				y(0, r)
 			}
 		},
-		gram: func(i, j int) float64 { return float64(n - max(i, j)) }}, nil
+		gram:           func(i, j int) float64 { return float64(n - max(i, j)) },
+		tridiagInverse: true}, nil
 }
 
 // WidthRange returns the n-k+1 range queries of width k: [l, l+k-1].
