@@ -121,8 +121,24 @@ type baseline struct {
 // baselines builds identity, hierarchical and (when every factor order is
 // a power of 2) wavelet strategies factor-wise over the orders dims.
 func baselines(dims []int) ([]baseline, error) {
-	type maker func(n int) (*Strategy, error)
-	makers := []maker{IdentityStrategy}
+	var out []baseline
+	for _, mk := range baselineMakers(dims) {
+		b, err := makeBaseline(mk, dims)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// baselineMaker builds one standard strategy on n cells.
+type baselineMaker func(n int) (*Strategy, error)
+
+// baselineMakers returns the constructors of the strategies baselines
+// builds, in its order, so that a caller can hold one at a time.
+func baselineMakers(dims []int) []baselineMaker {
+	makers := []baselineMaker{IdentityStrategy}
 	maxd := 0
 	pow2 := true
 	for _, n := range dims {
@@ -140,28 +156,30 @@ func baselines(dims []int) ([]baseline, error) {
 	if pow2 {
 		makers = append(makers, Wavelet)
 	}
-	var out []baseline
-	for _, mk := range makers {
-		var ss []*Strategy
-		var fs []*mat.Dense
-		for _, n := range dims {
-			s, err := mk(n)
-			if err != nil {
-				return nil, fmt.Errorf("optimize: baseline: %w", err)
-			}
-			ss = append(ss, s)
-			fs = append(fs, s.factors[0])
+	return makers
+}
+
+// makeBaseline builds the strategy of mk on every factor of dims (their
+// Kronecker product when there are several).
+func makeBaseline(mk baselineMaker, dims []int) (baseline, error) {
+	var ss []*Strategy
+	var fs []*mat.Dense
+	for _, n := range dims {
+		s, err := mk(n)
+		if err != nil {
+			return baseline{}, fmt.Errorf("optimize: baseline: %w", err)
 		}
-		s := ss[0]
-		if len(ss) > 1 {
-			var err error
-			if s, err = KronStrategy(ss...); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, baseline{strategy: s, factors: fs})
+		ss = append(ss, s)
+		fs = append(fs, s.factors[0])
 	}
-	return out, nil
+	s := ss[0]
+	if len(ss) > 1 {
+		var err error
+		if s, err = KronStrategy(ss...); err != nil {
+			return baseline{}, err
+		}
+	}
+	return baseline{strategy: s, factors: fs}, nil
 }
 
 // kronTerms returns the Gram's terms as sdp Kronecker terms when every term
@@ -541,11 +559,12 @@ func optimizeL2(ctx context.Context, w Workload, g Gram, opts *OptimizeOptions) 
 	// (identity, hierarchical, wavelet) in O(n²) from their structure, as
 	// the L1 path does (a baseline that wins is recomputed by ProfileTrace
 	// in finish like any returned strategy).
-	bs, err := baselines(dims)
-	if err != nil {
-		return nil, err
-	}
-	for _, b := range bs {
+	// One baseline at a time (each up to 2n×n on a dense domain).
+	for _, mk := range baselineMakers(dims) {
+		b, err := makeBaseline(mk, dims)
+		if err != nil {
+			return nil, err
+		}
 		var v float64
 		if gd != nil {
 			if v, err = sdp.L2Error(gd, b.factors[0]); err != nil {

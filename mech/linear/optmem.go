@@ -101,7 +101,8 @@ func baselineRows(n int) float64 {
 // n×n float64 matrices: per Gram term (T of them, e.g. the members of a
 // union) the term, its counting workspace and the optimiser's copy (4 T),
 // the dense sum (1), the standard strategies compared against
-// (baselineRows(n)/n, about 13), the returned strategy ((n+p)/n), the
+// (baselineRows(n)/n, about 13, held together by the L1 optimiser; the L2
+// path holds one at a time, 2), the returned strategy ((n+p)/n), the
 // inverse-Gram workspaces of the error evaluations (4), and, for eps-DP
 // (Delta = 0), the p-Identity and L-BFGS workspaces (30 + 7 T p×n
 // matrices, p = opts.P or max(1, n/16)), or, for Delta > 0, the L2 Newton
@@ -122,15 +123,19 @@ func OptimizeBytes(w Workload, opts *OptimizeOptions) float64 {
 	_, n := w.Dims()
 	nf := float64(n)
 	terms := float64(gramTerms(w))
-	mats := 4*terms + 1 + baselineRows(n)/nf + 4
+	mats := 4*terms + 1 + 4
 	extra := 0.0
 	if opts != nil && opts.Delta != 0 {
+		// The L2 path holds one baseline at a time (the largest, a binary
+		// tree, has at most 2n rows).
+		mats += 2
 		if tridiagInverse(w) {
 			mats += 4 // sdp.OptimizeL2's structured path (docs/MATH.md §15.7)
 		} else {
 			mats += 14
 		}
 	} else {
+		mats += baselineRows(n) / nf
 		p := max(1, n/16)
 		if opts != nil && opts.P > 0 {
 			p = opts.P
