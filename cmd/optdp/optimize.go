@@ -27,7 +27,7 @@ func optimizeCommand() command {
 	return command{
 		name:    "optimize",
 		summary: "optimise a matrix-mechanism strategy for a workload (eps-DP Laplace, or (eps, delta)-DP Gaussian with a certificate)",
-		usage:   "--workload WSPEC --eps E [--delta D] [--restarts R] [--seed S] [--max-iter K] [--out FILE] [--json] [--progress]",
+		usage:   "--workload WSPEC --eps E [--delta D] [--restarts R] [--seed S] [--max-iter K] [--out FILE] [--force] [--json] [--progress]",
 		examples: []string{
 			"optdp optimize --workload allrange:n=256 --eps 1",
 			"optdp optimize --workload allrange:n=256 --eps 1 --delta 1e-6 --json",
@@ -121,7 +121,7 @@ type optFlags struct {
 	delta                   *float64
 	restarts, seed, maxIter *int
 	out                     *string
-	asJSON, progress        *bool
+	asJSON, progress, force *bool
 }
 
 func runOptimize(env *runEnv, args []string) error {
@@ -143,6 +143,7 @@ func runOptimizeCtx(ctx context.Context, env *runEnv, args []string) error {
 		out:      fs.String("out", "", "write the strategy matrix to FILE (CSV, or .npy); a large Kronecker strategy is written as one file per factor, FILE.k1.csv, ..."),
 		asJSON:   fs.Bool("json", false, "print JSON"),
 		progress: fs.Bool("progress", false, "draw the progress bar on stderr even with --json"),
+		force:    fs.Bool("force", false, "raise the memory budget from 4 GiB to the machine's physical memory (e.g. allrange:n=4096 without --delta)"),
 	}
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
@@ -170,7 +171,7 @@ func runOptimizeCtx(ctx context.Context, env *runEnv, args []string) error {
 		return specError(*workload, err)
 	}
 	bar := newProgress(env, "optimize", progressEnabled(*of.asJSON, *of.progress))
-	opts := &linear.OptimizeOptions{Eps: *eps, Delta: *of.delta, Restarts: *of.restarts, Seed: uint64(*of.seed),
+	opts := &linear.OptimizeOptions{Settings: budget(*of.force), Eps: *eps, Delta: *of.delta, Restarts: *of.restarts, Seed: uint64(*of.seed),
 		MaxIter: *of.maxIter}
 	opts.Progress = progressReporter(bar)
 	res, err := linear.Optimize(ctx, w, opts)
@@ -179,7 +180,7 @@ func runOptimizeCtx(ctx context.Context, env *runEnv, args []string) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("optimisation cancelled: %w", err)
 		}
-		return fileSpecError(err, *workload)
+		return fileSpecError(tooLarge(err, "--force raises the budget to the machine's memory"), *workload)
 	}
 	m, n := w.Dims()
 	p, _ := res.Strategy.Dims()

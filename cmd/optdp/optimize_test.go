@@ -154,6 +154,9 @@ func TestOptimizeCLIErrors(t *testing.T) {
 		{[]string{"--workload", "nosuch:n=8", "--eps", "1"}, 2, "unknown workload"},
 		{[]string{"--workload", "allrange:n=8", "--eps", "1", "--restarts", "0"}, 2, "--restarts"},
 		{[]string{"--eps", "1"}, 2, "--workload is required"},
+		// Over the 4 GiB default (OptimizeBytes about 6.4 GiB at n = 4096,
+		// eps-DP): refused before any work, naming --force.
+		{[]string{"--workload", "allrange:n=4096", "--eps", "1"}, 1, "--force raises the budget"},
 	}
 	for _, c := range cases {
 		code, _, errs := runMatrixCLI(append([]string{"optimize"}, c.args...)...)
