@@ -1,0 +1,265 @@
+package lp
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// schurPCG is the lazy row-sum Schur complement (docs/MATH.md §11.7).
+//
+// Every Newton system of the interior-point method reduces to
+//
+//	S dy = r,  S = sum_o H_o^{-1}  (n×n, dense),
+//
+// and the direct path assembles S column by column from the full inverses
+// of the per-column factors (Takahashi's recurrence) and factors it by
+// Cholesky. On 2-D grids the assembly costs about n² c/2 multiply-adds per
+// column (c the mean column count of the sparse factor that Takahashi's
+// recurrence reads), against 4·nnz(L)+3n for one solve with that column's
+// factor: at n = 2500 (Manhattan 50×50) 2.4e7 against 1.5e5. S changes
+// slowly from one iteration to the next, so an earlier iteration's
+// Cholesky factor of S is a good preconditioner of conjugate gradients on
+// the exact current S, whose product with a vector v is
+//
+//	S v = sum_o H_o^{-1} v  (one solve with each column's current factor).
+//
+// The interior-point iteration therefore factors the columns every time,
+// but assembles and factors S only when conjugate gradients on the stale
+// factor would cost more than an assembly: a lazy iteration whose solves
+// needed more than budget iterations in total makes the next one assemble,
+// and a solve that needs more than cap iterations assembles at once and
+// finishes directly. The certificate does not depend on this: the Result
+// is certified from the iterate (Repair, an exactly feasible dual), as
+// with direct solves; inexact directions only cost iterations.
+type schurPCG struct {
+	s     *ipm
+	on    bool    // lazy iterations are allowed
+	ratio float64 // cost of an assembly over that of one CG iteration
+	// cap is the CG iterations one solve may take before S is assembled
+	// instead; budget the CG iterations of a lazy interior-point iteration
+	// above which the next one assembles; maxAge the lazy iterations in a
+	// row at most.
+	cap, budget, maxAge int
+	tol                 float64 // relative residual of the CG solves
+
+	have  bool // s.chol holds a valid factor of some S
+	fresh bool // ... of the current iteration's S
+	age   int  // lazy iterations since the last assembly
+	its   int  // CG iterations in the current interior-point iteration
+
+	// Statistics: assemblies of S, lazy interior-point iterations, CG
+	// iterations in all.
+	assemblies, lazy, total int
+
+	b, x, r, z, p, q []float64
+	u, acc           [][]float64 // per worker
+}
+
+// Tuning of the lazy Schur complement (measured on Manhattan grids, see
+// bench/README.md "Row-sum Schur complement at city scale"): it is used when
+// an assembly costs more than pcgMinRatio CG iterations.
+const (
+	pcgMinRatio = 100
+	pcgTol      = 1e-10
+	pcgMaxAge   = 8
+	// pcgDirectGap is the relative gap of the iterate below which every
+	// iteration assembles S (see nearOptimum).
+	pcgDirectGap = 1e-4
+)
+
+// newSchurPCG sets up the lazy Schur complement for s under the options:
+// on when the estimated cost ratio of an assembly to a CG iteration is at
+// least pcgMinRatio (or when a test forces it), off with DirectSchur.
+func (s *ipm) newSchurPCG(o Options) *schurPCG {
+	p := &schurPCG{s: s, tol: pcgTol, maxAge: pcgMaxAge}
+	n, m := float64(s.n), float64(s.m)
+	var inv, sol float64
+	if s.sym != nil {
+		for j := 0; j < s.sym.n; j++ {
+			c := float64(s.sym.colPtr[j+1] - s.sym.colPtr[j])
+			inv += (c + 1) * (n - float64(j))
+		}
+		sol = 4*float64(s.sym.nnz()) + 3*n
+	} else {
+		b := float64(s.rpairs.bandwidth())
+		inv, sol = n*n*b/2, 4*n*b+3*n
+	}
+	p.ratio = (m*inv + n*n*n/3) / (m*sol + 2*n*n)
+	p.cap, p.budget = max(10, int(p.ratio/4)), int(p.ratio/2)
+	switch {
+	case o.schurMode == 1: // tests: lazy whenever possible
+		p.on = true
+		p.cap, p.budget, p.maxAge = 200, 400, 1<<30
+	case o.schurMode == 2: // tests: on, with the automatic tuning
+		p.on = true
+	case o.schurMode < 0 || o.DirectSchur:
+	default:
+		p.on = p.ratio >= pcgMinRatio
+	}
+	if p.on {
+		k := s.n
+		p.b, p.x, p.r, p.z, p.p, p.q = make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k)
+		p.u, p.acc = make([][]float64, s.workers), make([][]float64, s.workers)
+		for w := range s.workers {
+			p.u[w], p.acc[w] = make([]float64, k), make([]float64, k)
+		}
+	}
+	return p
+}
+
+// skipAssembly decides, at the start of an interior-point iteration's
+// factorisation, whether it keeps the factor of an earlier S.
+func (p *schurPCG) skipAssembly() bool {
+	if p == nil || !p.on || !p.have {
+		return false
+	}
+	lazy := p.age < p.maxAge && (p.fresh || p.its <= p.budget)
+	p.its = 0
+	if lazy {
+		p.fresh = false
+		p.age++
+		p.lazy++
+	}
+	return lazy
+}
+
+// assembled records an assembly of the current S (its factorisation
+// follows).
+func (p *schurPCG) assembled() {
+	if p == nil {
+		return
+	}
+	p.assemblies++
+	p.fresh, p.have, p.age = true, true, 0
+}
+
+// nearOptimum turns the lazy Schur complement off once the relative gap
+// of the iterate is below pcgDirectGap: the last iterations, whose iterates
+// are certified, need row sums exact to rounding, which the direct solve
+// with iterative refinement gives and conjugate gradients to pcgTol do not
+// (measured: a line of 60 rows stalls at a certified gap of 1.6e-7 with
+// lazy iterations to the end, and reaches 3e-9 with direct ones).
+func (p *schurPCG) nearOptimum(gap float64) {
+	if p != nil && gap <= pcgDirectGap {
+		p.on = false
+	}
+}
+
+// failed records that the factorisation of S failed: s.chol is unusable.
+func (p *schurPCG) failed() {
+	if p != nil {
+		p.have = false
+	}
+}
+
+// status is the lazy Schur complement's part of the progress message.
+func (p *schurPCG) status() string {
+	if p == nil || !p.on {
+		return ""
+	}
+	state := "assembled"
+	if !p.fresh {
+		state = fmt.Sprintf("lazy (age %d)", p.age)
+	}
+	return fmt.Sprintf(", S %s, cg %d (total %d, %d assemblies)", state, p.its, p.total, p.assemblies)
+}
+
+// stale reports whether s.chol factors an earlier iteration's S, so that
+// solves with S go through conjugate gradients.
+func (p *schurPCG) stale() bool { return p != nil && p.on && !p.fresh }
+
+// schurSolve overwrites v with S^{-1} v: directly with the factor of the
+// current S, or by conjugate gradients preconditioned with an earlier
+// one; when these exceed their cap, S is assembled and factored now and
+// the solve done directly. An ill-conditioned S is normal near the
+// optimum; the mat.Condition warning of the direct solve is not an error
+// here.
+func (s *ipm) schurSolve(v []float64) {
+	if p := s.pcg; p.stale() {
+		if p.solve(v) {
+			return
+		}
+		// Conjugate gradients slowed down: assemble the current S.
+		s.parallel(func(o, w int) { s.addColumnInverse(o, w, s.schurAcc(o, w)) })
+		if s.factorSchur() != nil {
+			// Keep v (the right-hand side): the direction is poor, and the
+			// next iteration's factorisation reports the error.
+			return
+		}
+	}
+	vv := mat.NewVecDense(s.n, v)
+	_ = s.chol.SolveVecTo(vv, vv)
+}
+
+// solve runs preconditioned conjugate gradients on S x = v from x = 0,
+// with S v computed by apply and the stale factor as preconditioner, and
+// overwrites v with x. It returns false, v unchanged, when the relative
+// residual has not fallen below tol within cap iterations.
+func (p *schurPCG) solve(v []float64) bool {
+	b, x, r, z, d, q := p.b, p.x, p.r, p.z, p.p, p.q
+	copy(b, v)
+	bn := math.Sqrt(dot(b, b))
+	if bn == 0 {
+		return true
+	}
+	clear(x)
+	copy(r, b)
+	p.precondition(z, r)
+	copy(d, z)
+	rz := dot(r, z)
+	for range p.cap {
+		p.apply(q, d)
+		p.its++
+		p.total++
+		dq := dot(d, q)
+		if !(dq > 0) || !(rz > 0) {
+			break // S or the preconditioner lost definiteness to rounding
+		}
+		a := rz / dq
+		axpy(x, a, d)
+		axpy(r, -a, q)
+		if math.Sqrt(dot(r, r)) <= p.tol*bn {
+			copy(v, x)
+			return true
+		}
+		p.precondition(z, r)
+		rz1 := dot(r, z)
+		beta := rz1 / rz
+		rz = rz1
+		for i := range d {
+			d[i] = z[i] + beta*d[i]
+		}
+	}
+	return false
+}
+
+// precondition sets z to S_old^{-1} r with the factor at hand.
+func (p *schurPCG) precondition(z, r []float64) {
+	if !p.have {
+		copy(z, r)
+		return
+	}
+	zv := mat.NewVecDense(len(z), z)
+	_ = p.s.chol.SolveVecTo(zv, mat.NewVecDense(len(r), r))
+}
+
+// apply sets dst to S v = sum_o H_o^{-1} v with the current per-column
+// factors.
+func (p *schurPCG) apply(dst, v []float64) {
+	s := p.s
+	for _, a := range p.acc {
+		clear(a)
+	}
+	s.parallel(func(o, w int) {
+		u := p.u[w]
+		copy(u, v)
+		s.colSolve(o, w, u)
+		axpy(p.acc[w], 1, u)
+	})
+	copy(dst, p.acc[0])
+	for _, a := range p.acc[1:] {
+		axpy(dst, 1, a)
+	}
+}
