@@ -637,7 +637,9 @@ again:
 	if lazy {
 		return nil
 	}
-	return s.factorSchur()
+	err := s.factorSchur()
+	s.pcg.assemblyDone()
+	return err
 }
 
 // schurAcc returns worker w's accumulator of sum_o H_o^{-1} (worker 0 sums
@@ -800,7 +802,7 @@ func (s *ipm) solveNewton(rd, rp, rs, rcx, rcs []float64, d *newton) {
 // dy += d and dx_o -= H_o^{-1} d. Two rounds of this iterative refinement
 // recover the accuracy lost in the ill-conditioned Schur complement.
 func (s *ipm) refine(rp []float64, d *newton) {
-	if s.pcg.stale() {
+	if s.pcg.skipRefine() {
 		// Conjugate gradients solved with S to their own tolerance on the
 		// exact operator (lp/schur_pcg.go): e is their residual.
 		return

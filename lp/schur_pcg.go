@@ -3,6 +3,7 @@ package lp
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -27,27 +28,41 @@ import (
 //
 // The interior-point iteration therefore factors the columns every time,
 // but assembles and factors S only when conjugate gradients on the stale
-// factor would cost more than an assembly: a lazy iteration whose solves
-// needed more than budget iterations in total makes the next one assemble,
-// and a solve that needs more than cap iterations assembles at once and
-// finishes directly. The certificate does not depend on this: the Result
-// is certified from the iterate (Repair, an exactly feasible dual), as
-// with direct solves; inexact directions only cost iterations.
+// factor cost more than an assembly. Both costs are measured as they
+// happen (the assembly is memory-bound, and at n = 2500 costs about 550 CG
+// iterations, not the 176 that the flop counts say): a cycle is an
+// assembly followed by lazy iterations, whose CG cost grows as the factor
+// ages, and the next iteration assembles when the last lazy iteration's
+// CG time exceeds the cycle's mean cost per iteration so far (the renewal
+// rule that minimises the mean); a single solve whose CG time exceeds half
+// an assembly stops, and S is assembled at once and the solve finished
+// directly. The certificate does not depend on any of this: the Result is
+// certified from the iterate (Repair, an exactly feasible dual), as with
+// direct solves; inexact directions only cost iterations. Near the optimum
+// (see nearOptimum) the row sums are refined with further CG solves, as
+// the direct path refines them with its factor.
 type schurPCG struct {
 	s     *ipm
 	on    bool    // lazy iterations are allowed
 	ratio float64 // cost of an assembly over that of one CG iteration
-	// cap is the CG iterations one solve may take before S is assembled
-	// instead; budget the CG iterations of a lazy interior-point iteration
-	// above which the next one assembles; maxAge the lazy iterations in a
-	// row at most.
-	cap, budget, maxAge int
-	tol                 float64 // relative residual of the CG solves
+	// cap is the CG iterations one solve may take; maxAge the lazy
+	// iterations in a row at most; counted (tests) replaces the timing
+	// rules by "always lazy, within cap".
+	cap, maxAge int
+	counted     bool
+	tol         float64 // relative residual of the CG solves
+	endgame     bool    // refine the row sums with CG too (nearOptimum)
 
 	have  bool // s.chol holds a valid factor of some S
 	fresh bool // ... of the current iteration's S
 	age   int  // lazy iterations since the last assembly
 	its   int  // CG iterations in the current interior-point iteration
+
+	// Timing (seconds): the last assembly, the CG solves of the current
+	// and of the previous interior-point iteration, all CG since the last
+	// assembly; t0 is the start of the assembly under way.
+	tAsm, tCG, tCGPrev, tCycle float64
+	t0                         time.Time
 
 	// Statistics: assemblies of S, lazy interior-point iterations, CG
 	// iterations in all.
@@ -61,11 +76,15 @@ type schurPCG struct {
 // bench/README.md "Row-sum Schur complement at city scale"): it is used when
 // an assembly costs more than pcgMinRatio CG iterations.
 const (
-	pcgMinRatio = 100
+	pcgMinRatio = 40
 	pcgTol      = 1e-10
 	pcgMaxAge   = 8
-	// pcgDirectGap is the relative gap of the iterate below which every
-	// iteration assembles S (see nearOptimum).
+	pcgMaxIts   = 2000
+	// pcgSolveFrac is the CG time of one solve, as a fraction of the last
+	// assembly's, at which it stops and S is assembled.
+	pcgSolveFrac = 0.5
+	// pcgDirectGap is the relative gap of the iterate below which the row
+	// sums are refined (see nearOptimum).
 	pcgDirectGap = 1e-4
 )
 
@@ -87,11 +106,11 @@ func (s *ipm) newSchurPCG(o Options) *schurPCG {
 		inv, sol = n*n*b/2, 4*n*b+3*n
 	}
 	p.ratio = (m*inv + n*n*n/3) / (m*sol + 2*n*n)
-	p.cap, p.budget = max(10, int(p.ratio/4)), int(p.ratio/2)
+	p.cap = pcgMaxIts
 	switch {
 	case o.schurMode == 1: // tests: lazy whenever possible
-		p.on = true
-		p.cap, p.budget, p.maxAge = 200, 400, 1<<30
+		p.on, p.counted = true, true
+		p.cap, p.maxAge = 200, 1<<30
 	case o.schurMode == 2: // tests: on, with the automatic tuning
 		p.on = true
 	case o.schurMode < 0 || o.DirectSchur:
@@ -115,8 +134,12 @@ func (p *schurPCG) skipAssembly() bool {
 	if p == nil || !p.on || !p.have {
 		return false
 	}
-	lazy := p.age < p.maxAge && (p.fresh || p.its <= p.budget)
-	p.its = 0
+	p.t0 = time.Now()
+	// The renewal rule: stay lazy while the last lazy iteration cost less
+	// than the cycle's mean per iteration (assembly + CG so far over its
+	// iterations).
+	lazy := p.age < p.maxAge && (p.fresh || p.counted || p.tCG <= (p.tAsm+p.tCycle)/float64(p.age+1))
+	p.its, p.tCGPrev, p.tCG = 0, p.tCG, 0
 	if lazy {
 		p.fresh = false
 		p.age++
@@ -135,17 +158,29 @@ func (p *schurPCG) assembled() {
 	p.fresh, p.have, p.age = true, true, 0
 }
 
-// nearOptimum turns the lazy Schur complement off once the relative gap
-// of the iterate is below pcgDirectGap: the last iterations, whose iterates
-// are certified, need row sums exact to rounding, which the direct solve
-// with iterative refinement gives and conjugate gradients to pcgTol do not
-// (measured: a line of 60 rows stalls at a certified gap of 1.6e-7 with
-// lazy iterations to the end, and reaches 3e-9 with direct ones).
-func (p *schurPCG) nearOptimum(gap float64) {
-	if p != nil && gap <= pcgDirectGap {
-		p.on = false
+// assemblyDone records the duration of the assembly started at p.t0.
+func (p *schurPCG) assemblyDone() {
+	if p != nil {
+		p.tAsm, p.tCycle = time.Since(p.t0).Seconds(), 0
 	}
 }
+
+// nearOptimum turns on the refinement of the row sums by further CG
+// solves once the relative gap of the iterate is below pcgDirectGap: the
+// last iterations, whose iterates are certified, need row sums exact to
+// rounding, which the direct solve with iterative refinement gives and
+// conjugate gradients to pcgTol alone do not (measured: a line of 60 rows
+// stalls at a certified gap of 1.6e-7 without the refinement).
+func (p *schurPCG) nearOptimum(gap float64) {
+	if p != nil && gap <= pcgDirectGap {
+		p.endgame = true
+	}
+}
+
+// skipRefine reports whether the iterative refinement of the row sums is
+// skipped: in lazy iterations before the end game, the CG residual is the
+// refinement's residual, already at the CG tolerance.
+func (p *schurPCG) skipRefine() bool { return p.stale() && !p.endgame }
 
 // failed records that the factorisation of S failed: s.chol is unusable.
 func (p *schurPCG) failed() {
@@ -182,8 +217,11 @@ func (s *ipm) schurSolve(v []float64) {
 			return
 		}
 		// Conjugate gradients slowed down: assemble the current S.
+		p.t0 = time.Now()
 		s.parallel(func(o, w int) { s.addColumnInverse(o, w, s.schurAcc(o, w)) })
-		if s.factorSchur() != nil {
+		err := s.factorSchur()
+		p.assemblyDone()
+		if err != nil {
 			// Keep v (the right-hand side): the direction is poor, and the
 			// next iteration's factorisation reports the error.
 			return
@@ -199,6 +237,12 @@ func (s *ipm) schurSolve(v []float64) {
 // residual has not fallen below tol within cap iterations.
 func (p *schurPCG) solve(v []float64) bool {
 	b, x, r, z, d, q := p.b, p.x, p.r, p.z, p.p, p.q
+	start := time.Now()
+	defer func() {
+		t := time.Since(start).Seconds()
+		p.tCG += t
+		p.tCycle += t
+	}()
 	copy(b, v)
 	bn := math.Sqrt(dot(b, b))
 	if bn == 0 {
@@ -210,6 +254,9 @@ func (p *schurPCG) solve(v []float64) bool {
 	copy(d, z)
 	rz := dot(r, z)
 	for range p.cap {
+		if !p.counted && time.Since(start).Seconds() > pcgSolveFrac*p.tAsm {
+			break
+		}
 		p.apply(q, d)
 		p.its++
 		p.total++
