@@ -67,7 +67,7 @@ func TestLazySchurMatchesDirect(t *testing.T) {
 		for _, hot := range []bool{false, true} {
 			name := fmt.Sprintf("%dx%d hot=%v", w, w, hot)
 			p := manhattanLossProblem(w, eps, hot)
-			direct, err := Solve(context.Background(), p, &Options{Tol: tol, schurMode: -1})
+			direct, err := Solve(context.Background(), p, &Options{Tol: tol, DirectSchur: true})
 			if err != nil {
 				t.Fatalf("%s direct: %v", name, err)
 			}
@@ -87,8 +87,17 @@ func TestLazySchurMatchesDirect(t *testing.T) {
 			if lazy.SchurCG == 0 || lazy.SchurAssemblies >= lazy.Iterations {
 				t.Errorf("%s: lazy path not exercised: %d assemblies in %d iterations, %d CG", name, lazy.SchurAssemblies, lazy.Iterations, lazy.SchurCG)
 			}
-			if direct.SchurCG != 0 {
-				t.Errorf("%s: direct path ran %d CG iterations", name, direct.SchurCG)
+			if direct.SchurCG != 0 || direct.SchurAssemblies < direct.Iterations {
+				t.Errorf("%s: direct path ran %d CG iterations, %d assemblies in %d iterations", name, direct.SchurCG, direct.SchurAssemblies, direct.Iterations)
+			}
+			// The automatic rule (timed, so its choices vary between runs)
+			// must give a certified answer in the same bracket too.
+			auto, err := Solve(context.Background(), p, &Options{Tol: tol, schurMode: 2})
+			if err != nil {
+				t.Fatalf("%s auto: %v", name, err)
+			}
+			if auto.Gap > tol || auto.Primal > direct.Dual+1e-12*scale || direct.Primal > auto.Dual+1e-12*scale {
+				t.Errorf("%s: automatic rule [%v, %v] (gap %g) against direct [%v, %v]", name, auto.Primal, auto.Dual, auto.Gap, direct.Primal, direct.Dual)
 			}
 			g, err := metric.Grid(w, w, 1, metric.Manhattan)
 			if err != nil {
@@ -124,7 +133,7 @@ func TestLazySchurLine(t *testing.T) {
 		for i := range prior {
 			prior[i] /= s
 		}
-		res, err := Solve(context.Background(), binaryProblem(prior, bandPairs(c.n, 1, c.eps)), &Options{schurMode: lineMode})
+		res, err := Solve(context.Background(), binaryProblem(prior, bandPairs(c.n, 1, c.eps)), &Options{schurMode: 1})
 		if err != nil {
 			t.Fatalf("n=%d: %v", c.n, err)
 		}
@@ -141,5 +150,3 @@ func TestLazySchurLine(t *testing.T) {
 		}
 	}
 }
-
-var lineMode = 1
