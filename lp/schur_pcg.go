@@ -61,8 +61,8 @@ type schurPCG struct {
 	// Timing (seconds): the last assembly, the CG solves of the current
 	// and of the previous interior-point iteration, all CG since the last
 	// assembly; t0 is the start of the assembly under way.
-	tAsm, tCG, tCGPrev, tCycle float64
-	t0                         time.Time
+	tAsm, tCG, tCGPrev, tCycle, tAll float64
+	t0                               time.Time
 
 	// Statistics: assemblies of S, lazy interior-point iterations, CG
 	// iterations in all.
@@ -70,6 +70,7 @@ type schurPCG struct {
 
 	b, x, r, z, p, q []float64
 	u, acc           [][]float64 // per worker
+	dsum, wsum       []float64   // sum_o H_o: diagonal part, pair weights
 }
 
 // Tuning of the lazy Schur complement (measured on Manhattan grids, see
@@ -131,10 +132,22 @@ func (s *ipm) newSchurPCG(o Options) *schurPCG {
 // skipAssembly decides, at the start of an interior-point iteration's
 // factorisation, whether it keeps the factor of an earlier S.
 func (p *schurPCG) skipAssembly() bool {
-	if p == nil || !p.on || !p.have {
+	if p == nil || !p.on {
 		return false
 	}
 	p.t0 = time.Now()
+	if !p.have {
+		// No factor of S yet: precondition with the arithmetic mean
+		// while it costs less than (half) an assembly.
+		lazy := p.counted || p.its == 0 || p.tCG <= pcgSolveFrac*p.asmCost()
+		p.its, p.tCGPrev, p.tCG = 0, p.tCG, 0
+		if lazy {
+			p.buildMean()
+			p.fresh = false
+			p.lazy++
+		}
+		return lazy
+	}
 	// The renewal rule: stay lazy while the last lazy iteration cost less
 	// than the cycle's mean per iteration (assembly + CG so far over its
 	// iterations).
@@ -242,6 +255,7 @@ func (p *schurPCG) solve(v []float64) bool {
 		t := time.Since(start).Seconds()
 		p.tCG += t
 		p.tCycle += t
+		p.tAll += t
 	}()
 	copy(b, v)
 	bn := math.Sqrt(dot(b, b))
@@ -254,7 +268,7 @@ func (p *schurPCG) solve(v []float64) bool {
 	copy(d, z)
 	rz := dot(r, z)
 	for range p.cap {
-		if !p.counted && time.Since(start).Seconds() > pcgSolveFrac*p.tAsm {
+		if !p.counted && time.Since(start).Seconds() > pcgSolveFrac*p.asmCost() {
 			break
 		}
 		p.apply(q, d)
@@ -282,10 +296,51 @@ func (p *schurPCG) solve(v []float64) bool {
 	return false
 }
 
-// precondition sets z to S_old^{-1} r with the factor at hand.
+// buildMean sets the sparse sum_o H_o (up to the factor m², which CG does
+// not see): its diagonal part and its pair weights.
+func (p *schurPCG) buildMean() {
+	s := p.s
+	n, np := s.n, s.np
+	if p.dsum == nil {
+		p.dsum, p.wsum = make([]float64, n), make([]float64, np)
+	}
+	clear(p.dsum)
+	clear(p.wsum)
+	for o := 0; o < s.m; o++ {
+		for i := 0; i < n; i++ {
+			p.dsum[i] += s.zx[o*n+i] / s.x[o*n+i]
+		}
+		for k := 0; k < np; k++ {
+			p.wsum[k] += s.lam[o*np+k] / s.s[o*np+k]
+		}
+	}
+}
+
+// asmCost is the measured time of the last assembly, or before the first
+// its estimate from the flop ratio and the measured time of a CG
+// iteration (an underestimate: the assembly is memory-bound).
+func (p *schurPCG) asmCost() float64 {
+	if p.tAsm > 0 || p.total == 0 {
+		return p.tAsm
+	}
+	return p.ratio * p.tAll / float64(p.total)
+}
+
+// precondition sets z to an approximation of S^{-1} r: with the factor of
+// an earlier S, or before there is one with the arithmetic mean of the H_o.
 func (p *schurPCG) precondition(z, r []float64) {
 	if !p.have {
-		copy(z, r)
+		// m²(sum_o H_o)^{-1} <= S (operator convexity of the inverse): its
+		// inverse (sum_o H_o)/m² is sparse.
+		s := p.s
+		for i, v := range r {
+			z[i] = p.dsum[i] * v
+		}
+		for k, q := range s.p.Pairs {
+			g := p.wsum[k] * (r[q.I] - q.W*r[q.H])
+			z[q.I] += g
+			z[q.H] -= q.W * g
+		}
 		return
 	}
 	zv := mat.NewVecDense(len(z), z)
