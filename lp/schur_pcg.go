@@ -268,7 +268,7 @@ func (p *schurPCG) solve(v []float64) bool {
 	copy(d, z)
 	rz := dot(r, z)
 	for range p.cap {
-		if !p.counted && time.Since(start).Seconds() > pcgSolveFrac*p.asmCost() {
+		if c := p.asmCost(); !p.counted && c > 0 && time.Since(start).Seconds() > pcgSolveFrac*c {
 			break
 		}
 		p.apply(q, d)
@@ -318,7 +318,8 @@ func (p *schurPCG) buildMean() {
 
 // asmCost is the measured time of the last assembly, or before the first
 // its estimate from the flop ratio and the measured time of a CG
-// iteration (an underestimate: the assembly is memory-bound).
+// iteration (an underestimate: the assembly is memory-bound); 0 when
+// nothing is measured yet (no time limit).
 func (p *schurPCG) asmCost() float64 {
 	if p.tAsm > 0 || p.total == 0 {
 		return p.tAsm
