@@ -226,11 +226,12 @@ func (p *schurPCG) stale() bool { return p != nil && p.on && !p.fresh }
 // here.
 func (s *ipm) schurSolve(v []float64) {
 	if p := s.pcg; p.stale() {
-		// CG of this iteration already cost half an assembly: assemble
-		// now rather than solve again (measured on Manhattan 50×50: five
-		// solves just under the per-solve limit cost two assemblies).
+		// CG of this iteration already cost an assembly: assemble now
+		// rather than solve again (measured on Manhattan 50×50: five
+		// solves just under the per-solve limit cost two assemblies; with
+		// half an assembly as the limit, 30×30 assembled too often).
 		c := p.asmCost()
-		spent := !p.counted && c > 0 && p.tCG > pcgSolveFrac*c
+		spent := !p.counted && c > 0 && p.tCG > c
 		if !spent && p.solve(v) {
 			return
 		}
