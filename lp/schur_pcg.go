@@ -36,7 +36,10 @@ import (
 // CG time exceeds the cycle's mean cost per iteration so far (the renewal
 // rule that minimises the mean); a single solve whose CG time exceeds half
 // an assembly stops, and S is assembled at once and the solve finished
-// directly. The certificate does not depend on any of this: the Result is
+// directly, as is the next solve of an iteration whose CG already cost an
+// assembly. Before the first assembly, the preconditioner is the sparse
+// sum_o H_o (m²(sum_o H_o)^{-1} <= S), while its CG costs less than half
+// an assembly's estimate. The certificate does not depend on any of this: the Result is
 // certified from the iterate (Repair, an exactly feasible dual), as with
 // direct solves; inexact directions only cost iterations. Near the optimum
 // (see nearOptimum) the row sums are refined with further CG solves, as
