@@ -80,7 +80,7 @@ type schurPCG struct {
 // bench/README.md "Row-sum Schur complement at city scale"): it is used when
 // an assembly costs more than pcgMinRatio CG iterations.
 const (
-	pcgMinRatio = 40
+	pcgMinRatio = 150
 	pcgTol      = 1e-10
 	pcgMaxAge   = 8
 	pcgMaxIts   = 2000
