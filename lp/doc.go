@@ -33,6 +33,16 @@
 //     sum_j (|L_{*j}|+1)(n-j) per column (2-D grids: 3× fewer flops than
 //     banded at 20×20).
 //
+// When assembling S would cost far more than solving with the column
+// factors (Manhattan grids of about 50×50 and up, by the estimated flop
+// ratio), the solver keeps an earlier iteration's factor of S and solves
+// S dy = r by conjugate gradients on the exact S (one solve per column per
+// step) preconditioned by it, assembling afresh once the conjugate
+// gradients cost about one assembly (docs/MATH.md §11.8;
+// Options.DirectSchur turns this off; Result.SchurAssemblies and SchurCG
+// report it). The certificate does not depend on how the iterates were
+// found.
+//
 // The fill-reducing order of the sparse mode is lp's minimum degree unless
 // the environment variable OPTDP_LP_ORDER (OrderEnv) names another of
 // Orders(): "mdpost" (minimum degree, postordered), "nd" (a pure-Go nested

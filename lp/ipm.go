@@ -42,7 +42,17 @@ type Options struct {
 	// estimated cheaper.
 	Banded bool
 
-	keepLam bool // keep the multipliers in Result.lam (SolveSpanner)
+	// DirectSchur assembles and factors the row-sum Schur complement
+	// S = sum_o H_o^{-1} at every iteration. By default, on problems
+	// where the assembly costs much more than a sweep of solves with the
+	// per-column factors (n in the thousands), Solve reuses an earlier
+	// iteration's factor of S as the preconditioner of conjugate gradients
+	// on the exact S (see schurPCG in lp/schur_pcg.go), assembling afresh
+	// only when they slow down.
+	DirectSchur bool
+
+	keepLam   bool // keep the multipliers in Result.lam (SolveSpanner)
+	schurMode int  // tests: 1 lazy whenever possible, 2 on with the automatic tuning, -1 off
 }
 
 // Result is a certified solution of a Problem.
@@ -68,6 +78,12 @@ type Result struct {
 	Mix float64
 	// Y is the certified dual row multipliers (Dual = sum Y).
 	Y []float64
+	// SchurAssemblies counts the assemblies of the Schur complement S up to
+	// the iterate returned (one per iteration unless the lazy Schur
+	// complement kept an earlier factor, see Options.DirectSchur), SchurCG
+	// the conjugate-gradient iterations of the solves with an earlier
+	// factor (each costs one solve with every column's factor).
+	SchurAssemblies, SchurCG int
 
 	lam []float64 // the ratio multipliers behind Dual, when Options.keepLam
 }
@@ -147,6 +163,7 @@ type ipm struct {
 	zbuf    [][]float64 // per worker: the n×n inverse (sparse) or its banded copy
 	permBuf [][]float64 // per worker: a permuted vector
 
+	pcg *schurPCG // the lazy Schur complement (nil: assemble at every iteration)
 	// The per-column mode (pc != nil, lp/percol.go): column o has its own
 	// ratio constraints pc.pairs[o], with slacks and multipliers at
 	// s[pc.off[o]+k], and its own fill-reducing order and factor pc.cols[o].
@@ -184,7 +201,8 @@ func (s *ipm) colSolve(o, w int, r []float64) {
 }
 
 // factorColumn factors column o's H_o from its diagonal and pair weights
-// and adds H_o^{-1} to acc (the upper triangle of an n×n accumulator).
+// and, unless acc is nil, adds H_o^{-1} to acc (the upper triangle of an
+// n×n accumulator).
 func (s *ipm) factorColumn(o, w int, diag, wt, acc []float64) {
 	if s.pc != nil {
 		s.qrUsed[w] = s.pc.factor(o, w, diag, wt, acc, s.useQR) || s.qrUsed[w]
@@ -196,27 +214,41 @@ func (s *ipm) factorColumn(o, w int, diag, wt, acc []float64) {
 			f.qrFactor(diag, s.p.Pairs, wt, s.order, s.qrR[w], s.qrWork[w])
 			s.qrUsed[w] = true
 		}
-		f.addInverse(acc, s.ring[w])
-		return
-	}
-	s.isQR[o] = false
-	if !s.useQR {
-		if s.sf[o].factor(diag, s.p.Pairs, wt, s.permBuf[w]) <= cholMinRatio {
-			// factor() redoes every column with QR.
-			s.qrUsed[w] = true
-			return
+	} else {
+		s.isQR[o] = false
+		if !s.useQR {
+			if s.sf[o].factor(diag, s.p.Pairs, wt, s.permBuf[w]) <= cholMinRatio {
+				// factor() redoes every column with QR.
+				s.qrUsed[w] = true
+				return
+			}
+		} else {
+			// QR fallback in the banded order.
+			s.isQR[o], s.qrUsed[w] = true, true
+			db := s.permBuf[w]
+			for k, i := range s.rperm {
+				db[k] = diag[i]
+			}
+			s.fac[o].qrFactor(db, s.rpairs.Pairs, wt, s.rorder, s.qrR[w], s.qrWork[w])
 		}
+	}
+	if acc != nil {
+		s.addColumnInverse(o, w, acc)
+	}
+}
+
+// addColumnInverse adds H_o^{-1}, from column o's current factor, to acc
+// (the upper triangle of an n×n accumulator).
+func (s *ipm) addColumnInverse(o, w int, acc []float64) {
+	switch {
+	case s.sym == nil:
+		s.fac[o].addInverse(acc, s.ring[w])
+		return
+	case !s.isQR[o]:
 		s.sf[o].addInverse(acc, s.zbuf[w])
 		return
 	}
-	// QR fallback in the banded order.
-	s.isQR[o], s.qrUsed[w] = true, true
 	f := &s.fac[o]
-	db := s.permBuf[w]
-	for k, i := range s.rperm {
-		db[k] = diag[i]
-	}
-	f.qrFactor(db, s.rpairs.Pairs, wt, s.rorder, s.qrR[w], s.qrWork[w])
 	n := s.n
 	z := s.zbuf[w]
 	clear(z)
@@ -598,6 +630,9 @@ again:
 	if s.sym != nil && s.useQR && s.fac == nil {
 		s.allocBands()
 	}
+	// The lazy Schur complement (lp/schur_pcg.go) may keep an earlier
+	// iteration's factor of S and skip the assembly.
+	lazy := s.pcg.skipAssembly()
 	s.parallel(func(o, w int) {
 		diag, wt := s.scratch[w], s.wt[w]
 		for i := 0; i < n; i++ {
@@ -608,14 +643,9 @@ again:
 		for k := range wt {
 			wt[k] = s.lam[off+k] / s.s[off+k]
 		}
-		acc := s.accS[w]
-		if w == 0 {
-			acc = s.schur.RawSymmetric().Data
-			if o == 0 {
-				clear(acc)
-			}
-		} else if o == w*s.m/s.workers {
-			clear(acc)
+		var acc []float64
+		if !lazy {
+			acc = s.schurAcc(o, w)
 		}
 		s.factorColumn(o, w, diag, wt, acc)
 	})
@@ -628,6 +658,34 @@ again:
 	if redo {
 		goto again
 	}
+	if lazy {
+		return nil
+	}
+	err := s.factorSchur()
+	s.pcg.assemblyDone()
+	return err
+}
+
+// schurAcc returns worker w's accumulator of sum_o H_o^{-1} (worker 0 sums
+// into S itself), cleared at the worker's first column.
+func (s *ipm) schurAcc(o, w int) []float64 {
+	acc := s.accS[w]
+	if w == 0 {
+		acc = s.schur.RawSymmetric().Data
+		if o == 0 {
+			clear(acc)
+		}
+	} else if o == w*s.m/s.workers {
+		clear(acc)
+	}
+	return acc
+}
+
+// factorSchur sums the workers' accumulators into S and factors it by
+// Cholesky, regularising slightly if rounding made it indefinite.
+func (s *ipm) factorSchur() error {
+	n := s.n
+	s.pcg.assembled()
 	raw := s.schur.RawSymmetric().Data
 	for w := 1; w < s.workers; w++ {
 		for k, v := range s.accS[w] {
@@ -650,6 +708,7 @@ again:
 			return nil
 		}
 	}
+	s.pcg.failed()
 	return errors.New("lp: Schur complement is not positive definite")
 }
 
@@ -726,10 +785,7 @@ func (s *ipm) solveNewton(rd, rp, rs, rcx, rcs []float64, d *newton) {
 		}
 		d.y[i] = v
 	}
-	dy := mat.NewVecDense(n, d.y)
-	// An ill-conditioned Schur complement is normal near the optimum; the
-	// mat.Condition warning it raises is not an error here.
-	_ = s.chol.SolveVecTo(dy, dy)
+	s.schurSolve(d.y)
 	s.parallel(func(o, w int) {
 		dx := d.x[o*n : o*n+n]
 		r := s.r1[o*n : o*n+n]
@@ -772,6 +828,11 @@ func (s *ipm) solveNewton(rd, rp, rs, rcx, rcs []float64, d *newton) {
 // dy += d and dx_o -= H_o^{-1} d. Two rounds of this iterative refinement
 // recover the accuracy lost in the ill-conditioned Schur complement.
 func (s *ipm) refine(rp []float64, d *newton) {
+	if s.pcg.skipRefine() {
+		// Conjugate gradients solved with S to their own tolerance on the
+		// exact operator (lp/schur_pcg.go): e is their residual.
+		return
+	}
 	n := s.n
 	e := s.scratchN
 	for range 2 {
@@ -791,8 +852,7 @@ func (s *ipm) refine(rp []float64, d *newton) {
 		if maxAbs(e) <= 4*float64(s.m)*0x1p-52*scale {
 			return
 		}
-		ev := mat.NewVecDense(n, e)
-		_ = s.chol.SolveVecTo(ev, ev)
+		s.schurSolve(e)
 		axpy(d.y, 1, e)
 		s.parallel(func(o, w int) {
 			u := s.scratch[w]
@@ -936,6 +996,7 @@ func (s *ipm) certify(margin float64, keepLam bool) (*Result, error) {
 	}
 	primal := s.p.objective(x)
 	r := &Result{X: x, Primal: primal, Dual: dual, Gap: relGap(primal, dual), Mix: t, Y: y}
+	r.SchurAssemblies, r.SchurCG = s.pcg.assemblies, s.pcg.total
 	if keepLam {
 		r.lam = slices.Clone(s.lam)
 	}
@@ -943,6 +1004,7 @@ func (s *ipm) certify(margin float64, keepLam bool) (*Result, error) {
 }
 
 func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
+	s.pcg = s.newSchurPCG(o)
 	s.start()
 	var best *Result
 	stale := 0 // certified iterations since the best certificate improved
@@ -1006,6 +1068,7 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 		}
 		gap := math.Abs(dual-primal) / max(math.Abs(primal), math.Abs(dual), 1e-300)
 		prevGap = gap
+		s.pcg.nearOptimum(gap)
 		if o.Progress != nil {
 			pr := run.NewProgress("ipm")
 			pr.Iter, pr.MaxIter, pr.Gap, pr.Value = it, o.MaxIter, gap, primal
@@ -1013,7 +1076,7 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 			if s.useQR {
 				fac = "qr"
 			}
-			pr.Message = fmt.Sprintf("dual %.10g, mu %.3g, %s, steps %.2g %.2g", dual, mu, fac, ap, ad)
+			pr.Message = fmt.Sprintf("dual %.10g, mu %.3g, %s, steps %.2g %.2g%s", dual, mu, fac, ap, ad, s.pcg.status())
 			o.Report(pr)
 		}
 		// Certify once the iterates are close; keep the best certificate, as
@@ -1034,6 +1097,13 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 		}
 		if ap < 1e-8 && ad < 1e-8 {
 			bad++
+		}
+		if (bad >= 3 || stale >= 8) && s.pcg.on {
+			// Directions from conjugate gradients with an earlier factor
+			// of S stopped improving the certificate: assemble S at every
+			// iteration from here on (lp/schur_pcg.go).
+			s.pcg.on, bad, stale = false, 0, 0
+			continue
 		}
 		if (bad >= 3 || stale >= 8) && !s.useQR {
 			// The LDL^T of the assembled matrices has lost its accuracy

@@ -1,0 +1,383 @@
+package lp
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// schurPCG is the lazy row-sum Schur complement (docs/MATH.md §11.8).
+//
+// Every Newton system of the interior-point method reduces to
+//
+//	S dy = r,  S = sum_o H_o^{-1}  (n×n, dense),
+//
+// and the direct path assembles S column by column from the full inverses
+// of the per-column factors (Takahashi's recurrence) and factors it by
+// Cholesky. On 2-D grids the assembly costs about n² c/2 multiply-adds per
+// column (c the mean column count of the sparse factor that Takahashi's
+// recurrence reads), against 4·nnz(L)+3n for one solve with that column's
+// factor: at n = 2500 (Manhattan 50×50) 2.4e7 against 1.5e5. S changes
+// slowly from one iteration to the next, so an earlier iteration's
+// Cholesky factor of S is a good preconditioner of conjugate gradients on
+// the exact current S, whose product with a vector v is
+//
+//	S v = sum_o H_o^{-1} v  (one solve with each column's current factor).
+//
+// The interior-point iteration therefore factors the columns every time,
+// but assembles and factors S only when conjugate gradients on the stale
+// factor cost more than an assembly. Both costs are measured as they
+// happen (the assembly is memory-bound, and at n = 2500 costs about 550 CG
+// iterations, not the 176 that the flop counts say): a cycle is an
+// assembly followed by lazy iterations, whose CG cost grows as the factor
+// ages, and the next iteration assembles when the last lazy iteration's
+// CG time exceeds the cycle's mean cost per iteration so far (the renewal
+// rule that minimises the mean); a single solve whose CG time exceeds half
+// an assembly stops, and S is assembled at once and the solve finished
+// directly, as is the next solve of an iteration whose CG already cost an
+// assembly. Before the first assembly, the preconditioner is the sparse
+// sum_o H_o (m²(sum_o H_o)^{-1} <= S), while its CG costs less than half
+// an assembly's estimate. The certificate does not depend on any of this: the Result is
+// certified from the iterate (Repair, an exactly feasible dual), as with
+// direct solves; inexact directions only cost iterations. Near the optimum
+// (see nearOptimum) the row sums are refined with further CG solves, as
+// the direct path refines them with its factor.
+type schurPCG struct {
+	s     *ipm
+	on    bool    // lazy iterations are allowed
+	ratio float64 // cost of an assembly over that of one CG iteration
+	// cap is the CG iterations one solve may take; maxAge the lazy
+	// iterations in a row at most; counted (tests) replaces the timing
+	// rules by "always lazy, within cap".
+	cap, maxAge int
+	counted     bool
+	tol         float64 // relative residual of the CG solves
+	endgame     bool    // refine the row sums with CG too (nearOptimum)
+
+	have  bool // s.chol holds a valid factor of some S
+	fresh bool // ... of the current iteration's S
+	age   int  // lazy iterations since the last assembly
+	its   int  // CG iterations in the current interior-point iteration
+
+	// Timing (seconds): the last assembly, the CG solves of the current
+	// and of the previous interior-point iteration, all CG since the last
+	// assembly; t0 is the start of the assembly under way.
+	tAsm, tCG, tCGPrev, tCycle, tAll float64
+	t0                               time.Time
+
+	// Statistics: assemblies of S, lazy interior-point iterations, CG
+	// iterations in all.
+	assemblies, lazy, total int
+
+	b, x, r, z, p, q []float64
+	u, acc           [][]float64 // per worker
+	dsum, wsum       []float64   // sum_o H_o: diagonal part, pair weights
+}
+
+// Tuning of the lazy Schur complement (measured on Manhattan grids, see
+// bench/README.md "Row-sum Schur complement at city scale"): it is used when
+// an assembly costs more than pcgMinRatio CG iterations.
+const (
+	pcgMinRatio = 150
+	pcgTol      = 1e-10
+	pcgMaxAge   = 8
+	pcgMaxIts   = 2000
+	// pcgSolveFrac is the CG time of one solve, as a fraction of the last
+	// assembly's, at which it stops and S is assembled.
+	pcgSolveFrac = 0.5
+	// pcgDirectGap is the relative gap of the iterate below which the row
+	// sums are refined (see nearOptimum).
+	pcgDirectGap = 1e-4
+)
+
+// newSchurPCG sets up the lazy Schur complement for s under the options:
+// on when the estimated cost ratio of an assembly to a CG iteration is at
+// least pcgMinRatio (or when a test forces it), off with DirectSchur.
+func (s *ipm) newSchurPCG(o Options) *schurPCG {
+	p := &schurPCG{s: s, tol: pcgTol, maxAge: pcgMaxAge}
+	if s.pc != nil {
+		// Per-column pair sets (lp/percol.go): every column has its own
+		// graph, which the cost model and the Σ_o H_o start below do not
+		// cover; S is assembled at every iteration.
+		return p
+	}
+	n, m := float64(s.n), float64(s.m)
+	var inv, sol float64
+	if s.sym != nil {
+		for j := 0; j < s.sym.n; j++ {
+			c := float64(s.sym.colPtr[j+1] - s.sym.colPtr[j])
+			inv += (c + 1) * (n - float64(j))
+		}
+		sol = 4*float64(s.sym.nnz()) + 3*n
+	} else {
+		b := float64(s.rpairs.bandwidth())
+		inv, sol = n*n*b/2, 4*n*b+3*n
+	}
+	p.ratio = (m*inv + n*n*n/3) / (m*sol + 2*n*n)
+	p.cap = pcgMaxIts
+	switch {
+	case o.schurMode == 1: // tests: lazy whenever possible
+		p.on, p.counted = true, true
+		p.cap, p.maxAge = 200, 1<<30
+	case o.schurMode == 2: // tests: on, with the automatic tuning
+		p.on = true
+	case o.schurMode < 0 || o.DirectSchur:
+	default:
+		p.on = p.ratio >= pcgMinRatio
+	}
+	if p.on {
+		k := s.n
+		p.b, p.x, p.r, p.z, p.p, p.q = make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k)
+		p.u, p.acc = make([][]float64, s.workers), make([][]float64, s.workers)
+		for w := range s.workers {
+			p.u[w], p.acc[w] = make([]float64, k), make([]float64, k)
+		}
+	}
+	return p
+}
+
+// skipAssembly decides, at the start of an interior-point iteration's
+// factorisation, whether it keeps the factor of an earlier S.
+func (p *schurPCG) skipAssembly() bool {
+	if p == nil || !p.on {
+		return false
+	}
+	p.t0 = time.Now()
+	if !p.have {
+		// No factor of S yet: precondition with the arithmetic mean
+		// while it costs less than (half) an assembly.
+		lazy := p.counted || p.its == 0 || p.tCG <= pcgSolveFrac*p.asmCost()
+		p.its, p.tCGPrev, p.tCG = 0, p.tCG, 0
+		if lazy {
+			p.buildMean()
+			p.fresh = false
+			p.lazy++
+		}
+		return lazy
+	}
+	// The renewal rule: stay lazy while the last lazy iteration cost less
+	// than the cycle's mean per iteration (assembly + CG so far over its
+	// iterations).
+	lazy := p.age < p.maxAge && (p.fresh || p.counted || p.tCG <= (p.tAsm+p.tCycle)/float64(p.age+1))
+	p.its, p.tCGPrev, p.tCG = 0, p.tCG, 0
+	if lazy {
+		p.fresh = false
+		p.age++
+		p.lazy++
+	}
+	return lazy
+}
+
+// assembled records an assembly of the current S (its factorisation
+// follows).
+func (p *schurPCG) assembled() {
+	if p == nil {
+		return
+	}
+	p.assemblies++
+	p.fresh, p.have, p.age = true, true, 0
+}
+
+// assemblyDone records the duration of the assembly started at p.t0.
+func (p *schurPCG) assemblyDone() {
+	if p != nil {
+		p.tAsm, p.tCycle = time.Since(p.t0).Seconds(), 0
+	}
+}
+
+// nearOptimum turns on the refinement of the row sums by further CG
+// solves once the relative gap of the iterate is below pcgDirectGap: the
+// last iterations, whose iterates are certified, need row sums exact to
+// rounding, which the direct solve with iterative refinement gives and
+// conjugate gradients to pcgTol alone do not (measured: a line of 60 rows
+// stalls at a certified gap of 1.6e-7 without the refinement).
+func (p *schurPCG) nearOptimum(gap float64) {
+	if p != nil && gap <= pcgDirectGap {
+		p.endgame = true
+	}
+}
+
+// skipRefine reports whether the iterative refinement of the row sums is
+// skipped: in lazy iterations before the end game, the CG residual is the
+// refinement's residual, already at the CG tolerance.
+func (p *schurPCG) skipRefine() bool { return p.stale() && !p.endgame }
+
+// failed records that the factorisation of S failed: s.chol is unusable.
+func (p *schurPCG) failed() {
+	if p != nil {
+		p.have = false
+	}
+}
+
+// status is the lazy Schur complement's part of the progress message.
+func (p *schurPCG) status() string {
+	if p == nil || !p.on {
+		return ""
+	}
+	state := "assembled"
+	if !p.fresh {
+		state = fmt.Sprintf("lazy (age %d)", p.age)
+	}
+	return fmt.Sprintf(", S %s, cg %d (total %d, %d assemblies)", state, p.its, p.total, p.assemblies)
+}
+
+// stale reports whether s.chol factors an earlier iteration's S, so that
+// solves with S go through conjugate gradients.
+func (p *schurPCG) stale() bool { return p != nil && p.on && !p.fresh }
+
+// schurSolve overwrites v with S^{-1} v: directly with the factor of the
+// current S, or by conjugate gradients preconditioned with an earlier
+// one; when these exceed their cap, S is assembled and factored now and
+// the solve done directly. An ill-conditioned S is normal near the
+// optimum; the mat.Condition warning of the direct solve is not an error
+// here.
+func (s *ipm) schurSolve(v []float64) {
+	if p := s.pcg; p.stale() {
+		// CG of this iteration already cost an assembly: assemble now
+		// rather than solve again (measured on Manhattan 50×50: five
+		// solves just under the per-solve limit cost two assemblies; with
+		// half an assembly as the limit, 30×30 assembled too often).
+		c := p.asmCost()
+		spent := !p.counted && c > 0 && p.tCG > c
+		if !spent && p.solve(v) {
+			return
+		}
+		// Conjugate gradients slowed down: assemble the current S.
+		p.t0 = time.Now()
+		s.parallel(func(o, w int) { s.addColumnInverse(o, w, s.schurAcc(o, w)) })
+		err := s.factorSchur()
+		p.assemblyDone()
+		if err != nil {
+			// Keep v (the right-hand side): the direction is poor, and the
+			// next iteration's factorisation reports the error.
+			return
+		}
+	}
+	vv := mat.NewVecDense(s.n, v)
+	_ = s.chol.SolveVecTo(vv, vv)
+}
+
+// solve runs preconditioned conjugate gradients on S x = v from x = 0,
+// with S v computed by apply and the stale factor as preconditioner, and
+// overwrites v with x. It returns false, v unchanged, when the relative
+// residual has not fallen below tol within cap iterations.
+func (p *schurPCG) solve(v []float64) bool {
+	b, x, r, z, d, q := p.b, p.x, p.r, p.z, p.p, p.q
+	start := time.Now()
+	defer func() {
+		t := time.Since(start).Seconds()
+		p.tCG += t
+		p.tCycle += t
+		p.tAll += t
+	}()
+	copy(b, v)
+	bn := math.Sqrt(dot(b, b))
+	if bn == 0 {
+		return true
+	}
+	clear(x)
+	copy(r, b)
+	p.precondition(z, r)
+	copy(d, z)
+	rz := dot(r, z)
+	for range p.cap {
+		if c := p.asmCost(); !p.counted && c > 0 && time.Since(start).Seconds() > pcgSolveFrac*c {
+			break
+		}
+		p.apply(q, d)
+		p.its++
+		p.total++
+		dq := dot(d, q)
+		if !(dq > 0) || !(rz > 0) {
+			break // S or the preconditioner lost definiteness to rounding
+		}
+		a := rz / dq
+		axpy(x, a, d)
+		axpy(r, -a, q)
+		if math.Sqrt(dot(r, r)) <= p.tol*bn {
+			copy(v, x)
+			return true
+		}
+		p.precondition(z, r)
+		rz1 := dot(r, z)
+		beta := rz1 / rz
+		rz = rz1
+		for i := range d {
+			d[i] = z[i] + beta*d[i]
+		}
+	}
+	return false
+}
+
+// buildMean sets the sparse sum_o H_o (up to the factor m², which CG does
+// not see): its diagonal part and its pair weights.
+func (p *schurPCG) buildMean() {
+	s := p.s
+	n, np := s.n, s.np
+	if p.dsum == nil {
+		p.dsum, p.wsum = make([]float64, n), make([]float64, np)
+	}
+	clear(p.dsum)
+	clear(p.wsum)
+	for o := 0; o < s.m; o++ {
+		for i := 0; i < n; i++ {
+			p.dsum[i] += s.zx[o*n+i] / s.x[o*n+i]
+		}
+		for k := 0; k < np; k++ {
+			p.wsum[k] += s.lam[o*np+k] / s.s[o*np+k]
+		}
+	}
+}
+
+// asmCost is the measured time of the last assembly, or before the first
+// its estimate from the flop ratio and the measured time of a CG
+// iteration (an underestimate: the assembly is memory-bound); 0 when
+// nothing is measured yet (no time limit).
+func (p *schurPCG) asmCost() float64 {
+	if p.tAsm > 0 || p.total == 0 {
+		return p.tAsm
+	}
+	return p.ratio * p.tAll / float64(p.total)
+}
+
+// precondition sets z to an approximation of S^{-1} r: with the factor of
+// an earlier S, or before there is one with the arithmetic mean of the H_o.
+func (p *schurPCG) precondition(z, r []float64) {
+	if !p.have {
+		// m²(sum_o H_o)^{-1} <= S (operator convexity of the inverse): its
+		// inverse (sum_o H_o)/m² is sparse.
+		s := p.s
+		for i, v := range r {
+			z[i] = p.dsum[i] * v
+		}
+		for k, q := range s.p.Pairs {
+			g := p.wsum[k] * (r[q.I] - q.W*r[q.H])
+			z[q.I] += g
+			z[q.H] -= q.W * g
+		}
+		return
+	}
+	zv := mat.NewVecDense(len(z), z)
+	_ = p.s.chol.SolveVecTo(zv, mat.NewVecDense(len(r), r))
+}
+
+// apply sets dst to S v = sum_o H_o^{-1} v with the current per-column
+// factors.
+func (p *schurPCG) apply(dst, v []float64) {
+	s := p.s
+	for _, a := range p.acc {
+		clear(a)
+	}
+	s.parallel(func(o, w int) {
+		u := p.u[w]
+		copy(u, v)
+		s.colSolve(o, w, u)
+		axpy(p.acc[w], 1, u)
+	})
+	copy(dst, p.acc[0])
+	for _, a := range p.acc[1:] {
+		axpy(dst, 1, a)
+	}
+}
