@@ -116,7 +116,14 @@ func feasible(p *Problem, x []float64) bool {
 // duality: for feasible X, C·X <= sum_{i,o} X[i][o] (y_i + (G^T lam_o)_i)
 // = sum_i y_i + sum_o lam_o·(G x_o) <= sum_i y_i, since G x_o <= 0.
 func dualBound(p *Problem, lam []float64) (float64, []float64) {
-	n, m, np := p.N, p.M, len(p.Pairs)
+	np := len(p.Pairs)
+	return dualBoundBy(p, func(o int) ([]Pair, []float64) { return p.Pairs, lam[o*np : o*np+np] })
+}
+
+// dualBoundBy is dualBound for column-dependent constraints: cols(o)
+// returns column o's pairs and their multipliers.
+func dualBoundBy(p *Problem, cols func(o int) ([]Pair, []float64)) (float64, []float64) {
+	n, m := p.N, p.M
 	y := make([]float64, n)
 	for i := range y {
 		y[i] = math.Inf(-1)
@@ -124,8 +131,8 @@ func dualBound(p *Problem, lam []float64) (float64, []float64) {
 	gl := make([]float64, n)
 	for o := 0; o < m; o++ {
 		clear(gl)
-		lo := lam[o*np : o*np+np]
-		for k, q := range p.Pairs {
+		pairs, lo := cols(o)
+		for k, q := range pairs {
 			l := max(lo[k], 0)
 			gl[q.I] += l
 			gl[q.H] -= q.W * l

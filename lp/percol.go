@@ -206,29 +206,7 @@ func (pc *perColumn) solve(o, w int, r []float64) {
 // (weak duality column by column, as in dualBound), and so on every LP
 // whose columns have at least these constraints.
 func (pc *perColumn) dualBound(p *Problem, lam []float64) (float64, []float64) {
-	n, m := p.N, p.M
-	y := make([]float64, n)
-	for i := range y {
-		y[i] = math.Inf(-1)
-	}
-	gl := make([]float64, n)
-	for o := 0; o < m; o++ {
-		clear(gl)
-		lo := lam[pc.off[o]:pc.off[o+1]]
-		for k, q := range pc.pairs[o] {
-			l := max(lo[k], 0)
-			gl[q.I] += l
-			gl[q.H] -= q.W * l
-		}
-		for i := 0; i < n; i++ {
-			y[i] = max(y[i], p.C[i*m+o]-gl[i])
-		}
-	}
-	var sum float64
-	for _, v := range y {
-		sum += v
-	}
-	return sum, y
+	return dualBoundBy(p, func(o int) ([]Pair, []float64) { return pc.pairs[o], lam[pc.off[o]:pc.off[o+1]] })
 }
 
 // repair is Repair (lp/certify.go) for per-column pairs: it makes the
