@@ -318,20 +318,7 @@ func (w *pidentity) eval(theta *mat.Dense, grad *mat.Dense) (float64, bool) {
 	if err := w.ch.SolveTo(w.b, theta); err != nil {
 		return math.Inf(1), false
 	}
-	// B Q = ((B D) G) D without forming Q = D G D.
-	for i := 0; i < p; i++ {
-		br, tr := w.b.RawRowView(i), w.tmp.RawRowView(i)
-		for j := range br {
-			tr[j] = br[j] * w.d[j]
-		}
-	}
-	w.g.mulRows(w.bq, w.tmp)
-	for i := 0; i < p; i++ {
-		r := w.bq.RawRowView(i)
-		for j := range r {
-			r[j] *= w.d[j]
-		}
-	}
+	w.bQ(p)
 	f := 0.0 // tr(Q) = sum_j d_j^2 G_jj
 	for j := 0; j < n; j++ {
 		f += w.d[j] * w.d[j] * w.gd[j]
@@ -566,5 +553,23 @@ func lbfgsReporter(s *run.Settings, what string, restart, restarts, maxIter int)
 			p.Frac = math.Min(1, (float64(restart)+float64(k)/float64(maxIter))/float64(restarts))
 		}
 		s.Report(p)
+	}
+}
+
+// bQ sets w.bq = B Q = ((B D) G) D for the p rows of w.b without forming
+// Q = D G D (w.tmp is scratch).
+func (w *pidentity) bQ(p int) {
+	for i := 0; i < p; i++ {
+		br, tr := w.b.RawRowView(i), w.tmp.RawRowView(i)
+		for j := range br {
+			tr[j] = br[j] * w.d[j]
+		}
+	}
+	w.g.mulRows(w.bq, w.tmp)
+	for i := 0; i < p; i++ {
+		r := w.bq.RawRowView(i)
+		for j := range r {
+			r[j] *= w.d[j]
+		}
 	}
 }

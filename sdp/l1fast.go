@@ -114,20 +114,7 @@ func (w *pidentity) evalFast(theta *mat.Dense, grad *mat.Dense) (float64, bool) 
 	}
 	// B = K⁻¹ Θ.
 	w.b.Mul(fs.kinv, theta)
-	// B Q = ((B D) G) D.
-	for i := 0; i < p; i++ {
-		br, tr := w.b.RawRowView(i), w.tmp.RawRowView(i)
-		for j := range br {
-			tr[j] = br[j] * w.d[j]
-		}
-	}
-	w.g.mulRows(w.bq, w.tmp)
-	for i := 0; i < p; i++ {
-		r := w.bq.RawRowView(i)
-		for j := range r {
-			r[j] *= w.d[j]
-		}
-	}
+	w.bQ(p)
 	f := 0.0
 	for j := 0; j < n; j++ {
 		f += w.d[j] * w.d[j] * w.gd[j]
