@@ -30,17 +30,23 @@ func BenchmarkLPManhattanCity(b *testing.B) {
 			p    []float64
 		}{{"uniform", uniformOn(w * w)}, {"hotspots", hotSpotPrior(pts, w)}} {
 			p := lossProblem(pts, manhattan, pr.p, gridEdges(w, eps))
-			for _, direct := range []bool{false, true} {
+			for _, v := range []string{"", "direct", "sym"} {
 				name := fmt.Sprintf("%dx%d/%s", w, w, pr.name)
-				if direct {
-					name += "/direct"
+				if v != "" {
+					name += "/" + v
+				}
+				o := lp.Options{Tol: 1e-6, DirectSchur: v == "direct", Settings: run.Settings{Budget: cityBudget}}
+				if v == "sym" {
+					// The dihedral candidates; lp keeps those that hold
+					// (none for the hot spots).
+					o.Symmetry = gridMirrors(w)
 				}
 				b.Run(name, func(b *testing.B) {
 					var r *lp.Result
 					var err error
 					cpu0 := cpuSeconds()
 					for b.Loop() {
-						r, err = lp.Solve(context.Background(), p, &lp.Options{Tol: 1e-6, DirectSchur: direct, Settings: run.Settings{Budget: cityBudget}})
+						r, err = lp.Solve(context.Background(), p, &o)
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -48,10 +54,27 @@ func BenchmarkLPManhattanCity(b *testing.B) {
 					reportLP(b, r, cpu0)
 					b.ReportMetric(float64(r.SchurAssemblies), "assemblies")
 					b.ReportMetric(float64(r.SchurCG), "cg")
+					b.ReportMetric(float64(r.Symmetry), "group")
 				})
 			}
 		}
 	}
+}
+
+// gridMirrors are the mirror images of a w×w grid (row y·w+x) in x, in y
+// and in the diagonal: candidate symmetries (lp.Options.Symmetry) that
+// generate its dihedral group of order 8.
+func gridMirrors(w int) [][]int {
+	n := w * w
+	fx, fy, tr := make([]int, n), make([]int, n), make([]int, n)
+	for y := 0; y < w; y++ {
+		for x := 0; x < w; x++ {
+			fx[y*w+x] = y*w + (w - 1 - x)
+			fy[y*w+x] = (w-1-y)*w + x
+			tr[y*w+x] = x*w + y
+		}
+	}
+	return [][]int{fx, fy, tr}
 }
 
 // BenchmarkLPEuclidSpannerCity: the spanner LP (stretch 1.2) on Euclidean
@@ -67,22 +90,31 @@ func BenchmarkLPEuclidSpannerCity(b *testing.B) {
 			p    []float64
 		}{{"uniform", uniformOn(w * w)}, {"hotspots", hotSpotPrior(pts, w)}} {
 			p := lossProblem(pts, euclid, pr.p, allPairs(pts, euclid, eps))
-			b.Run(fmt.Sprintf("%dx%d/%s", w, w, pr.name), func(b *testing.B) {
-				var r *lp.SpannerResult
-				var err error
-				cpu0 := cpuSeconds()
-				for b.Loop() {
-					r, err = lp.SolveSpanner(context.Background(), p, 1.2, &lp.Options{Tol: 1e-6, Settings: run.Settings{Budget: cityBudget}})
-					if err != nil {
-						b.Fatal(err)
-					}
+			for _, sym := range []bool{false, true} {
+				name := fmt.Sprintf("%dx%d/%s", w, w, pr.name)
+				o := lp.Options{Tol: 1e-6, Settings: run.Settings{Budget: cityBudget}}
+				if sym {
+					name += "/sym"
+					o.Symmetry = gridMirrors(w)
 				}
-				reportLP(b, &r.Result, cpu0)
-				b.ReportMetric(float64(r.Pairs), "pairs")
-				b.ReportMetric(r.SpannerDual, "spanner-dual")
-				b.ReportMetric(float64(r.SchurAssemblies), "assemblies")
-				b.ReportMetric(float64(r.SchurCG), "cg")
-			})
+				b.Run(name, func(b *testing.B) {
+					var r *lp.SpannerResult
+					var err error
+					cpu0 := cpuSeconds()
+					for b.Loop() {
+						r, err = lp.SolveSpanner(context.Background(), p, 1.2, &o)
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					reportLP(b, &r.Result, cpu0)
+					b.ReportMetric(float64(r.Pairs), "pairs")
+					b.ReportMetric(r.SpannerDual, "spanner-dual")
+					b.ReportMetric(float64(r.SchurAssemblies), "assemblies")
+					b.ReportMetric(float64(r.SchurCG), "cg")
+					b.ReportMetric(float64(r.Symmetry), "group")
+				})
+			}
 		}
 	}
 }

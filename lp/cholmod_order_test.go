@@ -264,7 +264,7 @@ func solveSparseOrder(t *testing.T, p *Problem, name string) *Result {
 		rperm[k] = inv[old]
 	}
 	o := (&Options{Tol: 1e-9}).withDefaults()
-	r, err := newIPM(qs, o.Workers, sym, permuted(p, rp), rperm).run(context.Background(), o)
+	r, err := newIPM(qs, o.Workers, sym, permuted(p, rp), rperm, nil).run(context.Background(), o)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

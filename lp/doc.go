@@ -43,6 +43,17 @@
 // report it). The certificate does not depend on how the iterates were
 // found.
 //
+// When the problem is invariant under a group of permutations of its
+// points (Options.Symmetry: candidates, such as a grid's mirror images,
+// that the solver checks exactly against C and the pairs; for the uniform
+// prior on a square grid the dihedral group of order 8), the central path
+// is invariant too: the solver keeps one column per orbit of outputs,
+// weights it by the orbit's size, and solves the row-sum system on the
+// vectors constant on orbits of rows, so an iteration costs about |G|
+// times less (lp/symmetry.go, docs/MATH.md §11.9; Result.Symmetry). The
+// answer and its certificate are expanded to and computed on the full
+// problem.
+//
 // The fill-reducing order of the sparse mode is lp's minimum degree unless
 // the environment variable OPTDP_LP_ORDER (OrderEnv) names another of
 // Orders(): "mdpost" (minimum degree, postordered), "nd" (a pure-Go nested

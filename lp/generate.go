@@ -277,13 +277,23 @@ type SpannerResult struct {
 // mechanism private on a delta-spanner at eps/delta is eps-private). The
 // answer is repaired against all pairs of p, so its X is exactly feasible;
 // the bound comes from the same spanner at the true ratios (a relaxation),
-// solved second. Errors as Solve, and for delta < 1.
+// solved second, to the relative gap max(Tol, min(1e-3, g/100)) for the gap
+// g between the answer and the bound from the first LP's scaled
+// multipliers: enough to state the spanner's gap to 1 %. With
+// opts.Symmetry, the spanner is invariant (whole orbits of pairs) and both
+// LPs are reduced (docs/MATH.md §11.9). Errors as Solve, and for delta < 1.
 func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options) (*SpannerResult, error) {
 	o := opts.withDefaults()
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	sp, stretch, err := Spanner(p.N, p.Pairs, delta, o.Budget)
+	// With symmetries of p, an invariant spanner (whole orbits of pairs),
+	// so that both LPs keep them.
+	elems, err := symmetries(p, o.Symmetry)
+	if err != nil {
+		return nil, err
+	}
+	sp, stretch, err := spanner(p.N, p.Pairs, delta, o.Budget, elems)
 	if err != nil {
 		return nil, err
 	}
@@ -306,9 +316,18 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	// Multipliers of the stretched LP, scaled, give a cheaper but looser
 	// bound, which is kept if it happens to be lower.
 	relax := &Problem{N: p.N, M: p.M, C: p.C, Pairs: sp}
-	out.Dual, out.Y = scaledBound(relax, r.lam)
+	bound := func(lam []float64) (float64, []float64) { return dualBound(relax, lam) }
+	if sy := r.lamSym; sy != nil {
+		// Representatives' multipliers, in p's numbering (colAct).
+		bound = func(lam []float64) (float64, []float64) { return sy.dualBound(relax, lam, sy.colAct) }
+	}
+	out.Dual, out.Y = scaledBound(bound, r.lam)
 	ro := o
 	ro.keepLam = false
+	// The relaxation's bound only needs to pin the spanner's gap: to 1 %
+	// of the gap from the scaled bound (never looser than 1e-3, the
+	// certificates' start, nor tighter than Tol).
+	ro.Tol = max(o.Tol, min(1e-3, relGap(out.Primal, out.Dual)/100))
 	if rr, err := Solve(ctx, relax, &ro); rr != nil && rr.Dual < out.Dual {
 		out.Dual, out.Y = rr.Dual, rr.Y
 		out.Iterations += rr.Iterations
@@ -316,21 +335,21 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 		return nil, err
 	}
 	out.Gap = relGap(out.Primal, out.Dual)
-	out.lam = nil
+	out.lam, out.lamSym = nil, nil
 	return out, solveErr
 }
 
-// scaledBound is the best dual bound of p over the multipliers alpha·lam,
-// alpha in [0, 1] (dualBound is convex in alpha; golden-section search):
-// multipliers of a tighter problem (the stretched spanner) give a valid but
-// loose bound for p, and shrinking them recovers part of it.
-func scaledBound(p *Problem, lam []float64) (float64, []float64) {
+// scaledBound is the smallest bound(alpha·lam) over alpha in [0, 1]
+// (golden-section search; a dual bound is convex in alpha): multipliers
+// of a tighter problem (the stretched spanner) give a valid but loose
+// bound for a relaxation, and shrinking them recovers part of it.
+func scaledBound(bound func(lam []float64) (float64, []float64), lam []float64) (float64, []float64) {
 	scaled := make([]float64, len(lam))
 	eval := func(a float64) float64 {
 		for k, v := range lam {
 			scaled[k] = a * v
 		}
-		b, _ := dualBound(p, scaled)
+		b, _ := bound(scaled)
 		return b
 	}
 	const phi = 0.6180339887498949
@@ -357,5 +376,5 @@ func scaledBound(p *Problem, lam []float64) (float64, []float64) {
 	for k, v := range lam {
 		scaled[k] = best * v
 	}
-	return dualBound(p, scaled)
+	return bound(scaled)
 }

@@ -51,6 +51,18 @@ type Options struct {
 	// only when they slow down.
 	DirectSchur bool
 
+	// Symmetry lists candidate symmetries of the problem: permutations g
+	// of the N = M points, acting on rows and columns alike. Those that
+	// map the problem onto itself exactly (C[g(i)][g(o)] = C[i][o], and
+	// every pair (I, H, W) to a pair (g(I), g(H), W)) generate a group G;
+	// Solve then keeps one column per orbit of G and sums the rest by
+	// symmetry (docs/MATH.md §11.9), about |G| times less work per
+	// iteration. The others are ignored (Result.Symmetry reports |G|). The
+	// answer and its certificate are computed on the full problem, so
+	// they do not depend on the symmetries. The per-column mode
+	// (GenerateOptions.PerColumn) ignores them.
+	Symmetry [][]int
+
 	keepLam   bool // keep the multipliers in Result.lam (SolveSpanner)
 	schurMode int  // tests: 1 lazy whenever possible, 2 on with the automatic tuning, -1 off
 }
@@ -84,8 +96,14 @@ type Result struct {
 	// the conjugate-gradient iterations of the solves with an earlier
 	// factor (each costs one solve with every column's factor).
 	SchurAssemblies, SchurCG int
+	// Symmetry is the order of the symmetry group the solver used (see
+	// Options.Symmetry); 1 when it used none.
+	Symmetry int
 
 	lam []float64 // the ratio multipliers behind Dual, when Options.keepLam
+	// lamSym, when not nil, is the symmetry whose representatives' columns
+	// lam holds (the symmetric mode: symmetry.dualBound with its colAct).
+	lamSym *symmetry
 }
 
 // ErrNotConverged (= run.ErrNotConverged) reports that the iteration limit
@@ -168,6 +186,47 @@ type ipm struct {
 	// ratio constraints pc.pairs[o], with slacks and multipliers at
 	// s[pc.off[o]+k], and its own fill-reducing order and factor pc.cols[o].
 	pc *perColumn
+
+	// The symmetric mode (sg != nil, lp/symmetry.go): the m columns are
+	// representatives of the orbits of columns, sg.cols[o] in p's
+	// numbering, each standing for sg.colW[o] columns; the Schur complement
+	// is the norb×norb reduced S~, assembled from per-worker orbit sums
+	// accO (upper triangles) and accD (diagonals).
+	sg         *symmetry
+	accO, accD [][]float64
+}
+
+// wdot is the sum over all columns of a·b for per-column blocks of the
+// given stride: with symmetries, each representative counted for its orbit.
+func (s *ipm) wdot(a, b []float64, stride int) float64 {
+	if s.sg == nil {
+		return dot(a, b)
+	}
+	var t float64
+	for o, w := range s.sg.colW {
+		t += w * dot(a[o*stride:(o+1)*stride], b[o*stride:(o+1)*stride])
+	}
+	return t
+}
+
+// colWeight is the number of columns that column o stands for.
+func (s *ipm) colWeight(o int) float64 {
+	if s.sg == nil {
+		return 1
+	}
+	return s.sg.colW[o]
+}
+
+// entries is the number of x and s entries of the full problem.
+func (s *ipm) entries() float64 {
+	if s.sg == nil {
+		return float64(len(s.x) + len(s.s))
+	}
+	var t float64
+	for _, w := range s.sg.colW {
+		t += w
+	}
+	return t * float64(s.n+s.np)
 }
 
 // pairsOf returns column o's ratio constraints and the offset of its
@@ -216,20 +275,16 @@ func (s *ipm) factorColumn(o, w int, diag, wt, acc []float64) {
 		}
 	} else {
 		s.isQR[o] = false
-		if !s.useQR {
-			if s.sf[o].factor(diag, s.p.Pairs, wt, s.permBuf[w]) <= cholMinRatio {
-				// factor() redoes every column with QR.
-				s.qrUsed[w] = true
-				return
-			}
-		} else {
-			// QR fallback in the banded order.
-			s.isQR[o], s.qrUsed[w] = true, true
+		// The LDL^T of the assembled H_o unless QR is forced; a column
+		// whose pivots lost nearly all their digits falls back to the
+		// banded QR alone, the other columns keep their LDL^T.
+		if s.useQR || s.sf[o].factor(diag, s.p.Pairs, wt, s.permBuf[w]) <= cholMinRatio {
+			s.isQR[o] = true
 			db := s.permBuf[w]
 			for k, i := range s.rperm {
 				db[k] = diag[i]
 			}
-			s.fac[o].qrFactor(db, s.rpairs.Pairs, wt, s.rorder, s.qrR[w], s.qrWork[w])
+			s.bandOf(o).qrFactor(db, s.rpairs.Pairs, wt, s.rorder, s.qrR[w], s.qrWork[w])
 		}
 	}
 	if acc != nil {
@@ -240,6 +295,10 @@ func (s *ipm) factorColumn(o, w int, diag, wt, acc []float64) {
 // addColumnInverse adds H_o^{-1}, from column o's current factor, to acc
 // (the upper triangle of an n×n accumulator).
 func (s *ipm) addColumnInverse(o, w int, acc []float64) {
+	if s.sg != nil {
+		s.addColumnInverseSym(o, w)
+		return
+	}
 	switch {
 	case s.sym == nil:
 		s.fac[o].addInverse(acc, s.ring[w])
@@ -264,6 +323,27 @@ func (s *ipm) addColumnInverse(o, w int, acc []float64) {
 			}
 		}
 	}
+}
+
+// addColumnInverseSym adds colW[o]·H_o^{-1}, compressed to the orbits of
+// rows, to worker w's orbit sums (the symmetric mode).
+func (s *ipm) addColumnInverseSym(o, w int) {
+	n, z := s.n, s.zbuf[w]
+	wt := s.sg.colW[o]
+	var at []int
+	switch {
+	case s.sym == nil:
+		clear(z)
+		s.fac[o].addInverse(z, s.ring[w])
+	case !s.isQR[o]:
+		s.sf[o].addInverse(nil, z)
+	default:
+		clear(z)
+		s.fac[o].addInverse(z, s.ring[w])
+		at = s.rperm
+	}
+	s.sg.compress(s.accO[w], z, n, at, wt)
+	s.sg.compressDiag(s.accD[w], z, n, at, wt)
 }
 
 // cholMinRatio is the smallest pivot/diagonal ratio accepted from the
@@ -294,12 +374,17 @@ func Solve(ctx context.Context, p *Problem, opts *Options) (*Result, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
+	elems, err := symmetries(p, o.Symmetry)
+	if err != nil {
+		return nil, err
+	}
 	q := p
 	// Pruning pays for dense pair lists (all pairs of a metric); sparse
 	// graphs (lines, bands, grids' edges) rarely have implied pairs, and
-	// the search's distance cache grows as N² (Spanner).
+	// the search's distance cache grows as N² (Spanner). With symmetries
+	// the pruned list is kept invariant (whole orbits of pairs).
 	if !o.KeepPairs && len(p.Pairs) > pruneMinDegree*p.N {
-		sp, _, err := Spanner(p.N, p.Pairs, 1, o.Budget)
+		sp, _, err := spanner(p.N, p.Pairs, 1, o.Budget, elems)
 		if err != nil {
 			return nil, err
 		}
@@ -307,7 +392,7 @@ func Solve(ctx context.Context, p *Problem, opts *Options) (*Result, error) {
 			q = &Problem{N: p.N, M: p.M, C: p.C, Pairs: sp}
 		}
 	}
-	r, err := solveAs(ctx, q, o)
+	r, err := solveAs(ctx, q, o, elems)
 	if r == nil || q == p {
 		return r, err
 	}
@@ -352,7 +437,10 @@ func relGap(primal, dual float64) float64 {
 // sparse factors, chosen by their estimated flops per column (banded:
 // n²b/2 for the inverse plus n b² for the factor; sparse: symbolic.flops).
 // The answer is numbered back to p's rows.
-func solveAs(ctx context.Context, p *Problem, o Options) (*Result, error) {
+//
+// elems, when not nil, is a group of symmetries of p (symmetries), used
+// by the symmetric mode.
+func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result, error) {
 	perm := rcm(p)
 	q := permuted(p, perm)
 	if q.bandwidth() >= p.bandwidth() {
@@ -368,11 +456,31 @@ func solveAs(ctx context.Context, p *Problem, o Options) (*Result, error) {
 			mdPerm, sym = nil, nil
 		}
 	}
+	// The symmetric mode's reduction, in the row order solved.
+	var sg *symmetry
+	mr := p.M
+	if elems != nil {
+		rowPerm := perm
+		if sym != nil {
+			rowPerm = mdPerm
+		}
+		sg = newSymmetry(elems, rowPerm)
+		mr = len(sg.cols)
+	}
 	what := fmt.Sprintf("lp: %d×%d problem with %d ratio pairs", p.N, p.M, len(p.Pairs))
-	need := q.WorkspaceBytes(o.Workers)
+	need := q.workspaceBytes(o.Workers, mr)
+	w := float64(max(1, o.Workers))
 	if sym != nil {
-		w := float64(max(1, o.Workers))
-		need += 8 * (float64(p.M)*(n+float64(sym.nnz())) + w*n*n)
+		need += 8 * (float64(mr)*(n+float64(sym.nnz())) + w*n*n)
+	}
+	if sg != nil {
+		// The full X and multipliers of the certificate, the orbit sums,
+		// and (banded mode) the per-worker inverses.
+		no := float64(sg.norb)
+		need += 8 * (n*float64(p.M) + float64(p.M*len(p.Pairs)) + w*(no*no+no) + no*no)
+		if sym == nil {
+			need += 8 * w * n * n
+		}
 	}
 	if err := o.Budget.Check(what, need, "raise the budget, or use fewer pairs (a spanner)"); err != nil {
 		return nil, err
@@ -401,13 +509,13 @@ func solveAs(ctx context.Context, p *Problem, o Options) (*Result, error) {
 			}
 			rperm[k] = inv[old]
 		}
-		r, err = newIPM(qs, o.Workers, sym, q, rperm).run(ctx, o)
+		r, err = newIPM(qs, o.Workers, sym, q, rperm, sg).run(ctx, o)
 		perm = mdPerm
 	case perm == nil:
-		r, err = newIPM(p, o.Workers, nil, nil, nil).run(ctx, o)
+		r, err = newIPM(p, o.Workers, nil, nil, nil, sg).run(ctx, o)
 		return r, err
 	default:
-		r, err = newIPM(q, o.Workers, nil, nil, nil).run(ctx, o)
+		r, err = newIPM(q, o.Workers, nil, nil, nil, sg).run(ctx, o)
 	}
 	if r != nil {
 		x, y := make([]float64, len(r.X)), make([]float64, p.N)
@@ -424,17 +532,28 @@ func solveAs(ctx context.Context, p *Problem, o Options) (*Result, error) {
 // are banded (p's own bandwidth); otherwise p's rows are in sym's
 // fill-reducing order, and rp is p in a bandwidth-reducing order for the QR
 // fallback, rperm mapping its rows to p's.
-func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int) *ipm {
+//
+// sg, when not nil, selects the symmetric mode: one column per orbit.
+func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int, sg *symmetry) *ipm {
 	n, m, np := p.N, p.M, len(p.Pairs)
+	cols := func(o int) int { return o }
+	if sg != nil {
+		m = len(sg.cols)
+		cols = func(o int) int { return sg.cols[o] }
+	}
 	workers = max(1, min(workers, m))
 	nm, pm := n*m, np*m
-	s := &ipm{p: p, n: n, m: m, np: np, workers: workers, sym: sym}
+	s := &ipm{p: p, n: n, m: m, np: np, workers: workers, sym: sym, sg: sg}
 	alloc := func(k int) []float64 { return make([]float64, k) }
 	s.c, s.x, s.zx, s.rd, s.rcx, s.cx, s.r1 = alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm)
 	s.s, s.lam, s.rs, s.rcs, s.cs = alloc(pm), alloc(pm), alloc(pm), alloc(pm), alloc(pm)
 	s.y, s.rp, s.scratchN = alloc(n), alloc(n), alloc(n)
 	s.d = newNewton(nm, pm, n)
-	s.schur = mat.NewSymDense(n, nil)
+	if sg != nil {
+		s.schur = mat.NewSymDense(sg.norb, nil)
+	} else {
+		s.schur = mat.NewSymDense(n, nil)
+	}
 	s.accS = make([][]float64, workers)
 	s.accV = make([][]float64, workers)
 	s.scratch = make([][]float64, workers)
@@ -442,7 +561,7 @@ func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int) *i
 	s.qrUsed = make([]bool, workers)
 	s.permBuf = make([][]float64, workers)
 	for w := range workers {
-		if w > 0 {
+		if w > 0 && sg == nil {
 			s.accS[w] = alloc(n * n)
 		}
 		s.accV[w] = alloc(n)
@@ -463,28 +582,54 @@ func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int) *i
 			s.sf[o] = sparseLDL{sym: sym, d: blk[:n], l: blk[n:]}
 		}
 		s.isQR = make([]bool, m)
+	}
+	if sym != nil || sg != nil {
 		s.zbuf = make([][]float64, workers)
 		for w := range workers {
 			s.zbuf[w] = alloc(n * n)
 		}
 	}
+	if sg != nil {
+		s.accO, s.accD = make([][]float64, workers), make([][]float64, workers)
+		for w := range workers {
+			s.accO[w], s.accD[w] = alloc(sg.norb*sg.norb), alloc(sg.norb)
+		}
+	}
 	for i := 0; i < n; i++ {
 		for o := 0; o < m; o++ {
-			s.c[o*n+i] = -p.C[i*m+o]
+			s.c[o*n+i] = -p.C[i*p.M+cols(o)]
 		}
 	}
 	return s
 }
 
+// bandOf returns column o's banded factor, allocated on first use (the
+// sparse mode's QR fallback; each column is factored by one worker at a
+// time).
+func (s *ipm) bandOf(o int) *band {
+	f := &s.fac[o]
+	if f.a == nil {
+		f.a = make([]float64, f.n*(f.b+1))
+	}
+	return f
+}
+
 // allocBands allocates the banded factors (of s.rpairs' bandwidth) and
-// their scratch.
+// their scratch; in the sparse mode the factors themselves are allocated
+// by bandOf, for the columns that fall back to QR.
 func (s *ipm) allocBands() {
 	n, m, np := s.n, s.m, s.np
 	b := s.rpairs.bandwidth()
-	facData := make([]float64, m*n*(b+1))
 	s.fac = make([]band, m)
-	for o := range s.fac {
-		s.fac[o] = band{n: n, b: b, a: facData[o*n*(b+1) : (o+1)*n*(b+1)]}
+	if s.sym == nil {
+		facData := make([]float64, m*n*(b+1))
+		for o := range s.fac {
+			s.fac[o] = band{n: n, b: b, a: facData[o*n*(b+1) : (o+1)*n*(b+1)]}
+		}
+	} else {
+		for o := range s.fac {
+			s.fac[o] = band{n: n, b: b}
+		}
 	}
 	s.ring = make([][]float64, s.workers)
 	s.qrR = make([][]float64, s.workers)
@@ -543,13 +688,15 @@ func (s *ipm) start() {
 		kappa = 1
 	}
 	s.kappa = kappa
+	// The uniform matrix over all columns (the symmetric mode keeps only
+	// representatives of s.p.M columns).
 	for k := range s.x {
-		s.x[k] = 1 / float64(m)
+		s.x[k] = 1 / float64(s.p.M)
 	}
 	for o := 0; o < m; o++ {
 		pairs, off := s.pairsOf(o)
 		for k, q := range pairs {
-			s.s[off+k] = (q.W - 1) / float64(m)
+			s.s[off+k] = (q.W - 1) / float64(s.p.M)
 			s.lam[off+k] = kappa / max(q.W-1, 1e-3)
 		}
 	}
@@ -563,6 +710,10 @@ func (s *ipm) start() {
 		for i := 0; i < n; i++ {
 			s.y[i] = max(s.y[i], -s.c[o*n+i]-gl[o*n+i])
 		}
+	}
+	if s.sg != nil {
+		// Column g(r) holds the representative r's values at g's rows.
+		s.sg.orbitMax(s.y)
 	}
 	for i := range s.y {
 		s.y[i] += kappa
@@ -598,19 +749,24 @@ func (s *ipm) residuals() {
 		}
 	}
 	s.addGTlam(s.rd, s.lam, 1)
-	for i := range s.rp {
-		s.rp[i] = -1
-	}
+	clear(s.rp)
 	for o := 0; o < s.m; o++ {
 		xo := s.x[o*n : o*n+n]
+		wo := s.colWeight(o)
 		for i, v := range xo {
-			s.rp[i] += v
+			s.rp[i] += wo * v
 		}
 		pairs, off := s.pairsOf(o)
 		so, ro := s.s[off:off+len(pairs)], s.rs[off:off+len(pairs)]
 		for k, q := range pairs {
 			ro[k] = xo[q.I] - q.W*xo[q.H] + so[k]
 		}
+	}
+	if s.sg != nil {
+		s.sg.orbitMean(s.rp)
+	}
+	for i := range s.rp {
+		s.rp[i]--
 	}
 }
 
@@ -627,7 +783,7 @@ func maxAbs(v []float64) float64 {
 func (s *ipm) factor() error {
 	n := s.n
 again:
-	if s.sym != nil && s.useQR && s.fac == nil {
+	if s.sym != nil && s.fac == nil {
 		s.allocBands()
 	}
 	// The lazy Schur complement (lp/schur_pcg.go) may keep an earlier
@@ -669,6 +825,14 @@ again:
 // schurAcc returns worker w's accumulator of sum_o H_o^{-1} (worker 0 sums
 // into S itself), cleared at the worker's first column.
 func (s *ipm) schurAcc(o, w int) []float64 {
+	if s.sg != nil {
+		// The orbit sums (addColumnInverseSym); acc only needs to be non-nil.
+		if o == w*s.m/s.workers {
+			clear(s.accO[w])
+			clear(s.accD[w])
+		}
+		return s.accO[w]
+	}
 	acc := s.accS[w]
 	if w == 0 {
 		acc = s.schur.RawSymmetric().Data
@@ -687,9 +851,18 @@ func (s *ipm) factorSchur() error {
 	n := s.n
 	s.pcg.assembled()
 	raw := s.schur.RawSymmetric().Data
-	for w := 1; w < s.workers; w++ {
-		for k, v := range s.accS[w] {
-			raw[k] += v
+	if s.sg != nil {
+		n = s.sg.norb
+		for w := 1; w < s.workers; w++ {
+			axpy(s.accO[0], 1, s.accO[w])
+			axpy(s.accD[0], 1, s.accD[w])
+		}
+		s.sg.reduced(raw, s.accO[0], s.accD[0])
+	} else {
+		for w := 1; w < s.workers; w++ {
+			for k, v := range s.accS[w] {
+				raw[k] += v
+			}
 		}
 	}
 	if s.chol.Factorize(s.schur) {
@@ -773,18 +946,20 @@ func (s *ipm) solveNewton(rd, rp, rs, rcx, rcs []float64, d *newton) {
 		u := s.scratch[w]
 		copy(u, r)
 		s.colSolve(o, w, u)
-		for i, v := range u {
-			s.accV[w][i] += v
-		}
+		axpy(s.accV[w], s.colWeight(o), u)
 	})
 	// S dy = sum_o H_o^{-1} r1_o + rp.
 	for i := range d.y {
-		v := rp[i]
+		var v float64
 		for w := range s.accV {
 			v += s.accV[w][i]
 		}
 		d.y[i] = v
 	}
+	if s.sg != nil {
+		s.sg.orbitMean(d.y)
+	}
+	axpy(d.y, 1, rp)
 	s.schurSolve(d.y)
 	s.parallel(func(o, w int) {
 		dx := d.x[o*n : o*n+n]
@@ -836,17 +1011,22 @@ func (s *ipm) refine(rp []float64, d *newton) {
 	n := s.n
 	e := s.scratchN
 	for range 2 {
-		copy(e, rp)
+		clear(e)
 		var scale float64 // the largest term summed: rounding level
 		for _, v := range rp {
 			scale = max(scale, math.Abs(v))
 		}
 		for o := 0; o < s.m; o++ {
+			wo := s.colWeight(o)
 			for i, v := range d.x[o*n : o*n+n] {
-				e[i] += v
-				scale = max(scale, math.Abs(v))
+				e[i] += wo * v
+				scale = max(scale, wo*math.Abs(v))
 			}
 		}
+		if s.sg != nil {
+			s.sg.orbitMean(e)
+		}
+		axpy(e, 1, rp)
 		// Stop once the residual is at the rounding level of its own
 		// sum: another round cannot improve it, and costs m solves.
 		if maxAbs(e) <= 4*float64(s.m)*0x1p-52*scale {
@@ -947,7 +1127,7 @@ func (d *newton) add(e *newton, a float64) {
 // by more than 100 (from prevGap, the gap after the previous iteration): a
 // direction that fails is a symptom of the LDL^T's cancellation.
 func (s *ipm) trustworthy(ap, ad, prevGap float64) bool {
-	primal := -dot(s.c, s.x) - ap*dot(s.c, s.d.x)
+	primal := -s.wdot(s.c, s.x, s.n) - ap*s.wdot(s.c, s.d.x, s.n)
 	var dual float64
 	for i, v := range s.y {
 		dual += v + ad*s.d.y[i]
@@ -962,23 +1142,49 @@ func (s *ipm) trustworthy(ap, ad, prevGap float64) bool {
 // complementarity returns the mean of x∘zx and s∘lam after steps ap, ad.
 func (s *ipm) complementarity(ap, ad float64) float64 {
 	var sum float64
-	for k := range s.x {
-		sum += (s.x[k] + ap*s.d.x[k]) * (s.zx[k] + ad*s.d.zx[k])
+	if s.sg == nil {
+		for k := range s.x {
+			sum += (s.x[k] + ap*s.d.x[k]) * (s.zx[k] + ad*s.d.zx[k])
+		}
+		for k := range s.s {
+			sum += (s.s[k] + ap*s.d.s[k]) * (s.lam[k] + ad*s.d.lam[k])
+		}
+		return sum / float64(len(s.x)+len(s.s))
 	}
-	for k := range s.s {
-		sum += (s.s[k] + ap*s.d.s[k]) * (s.lam[k] + ad*s.d.lam[k])
+	n, np := s.n, s.np
+	for o, w := range s.sg.colW {
+		var t float64
+		for k := o * n; k < (o+1)*n; k++ {
+			t += (s.x[k] + ap*s.d.x[k]) * (s.zx[k] + ad*s.d.zx[k])
+		}
+		for k := o * np; k < (o+1)*np; k++ {
+			t += (s.s[k] + ap*s.d.s[k]) * (s.lam[k] + ad*s.d.lam[k])
+		}
+		sum += w * t
 	}
-	return sum / float64(len(s.x)+len(s.s))
+	return sum / s.entries()
+}
+
+// mu is the mean complementarity product of the current iterate.
+func (s *ipm) mu() float64 {
+	return (s.wdot(s.x, s.zx, s.n) + s.wdot(s.s, s.lam, s.np)) / s.entries()
 }
 
 // certify repairs a copy of the current X and bounds the optimum from the
 // current multipliers.
 func (s *ipm) certify(margin float64, keepLam bool) (*Result, error) {
 	n, m := s.n, s.m
-	x := make([]float64, n*m)
-	for o := 0; o < m; o++ {
-		for i := 0; i < n; i++ {
-			x[i*m+o] = s.x[o*n+i]
+	var x, lam []float64
+	if s.sg != nil {
+		m = s.p.M
+		x = s.sg.expandX(s.x, n, m)
+		lam = s.lam // the representatives' (see symmetry.dualBound)
+	} else {
+		x, lam = make([]float64, n*m), s.lam
+		for o := 0; o < m; o++ {
+			for i := 0; i < n; i++ {
+				x[i*m+o] = s.x[o*n+i]
+			}
 		}
 	}
 	var t, dual float64
@@ -987,9 +1193,12 @@ func (s *ipm) certify(margin float64, keepLam bool) (*Result, error) {
 	if s.pc != nil {
 		t, err = s.pc.repair(x, margin)
 		dual, y = s.pc.dualBound(s.p, s.lam)
+	} else if s.sg != nil {
+		t, err = Repair(s.p, x, margin)
+		dual, y = s.sg.dualBound(s.p, lam, s.sg.rowAct)
 	} else {
 		t, err = Repair(s.p, x, margin)
-		dual, y = dualBound(s.p, s.lam)
+		dual, y = dualBound(s.p, lam)
 	}
 	if err != nil {
 		return nil, err
@@ -997,8 +1206,13 @@ func (s *ipm) certify(margin float64, keepLam bool) (*Result, error) {
 	primal := s.p.objective(x)
 	r := &Result{X: x, Primal: primal, Dual: dual, Gap: relGap(primal, dual), Mix: t, Y: y}
 	r.SchurAssemblies, r.SchurCG = s.pcg.assemblies, s.pcg.total
+	r.Symmetry = 1
+	if s.sg != nil {
+		r.Symmetry = s.sg.order
+	}
 	if keepLam {
-		r.lam = slices.Clone(s.lam)
+		r.lam = slices.Clone(lam)
+		r.lamSym = s.sg
 	}
 	return r, nil
 }
@@ -1022,7 +1236,7 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 			return nil, fmt.Errorf("lp: solve interrupted after %d iterations: %w", it-1, err)
 		}
 		s.residuals()
-		mu := (dot(s.x, s.zx) + dot(s.s, s.lam)) / float64(len(s.x)+len(s.s))
+		mu := s.mu()
 		if err := s.factor(); err != nil {
 			return best, fmt.Errorf("lp: iteration %d: %w", it, err)
 		}
@@ -1061,7 +1275,7 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 			}
 		}
 
-		primal := -dot(s.c, s.x)
+		primal := -s.wdot(s.c, s.x, s.n)
 		var dual float64
 		for _, v := range s.y {
 			dual += v
@@ -1075,6 +1289,8 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 			fac := "ldl"
 			if s.useQR {
 				fac = "qr"
+			} else if k := countTrue(s.isQR); k > 0 {
+				fac = fmt.Sprintf("ldl, qr in %d of %d columns", k, s.m)
 			}
 			pr.Message = fmt.Sprintf("dual %.10g, mu %.3g, %s, steps %.2g %.2g%s", dual, mu, fac, ap, ad, s.pcg.status())
 			o.Report(pr)
@@ -1123,6 +1339,16 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("%w: relative gap still above 1e-3 after %d iterations", ErrNotConverged, o.MaxIter)
 	}
 	return best, fmt.Errorf("%w: certified gap %.3g after %d iterations (tolerance %.3g)", ErrNotConverged, best.Gap, o.MaxIter, o.Tol)
+}
+
+func countTrue(v []bool) int {
+	k := 0
+	for _, b := range v {
+		if b {
+			k++
+		}
+	}
+	return k
 }
 
 func dot(a, b []float64) float64 {

@@ -331,7 +331,7 @@ func solveColumns(ctx context.Context, p *Problem, cols [][]int, o Options, prev
 		return nil, nil, err
 	}
 	pc.alloc(workers)
-	s := newIPM(&Problem{N: n, M: m, C: p.C}, workers, nil, nil, nil)
+	s := newIPM(&Problem{N: n, M: m, C: p.C}, workers, nil, nil, nil, nil)
 	s.pc = pc
 	maxLen := 0
 	for _, ps := range pairs {

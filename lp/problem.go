@@ -82,7 +82,13 @@ func (p *Problem) bandwidth() int {
 // N×N Schur complement and one N×N accumulator per extra worker, and
 // per-worker scratch.
 func (p *Problem) WorkspaceBytes(workers int) float64 {
-	n, m, np := float64(p.N), float64(p.M), float64(len(p.Pairs))
+	return p.workspaceBytes(workers, p.M)
+}
+
+// workspaceBytes is WorkspaceBytes for a solver that keeps m of the
+// columns (the symmetric mode keeps one per orbit).
+func (p *Problem) workspaceBytes(workers, cols int) float64 {
+	n, m, np := float64(p.N), float64(cols), float64(len(p.Pairs))
 	b, w := float64(p.bandwidth()), float64(max(1, workers))
 	floats := 15*n*m + 11*np*m + m*n*(b+1) + w*n*n + w*(2*(b+1)*n+np+3*n)
 	return 8 * floats

@@ -97,7 +97,9 @@ const (
 // least pcgMinRatio (or when a test forces it), off with DirectSchur.
 func (s *ipm) newSchurPCG(o Options) *schurPCG {
 	p := &schurPCG{s: s, tol: pcgTol, maxAge: pcgMaxAge}
-	if s.pc != nil {
+	if s.pc != nil || s.sg != nil {
+		// The symmetric mode's S~ is small (one row per orbit of rows),
+		// and assembled from the representatives only: no lazy path.
 		// Per-column pair sets (lp/percol.go): every column has its own
 		// graph, which the cost model and the Σ_o H_o start below do not
 		// cover; S is assembled at every iteration.
@@ -254,6 +256,20 @@ func (s *ipm) schurSolve(v []float64) {
 			// next iteration's factorisation reports the error.
 			return
 		}
+	}
+	if sg := s.sg; sg != nil {
+		// v is constant on the orbits of rows: solve S~ ṽ = Q^T v in the
+		// orbit basis, ṽ_I = sqrt|I| v_I, and expand v_i = ṽ_I / sqrt|I|.
+		t := make([]float64, sg.norb)
+		for k, x := range v {
+			t[sg.orb[k]] += x / sg.sqrtSz[sg.orb[k]]
+		}
+		tv := mat.NewVecDense(sg.norb, t)
+		_ = s.chol.SolveVecTo(tv, tv)
+		for k := range v {
+			v[k] = t[sg.orb[k]] / sg.sqrtSz[sg.orb[k]]
+		}
+		return
 	}
 	vv := mat.NewVecDense(s.n, v)
 	_ = s.chol.SolveVecTo(vv, vv)

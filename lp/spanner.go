@@ -45,6 +45,17 @@ const spannerTol = 1e-12
 // below delta (1 for a Manhattan grid whatever delta), and Stretch with it
 // loses less.
 func Spanner(n int, ps []Pair, delta float64, budget run.Budget) ([]Pair, float64, error) {
+	return spanner(n, ps, delta, budget, nil)
+}
+
+// spanner is Spanner; with a group elems of symmetries of ps (permutations
+// of the rows mapping every pair to a pair of the same ratio, see
+// symmetries), every pair added comes with its whole orbit, so the
+// returned list is invariant under the group. Since the graph stays
+// invariant, the images of a pair that needs adding need it too: the
+// result is the greedy spanner of one order of the pairs, whole orbits at
+// a time.
+func spanner(n int, ps []Pair, delta float64, budget run.Budget, elems [][]int) ([]Pair, float64, error) {
 	if !(delta >= 1) || math.IsInf(delta, 1) {
 		return nil, 0, fmt.Errorf("lp: spanner stretch %v: want a finite delta >= 1: %w", delta, run.ErrBadInput)
 	}
@@ -81,6 +92,10 @@ func Spanner(n int, ps []Pair, delta float64, budget run.Budget) ([]Pair, float6
 	var out []Pair
 	stretch := 1.0
 	d := newDijkstra(n)
+	var added map[int64]bool
+	if elems != nil {
+		added = make(map[int64]bool)
+	}
 	for _, k := range order {
 		q := ps[k]
 		l := math.Log(q.W)
@@ -98,9 +113,24 @@ func Spanner(n int, ps []Pair, delta float64, budget run.Budget) ([]Pair, float6
 			stretch = max(stretch, c/l)
 			continue
 		}
-		g.adj[q.I] = append(g.adj[q.I], arc{to: q.H, l: l})
-		cache[q.I][q.H] = min(cache[q.I][q.H], l)
-		out = append(out, q)
+		if elems == nil {
+			g.adj[q.I] = append(g.adj[q.I], arc{to: q.H, l: l})
+			cache[q.I][q.H] = min(cache[q.I][q.H], l)
+			out = append(out, q)
+			continue
+		}
+		for _, e := range elems {
+			i, h := e[q.I], e[q.H]
+			if added[int64(i)*int64(n)+int64(h)] {
+				continue
+			}
+			added[int64(i)*int64(n)+int64(h)] = true
+			g.adj[i] = append(g.adj[i], arc{to: h, l: l})
+			if c := cache[i]; c != nil {
+				c[h] = min(c[h], l)
+			}
+			out = append(out, Pair{I: i, H: h, W: q.W})
+		}
 	}
 	return out, stretch, nil
 }

@@ -275,7 +275,7 @@ func optdp_optimal(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.i
 	}
 	err = putJSON(out, obj{
 		{"utility", r.Utility}, {"primal", r.Primal}, {"dual", r.Dual}, {"gap", r.Gap},
-		{"audit_eps", r.AuditEps}, {"iterations", r.Iterations}, {"method", string(r.Method)},
+		{"audit_eps", r.AuditEps}, {"iterations", r.Iterations}, {"symmetry", r.Symmetry}, {"method", string(r.Method)},
 		{"pairs", r.Pairs}, {"rounds", r.Rounds}, {"delta", r.Delta}, {"mix", r.Mix}, {"time_s", r.TimeS},
 	})
 	if err != nil {

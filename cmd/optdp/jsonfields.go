@@ -86,6 +86,7 @@ var commandFields = map[string][]string{
 		"gap         the relative gap (dual - primal) / |dual|",
 		"audit_eps   the privacy level measured by auditing the mechanism (<= eps)",
 		"iterations  interior-point iterations (all LPs solved)",
+		"symmetry    order of the group of symmetries (of the metric, prior and gain) the LP was reduced by; 1 for none",
 		"mix         the weight of the uniform mechanism mixed in to make it exactly private",
 		"time_s      wall-clock seconds",
 		"out         the file written by --out; absent without --out",

@@ -45,6 +45,7 @@ type optimalResult struct {
 	Gap        float64 `json:"gap"`
 	AuditEps   float64 `json:"audit_eps"`
 	Iterations int     `json:"iterations"`
+	Symmetry   int     `json:"symmetry"`
 	Mix        float64 `json:"mix"`
 	TimeS      float64 `json:"time_s"`
 	Out        string  `json:"out,omitempty"`
@@ -162,7 +163,7 @@ func runOptimal(env *runEnv, args []string) error {
 	res := optimalResult{Metric: m.String(), N: m.Len(), Eps: *eps, Gain: gainName, Utility: r.Utility,
 		Method: string(r.Method), Pairs: r.Pairs, Rounds: r.Rounds, Delta: r.Delta,
 		Primal: r.Primal, Dual: r.Dual, Gap: r.Gap, AuditEps: r.AuditEps, Iterations: r.Iterations,
-		Mix: r.Mix, TimeS: r.TimeS, Out: *out}
+		Symmetry: r.Symmetry, Mix: r.Mix, TimeS: r.TimeS, Out: *out}
 	if *out != "" {
 		if err := writeMatrixPath(*out, r.X); err != nil {
 			return err
@@ -185,6 +186,9 @@ func runOptimal(env *runEnv, args []string) error {
 		fmt.Fprintf(w, "solver     %g-spanner: %d pairs at eps/stretch (exactly eps-private for every pair); the gap bounds the loss against the optimum; %d interior-point iterations, %.3g s\n", res.Delta, res.Pairs, res.Iterations, res.TimeS)
 	default:
 		fmt.Fprintf(w, "solver     %d pairs, %d interior-point iterations, %.3g s\n", res.Pairs, res.Iterations, res.TimeS)
+	}
+	if res.Symmetry > 1 {
+		fmt.Fprintf(w, "symmetry   the LP was reduced by a group of %d symmetries of the metric, prior and gain (one output per orbit)\n", res.Symmetry)
 	}
 	if *out != "" {
 		fmt.Fprintf(w, "mechanism  written to %s\n", *out)

@@ -175,3 +175,81 @@ func (g *GridMetric) PhiLambdaMin(eps float64) (float64, string) {
 // not optimal for it (for Line(6) at eps = ln 2 it has utility 8/21 < 4/9,
 // the truncated geometric's).
 func CloseLine(l *LineMetric) *RingMetric { return &RingMetric{n: l.n} }
+
+// Symmetric is a metric with known isometries: permutations g of its
+// points with d(g(i), g(j)) = d(i, j) for all i, j. The optimal-mechanism
+// LP passes them to package lp as candidate symmetries
+// (lp.Options.Symmetry), which keeps those that the prior and the gain
+// respect too and then solves one output per orbit (docs/MATH.md §11.9).
+type Symmetric interface {
+	Metric
+	// Symmetries returns generators of the isometry group (each a
+	// permutation of [0, Len())), or nil.
+	Symmetries() [][]int
+}
+
+var (
+	_ Symmetric = (*GridMetric)(nil)
+	_ Symmetric = (*LineMetric)(nil)
+	_ Symmetric = (*RingMetric)(nil)
+)
+
+// Symmetries of a w×h grid: the mirror images x -> w-1-x and y -> h-1-y,
+// and for a square grid the transpose (x, y) -> (y, x), which generate its
+// dihedral group (order 8, or 4 when w != h). Every norm is invariant
+// under them: d depends on |dx| and |dy| only, symmetrically.
+func (g *GridMetric) Symmetries() [][]int {
+	n := g.w * g.h
+	if n < 2 {
+		return nil
+	}
+	fx, fy := make([]int, n), make([]int, n)
+	for y := 0; y < g.h; y++ {
+		for x := 0; x < g.w; x++ {
+			fx[y*g.w+x] = y*g.w + (g.w - 1 - x)
+			fy[y*g.w+x] = (g.h-1-y)*g.w + x
+		}
+	}
+	if g.w != g.h {
+		return [][]int{fx, fy}
+	}
+	tr := make([]int, n)
+	for y := 0; y < g.h; y++ {
+		for x := 0; x < g.w; x++ {
+			tr[y*g.w+x] = x*g.w + y
+		}
+	}
+	return [][]int{fx, fy, tr}
+}
+
+// Symmetries of a line: the reversal i -> n-1-i.
+func (l *LineMetric) Symmetries() [][]int {
+	if l.n < 2 {
+		return nil
+	}
+	r := make([]int, l.n)
+	for i := range r {
+		r[i] = l.n - 1 - i
+	}
+	return [][]int{r}
+}
+
+// Symmetries of a ring: the reflection i -> (n-i) mod n and, for rings of
+// at most 512 points (a group of 2n elements), the rotation i -> i+1.
+func (r *RingMetric) Symmetries() [][]int {
+	if r.n < 3 {
+		return nil
+	}
+	ref := make([]int, r.n)
+	for i := range ref {
+		ref[i] = (r.n - i) % r.n
+	}
+	if r.n > 512 {
+		return [][]int{ref}
+	}
+	rot := make([]int, r.n)
+	for i := range rot {
+		rot[i] = (i + 1) % r.n
+	}
+	return [][]int{ref, rot}
+}

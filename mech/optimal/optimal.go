@@ -122,6 +122,10 @@ type Result struct {
 	// Mix is the weight of the uniform mechanism mixed into the solver's
 	// answer to make every privacy constraint hold exactly (see lp.Repair).
 	Mix float64
+	// Symmetry is the order of the group of symmetries (isometries of the
+	// metric that the prior and gain respect) by which the solver reduced
+	// the LP (lp.Options.Symmetry); 1 for none.
+	Symmetry int
 	// TimeS is the wall-clock time of the computation in seconds.
 	TimeS float64
 }
@@ -177,6 +181,11 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 	}
 	lo := &lp.Options{Tol: o.Tol, MaxIter: o.MaxIter, Workers: o.Workers}
 	lo.Settings = o.Settings
+	if sm, ok := m.(metric.Symmetric); ok {
+		// Isometries of the metric; lp keeps those the prior and the gain
+		// respect as well, and solves one output per orbit.
+		lo.Symmetry = sm.Symmetries()
+	}
 	var res *lp.Result
 	var solveErr error
 	info := Result{Method: o.Method}
@@ -237,6 +246,7 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 	r := &info
 	r.X, r.Utility, r.Primal, r.Dual, r.Gap = x, res.Primal, res.Primal, res.Dual, res.Gap
 	r.AuditEps, r.Iterations, r.Mix, r.TimeS = rep.Eps, res.Iterations, res.Mix, time.Since(start).Seconds()
+	r.Symmetry = max(1, res.Symmetry)
 	if solveErr != nil {
 		return r, fmt.Errorf("optimal mechanism for %s: %w", m, solveErr)
 	}

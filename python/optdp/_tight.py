@@ -236,8 +236,10 @@ class OptimalResult:
     the utility of every eps*d-private mechanism from above (gap = (dual -
     primal)/max(|dual|, |primal|)); mix is the weight of the uniform
     mechanism mixed in to make every constraint hold exactly; method, pairs
-    (constraints per column of the last LP), rounds (constraint generation)
-    and delta (spanner stretch) describe the work."""
+    (constraints per column of the last LP), rounds (constraint generation),
+    delta (spanner stretch) and symmetry (the order of the group of
+    symmetries of the metric, prior and gain the LP was reduced by; 1 for
+    none) describe the work."""
 
     x: np.ndarray
     utility: float
@@ -252,6 +254,7 @@ class OptimalResult:
     pairs: int = 0
     rounds: int = 0
     delta: float = 0.0
+    symmetry: int = 1
 
 
 def optimal(metric: MetricLike, eps: float, prior: Any = None, gain: Any = "binary", *, loss: Any = None,
@@ -296,7 +299,7 @@ def optimal(metric: MetricLike, eps: float, prior: Any = None, gain: Any = "bina
         x=xa, utility=float(r["utility"]), primal=float(r["primal"]), dual=float(r["dual"]), gap=float(r["gap"]),
         audit_eps=float(r["audit_eps"]), iterations=int(r["iterations"]), mix=float(r["mix"]),
         time_s=float(r["time_s"]), method=str(r["method"]), pairs=int(r["pairs"]), rounds=int(r["rounds"]),
-        delta=float(r["delta"]),
+        delta=float(r["delta"]), symmetry=int(r.get("symmetry", 1)),
     )
 
 

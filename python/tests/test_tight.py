@@ -125,6 +125,11 @@ def test_optimal():
     assert sp.method == "spanner" and optdp.audit(sp.x, "grid:w=4,h=4", 0.7).private
     ex = optdp.optimal("grid:w=4,h=4", 0.7)
     assert sp.utility <= ex.utility + 1e-9 and ex.dual >= ex.utility
+    # The uniform prior on a square grid: the LPs are reduced by its
+    # dihedral group (order 8); the line's reversal (order 2) also holds for
+    # the uniform prior but not for the skewed one.
+    assert sp.symmetry == 8 and ex.symmetry == 8
+    assert r.symmetry == 2 and o.symmetry == 1
 
 
 def test_tight_errors():
