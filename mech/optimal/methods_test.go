@@ -176,4 +176,22 @@ func TestOptimalSymmetry(t *testing.T) {
 	if r.Symmetry != 1 {
 		t.Errorf("random prior: symmetry %d, want 1", r.Symmetry)
 	}
+	// A ring with the uniform prior: rotations and reflections (order 2n)
+	// leave a single output to solve for; the binary-gain optimum is the
+	// ball-symmetric closed form 1 / sum_j e^{-eps d(0,j)} (§5).
+	for _, n := range []int{12, 13} {
+		ring, _ := metric.Ring(n)
+		uni := make([]float64, n)
+		for i := range uni {
+			uni[i] = 1 / float64(n)
+		}
+		rr := mustOptimal(t, ring, eps, uni, &Options{Tol: 1e-10})
+		var sum float64
+		for j := 0; j < n; j++ {
+			sum += math.Exp(-eps * ring.Dist(0, j))
+		}
+		if rr.Symmetry != 2*n || math.Abs(rr.Utility-1/sum) > 1e-9 {
+			t.Errorf("ring n=%d: symmetry %d (want %d), utility %.12g, want %.12g", n, rr.Symmetry, 2*n, rr.Utility, 1/sum)
+		}
+	}
 }
