@@ -73,10 +73,12 @@
 // Near the optimum the weights span some 30 orders of magnitude, and the
 // LDL^T of an assembled H_o can lose its pivots to cancellation. The
 // factorisation reports the smallest ratio of a pivot to its diagonal; when
-// a pivot lost nearly all its digits, or the direction fails a sanity check
-// before the step (the iteration is then redone), the solver switches to
-// the banded QR (Givens rotations) of the stacked square root
-// [diag(z/x)^{1/2}; diag(lambda/s)^{1/2} G], which never forms H_o. One
+// a pivot lost nearly all its digits, that column (sparse mode; every
+// column from then on in the banded mode) is factored instead by the
+// banded QR (Givens rotations) of the stacked square root
+// [diag(z/x)^{1/2}; diag(lambda/s)^{1/2} G], which never forms H_o; when
+// the direction fails a sanity check before the step, the iteration is
+// redone with QR for every column, as are all later ones. One
 // iteration costs O(m n² c + n³) for m columns and c the mean column count
 // of the factor; the memory O(m (n + len(Pairs)) + n²) is checked against
 // the Budget before anything is allocated.
