@@ -474,10 +474,10 @@ func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result
 		need += 8 * (float64(mr)*(n+float64(sym.nnz())) + w*n*n)
 	}
 	if sg != nil {
-		// The full X and multipliers of the certificate, the orbit sums,
-		// and (banded mode) the per-worker inverses.
+		// The full X of the certificate and Repair's copy of it, the
+		// orbit sums, and (banded mode) the per-worker inverses.
 		no := float64(sg.norb)
-		need += 8 * (n*float64(p.M) + float64(p.M*len(p.Pairs)) + w*(no*no+no) + no*no)
+		need += 8 * (2*n*float64(p.M) + w*(no*no+no) + no*no)
 		if sym == nil {
 			need += 8 * w * n * n
 		}
