@@ -14,21 +14,7 @@ import (
 
 // gridEdgePairs are both orientations of the 4-neighbour edges of a w×w
 // grid (row-major cells) at ratio w.
-func gridEdgePairs(w int, ratio float64) []Pair {
-	var ps []Pair
-	for y := 0; y < w; y++ {
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			if x+1 < w {
-				ps = append(ps, Pair{I: i, H: i + 1, W: ratio}, Pair{I: i + 1, H: i, W: ratio})
-			}
-			if y+1 < w {
-				ps = append(ps, Pair{I: i, H: i + w, W: ratio}, Pair{I: i + w, H: i, W: ratio})
-			}
-		}
-	}
-	return ps
-}
+func gridEdgePairs(w int, ratio float64) []Pair { return rectEdgePairs(w, w, ratio) }
 
 func isPermutation(perm []int, n int) bool {
 	if len(perm) != n {

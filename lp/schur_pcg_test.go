@@ -37,19 +37,7 @@ func manhattanLossProblem(w int, eps float64, hot bool) *Problem {
 			c[i*n+o] = -prior[i] / sum * d
 		}
 	}
-	var ps []Pair
-	r := math.Exp(eps)
-	for y := range w {
-		for x := range w {
-			i := y*w + x
-			if x+1 < w {
-				ps = append(ps, Pair{I: i, H: i + 1, W: r}, Pair{I: i + 1, H: i, W: r})
-			}
-			if y+1 < w {
-				ps = append(ps, Pair{I: i, H: i + w, W: r}, Pair{I: i + w, H: i, W: r})
-			}
-		}
-	}
+	ps := rectEdgePairs(w, w, math.Exp(eps))
 	return &Problem{N: n, M: n, C: c, Pairs: ps}
 }
 

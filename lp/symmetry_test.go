@@ -54,7 +54,7 @@ func TestSymmetricSolveExact(t *testing.T) {
 	for _, sz := range [][2]int{{3, 3}, {3, 2}} {
 		w, h := sz[0], sz[1]
 		p := metricLossProblem(w, h, l1, nil, nil)
-		p.Pairs = manhattanLossProblemEdges(w, h, 0.7)
+		p.Pairs = rectEdgePairs(w, h, math.Exp(0.7))
 		r, err := Solve(context.Background(), p, &Options{Tol: 1e-9, Symmetry: gridSymmetries(w, h)})
 		if err != nil {
 			t.Fatal(err)
@@ -81,19 +81,18 @@ func TestSymmetricSolveExact(t *testing.T) {
 	}
 }
 
-// manhattanLossProblemEdges are the 4-neighbour edges of a w×h grid at
-// ratio e^eps, both orientations.
-func manhattanLossProblemEdges(w, h int, eps float64) []Pair {
+// rectEdgePairs are both orientations of the 4-neighbour edges of a w×h
+// grid (row y·w+x) at the given ratio.
+func rectEdgePairs(w, h int, ratio float64) []Pair {
 	var ps []Pair
-	r := math.Exp(eps)
 	for y := range h {
 		for x := range w {
 			i := y*w + x
 			if x+1 < w {
-				ps = append(ps, Pair{I: i, H: i + 1, W: r}, Pair{I: i + 1, H: i, W: r})
+				ps = append(ps, Pair{I: i, H: i + 1, W: ratio}, Pair{I: i + 1, H: i, W: ratio})
 			}
 			if y+1 < h {
-				ps = append(ps, Pair{I: i, H: i + w, W: r}, Pair{I: i + w, H: i, W: r})
+				ps = append(ps, Pair{I: i, H: i + w, W: ratio}, Pair{I: i + w, H: i, W: ratio})
 			}
 		}
 	}
@@ -273,7 +272,7 @@ func TestSymmetryCandidates(t *testing.T) {
 	for k := range prior {
 		prior[k] /= 12
 	}
-	q := metricLossProblem(3, 2, l1, prior, manhattanLossProblemEdges(3, 2, 0.5))
+	q := metricLossProblem(3, 2, l1, prior, rectEdgePairs(3, 2, math.Exp(0.5)))
 	g, err = symmetries(q, gridSymmetries(3, 2))
 	if err != nil || len(g) != 2 {
 		t.Fatalf("x-graded prior: %d elements, %v; want 2", len(g), err)
