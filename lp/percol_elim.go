@@ -16,6 +16,7 @@ import (
 type colElim struct {
 	m, workers int
 	active     []bool
+	back       []int // times brought back: at elimBack the column stays (no column goes back and forth for ever)
 	// Column o's pairs, multipliers and analysis at its last solve in a
 	// relaxation (solved[o]); the multipliers are replaced by priceColumn
 	// while o is inactive.
@@ -31,15 +32,15 @@ type colElim struct {
 	byI      [][]int // p's pairs by I
 }
 
-// Elimination thresholds, relative to the mean row multiplier |Dual|/n: an
-// active column is left out when its reduced-cost slack (see slack) is
-// below -elimDrop (-elimDropTight once the relaxations are solved tightly)
-// and its mass below elimMass·n/M.
+// Elimination thresholds: an active column is left out when its
+// reduced-cost slack (see slack) is below -elimDrop |Dual|/n (|Dual|/n the
+// mean row multiplier) and its mass below elimMass·n/M, unless it was
+// brought back elimBack times, or once in a tight round (see update).
+// priceIter caps priceColumn's iterations.
 const (
-	elimDrop      = 1e-3
-	elimDropTight = 1e-5
-	elimMass      = 0.1
-	// priceIter caps priceColumn's iterations.
+	elimDrop  = 1e-5
+	elimMass  = 0.1
+	elimBack  = 2
 	priceIter = 40
 )
 
@@ -47,7 +48,7 @@ const (
 var elimDebug func(format string, args ...any)
 
 func newColElim(m, workers int) *colElim {
-	e := &colElim{m: m, workers: max(1, workers), active: make([]bool, m), pairs: make([][]Pair, m),
+	e := &colElim{m: m, workers: max(1, workers), active: make([]bool, m), back: make([]int, m), pairs: make([][]Pair, m),
 		lam: make([][]float64, m), factors: make([]colFactor, m), solved: make([]bool, m),
 		mass: make([]float64, m), extra: make([][]int, m), extraLam: make([][]float64, m)}
 	for o := range e.active {
@@ -160,10 +161,11 @@ func (e *colElim) bound(p *Problem) (float64, []float64) {
 // and its excess sum_i max(0, t_i - y_i). An active column's slack is <= 0
 // (y is the maximum over the active columns, up to rounding), and how far
 // below 0 says how far it is from being used. An inactive column keeps its
-// multipliers when they still price it out (slack <= 0); otherwise
-// priceColumn searches new ones on its own pairs, and push moves what is
-// left of the excess onto rows with room. Its excess is what its term adds
-// to the bound of the active columns.
+// multipliers when they still price it out (slack <= 0); otherwise push
+// moves the excess onto rows with room, and if some is left, priceColumn
+// searches new multipliers on the column's own pairs, followed by push
+// again. Its excess is what its term adds to the bound of the active
+// columns. The inactive columns are priced by the workers.
 func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 	n, m := p.N, p.M
 	sl, ex = make([]float64, m), make([]float64, m)
@@ -191,6 +193,12 @@ func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 			inactive = append(inactive, o)
 		}
 	}
+	var priced atomic.Int64
+	defer func() {
+		if elimDebug != nil {
+			elimDebug("%d inactive columns, %d priced afresh", len(inactive), priced.Load())
+		}
+	}()
 	parallel(len(inactive), e.workers, func(k int) {
 		o := inactive[k]
 		t := make([]float64, n)
@@ -199,6 +207,18 @@ func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 		if sl[o] <= 0 {
 			return
 		}
+		// Pushing the excess of the last multipliers often suffices
+		// when y moved little; otherwise price afresh.
+		ne := len(e.extra[o])
+		e.push(p, o, y, t)
+		measure(o, t)
+		if sl[o] <= 0 {
+			return
+		}
+		e.extra[o], e.extraLam[o] = e.extra[o][:ne], e.extraLam[o][:ne]
+		e.term(p, o, t)
+		measure(o, t)
+		priced.Add(1)
 		c := &e.factors[o]
 		b := make([]float64, n)
 		for k, i := range c.perm {
@@ -251,8 +271,10 @@ func (e *colElim) push(p *Problem, o int, y, t []float64) {
 // whether the relaxations are solved tightly. An inactive column comes
 // back when its excess is above tol·|dual|/(16 K), K the inactive columns
 // (so that together they weaken the bound by less than tol/16); an active
-// one is left out as the elimination thresholds say. It returns the
-// numbers of columns left out and brought back.
+// one is left out as the elimination thresholds say. A column brought back
+// elimBack times, or once in a tight round, stays: generation, which goes
+// on while columns come back, cannot cycle. It returns the numbers of
+// columns left out and brought back.
 func (e *colElim) update(p *Problem, sl, ex []float64, dual, tol float64, tight bool) (dropped, revived int) {
 	n, m := p.N, p.M
 	scale := float64(n) / math.Abs(dual)
@@ -263,16 +285,16 @@ func (e *colElim) update(p *Problem, sl, ex []float64, dual, tol float64, tight 
 		}
 	}
 	back := tol * math.Abs(dual) / (16 * float64(max(1, inactive)))
-	drop := elimDrop
-	if tight {
-		drop = elimDropTight
-	}
 	for o := 0; o < m; o++ {
 		switch {
 		case !e.active[o] && sl[o] > 0 && ex[o] > back:
 			e.active[o] = true
+			e.back[o]++
+			if tight {
+				e.back[o] = elimBack
+			}
 			revived++
-		case e.active[o] && sl[o]*scale < -drop && e.mass[o]*float64(m) < elimMass*float64(n):
+		case e.active[o] && e.back[o] < elimBack && sl[o]*scale < -elimDrop && e.mass[o]*float64(m) < elimMass*float64(n):
 			e.active[o] = false
 			dropped++
 		}

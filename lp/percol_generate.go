@@ -149,32 +149,12 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o Opti
 			}
 		}
 		res.Violated = append(res.Violated, viol)
-		// A feasible answer: x repaired against every pair, mixed either
-		// with the uniform matrix (Repair) or with the best answer so far
-		// (repairToward), whichever loses less.
-		var xt []float64
-		var tt float64
-		if best != nil {
-			xt = slices.Clone(x)
-			var ok bool
-			if tt, _, ok = repairToward(p, xt, best.X, o.Margin); !ok {
-				xt = nil
-			}
-		}
+		// A feasible answer: the solution repaired against every pair.
 		tr, err := Repair(p, x, o.Margin)
 		if err != nil {
 			return nil, err
 		}
 		v := p.objective(x)
-		if xt != nil {
-			if vt := p.objective(xt); vt > v {
-				if elimDebug != nil {
-					elimDebug("round %d: repair toward the best answer %.10g (t %.3g) against uniform %.10g (t %.3g)", round, vt, tt, v, tr)
-				}
-				copy(x, xt)
-				v, tr = vt, tt
-			}
-		}
 		if best == nil || v > best.Primal {
 			best = &Result{X: slices.Clone(x), Primal: v, Mix: 1 - (1-r.Mix)*(1-tr)}
 		}
