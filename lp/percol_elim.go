@@ -68,6 +68,12 @@ func (e *colElim) restrict(p *Problem, cols [][]int) ([]int, *Problem, [][]int, 
 			act = append(act, o)
 		}
 	}
+	if len(act) == 0 { // cannot happen: the columns attaining y stay
+		for o := range e.active {
+			e.active[o] = true
+			act = append(act, o)
+		}
+	}
 	var prev *perColumn
 	if e.solved[act[0]] {
 		prev = &perColumn{n: n, pairs: make([][]Pair, len(act)), cols: make([]colFactor, len(act))}
@@ -209,13 +215,13 @@ func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 		}
 		// Pushing the excess of the last multipliers often suffices
 		// when y moved little; otherwise price afresh.
-		ne := len(e.extra[o])
+		saved, savedLam := slices.Clone(e.extra[o]), slices.Clone(e.extraLam[o])
 		e.push(p, o, y, t)
 		measure(o, t)
 		if sl[o] <= 0 {
 			return
 		}
-		e.extra[o], e.extraLam[o] = e.extra[o][:ne], e.extraLam[o][:ne]
+		e.extra[o], e.extraLam[o] = saved, savedLam
 		e.term(p, o, t)
 		measure(o, t)
 		priced.Add(1)
@@ -244,6 +250,7 @@ func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 // with the most room (y_h - t_h)/W_ih, using at most 99 % of it. Any
 // multipliers >= 0 on pairs of p keep the bound valid (§11.2).
 func (e *colElim) push(p *Problem, o int, y, t []float64) {
+	defer e.compact(o, len(t))
 	for i := range t {
 		for tries := 0; t[i] > y[i] && tries < 64; tries++ {
 			best, room := -1, 0.0
@@ -266,6 +273,29 @@ func (e *colElim) push(p *Problem, o int, y, t []float64) {
 	}
 }
 
+// compact merges column o's extra multipliers on the same pair (summing
+// them) once there are more than 2n of them, so that repeated pushes over
+// the rounds do not grow the lists without bound.
+func (e *colElim) compact(o, n int) {
+	if len(e.extra[o]) <= 2*n {
+		return
+	}
+	sum := make(map[int]float64, len(e.extra[o]))
+	for k, j := range e.extra[o] {
+		sum[j] += e.extraLam[o][k]
+	}
+	keys := make([]int, 0, len(sum))
+	for j := range sum {
+		keys = append(keys, j)
+	}
+	slices.Sort(keys)
+	e.extra[o], e.extraLam[o] = e.extra[o][:0], e.extraLam[o][:0]
+	for _, j := range keys {
+		e.extra[o] = append(e.extra[o], j)
+		e.extraLam[o] = append(e.extraLam[o], sum[j])
+	}
+}
+
 // update decides the next round's active columns from the slacks and
 // excesses of slack, the bound dual of the round, the tolerance tol and
 // whether the relaxations are solved tightly. An inactive column comes
@@ -277,6 +307,9 @@ func (e *colElim) push(p *Problem, o int, y, t []float64) {
 // columns left out and brought back.
 func (e *colElim) update(p *Problem, sl, ex []float64, dual, tol float64, tight bool) (dropped, revived int) {
 	n, m := p.N, p.M
+	if !(math.Abs(dual) > 0) || math.IsInf(dual, 0) {
+		return 0, 0 // no scale for the thresholds: keep the columns as they are
+	}
 	scale := float64(n) / math.Abs(dual)
 	inactive := 0
 	for _, a := range e.active {

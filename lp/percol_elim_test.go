@@ -149,3 +149,31 @@ func TestGeneratePerColumnEliminatesSimplex(t *testing.T) {
 	}
 	t.Logf("exact %.10g, bracket [%.10g, %.10g], %d rounds, %d active columns", exact, g.Primal, g.Dual, g.Rounds, g.ActiveColumns)
 }
+
+// TestElimCompact: merging an inactive column's repeated extra multipliers
+// keeps its term: seven multipliers 0.1 on the pair x_0 <= 2 x_1 (and one
+// 0.3 on x_2 <= 3 x_0) lower row 0 by 0.7 and raise row 1 by 1.4 (row 2
+// by -0.3, row 0 by 0.9).
+func TestElimCompact(t *testing.T) {
+	p := &Problem{N: 3, M: 1, C: []float64{-1, -2, -3}, Pairs: []Pair{{I: 0, H: 1, W: 2}, {I: 2, H: 0, W: 3}}}
+	e := newColElim(1, 1)
+	e.pairs[0], e.lam[0] = nil, nil
+	for range 7 {
+		e.extra[0] = append(e.extra[0], 0)
+		e.extraLam[0] = append(e.extraLam[0], 0.1)
+	}
+	e.extra[0] = append(e.extra[0], 1)
+	e.extraLam[0] = append(e.extraLam[0], 0.3)
+	e.compact(0, 3)
+	if len(e.extra[0]) != 2 {
+		t.Errorf("%d extra multipliers after compact, want 2", len(e.extra[0]))
+	}
+	tm := make([]float64, 3)
+	e.term(p, 0, tm)
+	want := []float64{-1 - 0.7 + 0.9, -2 + 1.4, -3 - 0.3}
+	for i := range tm {
+		if math.Abs(tm[i]-want[i]) > 1e-12 {
+			t.Errorf("row %d: term %v, want %v", i, tm[i], want[i])
+		}
+	}
+}
