@@ -257,8 +257,10 @@ func BenchmarkLPEuclidSpanner(b *testing.B) {
 // BenchmarkLPEuclidPerColumn: the exact optimum on a Euclidean grid (every
 // pair constrained) by constraint generation with per-column pair sets
 // (lp.GenerateOptions.PerColumn; bench/README.md, "Euclidean exact by
-// per-column constraint generation"). Reports the rounds, the largest and
-// mean number of pairs per column at the end, and the gap.
+// per-column constraint generation"). Reports the rounds, the columns
+// (outputs) of the last relaxation (the others left out by column
+// elimination), the largest and mean number of pairs per column at the
+// end, and the gap.
 func BenchmarkLPEuclidPerColumn(b *testing.B) {
 	const eps = 0.5
 	for _, w := range []int{8, 12, 16, 20} {
@@ -288,6 +290,7 @@ func BenchmarkLPEuclidPerColumn(b *testing.B) {
 				}
 				reportLP(b, &r.Result, cpu0)
 				b.ReportMetric(float64(r.Rounds), "rounds")
+				b.ReportMetric(float64(r.ActiveColumns), "active-cols")
 				b.ReportMetric(float64(r.Pairs), "max-pairs/col")
 				var sum int
 				for _, c := range r.ColumnPairs {

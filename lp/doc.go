@@ -89,7 +89,10 @@
 // violated pairs until the bounds meet; with GenerateOptions.PerColumn
 // each column has its own pairs (those violated in that column), so each
 // H_o keeps its own sparse graph and fill-reducing order (lp/percol.go,
-// docs/MATH.md §11.7). SolveSpanner solves the LP on the
+// docs/MATH.md §11.7), and the columns (outputs) that the relaxation does
+// not use are left out of the next ones (lp/percol_elim.go), their terms
+// in the bound kept by multipliers priced against the other columns.
+// SolveSpanner solves the LP on the
 // pairs of a greedy delta-spanner with ratios W^{1/delta} (Bordenabe,
 // Chatzikokolakis and Palamidessi, CCS 2014): its answer is exactly private
 // for every pair, and a relaxation gives the bound on how far from the
@@ -102,7 +105,8 @@
 // point against every pair of the problem given, also the dropped ones),
 // and the reported dual bound comes from a dual vector made exactly
 // feasible (Result.Y) for the problem solved, a relaxation of the one
-// given, so Dual >= the optimum >= Primal holds up to floating-point
+// given (with column elimination, from multipliers >= 0 on pairs of the
+// problem given for every column, also those left out), so Dual >= the optimum >= Primal holds up to floating-point
 // rounding of the two sums, whichever factorisation produced the iterates.
 //
 // Options embed run.Settings (memory Budget, Progress with Stage "ipm" or

@@ -42,6 +42,14 @@ type GenerateOptions struct {
 	// which it is the larger side (I) and the most violated in which it is
 	// the smaller side (H).
 	PerColumn bool
+	// KeepColumns, with PerColumn, keeps every column in every relaxation.
+	// By default a column (output) whose reduced costs show it unused is
+	// left out of the next relaxations, its X fixed at 0, which makes
+	// their iterations cheaper when the optimum uses few outputs (a
+	// skewed prior); the bound stays certified over every column
+	// (docs/MATH.md §11.7), and a column left out comes back when its
+	// multipliers no longer price it out.
+	KeepColumns bool
 	// Toward is, with PerColumn and no Start, the number of pairs per row
 	// in each column's start (see towardStart): for column o and row h,
 	// the pairs (i, h) with i most nearly between h and o; default 4
@@ -66,6 +74,9 @@ type GenerateResult struct {
 	// ColumnPairs is, with PerColumn, the number of pairs of each column in
 	// the last relaxation (Result.Pairs is then their maximum).
 	ColumnPairs []int
+	// ActiveColumns is, with PerColumn, the number of columns in the last
+	// relaxation (the others left out, see GenerateOptions.KeepColumns).
+	ActiveColumns int
 }
 
 // Generate solves p by constraint generation (cutting planes over the

@@ -57,15 +57,19 @@ type colFactor struct {
 func newPerColumn(n int, pairs [][]Pair, workers int, prev *perColumn) (*perColumn, float64) {
 	m := len(pairs)
 	pc := &perColumn{n: n, pairs: pairs, off: make([]int, m+1), cols: make([]colFactor, m)}
-	var need float64
 	for o, ps := range pairs {
 		pc.off[o+1] = pc.off[o] + len(ps)
+	}
+	// The columns are analysed independently, by the workers.
+	needs := make([]float64, m)
+	parallel(m, workers, func(o int) {
+		ps := pairs[o]
 		c := &pc.cols[o]
 		if prev != nil && len(prev.cols) == m && len(prev.pairs[o]) == len(ps) && prev.n == n {
 			*c = prev.cols[o]
 			c.isQR = false
-			need += 8 * (float64(n) + 6*float64(c.ldl.sym.nnz()) + 4*float64(n) + 6*float64(len(ps)) + float64(n*(c.bw+1)))
-			continue
+			needs[o] = 8 * (float64(n) + 6*float64(c.ldl.sym.nnz()) + 4*float64(n) + 6*float64(len(ps)) + float64(n*(c.bw+1)))
+			return
 		}
 		q := &Problem{N: n, Pairs: ps}
 		perm, sym := fillReducing(q) // lp/cholmod_order.go: OPTDP_LP_ORDER
@@ -87,7 +91,11 @@ func newPerColumn(n int, pairs [][]Pair, workers int, prev *perColumn) (*perColu
 		nz := float64(sym.nnz())
 		// LDL^T values, symbolic (5 index arrays), orders and pairs (two
 		// copies of 3 words), the band.
-		need += 8 * (float64(n) + nz + 5*nz + 4*float64(n) + 6*float64(len(ps)) + float64(n*(c.bw+1)))
+		needs[o] = 8 * (float64(n) + nz + 5*nz + 4*float64(n) + 6*float64(len(ps)) + float64(n*(c.bw+1)))
+	})
+	var need float64
+	for _, v := range needs {
+		need += v
 	}
 	w := float64(max(1, workers))
 	need += 8 * w * (float64(n)*float64(n) + 4*float64(n))

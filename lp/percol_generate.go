@@ -67,8 +67,8 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o Opti
 		t float64
 	}
 	byI, byH := make([]cand, n*m), make([]cand, n*m)
-	var prev *perColumn // the last relaxation's per-column analysis
-	var extra [][2]int  // tight rounds: every significant violation (pair, column)
+	ce := newColElim(m, o.Workers)
+	var extra [][2]int // tight rounds: every significant violation (pair, column)
 	for round := 1; round <= g.MaxRounds; round++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("lp: generate: interrupted in round %d: %w", round, err)
@@ -78,11 +78,21 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o Opti
 		if tight {
 			ro = inner
 		}
-		var r *Result
-		var err error
-		r, prev, err = solveColumns(ctx, p, cols, ro, prev)
+		act, q, qcols, prev := ce.restrict(p, cols)
+		r, pc, err := solveColumns(ctx, q, qcols, ro, prev)
 		if r == nil {
 			return nil, fmt.Errorf("lp: generate: round %d: %w", round, err)
+		}
+		ce.store(act, pc, r, x)
+		res.ActiveColumns = len(act)
+		// The certified bound over every column: the inactive ones priced
+		// against the active ones' row multipliers (docs/MATH.md §11.7).
+		t0 := time.Now()
+		sl, ex := ce.slack(p, r.Y)
+		yAct := r.Y
+		r.Dual, r.Y = ce.bound(p)
+		if elimDebug != nil {
+			elimDebug("round %d: %d active columns, pricing %.3gs, bound %.10g (active columns %.10g)", round, len(act), time.Since(t0).Seconds(), r.Dual, sumOf(yAct))
 		}
 		res.Rounds = round
 		res.Iterations += r.Iterations
@@ -94,7 +104,6 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o Opti
 		if r.Dual < res.Dual {
 			res.Dual, res.Y = r.Dual, r.Y
 		}
-		copy(x, r.X)
 		// Violations of the relaxation's solution, per column.
 		for k := range byI {
 			byI[k], byH[k] = cand{-1, 0}, cand{-1, 0}
@@ -140,11 +149,13 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o Opti
 			}
 		}
 		res.Violated = append(res.Violated, viol)
+		// A feasible answer: the solution repaired against every pair.
 		tr, err := Repair(p, x, o.Margin)
 		if err != nil {
 			return nil, err
 		}
-		if v := p.objective(x); best == nil || v > best.Primal {
+		v := p.objective(x)
+		if best == nil || v > best.Primal {
 			best = &Result{X: slices.Clone(x), Primal: v, Mix: 1 - (1-r.Mix)*(1-tr)}
 		}
 		gap := relGap(best.Primal, res.Dual)
@@ -157,7 +168,18 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o Opti
 		pr.Message = fmt.Sprintf("round %d: %d pairs in %d columns (at most %d per column), %d violated, relaxation %.3gs, %d iterations",
 			round, total, m, res.Pairs, viol, time.Since(start).Seconds(), r.Iterations)
 		o.Report(pr)
-		if gap <= o.Tol || (tight && viol == 0) {
+		if gap <= o.Tol {
+			break
+		}
+		revived := 0
+		if !g.KeepColumns {
+			var dropped int
+			dropped, revived = ce.update(p, sl, ex, r.Dual, o.Tol, tight)
+			if elimDebug != nil {
+				elimDebug("round %d: %d columns left out, %d brought back; gap %.3g", round, dropped, revived, gap)
+			}
+		}
+		if tight && viol == 0 && revived == 0 {
 			break
 		}
 		added := 0
@@ -187,7 +209,7 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o Opti
 				added++
 			}
 		}
-		if added == 0 && tight {
+		if added == 0 && tight && revived == 0 {
 			// Every violation is below the threshold: nothing worth a round.
 			break
 		}

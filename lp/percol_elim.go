@@ -1,0 +1,372 @@
+package lp
+
+import (
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// colElim is the column (output) elimination of per-column generation
+// (docs/MATH.md §11.7): a column whose reduced costs show it unused is left
+// out of the next relaxations (its X fixed at 0), and the certified bound
+// keeps a term for it from multipliers of its own, priced against the
+// other columns' row multipliers after every round (priceColumn); a column
+// that no longer prices out comes back.
+type colElim struct {
+	m, workers int
+	active     []bool
+	back       []int // times brought back: at elimBack the column stays (no column goes back and forth for ever)
+	// Column o's pairs, multipliers and analysis at its last solve in a
+	// relaxation (solved[o]); the multipliers are replaced by priceColumn
+	// while o is inactive.
+	pairs   [][]Pair
+	lam     [][]float64
+	factors []colFactor
+	solved  []bool
+	mass    []float64 // column o's mass sum_i X[i][o] in the last relaxation
+	// Extra multipliers of an inactive column on pairs of p outside its
+	// own list: extraLam[o][k] on p.Pairs[extra[o][k]] (see push).
+	extra    [][]int
+	extraLam [][]float64
+	byI      [][]int // p's pairs by I
+}
+
+// Elimination thresholds: an active column is left out when its
+// reduced-cost slack (see slack) is below -elimDrop |Dual|/n (|Dual|/n the
+// mean row multiplier) and its mass below elimMass·n/M, unless it was
+// brought back elimBack times, or once in a tight round (see update).
+// priceIter caps priceColumn's iterations.
+const (
+	elimDrop  = 1e-5
+	elimMass  = 0.1
+	elimBack  = 2
+	priceIter = 40
+)
+
+// elimDebug, when set, receives the elimination's per-round figures.
+var elimDebug func(format string, args ...any)
+
+func newColElim(m, workers int) *colElim {
+	e := &colElim{m: m, workers: max(1, workers), active: make([]bool, m), back: make([]int, m), pairs: make([][]Pair, m),
+		lam: make([][]float64, m), factors: make([]colFactor, m), solved: make([]bool, m),
+		mass: make([]float64, m), extra: make([][]int, m), extraLam: make([][]float64, m)}
+	for o := range e.active {
+		e.active[o] = true
+	}
+	return e
+}
+
+// restrict returns the active columns act, the problem restricted to them
+// (p itself when every column is active), their pair lists, and the
+// analysis of their last solve for solveColumns (nil before the first).
+func (e *colElim) restrict(p *Problem, cols [][]int) ([]int, *Problem, [][]int, *perColumn) {
+	n, m := p.N, p.M
+	var act []int
+	for o, a := range e.active {
+		if a {
+			act = append(act, o)
+		}
+	}
+	if len(act) == 0 { // cannot happen: the columns attaining y stay
+		for o := range e.active {
+			e.active[o] = true
+			act = append(act, o)
+		}
+	}
+	var prev *perColumn
+	if e.solved[act[0]] {
+		prev = &perColumn{n: n, pairs: make([][]Pair, len(act)), cols: make([]colFactor, len(act))}
+		for j, o := range act {
+			prev.pairs[j], prev.cols[j] = e.pairs[o], e.factors[o]
+		}
+	}
+	if len(act) == m {
+		return act, p, cols, prev
+	}
+	k := len(act)
+	c := make([]float64, n*k)
+	qcols := make([][]int, k)
+	for j, o := range act {
+		for i := 0; i < n; i++ {
+			c[i*k+j] = p.C[i*m+o]
+		}
+		qcols[j] = cols[o]
+	}
+	return act, &Problem{N: n, M: k, C: c, Pairs: p.Pairs}, qcols, prev
+}
+
+// store keeps the active columns' pairs, multipliers (r.lam) and analysis
+// (pc), and expands the relaxation's X (n×len(act)) into x (n×m, zero in
+// the inactive columns).
+func (e *colElim) store(act []int, pc *perColumn, r *Result, x []float64) {
+	n, m, k := pc.n, e.m, len(act)
+	for j, o := range act {
+		e.pairs[o] = pc.pairs[j]
+		e.lam[o] = slices.Clone(r.lam[pc.off[j]:pc.off[j+1]])
+		e.factors[o] = pc.cols[j]
+		e.solved[o] = true
+		e.extra[o], e.extraLam[o] = e.extra[o][:0], e.extraLam[o][:0]
+	}
+	clear(x)
+	clear(e.mass)
+	for i := 0; i < n; i++ {
+		for j, o := range act {
+			v := r.X[i*k+j]
+			x[i*m+o] = v
+			e.mass[o] += v
+		}
+	}
+}
+
+// term sets t_i = C[i][o] - (G_o^T lam_o)_i for column o's multipliers on
+// its own pairs and on its extra ones (negative multipliers count as 0).
+func (e *colElim) term(p *Problem, o int, t []float64) {
+	n, m := p.N, p.M
+	for i := 0; i < n; i++ {
+		t[i] = p.C[i*m+o]
+	}
+	for k, q := range e.pairs[o] {
+		l := max(e.lam[o][k], 0)
+		t[q.I] -= l
+		t[q.H] += q.W * l
+	}
+	for k, j := range e.extra[o] {
+		q := p.Pairs[j]
+		l := max(e.extraLam[o][k], 0)
+		t[q.I] -= l
+		t[q.H] += q.W * l
+	}
+}
+
+// bound is the certified bound of p over every column (§11.2 with the
+// multipliers of term: valid for any multipliers >= 0 on pairs of p):
+// y_i = max_o t_i(o), bound = sum_i y_i.
+func (e *colElim) bound(p *Problem) (float64, []float64) {
+	n, m := p.N, p.M
+	y := make([]float64, n)
+	for i := range y {
+		y[i] = math.Inf(-1)
+	}
+	t := make([]float64, n)
+	for o := 0; o < m; o++ {
+		e.term(p, o, t)
+		for i, v := range t {
+			y[i] = max(y[i], v)
+		}
+	}
+	var sum float64
+	for _, v := range y {
+		sum += v
+	}
+	return sum, y
+}
+
+// slack prices the inactive columns against the row multipliers y of the
+// active ones and returns, for every column o, its slack max_i (t_i - y_i)
+// and its excess sum_i max(0, t_i - y_i). An active column's slack is <= 0
+// (y is the maximum over the active columns, up to rounding), and how far
+// below 0 says how far it is from being used. An inactive column keeps its
+// multipliers when they still price it out (slack <= 0); otherwise push
+// moves the excess onto rows with room, and if some is left, priceColumn
+// searches new multipliers on the column's own pairs, followed by push
+// again. Its excess is what its term adds to the bound of the active
+// columns. The inactive columns are priced by the workers.
+func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
+	n, m := p.N, p.M
+	sl, ex = make([]float64, m), make([]float64, m)
+	if e.byI == nil {
+		e.byI = make([][]int, n)
+		for j, q := range p.Pairs {
+			e.byI[q.I] = append(e.byI[q.I], j)
+		}
+	}
+	measure := func(o int, t []float64) {
+		v, s := math.Inf(-1), 0.0
+		for i := 0; i < n; i++ {
+			v = max(v, t[i]-y[i])
+			s += max(0, t[i]-y[i])
+		}
+		sl[o], ex[o] = v, s
+	}
+	var inactive []int
+	t := make([]float64, n)
+	for o := 0; o < m; o++ {
+		if e.active[o] {
+			e.term(p, o, t)
+			measure(o, t)
+		} else {
+			inactive = append(inactive, o)
+		}
+	}
+	var priced atomic.Int64
+	defer func() {
+		if elimDebug != nil {
+			elimDebug("%d inactive columns, %d priced afresh", len(inactive), priced.Load())
+		}
+	}()
+	parallel(len(inactive), e.workers, func(k int) {
+		o := inactive[k]
+		t := make([]float64, n)
+		e.term(p, o, t)
+		measure(o, t)
+		if sl[o] <= 0 {
+			return
+		}
+		// Pushing the excess of the last multipliers often suffices
+		// when y moved little; otherwise price afresh.
+		saved, savedLam := slices.Clone(e.extra[o]), slices.Clone(e.extraLam[o])
+		e.push(p, o, y, t)
+		measure(o, t)
+		if sl[o] <= 0 {
+			return
+		}
+		e.extra[o], e.extraLam[o] = saved, savedLam
+		e.term(p, o, t)
+		measure(o, t)
+		priced.Add(1)
+		c := &e.factors[o]
+		b := make([]float64, n)
+		for k, i := range c.perm {
+			b[k] = p.C[i*m+o] - y[i]
+		}
+		if c.ldl.d == nil {
+			c.ldl.d, c.ldl.l = make([]float64, n), make([]float64, c.ldl.sym.nnz())
+		}
+		if lam, x := priceColumn(&c.ldl, b, c.pp, priceIter); x < ex[o] {
+			e.lam[o] = lam
+			e.extra[o], e.extraLam[o] = e.extra[o][:0], e.extraLam[o][:0]
+			e.term(p, o, t)
+		}
+		e.push(p, o, y, t)
+		measure(o, t)
+	})
+	return sl, ex
+}
+
+// push lowers inactive column o's excess over y, t holding its term: for
+// every row i with t_i > y_i it raises multipliers of pairs (i, h) of p,
+// which moves an excess d from row i to row h as W_ih d, onto the rows h
+// with the most room (y_h - t_h)/W_ih, using at most 99 % of it. Any
+// multipliers >= 0 on pairs of p keep the bound valid (§11.2).
+func (e *colElim) push(p *Problem, o int, y, t []float64) {
+	defer e.compact(o, len(t))
+	for i := range t {
+		for tries := 0; t[i] > y[i] && tries < 64; tries++ {
+			best, room := -1, 0.0
+			for _, j := range e.byI[i] {
+				q := p.Pairs[j]
+				if r := (y[q.H] - t[q.H]) / q.W; r > room {
+					best, room = j, r
+				}
+			}
+			if best < 0 {
+				break
+			}
+			d := min(t[i]-y[i], 0.99*room)
+			q := p.Pairs[best]
+			e.extra[o] = append(e.extra[o], best)
+			e.extraLam[o] = append(e.extraLam[o], d)
+			t[i] -= d
+			t[q.H] += q.W * d
+		}
+	}
+}
+
+// compact merges column o's extra multipliers on the same pair (summing
+// them) once there are more than 2n of them, so that repeated pushes over
+// the rounds do not grow the lists without bound.
+func (e *colElim) compact(o, n int) {
+	if len(e.extra[o]) <= 2*n {
+		return
+	}
+	sum := make(map[int]float64, len(e.extra[o]))
+	for k, j := range e.extra[o] {
+		sum[j] += e.extraLam[o][k]
+	}
+	keys := make([]int, 0, len(sum))
+	for j := range sum {
+		keys = append(keys, j)
+	}
+	slices.Sort(keys)
+	e.extra[o], e.extraLam[o] = e.extra[o][:0], e.extraLam[o][:0]
+	for _, j := range keys {
+		e.extra[o] = append(e.extra[o], j)
+		e.extraLam[o] = append(e.extraLam[o], sum[j])
+	}
+}
+
+// update decides the next round's active columns from the slacks and
+// excesses of slack, the bound dual of the round, the tolerance tol and
+// whether the relaxations are solved tightly. An inactive column comes
+// back when its excess is above tol·|dual|/(16 K), K the inactive columns
+// (so that together they weaken the bound by less than tol/16); an active
+// one is left out as the elimination thresholds say. A column brought back
+// elimBack times, or once in a tight round, stays: generation, which goes
+// on while columns come back, cannot cycle. It returns the numbers of
+// columns left out and brought back.
+func (e *colElim) update(p *Problem, sl, ex []float64, dual, tol float64, tight bool) (dropped, revived int) {
+	n, m := p.N, p.M
+	if !(math.Abs(dual) > 0) || math.IsInf(dual, 0) {
+		return 0, 0 // no scale for the thresholds: keep the columns as they are
+	}
+	scale := float64(n) / math.Abs(dual)
+	inactive := 0
+	for _, a := range e.active {
+		if !a {
+			inactive++
+		}
+	}
+	back := tol * math.Abs(dual) / (16 * float64(max(1, inactive)))
+	for o := 0; o < m; o++ {
+		switch {
+		case !e.active[o] && sl[o] > 0 && ex[o] > back:
+			e.active[o] = true
+			e.back[o]++
+			if tight {
+				e.back[o] = elimBack
+			}
+			revived++
+		case e.active[o] && e.back[o] < elimBack && sl[o]*scale < -elimDrop && e.mass[o]*float64(m) < elimMass*float64(n):
+			e.active[o] = false
+			dropped++
+		}
+	}
+	return dropped, revived
+}
+
+// parallel runs f(k) for k = 0..count-1 on the given number of goroutines
+// (dynamic assignment: the columns' costs differ).
+func parallel(count, workers int, f func(k int)) {
+	workers = max(1, min(workers, count))
+	if workers == 1 {
+		for k := 0; k < count; k++ {
+			f(k)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= count {
+					return
+				}
+				f(k)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func sumOf(v []float64) float64 {
+	var s float64
+	for _, a := range v {
+		s += a
+	}
+	return s
+}

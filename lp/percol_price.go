@@ -1,0 +1,179 @@
+package lp
+
+import "math"
+
+// priceColumn searches multipliers lam >= 0 on one column's pairs (G x <= 0
+// meaning x_I <= W x_H for every pair) that make
+//
+//	excess(lam) = sum_i max(0, b_i - (G^T lam)_i)
+//
+// small, for b_i = C[i][o] - y_i: the column's excess over the row
+// multipliers y of the other columns (docs/MATH.md §11.7, column
+// elimination). It is the dual of
+//
+//	maximise b·x  s.t.  G x <= 0,  0 <= x <= 1,
+//
+// (dual: minimise 1·u s.t. u >= b - G^T lam, u >= 0, lam >= 0), solved by a
+// primal-dual interior-point method (Mehrotra's predictor-corrector) whose
+// Newton matrix diag(zl/x + zu/w) + G^T diag(lam/s) G has the column's own
+// sparsity, factored on the column's symbolic structure. Everything is in
+// the factor's position numbering: b and the pairs pp permuted by it. It
+// returns the multipliers of the iterate with the smallest excess (a fresh
+// slice aligned with pp) and that excess; any lam >= 0 is valid for the
+// bound, so the method need not converge. work holds 4n scratch values
+// (zero on entry) for the factorisation.
+func priceColumn(f *sparseLDL, b []float64, pp []Pair, maxIter int) ([]float64, float64) {
+	n, np := len(b), len(pp)
+	x, w, zl, zu := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	s, lam := make([]float64, np), make([]float64, np)
+	dx, dw, dzl, dzu := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	ds, dlam := make([]float64, np), make([]float64, np)
+	rp, rd, rw := make([]float64, np), make([]float64, n), make([]float64, n)
+	cl, cu, cs := make([]float64, n), make([]float64, n), make([]float64, np)
+	diag, wt, rhs, gl, work := make([]float64, n), make([]float64, np), make([]float64, n), make([]float64, n), make([]float64, n)
+	kappa := 0.0
+	for _, v := range b {
+		kappa = max(kappa, math.Abs(v))
+	}
+	if kappa == 0 {
+		return lam, 0
+	}
+	for i := range x {
+		x[i], w[i] = 0.5, 0.5
+	}
+	for k, q := range pp {
+		s[k] = 0.5 * (q.W - 1)
+		lam[k] = kappa / max(q.W-1, 1e-3)
+	}
+	gtl := func(dst, l []float64) { // dst = G^T l
+		clear(dst)
+		for k, q := range pp {
+			dst[q.I] += l[k]
+			dst[q.H] -= q.W * l[k]
+		}
+	}
+	gtl(gl, lam)
+	for i := range zl {
+		r := b[i] - gl[i]
+		zu[i] = max(r, 0) + kappa
+		zl[i] = zu[i] - r
+	}
+	excess := func(l []float64) float64 {
+		gtl(gl, l)
+		var e float64
+		for i, v := range b {
+			e += max(0, v-gl[i])
+		}
+		return e
+	}
+	best := make([]float64, np)
+	bestE := excess(best) // lam = 0
+	// solve computes the direction for the complementarity targets cl, cu,
+	// cs (x∘zl, w∘zu, s∘lam) with the residuals rp, rw, rd.
+	solve := func() {
+		// rhs = rd - G^T((cs + lam rp)/s) - (cu + zu rw)/w + cl/x
+		for k := range pp {
+			wt[k] = (cs[k] + lam[k]*rp[k]) / s[k]
+		}
+		gtl(gl, wt)
+		for i := range rhs {
+			rhs[i] = rd[i] - gl[i] - (cu[i]+zu[i]*rw[i])/w[i] + cl[i]/x[i]
+		}
+		copy(dx, rhs)
+		f.solve(dx)
+		for i := range dx {
+			dw[i] = -rw[i] - dx[i]
+			dzl[i] = (cl[i] - zl[i]*dx[i]) / x[i]
+			dzu[i] = (cu[i] - zu[i]*dw[i]) / w[i]
+		}
+		for k, q := range pp {
+			ds[k] = -rp[k] - (dx[q.I] - q.W*dx[q.H])
+			dlam[k] = (cs[k] - lam[k]*ds[k]) / s[k]
+		}
+	}
+	steps := func() (float64, float64) {
+		ap := maxStep(s, ds, maxStep(w, dw, maxStep(x, dx, 1)))
+		ad := maxStep(lam, dlam, maxStep(zu, dzu, maxStep(zl, dzl, 1)))
+		return ap, ad
+	}
+	zero := 0
+	for it := 0; it < maxIter; it++ {
+		// Residuals: rp = G x + s, rw = x + w - 1, rd = b - G^T lam - zu + zl.
+		for k, q := range pp {
+			rp[k] = x[q.I] - q.W*x[q.H] + s[k]
+		}
+		gtl(gl, lam)
+		var mu float64
+		for i := range rd {
+			rw[i] = x[i] + w[i] - 1
+			rd[i] = b[i] - gl[i] - zu[i] + zl[i]
+			mu += x[i]*zl[i] + w[i]*zu[i]
+		}
+		for k := range s {
+			mu += s[k] * lam[k]
+		}
+		mu /= float64(2*n + np)
+		for i := range diag {
+			diag[i] = zl[i]/x[i] + zu[i]/w[i]
+		}
+		for k := range wt {
+			wt[k] = lam[k] / s[k]
+		}
+		if f.factor(diag, pp, wt, work) <= cholMinRatio {
+			break
+		}
+		// Predictor.
+		for i := range cl {
+			cl[i], cu[i] = -x[i]*zl[i], -w[i]*zu[i]
+		}
+		for k := range cs {
+			cs[k] = -s[k] * lam[k]
+		}
+		solve()
+		ap, ad := steps()
+		var muAff float64
+		for i := range x {
+			muAff += (x[i]+ap*dx[i])*(zl[i]+ad*dzl[i]) + (w[i]+ap*dw[i])*(zu[i]+ad*dzu[i])
+		}
+		for k := range s {
+			muAff += (s[k] + ap*ds[k]) * (lam[k] + ad*dlam[k])
+		}
+		muAff /= float64(2*n + np)
+		sm := math.Pow(muAff/mu, 3) * mu
+		// Corrector.
+		for i := range cl {
+			cl[i] = sm - x[i]*zl[i] - dx[i]*dzl[i]
+			cu[i] = sm - w[i]*zu[i] - dw[i]*dzu[i]
+		}
+		for k := range cs {
+			cs[k] = sm - s[k]*lam[k] - ds[k]*dlam[k]
+		}
+		solve()
+		ap, ad = steps()
+		ap, ad = min(1, 0.99*ap), min(1, 0.99*ad)
+		axpy(x, ap, dx)
+		axpy(w, ap, dw)
+		axpy(s, ap, ds)
+		axpy(lam, ad, dlam)
+		axpy(zl, ad, dzl)
+		axpy(zu, ad, dzu)
+		for _, v := range [][]float64{x, w, s, lam, zl, zu} {
+			for k := range v {
+				v[k] = max(v[k], 1e-300)
+			}
+		}
+		// Once the excess vanishes, a few more iterations move lam inside
+		// the feasible set, leaving room for the next rounds' y.
+		if e := excess(lam); e <= bestE {
+			bestE = e
+			copy(best, lam)
+			if e == 0 {
+				zero++
+				if zero > 2 {
+					break
+				}
+			}
+		}
+	}
+	return best, bestE
+}
