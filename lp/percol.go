@@ -126,10 +126,9 @@ func (pc *perColumn) alloc(workers int) {
 
 // factor factors column o's H_o from its diagonal (row numbering) and pair
 // weights (the column's pair order) and adds H_o^{-1} to the upper triangle
-// of acc. Without useQR it uses the LDL^T and returns true, adding
-// nothing, when a pivot lost nearly all its digits (cholMinRatio): the
-// caller then redoes the factorisation with useQR. With useQR it uses the
-// banded QR and returns true.
+// of acc. Without useQR it uses the LDL^T, or, when a pivot lost nearly
+// all its digits (cholMinRatio), the banded QR for this column alone, and
+// returns false. With useQR it uses the banded QR and returns true.
 func (pc *perColumn) factor(o, w int, diag, wt, acc []float64, useQR bool) bool {
 	n := pc.n
 	c := &pc.cols[o]
@@ -140,12 +139,15 @@ func (pc *perColumn) factor(o, w int, diag, wt, acc []float64, useQR bool) bool 
 		for k, i := range c.perm {
 			d[k] = diag[i]
 		}
-		if c.ldl.factor(d, c.pp, wt, pc.work[w]) <= cholMinRatio {
-			return true
+		if c.ldl.factor(d, c.pp, wt, pc.work[w]) > cholMinRatio {
+			c.ldl.addInverse(nil, z)
+			scatterUpper(acc, z, c.perm, n)
+			return false
 		}
-		c.ldl.addInverse(nil, z)
-		scatterUpper(acc, z, c.perm, n)
-		return false
+		// This column's pivots lost nearly all their digits: its banded QR
+		// alone, the other columns keep their LDL^T (as in the shared-pair
+		// sparse mode, lp/ipm.go).
+		c.isQR = true
 	}
 	b := c.bw
 	if c.bnd.a == nil {
@@ -163,7 +165,7 @@ func (pc *perColumn) factor(o, w int, diag, wt, acc []float64, useQR bool) bool 
 	clear(z)
 	c.bnd.addInverse(z, pc.ring[w][:(b+1)*n])
 	scatterUpper(acc, z, c.rperm, n)
-	return true
+	return useQR
 }
 
 // scatterUpper adds the upper triangle of z (rows and columns numbered by
