@@ -172,7 +172,7 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o Opti
 			break
 		}
 		revived := 0
-		if !g.KeepColumns {
+		if !g.KeepColumns && round >= elimFirst {
 			var dropped int
 			dropped, revived = ce.update(p, sl, ex, r.Dual, o.Tol, tight)
 			if elimDebug != nil {
