@@ -30,11 +30,10 @@ func BenchmarkLPManhattanCity(b *testing.B) {
 			p    []float64
 		}{{"uniform", uniformOn(w * w)}, {"hotspots", hotSpotPrior(pts, w)}} {
 			p := lossProblem(pts, manhattan, pr.p, gridEdges(w, eps))
-			for _, v := range []string{"", "direct", "sym"} {
-				name := fmt.Sprintf("%dx%d/%s", w, w, pr.name)
-				if v != "" {
-					name += "/" + v
-				}
+			for _, v := range []string{"lazy", "direct", "sym"} {
+				// Three levels each, so that a filter ending in /sym
+				// selects only the reduced runs.
+				name := fmt.Sprintf("%dx%d/%s/%s", w, w, pr.name, v)
 				o := lp.Options{Tol: 1e-6, DirectSchur: v == "direct", Settings: run.Settings{Budget: cityBudget}}
 				if v == "sym" {
 					// The dihedral candidates; lp keeps those that hold
@@ -91,10 +90,10 @@ func BenchmarkLPEuclidSpannerCity(b *testing.B) {
 		}{{"uniform", uniformOn(w * w)}, {"hotspots", hotSpotPrior(pts, w)}} {
 			p := lossProblem(pts, euclid, pr.p, allPairs(pts, euclid, eps))
 			for _, sym := range []bool{false, true} {
-				name := fmt.Sprintf("%dx%d/%s", w, w, pr.name)
+				name := fmt.Sprintf("%dx%d/%s/plain", w, w, pr.name)
 				o := lp.Options{Tol: 1e-6, Settings: run.Settings{Budget: cityBudget}}
 				if sym {
-					name += "/sym"
+					name = fmt.Sprintf("%dx%d/%s/sym", w, w, pr.name)
 					o.Symmetry = gridMirrors(w)
 				}
 				b.Run(name, func(b *testing.B) {
