@@ -114,24 +114,28 @@ func reportLP(b *testing.B, r *lp.Result, cpu0 float64) {
 
 func BenchmarkLPManhattan(b *testing.B) {
 	const eps = 0.5
-	for _, w := range []int{10, 20, 30, 50} {
+	for _, w := range []int{10, 15, 20, 30, 50} {
 		pts := gridPoints(w)
 		for _, pr := range []struct {
 			name string
 			p    []float64
 		}{{"uniform", uniformOn(w * w)}, {"hotspots", hotSpotPrior(pts, w)}} {
 			p := lossProblem(pts, manhattan, pr.p, gridEdges(w, eps))
-			for _, banded := range []bool{false, true} {
+			for _, v := range []string{"", "banded", "sym"} {
 				name := fmt.Sprintf("%dx%d/%s", w, w, pr.name)
-				if banded {
-					name += "/banded"
+				o := lp.Options{Tol: 1e-6, Banded: v == "banded"}
+				if v != "" {
+					name += "/" + v
+				}
+				if v == "sym" {
+					o.Symmetry = gridMirrors(w) // none hold for the hot spots
 				}
 				b.Run(name, func(b *testing.B) {
 					var r *lp.Result
 					var err error
 					cpu0 := cpuSeconds()
 					for b.Loop() {
-						r, err = lp.Solve(context.Background(), p, &lp.Options{Tol: 1e-6, Banded: banded})
+						r, err = lp.Solve(context.Background(), p, &o)
 						if err != nil {
 							b.Fatal(err)
 						}
