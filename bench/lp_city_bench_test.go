@@ -26,10 +26,7 @@ func BenchmarkLPManhattanCity(b *testing.B) {
 	const eps = 0.5
 	for _, w := range []int{30, 40, 50} {
 		pts := gridPoints(w)
-		for _, pr := range []struct {
-			name string
-			p    []float64
-		}{{"uniform", uniformOn(w * w)}, {"hotspots", hotSpotPrior(pts, w)}} {
+		for _, pr := range gridPriors(pts, w) {
 			// Built on first use: a filter that skips every variant of
 			// this size costs nothing.
 			prob := sync.OnceValue(func() *lp.Problem { return lossProblem(pts, manhattan, pr.p, gridEdges(w, eps)) })
@@ -45,16 +42,9 @@ func BenchmarkLPManhattanCity(b *testing.B) {
 				}
 				b.Run(name, func(b *testing.B) {
 					p := prob()
-					var r *lp.Result
-					var err error
-					cpu0 := cpuSeconds()
-					for b.Loop() {
-						r, err = lp.Solve(context.Background(), p, &o)
-						if err != nil {
-							b.Fatal(err)
-						}
-					}
-					reportLP(b, r, cpu0)
+					r := runLP(b, func() (*lp.Result, error) {
+						return lp.Solve(context.Background(), p, &o)
+					}, nil)
 					b.ReportMetric(float64(r.SchurAssemblies), "assemblies")
 					b.ReportMetric(float64(r.SchurCG), "cg")
 					b.ReportMetric(float64(r.Symmetry), "group")
@@ -88,10 +78,7 @@ func BenchmarkLPEuclidSpannerCity(b *testing.B) {
 	const eps = 0.5
 	for _, w := range []int{30, 40, 50} {
 		pts := gridPoints(w)
-		for _, pr := range []struct {
-			name string
-			p    []float64
-		}{{"uniform", uniformOn(w * w)}, {"hotspots", hotSpotPrior(pts, w)}} {
+		for _, pr := range gridPriors(pts, w) {
 			prob := sync.OnceValue(func() *lp.Problem { return lossProblem(pts, euclid, pr.p, allPairs(pts, euclid, eps)) })
 			for _, sym := range []bool{false, true} {
 				name := fmt.Sprintf("%dx%d/%s/plain", w, w, pr.name)
@@ -102,16 +89,9 @@ func BenchmarkLPEuclidSpannerCity(b *testing.B) {
 				}
 				b.Run(name, func(b *testing.B) {
 					p := prob()
-					var r *lp.SpannerResult
-					var err error
-					cpu0 := cpuSeconds()
-					for b.Loop() {
-						r, err = lp.SolveSpanner(context.Background(), p, 1.2, &o)
-						if err != nil {
-							b.Fatal(err)
-						}
-					}
-					reportLP(b, &r.Result, cpu0)
+					r := runLP(b, func() (*lp.SpannerResult, error) {
+						return lp.SolveSpanner(context.Background(), p, 1.2, &o)
+					}, func(r *lp.SpannerResult) *lp.Result { return &r.Result })
 					b.ReportMetric(float64(r.Pairs), "pairs")
 					b.ReportMetric(r.SpannerDual, "spanner-dual")
 					b.ReportMetric(float64(r.SchurAssemblies), "assemblies")

@@ -116,10 +116,7 @@ func BenchmarkLPManhattan(b *testing.B) {
 	const eps = 0.5
 	for _, w := range []int{10, 15, 20, 30, 50} {
 		pts := gridPoints(w)
-		for _, pr := range []struct {
-			name string
-			p    []float64
-		}{{"uniform", uniformOn(w * w)}, {"hotspots", hotSpotPrior(pts, w)}} {
+		for _, pr := range gridPriors(pts, w) {
 			p := lossProblem(pts, manhattan, pr.p, gridEdges(w, eps))
 			for _, v := range []string{"", "banded", "sym"} {
 				name := fmt.Sprintf("%dx%d/%s", w, w, pr.name)
@@ -131,16 +128,9 @@ func BenchmarkLPManhattan(b *testing.B) {
 					o.Symmetry = gridMirrors(w) // none hold for the hot spots
 				}
 				b.Run(name, func(b *testing.B) {
-					var r *lp.Result
-					var err error
-					cpu0 := cpuSeconds()
-					for b.Loop() {
-						r, err = lp.Solve(context.Background(), p, &o)
-						if err != nil {
-							b.Fatal(err)
-						}
-					}
-					reportLP(b, r, cpu0)
+					runLP(b, func() (*lp.Result, error) {
+						return lp.Solve(context.Background(), p, &o)
+					}, nil)
 				})
 			}
 		}
@@ -156,16 +146,9 @@ func BenchmarkLPManhattanAllPairs(b *testing.B) {
 		pts := gridPoints(w)
 		p := lossProblem(pts, manhattan, uniformOn(w*w), allPairs(pts, manhattan, eps))
 		b.Run(fmt.Sprintf("%dx%d/uniform", w, w), func(b *testing.B) {
-			var r *lp.Result
-			var err error
-			cpu0 := cpuSeconds()
-			for b.Loop() {
-				r, err = lp.Solve(context.Background(), p, &lp.Options{Tol: 1e-6})
-				if err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportLP(b, r, cpu0)
+			runLP(b, func() (*lp.Result, error) {
+				return lp.Solve(context.Background(), p, &lp.Options{Tol: 1e-6})
+			}, nil)
 		})
 	}
 }
@@ -177,22 +160,12 @@ func BenchmarkLPEuclidExact(b *testing.B) {
 	const eps = 0.5
 	for _, w := range []int{8, 12} {
 		pts := gridPoints(w)
-		for _, pr := range []struct {
-			name string
-			p    []float64
-		}{{"uniform", uniformOn(w * w)}, {"hotspots", hotSpotPrior(pts, w)}} {
+		for _, pr := range gridPriors(pts, w) {
 			p := lossProblem(pts, euclid, pr.p, allPairs(pts, euclid, eps))
 			b.Run(fmt.Sprintf("%dx%d/%s", w, w, pr.name), func(b *testing.B) {
-				var r *lp.Result
-				var err error
-				cpu0 := cpuSeconds()
-				for b.Loop() {
-					r, err = lp.Solve(context.Background(), p, &lp.Options{Tol: 1e-6})
-					if err != nil {
-						b.Fatal(err)
-					}
-				}
-				reportLP(b, r, cpu0)
+				r := runLP(b, func() (*lp.Result, error) {
+					return lp.Solve(context.Background(), p, &lp.Options{Tol: 1e-6})
+				}, nil)
 				b.ReportMetric(float64(r.Pairs), "pairs")
 			})
 		}
@@ -205,22 +178,12 @@ func BenchmarkLPEuclidGenerate(b *testing.B) {
 	const eps = 0.5
 	for _, w := range []int{8, 12, 20} {
 		pts := gridPoints(w)
-		for _, pr := range []struct {
-			name string
-			p    []float64
-		}{{"uniform", uniformOn(w * w)}, {"hotspots", hotSpotPrior(pts, w)}} {
+		for _, pr := range gridPriors(pts, w) {
 			p := lossProblem(pts, euclid, pr.p, allPairs(pts, euclid, eps))
 			b.Run(fmt.Sprintf("%dx%d/%s", w, w, pr.name), func(b *testing.B) {
-				var r *lp.GenerateResult
-				var err error
-				cpu0 := cpuSeconds()
-				for b.Loop() {
-					r, err = lp.Generate(context.Background(), p, &lp.GenerateOptions{Options: lp.Options{Tol: 1e-6}})
-					if err != nil {
-						b.Fatal(err)
-					}
-				}
-				reportLP(b, &r.Result, cpu0)
+				r := runLP(b, func() (*lp.GenerateResult, error) {
+					return lp.Generate(context.Background(), p, &lp.GenerateOptions{Options: lp.Options{Tol: 1e-6}})
+				}, func(r *lp.GenerateResult) *lp.Result { return &r.Result })
 				b.ReportMetric(float64(r.Rounds), "rounds")
 				b.ReportMetric(float64(r.Pairs), "pairs")
 			})
@@ -235,22 +198,12 @@ func BenchmarkLPEuclidSpanner(b *testing.B) {
 	const eps = 0.5
 	for _, w := range []int{8, 20, 50} {
 		pts := gridPoints(w)
-		for _, pr := range []struct {
-			name string
-			p    []float64
-		}{{"uniform", uniformOn(w * w)}, {"hotspots", hotSpotPrior(pts, w)}} {
+		for _, pr := range gridPriors(pts, w) {
 			p := lossProblem(pts, euclid, pr.p, allPairs(pts, euclid, eps))
 			b.Run(fmt.Sprintf("%dx%d/%s", w, w, pr.name), func(b *testing.B) {
-				var r *lp.SpannerResult
-				var err error
-				cpu0 := cpuSeconds()
-				for b.Loop() {
-					r, err = lp.SolveSpanner(context.Background(), p, 1.2, &lp.Options{Tol: 1e-6})
-					if err != nil {
-						b.Fatal(err)
-					}
-				}
-				reportLP(b, &r.Result, cpu0)
+				r := runLP(b, func() (*lp.SpannerResult, error) {
+					return lp.SolveSpanner(context.Background(), p, 1.2, &lp.Options{Tol: 1e-6})
+				}, func(r *lp.SpannerResult) *lp.Result { return &r.Result })
 				b.ReportMetric(float64(r.Pairs), "pairs")
 				b.ReportMetric(r.SpannerDual, "spanner-dual")
 			})
@@ -269,16 +222,10 @@ func BenchmarkLPEuclidPerColumn(b *testing.B) {
 	const eps = 0.5
 	for _, w := range []int{8, 12, 16, 20} {
 		pts := gridPoints(w)
-		for _, pr := range []struct {
-			name string
-			p    []float64
-		}{{"uniform", uniformOn(w * w)}, {"hotspots", hotSpotPrior(pts, w)}} {
+		for _, pr := range gridPriors(pts, w) {
 			p := lossProblem(pts, euclid, pr.p, allPairs(pts, euclid, eps))
 			b.Run(fmt.Sprintf("%dx%d/%s", w, w, pr.name), func(b *testing.B) {
-				var r *lp.GenerateResult
-				var err error
-				cpu0 := cpuSeconds()
-				for b.Loop() {
+				r := runLP(b, func() (*lp.GenerateResult, error) {
 					o := &lp.GenerateOptions{Options: lp.Options{Tol: 1e-6}, PerColumn: true}
 					if testing.Verbose() {
 						o.Progress = func(p run.Progress) {
@@ -287,12 +234,8 @@ func BenchmarkLPEuclidPerColumn(b *testing.B) {
 							}
 						}
 					}
-					r, err = lp.Generate(context.Background(), p, o)
-					if err != nil {
-						b.Fatal(err)
-					}
-				}
-				reportLP(b, &r.Result, cpu0)
+					return lp.Generate(context.Background(), p, o)
+				}, func(r *lp.GenerateResult) *lp.Result { return &r.Result })
 				b.ReportMetric(float64(r.Rounds), "rounds")
 				b.ReportMetric(float64(r.ActiveColumns), "active-cols")
 				b.ReportMetric(float64(r.Pairs), "max-pairs/col")
@@ -304,4 +247,39 @@ func BenchmarkLPEuclidPerColumn(b *testing.B) {
 			})
 		}
 	}
+}
+
+// namedPrior is a prior of the LP benchmarks with its sub-benchmark name.
+type namedPrior struct {
+	name string
+	p    []float64
+}
+
+// gridPriors are the LP benchmarks' priors on the w×w grid pts: uniform
+// and the three hot spots (hotSpotPrior).
+func gridPriors(pts [][2]float64, w int) []namedPrior {
+	return []namedPrior{{"uniform", uniformOn(w * w)}, {"hotspots", hotSpotPrior(pts, w)}}
+}
+
+// runLP runs solve once per benchmark iteration (b.Fatal on an error) and
+// reports the last answer with reportLP, CPU seconds per run included;
+// result extracts its lp.Result (nil: the answer is one).
+func runLP[R any](b *testing.B, solve func() (*R, error), result func(*R) *lp.Result) *R {
+	b.Helper()
+	var r *R
+	var err error
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		if r, err = solve(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	res, ok := any(r).(*lp.Result)
+	if result != nil {
+		res = result(r)
+	} else if !ok {
+		b.Fatal("runLP: no lp.Result")
+	}
+	reportLP(b, res, cpu0)
+	return r
 }
