@@ -267,6 +267,15 @@ func TestSymmetryCandidates(t *testing.T) {
 	if err != nil || g != nil {
 		t.Errorf("shift: %v, %v: want no symmetry", g, err)
 	}
+	// Group orders: an 8-cycle generates 8 elements; with a transposition
+	// it generates all 8! = 40320 permutations, beyond maxGroupOrder.
+	cyc, swap := []int{1, 2, 3, 4, 5, 6, 7, 0}, []int{1, 0, 2, 3, 4, 5, 6, 7}
+	if g := closure([][]int{cyc}, 8); len(g) != 8 {
+		t.Errorf("8-cycle: %d elements, want 8", len(g))
+	}
+	if g := closure([][]int{cyc, swap}, 8); g != nil {
+		t.Errorf("the symmetric group S_8: %d elements, want nil (over the limit)", len(g))
+	}
 	// Only the y mirror survives a prior that changes along x.
 	prior := []float64{1, 2, 3, 1, 2, 3}
 	for k := range prior {
