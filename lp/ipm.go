@@ -787,7 +787,9 @@ again:
 		s.allocBands()
 	}
 	// The lazy Schur complement (lp/schur_pcg.go) may keep an earlier
-	// iteration's factor of S and skip the assembly.
+	// iteration's factor of S and skip the assembly; its recycled CG
+	// directions belong to the previous S.
+	s.pcg.forget()
 	lazy := s.pcg.skipAssembly()
 	s.parallel(func(o, w int) {
 		diag, wt := s.scratch[w], s.wt[w]
@@ -1240,6 +1242,10 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 		if err := s.factor(); err != nil {
 			return best, fmt.Errorf("lp: iteration %d: %w", it, err)
 		}
+		// The predictor only sets sigma and the second-order terms, and a
+		// centrality corrector is judged by the steps it gives: their
+		// Schur solves by conjugate gradients may be loose.
+		s.pcg.loose = true
 		s.direction(0, false)
 		ap, ad := s.steps()
 		muAff := s.complementarity(ap, ad)
@@ -1250,9 +1256,12 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 		for k := range s.cs {
 			s.cs[k] = s.d.s[k] * s.d.lam[k]
 		}
+		s.pcg.loose = false
 		s.direction(sigma*mu, true)
 		ap, ad = s.steps()
+		s.pcg.loose = true
 		ap, ad = s.centralityCorrectors(sigma*mu, ap, ad)
+		s.pcg.loose = false
 		const eta = 0.995
 		ap, ad = min(1, eta*ap), min(1, eta*ad)
 		if !s.useQR && !s.trustworthy(ap, ad, prevGap) {

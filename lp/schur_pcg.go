@@ -3,8 +3,11 @@ package lp
 import (
 	"fmt"
 	"math"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -55,6 +58,9 @@ type schurPCG struct {
 	counted     bool
 	tol         float64 // relative residual of the CG solves
 	endgame     bool    // refine the row sums with CG too (nearOptimum)
+	// loose: the current solve is a predictor's or a centrality
+	// corrector's, solved to pcgLooseTol before the end game.
+	loose bool
 
 	have  bool // s.chol holds a valid factor of some S
 	fresh bool // ... of the current iteration's S
@@ -72,8 +78,15 @@ type schurPCG struct {
 	assemblies, lazy, total int
 
 	b, x, r, z, p, q []float64
-	u, acc           [][]float64 // per worker
+	u                [][]float64 // per worker
+	chunks           []float64   // apply's per-chunk sums
 	dsum, wsum       []float64   // sum_o H_o: diagonal part, pair weights
+
+	// Recycling (see keep): an S-orthonormal basis rp of the CG directions
+	// of the current interior-point iteration's solves, rq = S rp, and the
+	// buffers they use (pool, kept between iterations).
+	rp, rq [][]float64
+	pool   [][]float64
 }
 
 // Tuning of the lazy Schur complement (measured on Manhattan grids, see
@@ -82,8 +95,14 @@ type schurPCG struct {
 const (
 	pcgMinRatio = 150
 	pcgTol      = 1e-10
+	// pcgLooseTol is the relative residual of the predictor's and the
+	// centrality correctors' solves before the end game.
+	pcgLooseTol = 1e-6
 	pcgMaxAge   = 8
 	pcgMaxIts   = 2000
+	// pcgRecycle is the most CG directions kept for the later solves of an
+	// interior-point iteration (see keep).
+	pcgRecycle = 128
 	// pcgSolveFrac is the CG time of one solve, as a fraction of the last
 	// assembly's, at which it stops and S is assembled.
 	pcgSolveFrac = 0.5
@@ -132,9 +151,9 @@ func (s *ipm) newSchurPCG(o Options) *schurPCG {
 	if p.on {
 		k := s.n
 		p.b, p.x, p.r, p.z, p.p, p.q = make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k)
-		p.u, p.acc = make([][]float64, s.workers), make([][]float64, s.workers)
+		p.u = make([][]float64, s.workers)
 		for w := range s.workers {
-			p.u[w], p.acc[w] = make([]float64, k), make([]float64, k)
+			p.u[w] = make([]float64, k)
 		}
 	}
 	return p
@@ -271,8 +290,31 @@ func (s *ipm) schurSolve(v []float64) {
 		}
 		return
 	}
-	vv := mat.NewVecDense(s.n, v)
-	_ = s.chol.SolveVecTo(vv, vv)
+	cholSolve(&s.chol, v)
+}
+
+// cholSolve overwrites v with S^{-1} v for the Cholesky factor c of S
+// (S = UᵀU): Uᵀ w = v by rows of U (axpy), then U x = w by rows (dot),
+// each a stream over the upper triangle. It is what mat.Cholesky.SolveVecTo
+// computes, 13 times faster at n = 2500 (2.9 against 39 ms: gonum's
+// Dtrsm is not made for one right-hand side; these row-oriented kernels
+// stream U once per triangle).
+func cholSolve(c *mat.Cholesky, v []float64) {
+	u := c.RawU().(*mat.TriDense).RawTriangular()
+	n, st, a := u.N, u.Stride, u.Data
+	v = v[:n]
+	for j := 0; j < n; j++ {
+		row := a[j*st : j*st+n]
+		w := v[j] / row[j]
+		v[j] = w
+		if w != 0 {
+			floats.AddScaled(v[j+1:], -w, row[j+1:])
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		row := a[i*st : i*st+n]
+		v[i] = (v[i] - floats.Dot(row[i+1:], v[i+1:])) / row[i]
+	}
 }
 
 // solve runs preconditioned conjugate gradients on S x = v from x = 0,
@@ -288,6 +330,10 @@ func (p *schurPCG) solve(v []float64) bool {
 		p.tCycle += t
 		p.tAll += t
 	}()
+	tol := p.tol
+	if p.loose && !p.endgame {
+		tol = max(tol, pcgLooseTol)
+	}
 	copy(b, v)
 	bn := math.Sqrt(dot(b, b))
 	if bn == 0 {
@@ -295,6 +341,28 @@ func (p *schurPCG) solve(v []float64) bool {
 	}
 	clear(x)
 	copy(r, b)
+	if len(p.rp) > 0 {
+		// Start from the Galerkin solution in the directions of this
+		// iteration's earlier solves (same S), x = P Pᵀ b for the
+		// S-orthonormal P, and its true residual b - S x (one product:
+		// the residual b - (SP) Pᵀ b carries the rounding of the basis).
+		for _, pk := range p.rp {
+			axpy(x, dot(pk, b), pk)
+		}
+		p.apply(q, x)
+		p.its++
+		p.total++
+		for i := range r {
+			r[i] = b[i] - q[i]
+		}
+		if math.Sqrt(dot(r, r)) >= bn {
+			clear(x)
+			copy(r, b)
+		} else if math.Sqrt(dot(r, r)) <= tol*bn {
+			copy(v, x)
+			return true
+		}
+	}
 	p.precondition(z, r)
 	copy(d, z)
 	rz := dot(r, z)
@@ -309,10 +377,11 @@ func (p *schurPCG) solve(v []float64) bool {
 		if !(dq > 0) || !(rz > 0) {
 			break // S or the preconditioner lost definiteness to rounding
 		}
+		p.keep(d, q)
 		a := rz / dq
 		axpy(x, a, d)
 		axpy(r, -a, q)
-		if math.Sqrt(dot(r, r)) <= p.tol*bn {
+		if math.Sqrt(dot(r, r)) <= tol*bn {
 			copy(v, x)
 			return true
 		}
@@ -325,6 +394,52 @@ func (p *schurPCG) solve(v []float64) bool {
 		}
 	}
 	return false
+}
+
+// keep adds the CG direction d, with q = S d, to the recycled basis: the
+// later solves of the same interior-point iteration (the corrector after
+// the predictor, the centrality correctors, the refinement) share S and
+// start from the Galerkin solution in the span of the directions kept
+// ("init-CG" Krylov recycling). d is made S-orthogonal to the basis by two
+// passes of Gram–Schmidt (in the S inner product, with S P known) and
+// S-normalised; a direction that the basis nearly spans is dropped.
+func (p *schurPCG) keep(d, q []float64) {
+	if len(p.rp) >= pcgRecycle {
+		return
+	}
+	k := len(p.rp)
+	if len(p.pool) < 2*(k+1) {
+		p.pool = append(p.pool, make([]float64, len(d)), make([]float64, len(d)))
+	}
+	pd, pq := p.pool[2*k], p.pool[2*k+1]
+	copy(pd, d)
+	copy(pq, q)
+	dq := dot(d, q)
+	for range 2 {
+		for j, pj := range p.rp {
+			c := dot(p.rq[j], pd)
+			axpy(pd, -c, pj)
+			axpy(pq, -c, p.rq[j])
+		}
+	}
+	nn := dot(pd, pq)
+	if !(nn > 1e-6*dq) {
+		return
+	}
+	sc := 1 / math.Sqrt(nn)
+	for i := range pd {
+		pd[i] *= sc
+		pq[i] *= sc
+	}
+	p.rp, p.rq = append(p.rp, pd), append(p.rq, pq)
+}
+
+// forget empties the recycled basis: the columns' factors, and with them
+// S, have changed.
+func (p *schurPCG) forget() {
+	if p != nil {
+		p.rp, p.rq = p.rp[:0], p.rq[:0]
+	}
 }
 
 // buildMean sets the sparse sum_o H_o (up to the factor m², which CG does
@@ -375,25 +490,54 @@ func (p *schurPCG) precondition(z, r []float64) {
 		}
 		return
 	}
-	zv := mat.NewVecDense(len(z), z)
-	_ = p.s.chol.SolveVecTo(zv, mat.NewVecDense(len(r), r))
+	copy(z, r)
+	cholSolve(&p.s.chol, z)
 }
 
 // apply sets dst to S v = sum_o H_o^{-1} v with the current per-column
-// factors.
+// factors. The columns are handed out in chunks of pcgChunk as workers
+// become free (a worker slowed by the other's memory traffic, or by
+// columns on the QR fallback, takes fewer), and each chunk's sum is kept
+// apart and the chunks summed in order: the result does not depend on
+// which worker took which chunk.
 func (p *schurPCG) apply(dst, v []float64) {
 	s := p.s
-	for _, a := range p.acc {
-		clear(a)
+	n, m := s.n, s.m
+	nc := (m + pcgChunk - 1) / pcgChunk
+	if len(p.chunks) != nc*n {
+		p.chunks = make([]float64, nc*n)
 	}
-	s.parallel(func(o, w int) {
+	clear(p.chunks)
+	var next atomic.Int64
+	work := func(w int) {
 		u := p.u[w]
-		copy(u, v)
-		s.colSolve(o, w, u)
-		axpy(p.acc[w], 1, u)
-	})
-	copy(dst, p.acc[0])
-	for _, a := range p.acc[1:] {
-		axpy(dst, 1, a)
+		for {
+			c := int(next.Add(1)) - 1
+			if c >= nc {
+				return
+			}
+			acc := p.chunks[c*n : (c+1)*n]
+			for o := c * pcgChunk; o < min(m, (c+1)*pcgChunk); o++ {
+				copy(u, v)
+				s.colSolve(o, w, u)
+				axpy(acc, 1, u)
+			}
+		}
+	}
+	if s.workers == 1 {
+		work(0)
+	} else {
+		var wg sync.WaitGroup
+		for w := range s.workers {
+			wg.Go(func() { work(w) })
+		}
+		wg.Wait()
+	}
+	copy(dst, p.chunks[:n])
+	for c := 1; c < nc; c++ {
+		axpy(dst, 1, p.chunks[c*n:(c+1)*n])
 	}
 }
+
+// pcgChunk is the number of columns a worker takes at a time in apply.
+const pcgChunk = 16

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/optdp/optdp/mech"
@@ -136,5 +138,188 @@ func TestLazySchurLine(t *testing.T) {
 		if res.SchurCG == 0 {
 			t.Errorf("n=%d: no conjugate-gradient iterations", c.n)
 		}
+	}
+}
+
+// TestCholSolve: the row-oriented triangular solves against gonum's
+// mat.Cholesky.SolveVecTo, and S x = b checked by a product with S.
+func TestCholSolve(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 2, 7, 64} {
+		a := mat.NewDense(n, n, nil)
+		for i := range n {
+			for j := range n {
+				a.Set(i, j, rng.NormFloat64())
+			}
+		}
+		sym := mat.NewSymDense(n, nil)
+		sym.SymOuterK(1, a)
+		for i := range n {
+			sym.SetSym(i, i, sym.At(i, i)+1)
+		}
+		var c mat.Cholesky
+		if !c.Factorize(sym) {
+			t.Fatal("not positive definite")
+		}
+		b := make([]float64, n)
+		for i := range b {
+			b[i] = rng.NormFloat64()
+		}
+		want := mat.NewVecDense(n, nil)
+		if err := c.SolveVecTo(want, mat.NewVecDense(n, b)); err != nil {
+			t.Fatal(err)
+		}
+		got := append([]float64(nil), b...)
+		cholSolve(&c, got)
+		var back mat.VecDense
+		back.MulVec(sym, mat.NewVecDense(n, got))
+		for i := range n {
+			if math.Abs(got[i]-want.AtVec(i)) > 1e-10*(1+math.Abs(want.AtVec(i))) {
+				t.Fatalf("n=%d: x[%d] = %v, gonum %v", n, i, got[i], want.AtVec(i))
+			}
+			if math.Abs(back.AtVec(i)-b[i]) > 1e-9*(1+math.Abs(b[i])) {
+				t.Fatalf("n=%d: (S x)[%d] = %v, want %v", n, i, back.AtVec(i), b[i])
+			}
+		}
+	}
+}
+
+// sparseTestIPM is the sparse-mode solver of p (minimum-degree order) with
+// the lazy Schur complement forced on, its iterate moved off the uniform
+// start by a seeded random factor per entry, 10^U(-2,2) (so that the
+// columns differ, and S is far from the start's), and factored.
+func sparseTestIPM(t *testing.T, p *Problem, workers int, seed uint64) *ipm {
+	t.Helper()
+	perm, sym := minimumDegree(p)
+	qs := permuted(p, perm)
+	sym.setPairs(qs)
+	rp := rcm(p)
+	inv := make([]int, p.N)
+	for k, old := range perm {
+		inv[old] = k
+	}
+	rperm := make([]int, p.N)
+	for k, old := range rp {
+		rperm[k] = inv[old]
+	}
+	o := (&Options{Tol: 1e-9, Workers: workers, schurMode: 1}).withDefaults()
+	s := newIPM(qs, workers, sym, permuted(p, rp), rperm, nil)
+	s.pcg = s.newSchurPCG(o)
+	s.start()
+	rx := rand.New(rand.NewPCG(seed, seed+1))
+	for k := range s.x {
+		s.x[k] *= math.Pow(10, 4*rx.Float64()-2)
+	}
+	if err := s.factor(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestSchurApplyChunks: the product S v = sum_o H_o^{-1} v of the conjugate
+// gradients, whose columns go to whichever worker is free in chunks, equals
+// the plain sum of the columns' solves, and is the same to the last bit
+// for 1, 2 and 3 workers (each chunk is summed apart, the chunks in order).
+func TestSchurApplyChunks(t *testing.T) {
+	p := manhattanLossProblem(7, 0.5, true) // 49 columns: chunks of 16, 16, 16, 1
+	rng := rand.New(rand.NewPCG(5, 6))
+	v := make([]float64, p.N)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	var first []float64
+	for _, workers := range []int{1, 2, 3} {
+		s := sparseTestIPM(t, p, workers, 7)
+		got := make([]float64, p.N)
+		s.pcg.apply(got, v)
+		want := make([]float64, p.N)
+		u := make([]float64, p.N)
+		for o := range s.m {
+			copy(u, v)
+			s.colSolve(o, 0, u)
+			axpy(want, 1, u)
+		}
+		for i := range got {
+			if math.Abs(got[i]-want[i]) > 1e-12*(1+math.Abs(want[i])) {
+				t.Fatalf("%d workers: (S v)[%d] = %v, plain sum %v", workers, i, got[i], want[i])
+			}
+		}
+		if first == nil {
+			first = got
+			continue
+		}
+		for i := range got {
+			if got[i] != first[i] {
+				t.Fatalf("%d workers: (S v)[%d] = %v, with 1 worker %v", workers, i, got[i], first[i])
+			}
+		}
+	}
+}
+
+// TestSchurRecycling: the CG directions kept from a solve form an
+// S-orthonormal basis (PᵀSP = I), and a second solve with the same S that
+// starts from the Galerkin solution in their span reaches the tolerance
+// on the true residual, for a right-hand side near the first (as the
+// corrector's is near the predictor's), in fewer iterations than a solve
+// from zero.
+func TestSchurRecycling(t *testing.T) {
+	p := manhattanLossProblem(7, 0.5, true)
+	s := sparseTestIPM(t, p, 2, 9)
+	rx := rand.New(rand.NewPCG(11, 12))
+	pc := s.pcg
+	n := p.N
+	b1, b2 := make([]float64, n), make([]float64, n)
+	for i := range b1 {
+		b1[i] = rx.NormFloat64()
+		b2[i] = b1[i] + 0.01*rx.NormFloat64()
+	}
+	if !pc.solve(slices.Clone(b1)) {
+		t.Fatal("first solve did not converge")
+	}
+	k := len(pc.rp)
+	if k == 0 {
+		t.Fatal("no direction kept")
+	}
+	for i := range k {
+		for j := range k {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if got := dot(pc.rp[i], pc.rq[j]); math.Abs(got-want) > 1e-8 {
+				t.Fatalf("(PᵀSP)[%d][%d] = %v, want %v", i, j, got, want)
+			}
+		}
+	}
+	check := func(name string, x, b []float64) {
+		sx := make([]float64, n)
+		pc.apply(sx, x)
+		var r, bn float64
+		for i := range b {
+			r += (b[i] - sx[i]) * (b[i] - sx[i])
+			bn += b[i] * b[i]
+		}
+		if math.Sqrt(r) > 10*pcgTol*math.Sqrt(bn) {
+			t.Errorf("%s: true relative residual %v", name, math.Sqrt(r/bn))
+		}
+	}
+	its0 := pc.its
+	x := slices.Clone(b2)
+	if !pc.solve(x) {
+		t.Fatal("recycled solve did not converge")
+	}
+	recycled := pc.its - its0
+	check("recycled", x, b2)
+	pc.forget()
+	its0 = pc.its
+	x = slices.Clone(b2)
+	if !pc.solve(x) {
+		t.Fatal("plain solve did not converge")
+	}
+	plain := pc.its - its0
+	check("plain", x, b2)
+	t.Logf("%d directions kept; second solve %d CG iterations recycled, %d from zero", k, recycled, plain)
+	if recycled >= plain {
+		t.Errorf("recycling cost %d iterations against %d", recycled, plain)
 	}
 }

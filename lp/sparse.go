@@ -22,6 +22,10 @@ type symbolic struct {
 	// L[j][k] for k < j sit at rowIdx positions rowPos[rowPtr[j]:rowPtr[j+1]],
 	// in columns rowCol[...].
 	rowPtr, rowCol, rowPos []int
+	// idx32 is rowIdx in 32 bits, for the solves (half the index traffic
+	// of the conjugate-gradient products, which stream every column's
+	// factor).
+	idx32 []int32
 }
 
 // nnz is the number of strictly lower entries of L.
@@ -146,6 +150,10 @@ func (s *symbolic) buildRows() {
 	for i := 0; i < n; i++ {
 		cnt[i+1] += cnt[i]
 	}
+	s.idx32 = make([]int32, len(s.rowIdx))
+	for k, r := range s.rowIdx {
+		s.idx32[k] = int32(r)
+	}
 	s.rowPtr = slices.Clone(cnt)
 	s.rowCol = make([]int, len(s.rowIdx))
 	s.rowPos = make([]int, len(s.rowIdx))
@@ -238,28 +246,47 @@ func (f *sparseLDL) factor(diag []float64, pairs []Pair, wt []float64, work []fl
 	return ratio
 }
 
-// solve overwrites r with H^{-1} r.
+// solve overwrites r with H^{-1} r: L y = r by columns (scatter), D, then
+// L^T x = y by rows of L^T (a gather whose four partial sums break the
+// dependency chain of one accumulator).
 func (f *sparseLDL) solve(r []float64) {
 	s := f.sym
-	l := f.l
-	for j := 0; j < s.n; j++ {
+	n, cp, l, idx32 := s.n, s.colPtr, f.l, s.idx32
+	r = r[:n]
+	for j := 0; j < n; j++ {
 		v := r[j]
 		if v == 0 {
 			continue
 		}
-		for q := s.colPtr[j]; q < s.colPtr[j+1]; q++ {
-			r[s.rowIdx[q]] -= l[q] * v
+		lo, hi := cp[j], cp[j+1]
+		idx := idx32[lo:hi]
+		ls := l[lo:hi]
+		ls = ls[:len(idx)]
+		for k, t := range idx {
+			r[t] -= ls[k] * v
 		}
 	}
+	d := f.d[:n]
 	for j := range r {
-		r[j] /= f.d[j]
+		r[j] /= d[j]
 	}
-	for j := s.n - 1; j >= 0; j-- {
-		v := r[j]
-		for q := s.colPtr[j]; q < s.colPtr[j+1]; q++ {
-			v -= l[q] * r[s.rowIdx[q]]
+	for j := n - 1; j >= 0; j-- {
+		lo, hi := cp[j], cp[j+1]
+		idx := idx32[lo:hi]
+		ls := l[lo:hi]
+		ls = ls[:len(idx)]
+		var a0, a1, a2, a3 float64
+		k := 0
+		for ; k+4 <= len(idx); k += 4 {
+			a0 += ls[k] * r[idx[k]]
+			a1 += ls[k+1] * r[idx[k+1]]
+			a2 += ls[k+2] * r[idx[k+2]]
+			a3 += ls[k+3] * r[idx[k+3]]
 		}
-		r[j] = v
+		for ; k < len(idx); k++ {
+			a0 += ls[k] * r[idx[k]]
+		}
+		r[j] -= (a0 + a1) + (a2 + a3)
 	}
 }
 
@@ -280,9 +307,17 @@ func (f *sparseLDL) addInverse(acc, z []float64) {
 	l := f.l
 	for j := n - 1; j >= 0; j-- {
 		row := z[j*n+j+1 : j*n+n]
-		clear(row)
-		for q := s.colPtr[j]; q < s.colPtr[j+1]; q++ {
+		lo, hi := s.colPtr[j], s.colPtr[j+1]
+		if lo == hi {
+			clear(row)
+		}
+		for q := lo; q < hi; q++ {
 			t := s.rowIdx[q]
+			if q == lo {
+				// The first term overwrites the row: no separate clear.
+				floats.ScaleTo(row, -l[q], z[t*n+j+1:t*n+n])
+				continue
+			}
 			floats.AddScaled(row, -l[q], z[t*n+j+1:t*n+n])
 		}
 		dj := 1 / f.d[j]
