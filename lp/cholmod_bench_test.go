@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // Per-column benchmarks of the sparse factorisation in each fill-reducing
@@ -110,4 +112,73 @@ func BenchmarkColumnOrder(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkColumnSolve: one solve H_o⁻¹ v with a 50×50 Manhattan column's
+// factor (minimum-degree order), cycling through 2500 distinct factors as
+// the conjugate-gradient product S v does, so that each comes from memory
+// (bench/README.md, "The lazy Schur path for the hot-spot prior").
+//
+//	go test -run XXX -bench ColumnSolve -benchtime 20000x ./lp/
+func BenchmarkColumnSolve(b *testing.B) {
+	const w, cols = 50, 2500
+	p := &Problem{N: w * w, M: 1, C: make([]float64, w*w), Pairs: gridEdgePairs(w, math.Exp(0.5))}
+	perm, sym := minimumDegree(p)
+	q := permuted(p, perm)
+	sym.setPairs(q)
+	n := p.N
+	diag, wt := randomColumn(rand.New(rand.NewPCG(1, 2)), n, len(q.Pairs))
+	fs := make([]sparseLDL, cols)
+	work := make([]float64, n)
+	for k := range fs {
+		fs[k] = sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, sym.nnz())}
+		fs[k].factor(diag, q.Pairs, wt, work)
+	}
+	r := make([]float64, n)
+	k := 0
+	for b.Loop() {
+		for i := range r {
+			r[i] = 1
+		}
+		fs[k%cols].solve(r)
+		k++
+	}
+}
+
+// BenchmarkCholSolve: S⁻¹ v with the dense Cholesky factor of an
+// n = 2500 Schur complement, by cholSolve and by gonum's
+// mat.Cholesky.SolveVecTo.
+//
+//	go test -run XXX -bench CholSolve ./lp/
+func BenchmarkCholSolve(b *testing.B) {
+	const n = 2500
+	s := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			v := 1 / float64(1+j-i)
+			if i == j {
+				v = 10
+			}
+			s.SetSym(i, j, v)
+		}
+	}
+	var c mat.Cholesky
+	if !c.Factorize(s) {
+		b.Fatal("not positive definite")
+	}
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = 1
+	}
+	b.Run("rows", func(b *testing.B) {
+		for b.Loop() {
+			cholSolve(&c, v)
+		}
+	})
+	b.Run("gonum", func(b *testing.B) {
+		for b.Loop() {
+			vv := mat.NewVecDense(n, v)
+			_ = c.SolveVecTo(vv, vv)
+		}
+	})
 }
