@@ -228,16 +228,10 @@ func solveWithOrder(t *testing.T, p *Problem, name string) *Result {
 	return r
 }
 
-// solveSparseOrder runs the interior-point method on p (pairs as given) in
-// the sparse mode with the order name, whatever the flop estimate that
-// Solve uses to choose between the sparse and banded modes, and returns
-// the answer in p's numbering.
-func solveSparseOrder(t *testing.T, p *Problem, name string) *Result {
-	t.Helper()
-	perm, sym, err := orderByName(name, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+// sparseIPM is the sparse-mode solver of p in the row order perm with
+// its symbolic factorisation sym, set up as solveAs does (the banded QR
+// fallback in p's reverse Cuthill–McKee order).
+func sparseIPM(p *Problem, perm []int, sym *symbolic, workers int) *ipm {
 	qs := permuted(p, perm)
 	sym.setPairs(qs)
 	rp := rcm(p)
@@ -249,8 +243,21 @@ func solveSparseOrder(t *testing.T, p *Problem, name string) *Result {
 	for k, old := range rp {
 		rperm[k] = inv[old]
 	}
+	return newIPM(qs, workers, sym, permuted(p, rp), rperm, nil)
+}
+
+// solveSparseOrder runs the interior-point method on p (pairs as given) in
+// the sparse mode with the order name, whatever the flop estimate that
+// Solve uses to choose between the sparse and banded modes, and returns
+// the answer in p's numbering.
+func solveSparseOrder(t *testing.T, p *Problem, name string) *Result {
+	t.Helper()
+	perm, sym, err := orderByName(name, p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	o := (&Options{Tol: 1e-9}).withDefaults()
-	r, err := newIPM(qs, o.Workers, sym, permuted(p, rp), rperm, nil).run(context.Background(), o)
+	r, err := sparseIPM(p, perm, sym, o.Workers).run(context.Background(), o)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

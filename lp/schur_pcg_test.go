@@ -191,19 +191,8 @@ func TestCholSolve(t *testing.T) {
 func sparseTestIPM(t *testing.T, p *Problem, workers int, seed uint64) *ipm {
 	t.Helper()
 	perm, sym := minimumDegree(p)
-	qs := permuted(p, perm)
-	sym.setPairs(qs)
-	rp := rcm(p)
-	inv := make([]int, p.N)
-	for k, old := range perm {
-		inv[old] = k
-	}
-	rperm := make([]int, p.N)
-	for k, old := range rp {
-		rperm[k] = inv[old]
-	}
 	o := (&Options{Tol: 1e-9, Workers: workers, schurMode: 1}).withDefaults()
-	s := newIPM(qs, workers, sym, permuted(p, rp), rperm, nil)
+	s := sparseIPM(p, perm, sym, workers)
 	s.pcg = s.newSchurPCG(o)
 	s.start()
 	rx := rand.New(rand.NewPCG(seed, seed+1))
