@@ -473,6 +473,11 @@ func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result
 	if sym != nil {
 		need += 8 * (float64(mr)*(n+float64(sym.nnz())) + w*n*n)
 	}
+	if sg == nil {
+		// The lazy Schur complement's chunk sums and recycled directions
+		// (lp/schur_pcg.go: apply, keep).
+		need += 8 * (n*float64(mr)/pcgChunk + n + 2*pcgRecycle*n)
+	}
 	if sg != nil {
 		// The full X of the certificate and Repair's copy of it, the
 		// orbit sums, and (banded mode) the per-worker inverses.
