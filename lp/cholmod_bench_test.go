@@ -114,6 +114,35 @@ func BenchmarkColumnOrder(b *testing.B) {
 	}
 }
 
+// BenchmarkAddInverse: Takahashi's full inverse of one 50×50 Manhattan
+// column's factor (minimum-degree order) added to the Schur accumulator,
+// with the two n×n buffers from make ("make") and from hugeAlloc
+// ("hugeAlloc": transparent huge pages on Linux, bench/README.md).
+//
+//	go test -run XXX -bench AddInverse -count 5 ./lp/
+func BenchmarkAddInverse(b *testing.B) {
+	const w = 50
+	p := &Problem{N: w * w, M: 1, C: make([]float64, w*w), Pairs: gridEdgePairs(w, math.Exp(0.5))}
+	perm, sym := minimumDegree(p)
+	q := permuted(p, perm)
+	sym.setPairs(q)
+	n := p.N
+	diag, wt := randomColumn(rand.New(rand.NewPCG(1, 2)), n, len(q.Pairs))
+	f := sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, sym.nnz())}
+	f.factor(diag, q.Pairs, wt, make([]float64, n))
+	for _, c := range []struct {
+		name  string
+		alloc func(int) []float64
+	}{{"make", func(k int) []float64 { return make([]float64, k) }}, {"hugeAlloc", hugeAlloc}} {
+		b.Run(c.name, func(b *testing.B) {
+			acc, z := c.alloc(n*n), c.alloc(n*n)
+			for b.Loop() {
+				f.addInverse(acc, z)
+			}
+		})
+	}
+}
+
 // BenchmarkColumnSolve: one solve H_o⁻¹ v with a 50×50 Manhattan column's
 // factor (minimum-degree order), cycling through 2500 distinct factors as
 // the conjugate-gradient product S v does, so that each comes from memory
@@ -143,6 +172,58 @@ func BenchmarkColumnSolve(b *testing.B) {
 		fs[k%cols].solve(r)
 		k++
 	}
+}
+
+// BenchmarkColumnSolve4: the product of four columns' H_o⁻¹ with one
+// vector, summed, as in S v: four solves ("solve") against one solve4 of
+// the four ("solve4"), cycling through 2500 distinct 50×50 Manhattan
+// factors (minimum-degree order).
+//
+//	go test -run XXX -bench ColumnSolve4 -benchtime 5000x ./lp/
+func BenchmarkColumnSolve4(b *testing.B) {
+	const w, cols = 50, 2500
+	p := &Problem{N: w * w, M: 1, C: make([]float64, w*w), Pairs: gridEdgePairs(w, math.Exp(0.5))}
+	perm, sym := minimumDegree(p)
+	q := permuted(p, perm)
+	sym.setPairs(q)
+	n := p.N
+	rng := rand.New(rand.NewPCG(1, 2))
+	fs := make([]sparseLDL, cols)
+	work := make([]float64, n)
+	for k := range fs {
+		diag, wt := randomColumn(rng, n, len(q.Pairs))
+		fs[k] = sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, sym.nnz())}
+		fs[k].factor(diag, q.Pairs, wt, work)
+	}
+	v, u, acc, r4 := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, 4*n)
+	for i := range v {
+		v[i] = 1
+	}
+	b.Run("solve", func(b *testing.B) {
+		k := 0
+		for b.Loop() {
+			for c := range 4 {
+				copy(u, v)
+				fs[(k+c)%cols].solve(u)
+				axpy(acc, 1, u)
+			}
+			k += 4
+		}
+	})
+	b.Run("solve4", func(b *testing.B) {
+		k := 0
+		for b.Loop() {
+			for i, x := range v {
+				r4[4*i], r4[4*i+1], r4[4*i+2], r4[4*i+3] = x, x, x, x
+			}
+			f := [4]*sparseLDL{&fs[k%cols], &fs[(k+1)%cols], &fs[(k+2)%cols], &fs[(k+3)%cols]}
+			solve4(&f, r4)
+			for i := range acc {
+				acc[i] = acc[i] + r4[4*i] + r4[4*i+1] + r4[4*i+2] + r4[4*i+3]
+			}
+			k += 4
+		}
+	})
 }
 
 // BenchmarkCholSolve: S⁻¹ v with the dense Cholesky factor of an

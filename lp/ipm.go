@@ -200,7 +200,7 @@ type ipm struct {
 // given stride: with symmetries, each representative counted for its orbit.
 func (s *ipm) wdot(a, b []float64, stride int) float64 {
 	if s.sg == nil {
-		return dot(a, b)
+		return s.sum(len(a), func(lo, hi int) float64 { return dot(a[lo:hi], b[lo:hi]) })
 	}
 	var t float64
 	for o, w := range s.sg.colW {
@@ -474,9 +474,9 @@ func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result
 		need += 8 * (float64(mr)*(n+float64(sym.nnz())) + w*n*n)
 	}
 	if sg == nil {
-		// The lazy Schur complement's chunk sums and recycled directions
-		// (lp/schur_pcg.go: apply, keep).
-		need += 8 * (n*float64(mr)/pcgChunk + n + 2*pcgRecycle*n)
+		// The lazy Schur complement's chunk sums, recycled directions and
+		// per-worker vectors of solve4 (lp/schur_pcg.go: apply, keep).
+		need += 8 * (n*float64(mr)/pcgChunk + n + 2*pcgRecycle*n + 5*w*n)
 	}
 	if sg != nil {
 		// The full X of the certificate and Repair's copy of it, the
@@ -557,7 +557,7 @@ func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int, sg
 	if sg != nil {
 		s.schur = mat.NewSymDense(sg.norb, nil)
 	} else {
-		s.schur = mat.NewSymDense(n, nil)
+		s.schur = mat.NewSymDense(n, hugeAlloc(n*n))
 	}
 	s.accS = make([][]float64, workers)
 	s.accV = make([][]float64, workers)
@@ -567,7 +567,7 @@ func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int, sg
 	s.permBuf = make([][]float64, workers)
 	for w := range workers {
 		if w > 0 && sg == nil {
-			s.accS[w] = alloc(n * n)
+			s.accS[w] = hugeAlloc(n * n)
 		}
 		s.accV[w] = alloc(n)
 		s.scratch[w] = alloc(n)
@@ -591,7 +591,7 @@ func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int, sg
 	if sym != nil || sg != nil {
 		s.zbuf = make([][]float64, workers)
 		for w := range workers {
-			s.zbuf[w] = alloc(n * n)
+			s.zbuf[w] = hugeAlloc(n * n)
 		}
 	}
 	if sg != nil {
@@ -747,24 +747,27 @@ func (s *ipm) addGTlam(dst, lam []float64, scale float64) {
 // rs = G x + s.
 func (s *ipm) residuals() {
 	n := s.n
-	for o := 0; o < s.m; o++ {
-		for i := 0; i < n; i++ {
+	s.parallel(func(o, _ int) {
+		rd := s.rd[o*n : o*n+n]
+		for i := range rd {
 			k := o*n + i
-			s.rd[k] = s.c[k] + s.y[i] - s.zx[k]
+			rd[i] = s.c[k] + s.y[i] - s.zx[k]
 		}
-	}
-	s.addGTlam(s.rd, s.lam, 1)
+		xo := s.x[o*n : o*n+n]
+		pairs, off := s.pairsOf(o)
+		so, ro, lo := s.s[off:off+len(pairs)], s.rs[off:off+len(pairs)], s.lam[off:off+len(pairs)]
+		for k, q := range pairs {
+			rd[q.I] += lo[k]
+			rd[q.H] -= q.W * lo[k]
+			ro[k] = xo[q.I] - q.W*xo[q.H] + so[k]
+		}
+	})
 	clear(s.rp)
 	for o := 0; o < s.m; o++ {
 		xo := s.x[o*n : o*n+n]
 		wo := s.colWeight(o)
 		for i, v := range xo {
 			s.rp[i] += wo * v
-		}
-		pairs, off := s.pairsOf(o)
-		so, ro := s.s[off:off+len(pairs)], s.rs[off:off+len(pairs)]
-		for k, q := range pairs {
-			ro[k] = xo[q.I] - q.W*xo[q.H] + so[k]
 		}
 	}
 	if s.sg != nil {
@@ -908,20 +911,24 @@ func newNewton(nm, pm, n int) newton {
 func (s *ipm) direction(sigmaMu float64, corr bool) {
 	// The right-hand side: rd, rp, rs from the residuals, and the
 	// complementarity targets rcx (for x∘zx) and rcs (for s∘lam).
-	for j := range s.x {
-		v := sigmaMu - s.x[j]*s.zx[j]
-		if corr {
-			v -= s.cx[j]
+	s.each(len(s.x), func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			v := sigmaMu - s.x[j]*s.zx[j]
+			if corr {
+				v -= s.cx[j]
+			}
+			s.rcx[j] = v
 		}
-		s.rcx[j] = v
-	}
-	for j := range s.s {
-		v := sigmaMu - s.s[j]*s.lam[j]
-		if corr {
-			v -= s.cs[j]
+	})
+	s.each(len(s.s), func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			v := sigmaMu - s.s[j]*s.lam[j]
+			if corr {
+				v -= s.cs[j]
+			}
+			s.rcs[j] = v
 		}
-		s.rcs[j] = v
-	}
+	})
 	s.solveNewton(s.rd, s.rp, s.rs, s.rcx, s.rcs, &s.d)
 }
 
@@ -1062,14 +1069,20 @@ func maxStep(v, dv []float64, alpha float64) float64 {
 
 // steps returns the primal and dual step limits of the current direction.
 func (s *ipm) steps() (ap, ad float64) {
-	ap = maxStep(s.s, s.d.s, maxStep(s.x, s.d.x, 1))
-	ad = maxStep(s.lam, s.d.lam, maxStep(s.zx, s.d.zx, 1))
+	ap = min(s.stepTo(s.x, s.d.x), s.stepTo(s.s, s.d.s))
+	ad = min(s.stepTo(s.zx, s.d.zx), s.stepTo(s.lam, s.d.lam))
 	return ap, ad
 }
 
 // maxCorrectors is the number of Gondzio centrality correctors tried per
 // iteration: each costs one more solve with the factors at hand, far less
-// than the factorisation, and lengthens short steps.
+// than the factorisation, and lengthens short steps. Not in the lazy
+// iterations of the Schur complement (lp/schur_pcg.go), where a solve is
+// a run of conjugate gradients, each as costly as the iteration's column
+// factorisations: there the correctors saved a few iterations but cost
+// more than those (Manhattan 40×40 with the hot-spot prior: 41 iterations
+// and 357-392 CPU s with them, 43 and 298 CPU s without; one corrector:
+// 39 and 366 CPU s).
 const maxCorrectors = 2
 
 // centralityCorrectors applies Gondzio's multiple centrality correctors to
@@ -1079,6 +1092,9 @@ const maxCorrectors = 2
 // system with only that target as right-hand side; it is kept when it
 // lengthens the steps.
 func (s *ipm) centralityCorrectors(sigmaMu, ap, ad float64) (float64, float64) {
+	if s.pcg.stale() {
+		return ap, ad
+	}
 	if s.dc.x == nil {
 		s.dc = newNewton(len(s.x), len(s.s), s.n)
 		s.zero = make([]float64, max(len(s.x), len(s.s), s.n))
@@ -1100,33 +1116,28 @@ func (s *ipm) centralityCorrectors(sigmaMu, ap, ad float64) (float64, float64) {
 			break
 		}
 		tp, td := min(1, ap+delta), min(1, ad+delta)
-		for j := range s.x {
-			s.tx[j] = target((s.x[j] + tp*s.d.x[j]) * (s.zx[j] + td*s.d.zx[j]))
-		}
-		for j := range s.s {
-			s.ts[j] = target((s.s[j] + tp*s.d.s[j]) * (s.lam[j] + td*s.d.lam[j]))
-		}
+		s.each(len(s.x), func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				s.tx[j] = target((s.x[j] + tp*s.d.x[j]) * (s.zx[j] + td*s.d.zx[j]))
+			}
+		})
+		s.each(len(s.s), func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				s.ts[j] = target((s.s[j] + tp*s.d.s[j]) * (s.lam[j] + td*s.d.lam[j]))
+			}
+		})
 		z := s.zero
 		s.solveNewton(z[:len(s.x)], z[:s.n], z[:len(s.s)], s.tx, s.ts, &s.dc)
-		s.d.add(&s.dc, 1)
+		s.add(&s.d, &s.dc, 1)
 		np, nd := s.steps()
 		if min(np, nd) >= min(ap, ad)+0.1*delta {
 			ap, ad = np, nd
 			continue
 		}
-		s.d.add(&s.dc, -1)
+		s.add(&s.d, &s.dc, -1)
 		break
 	}
 	return ap, ad
-}
-
-// add sets d += a·e.
-func (d *newton) add(e *newton, a float64) {
-	axpy(d.x, a, e.x)
-	axpy(d.zx, a, e.zx)
-	axpy(d.s, a, e.s)
-	axpy(d.lam, a, e.lam)
-	axpy(d.y, a, e.y)
 }
 
 // trustworthy reports whether the step (ap, ad) along the current direction
@@ -1150,12 +1161,20 @@ func (s *ipm) trustworthy(ap, ad, prevGap float64) bool {
 func (s *ipm) complementarity(ap, ad float64) float64 {
 	var sum float64
 	if s.sg == nil {
-		for k := range s.x {
-			sum += (s.x[k] + ap*s.d.x[k]) * (s.zx[k] + ad*s.d.zx[k])
-		}
-		for k := range s.s {
-			sum += (s.s[k] + ap*s.d.s[k]) * (s.lam[k] + ad*s.d.lam[k])
-		}
+		sum = s.sum(len(s.x), func(lo, hi int) float64 {
+			var t float64
+			for k := lo; k < hi; k++ {
+				t += (s.x[k] + ap*s.d.x[k]) * (s.zx[k] + ad*s.d.zx[k])
+			}
+			return t
+		})
+		sum += s.sum(len(s.s), func(lo, hi int) float64 {
+			var t float64
+			for k := lo; k < hi; k++ {
+				t += (s.s[k] + ap*s.d.s[k]) * (s.lam[k] + ad*s.d.lam[k])
+			}
+			return t
+		})
 		return sum / float64(len(s.x)+len(s.s))
 	}
 	n, np := s.n, s.np
@@ -1255,12 +1274,16 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 		ap, ad := s.steps()
 		muAff := s.complementarity(ap, ad)
 		sigma := math.Pow(muAff/mu, 3)
-		for k := range s.cx {
-			s.cx[k] = s.d.x[k] * s.d.zx[k]
-		}
-		for k := range s.cs {
-			s.cs[k] = s.d.s[k] * s.d.lam[k]
-		}
+		s.each(len(s.cx), func(lo, hi int) {
+			for k := lo; k < hi; k++ {
+				s.cx[k] = s.d.x[k] * s.d.zx[k]
+			}
+		})
+		s.each(len(s.cs), func(lo, hi int) {
+			for k := lo; k < hi; k++ {
+				s.cs[k] = s.d.s[k] * s.d.lam[k]
+			}
+		})
 		s.pcg.loose = false
 		s.direction(sigma*mu, true)
 		ap, ad = s.steps()
@@ -1276,17 +1299,19 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 			it--
 			continue
 		}
-		axpy(s.x, ap, s.d.x)
-		axpy(s.s, ap, s.d.s)
-		axpy(s.zx, ad, s.d.zx)
-		axpy(s.lam, ad, s.d.lam)
+		s.axpy(s.x, ap, s.d.x)
+		s.axpy(s.s, ap, s.d.s)
+		s.axpy(s.zx, ad, s.d.zx)
+		s.axpy(s.lam, ad, s.d.lam)
 		axpy(s.y, ad, s.d.y)
 		// The positivity of x, s, zx, lam is kept by the step rule; guard
 		// against an exact zero from rounding.
 		for _, v := range [][]float64{s.x, s.s, s.zx, s.lam} {
-			for k := range v {
-				v[k] = max(v[k], 1e-300)
-			}
+			s.each(len(v), func(lo, hi int) {
+				for k := lo; k < hi; k++ {
+					v[k] = max(v[k], 1e-300)
+				}
+			})
 		}
 
 		primal := -s.wdot(s.c, s.x, s.n)
