@@ -114,6 +114,30 @@ func BenchmarkColumnOrder(b *testing.B) {
 	}
 }
 
+// manhattanFactors returns cols LDLᵀ factors of 50×50 Manhattan columns
+// (eps 0.5) in the minimum-degree order, with random diagonals and pair
+// weights: one draw for all when same, else one per factor.
+func manhattanFactors(cols int, same bool) []sparseLDL {
+	const w = 50
+	p := &Problem{N: w * w, M: 1, C: make([]float64, w*w), Pairs: gridEdgePairs(w, math.Exp(0.5))}
+	perm, sym := minimumDegree(p)
+	q := permuted(p, perm)
+	sym.setPairs(q)
+	n := p.N
+	rng := rand.New(rand.NewPCG(1, 2))
+	diag, wt := randomColumn(rng, n, len(q.Pairs))
+	fs := make([]sparseLDL, cols)
+	work := make([]float64, n)
+	for k := range fs {
+		if !same && k > 0 {
+			diag, wt = randomColumn(rng, n, len(q.Pairs))
+		}
+		fs[k] = sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, sym.nnz())}
+		fs[k].factor(diag, q.Pairs, wt, work)
+	}
+	return fs
+}
+
 // BenchmarkAddInverse: Takahashi's full inverse of one 50×50 Manhattan
 // column's factor (minimum-degree order) added to the Schur accumulator,
 // with the two n×n buffers from make ("make") and from hugeAlloc
@@ -121,15 +145,8 @@ func BenchmarkColumnOrder(b *testing.B) {
 //
 //	go test -run XXX -bench AddInverse -count 5 ./lp/
 func BenchmarkAddInverse(b *testing.B) {
-	const w = 50
-	p := &Problem{N: w * w, M: 1, C: make([]float64, w*w), Pairs: gridEdgePairs(w, math.Exp(0.5))}
-	perm, sym := minimumDegree(p)
-	q := permuted(p, perm)
-	sym.setPairs(q)
-	n := p.N
-	diag, wt := randomColumn(rand.New(rand.NewPCG(1, 2)), n, len(q.Pairs))
-	f := sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, sym.nnz())}
-	f.factor(diag, q.Pairs, wt, make([]float64, n))
+	f := manhattanFactors(1, true)[0]
+	n := f.sym.n
 	for _, c := range []struct {
 		name  string
 		alloc func(int) []float64
@@ -150,20 +167,9 @@ func BenchmarkAddInverse(b *testing.B) {
 //
 //	go test -run XXX -bench ColumnSolve -benchtime 20000x ./lp/
 func BenchmarkColumnSolve(b *testing.B) {
-	const w, cols = 50, 2500
-	p := &Problem{N: w * w, M: 1, C: make([]float64, w*w), Pairs: gridEdgePairs(w, math.Exp(0.5))}
-	perm, sym := minimumDegree(p)
-	q := permuted(p, perm)
-	sym.setPairs(q)
-	n := p.N
-	diag, wt := randomColumn(rand.New(rand.NewPCG(1, 2)), n, len(q.Pairs))
-	fs := make([]sparseLDL, cols)
-	work := make([]float64, n)
-	for k := range fs {
-		fs[k] = sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, sym.nnz())}
-		fs[k].factor(diag, q.Pairs, wt, work)
-	}
-	r := make([]float64, n)
+	const cols = 2500
+	fs := manhattanFactors(cols, true)
+	r := make([]float64, fs[0].sym.n)
 	k := 0
 	for b.Loop() {
 		for i := range r {
@@ -181,20 +187,9 @@ func BenchmarkColumnSolve(b *testing.B) {
 //
 //	go test -run XXX -bench ColumnSolve4 -benchtime 5000x ./lp/
 func BenchmarkColumnSolve4(b *testing.B) {
-	const w, cols = 50, 2500
-	p := &Problem{N: w * w, M: 1, C: make([]float64, w*w), Pairs: gridEdgePairs(w, math.Exp(0.5))}
-	perm, sym := minimumDegree(p)
-	q := permuted(p, perm)
-	sym.setPairs(q)
-	n := p.N
-	rng := rand.New(rand.NewPCG(1, 2))
-	fs := make([]sparseLDL, cols)
-	work := make([]float64, n)
-	for k := range fs {
-		diag, wt := randomColumn(rng, n, len(q.Pairs))
-		fs[k] = sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, sym.nnz())}
-		fs[k].factor(diag, q.Pairs, wt, work)
-	}
+	const cols = 2500
+	fs := manhattanFactors(cols, false)
+	n := fs[0].sym.n
 	v, u, acc, r4 := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, 4*n)
 	for i := range v {
 		v[i] = 1

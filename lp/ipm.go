@@ -911,24 +911,20 @@ func newNewton(nm, pm, n int) newton {
 func (s *ipm) direction(sigmaMu float64, corr bool) {
 	// The right-hand side: rd, rp, rs from the residuals, and the
 	// complementarity targets rcx (for x∘zx) and rcs (for s∘lam).
-	s.each(len(s.x), func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			v := sigmaMu - s.x[j]*s.zx[j]
-			if corr {
-				v -= s.cx[j]
+	// dst = sigmaMu - a∘b (- c with the second-order terms).
+	target := func(dst, a, b, c []float64) {
+		s.each(len(dst), func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				v := sigmaMu - a[j]*b[j]
+				if corr {
+					v -= c[j]
+				}
+				dst[j] = v
 			}
-			s.rcx[j] = v
-		}
-	})
-	s.each(len(s.s), func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			v := sigmaMu - s.s[j]*s.lam[j]
-			if corr {
-				v -= s.cs[j]
-			}
-			s.rcs[j] = v
-		}
-	})
+		})
+	}
+	target(s.rcx, s.x, s.zx, s.cx)
+	target(s.rcs, s.s, s.lam, s.cs)
 	s.solveNewton(s.rd, s.rp, s.rs, s.rcx, s.rcs, &s.d)
 }
 
@@ -1078,9 +1074,9 @@ func (s *ipm) steps() (ap, ad float64) {
 // iteration: each costs one more solve with the factors at hand, far less
 // than the factorisation, and lengthens short steps. Not in the lazy
 // iterations of the Schur complement (lp/schur_pcg.go), where a solve is
-// a run of conjugate gradients, each as costly as the iteration's column
-// factorisations: there the correctors saved a few iterations but cost
-// more than those (Manhattan 40×40 with the hot-spot prior: 41 iterations
+// a run of conjugate gradients (10-30 products S v, each a solve with
+// every column's factor): there the correctors saved a few iterations but
+// cost more than those (Manhattan 40×40 with the hot-spot prior: 41 iterations
 // and 357-392 CPU s with them, 43 and 298 CPU s without; one corrector:
 // 39 and 366 CPU s).
 const maxCorrectors = 2
