@@ -12,7 +12,7 @@ import (
 // it is first written. The dense n×n buffers of Takahashi's recurrence and
 // of the Schur complement (50 MB each at n = 2500) are written down their
 // columns (the mirror of each row), one 4 KiB page per entry: with 2 MiB
-// pages the assembly of a 50×50 column is 17-20 % faster
+// pages the assembly of a 50×50 column took 13.5-18.5 ms against 20.3-26.6
 // (BenchmarkAddInverse, bench/README.md). The advice is only advice: where
 // transparent huge pages are off, nothing changes.
 func hugeAlloc(k int) []float64 {

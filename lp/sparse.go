@@ -335,7 +335,7 @@ func (f *sparseLDL) solve(r []float64) {
 // four vectors interleaved (r[4i+c] is entry i of the c-th), and on return
 // r[4i+c] is entry i of f[c]'s H^{-1} applied to the c-th. The four share
 // every row-number read and their dependency chains interleave, which
-// makes the products S v of the conjugate gradients 1.4-1.7 times faster
+// makes the products S v of the conjugate gradients 1.3-1.5 times faster
 // than four calls of solve (BenchmarkColumnSolve4). Each column's
 // operations are those of solve, but the backward sums have one
 // accumulator per column instead of four: the results agree with solve's
