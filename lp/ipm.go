@@ -1262,9 +1262,8 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 		if err := s.factor(); err != nil {
 			return best, fmt.Errorf("lp: iteration %d: %w", it, err)
 		}
-		// The predictor only sets sigma and the second-order terms, and a
-		// centrality corrector is judged by the steps it gives: their
-		// Schur solves by conjugate gradients may be loose.
+		// The predictor only sets sigma and the second-order terms: its
+		// Schur solve by conjugate gradients may be loose.
 		s.pcg.loose = true
 		s.direction(0, false)
 		ap, ad := s.steps()
@@ -1283,9 +1282,7 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 		s.pcg.loose = false
 		s.direction(sigma*mu, true)
 		ap, ad = s.steps()
-		s.pcg.loose = true
 		ap, ad = s.centralityCorrectors(sigma*mu, ap, ad)
-		s.pcg.loose = false
 		const eta = 0.995
 		ap, ad = min(1, eta*ap), min(1, eta*ad)
 		if !s.useQR && !s.trustworthy(ap, ad, prevGap) {

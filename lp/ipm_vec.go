@@ -1,10 +1,5 @@
 package lp
 
-import (
-	"sync"
-	"sync/atomic"
-)
-
 // vecChunk is the number of entries of the iterate's long vectors (x, zx:
 // n·m entries; s, lam: one per pair and column) that a worker takes at a
 // time in the elementwise passes of the interior-point iteration (steps,
@@ -14,31 +9,11 @@ import (
 const vecChunk = 1 << 15
 
 // each runs f(lo, hi) on the chunks [lo, hi) of [0, k), vecChunk entries
-// each, handed out to the workers as they come free.
+// each, handed out to the workers as they come free (parallel, in
+// lp/percol_elim.go).
 func (s *ipm) each(k int, f func(lo, hi int)) {
 	nc := (k + vecChunk - 1) / vecChunk
-	if s.workers == 1 || nc <= 1 {
-		for lo := 0; lo < k; lo += vecChunk {
-			f(lo, min(lo+vecChunk, k))
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(s.workers, nc) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				c := int(next.Add(1)) - 1
-				if c >= nc {
-					return
-				}
-				f(c*vecChunk, min((c+1)*vecChunk, k))
-			}
-		}()
-	}
-	wg.Wait()
+	parallel(nc, s.workers, func(c int) { f(c*vecChunk, min((c+1)*vecChunk, k)) })
 }
 
 // sum returns the sum over the chunks of [0, k) of f(lo, hi), added in the

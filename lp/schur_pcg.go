@@ -60,8 +60,9 @@ type schurPCG struct {
 	counted     bool
 	tol         float64 // relative residual of the CG solves
 	endgame     bool    // refine the row sums with CG too (nearOptimum)
-	// loose: the current solve is a predictor's or a centrality
-	// corrector's, solved to pcgLooseTol before the end game.
+	// loose: the current solve is a predictor's, solved to pcgLooseTol
+	// before the end game (centrality correctors run only when S is
+	// fresh, with direct solves).
 	loose bool
 
 	have  bool // s.chol holds a valid factor of some S
