@@ -73,18 +73,24 @@ func gridMirrors(w int) [][]int {
 // BenchmarkLPEuclidSpannerCity: the spanner LP (stretch 1.2) on Euclidean
 // grids of 30×30 to 50×50, exactly private for every pair, with the gap to
 // the relaxation bound (two LPs; SchurAssemblies and SchurCG are those of
-// the relaxation, the second).
+// the relaxation, the second). Variants: "plain" and "sym" (the symmetric
+// reduction, uniform prior only) solve the spanner LP to the relative gap
+// 1e-6, "loose" to 1e-3, which changes the mechanism's loss by at most
+// 0.1 % against a spanner gap of 5-7 % (the relaxation's bound is solved
+// to 1 % of that gap either way).
 func BenchmarkLPEuclidSpannerCity(b *testing.B) {
 	const eps = 0.5
 	for _, w := range []int{30, 40, 50} {
 		pts := gridPoints(w)
 		for _, pr := range gridPriors(pts, w) {
 			prob := sync.OnceValue(func() *lp.Problem { return lossProblem(pts, euclid, pr.p, allPairs(pts, euclid, eps)) })
-			for _, sym := range []bool{false, true} {
-				name := fmt.Sprintf("%dx%d/%s/plain", w, w, pr.name)
+			for _, v := range []string{"plain", "loose", "sym"} {
+				name := fmt.Sprintf("%dx%d/%s/%s", w, w, pr.name, v)
 				o := lp.Options{Tol: 1e-6, Settings: run.Settings{Budget: cityBudget}}
-				if sym {
-					name = fmt.Sprintf("%dx%d/%s/sym", w, w, pr.name)
+				switch v {
+				case "loose":
+					o.Tol = 1e-3
+				case "sym":
 					o.Symmetry = gridMirrors(w)
 				}
 				b.Run(name, func(b *testing.B) {

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
@@ -180,6 +181,12 @@ type ipm struct {
 	rorder  []int       // rpairs' pairs sorted by min(I,H)
 	zbuf    [][]float64 // per worker: the n×n inverse (sparse) or its banded copy
 	permBuf [][]float64 // per worker: a permuted vector
+	// The banded factors allocated so far (bandOf) and how many the memory
+	// budget leaves room for (see solveAs); bandShort is set when a column
+	// needed one beyond that, bandNeed is the error to report then.
+	bands, bandCap atomic.Int64
+	bandShort      atomic.Bool
+	bandNeed       func(count int64) error
 
 	pcg *schurPCG // the lazy Schur complement (nil: assemble at every iteration)
 	// The per-column mode (pc != nil, lp/percol.go): column o has its own
@@ -280,11 +287,15 @@ func (s *ipm) factorColumn(o, w int, diag, wt, acc []float64) {
 		// banded QR alone, the other columns keep their LDL^T.
 		if s.useQR || s.sf[o].factor(diag, s.p.Pairs, wt, s.permBuf[w]) <= cholMinRatio {
 			s.isQR[o] = true
+			f := s.bandOf(o)
+			if f == nil {
+				return // no room for the band: factor reports it
+			}
 			db := s.permBuf[w]
 			for k, i := range s.rperm {
 				db[k] = diag[i]
 			}
-			s.bandOf(o).qrFactor(db, s.rpairs.Pairs, wt, s.rorder, s.qrR[w], s.qrWork[w])
+			f.qrFactor(db, s.rpairs.Pairs, wt, s.rorder, s.qrR[w], s.qrWork[w])
 		}
 	}
 	if acc != nil {
@@ -470,8 +481,13 @@ func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result
 	what := fmt.Sprintf("lp: %d×%d problem with %d ratio pairs", p.N, p.M, len(p.Pairs))
 	need := q.workspaceBytes(o.Workers, mr)
 	w := float64(max(1, o.Workers))
+	bandCap := int64(math.MaxInt64)
+	var bandNeed func(int64) error
 	if sym != nil {
 		need += 8 * (float64(mr)*(n+float64(sym.nnz())) + w*n*n)
+		// The QR fallback's banded factors: only for the columns whose
+		// LDL^T fails.
+		need, bandCap, bandNeed = bandBudget(o.Budget, need-float64(mr)*8*n*(b+1), 8*n*(b+1), mr)
 	}
 	if sg == nil {
 		// The lazy Schur complement's chunk sums, recycled directions and
@@ -514,7 +530,10 @@ func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result
 			}
 			rperm[k] = inv[old]
 		}
-		r, err = newIPM(qs, o.Workers, sym, q, rperm, sg).run(ctx, o)
+		s := newIPM(qs, o.Workers, sym, q, rperm, sg)
+		s.bandCap.Store(bandCap)
+		s.bandNeed = bandNeed
+		r, err = s.run(ctx, o)
 		perm = mdPerm
 	case perm == nil:
 		r, err = newIPM(p, o.Workers, nil, nil, nil, sg).run(ctx, o)
@@ -533,6 +552,29 @@ func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result
 	return r, err
 }
 
+// bandBudget is the sparse mode's memory rule for the QR fallback's banded
+// factors (band bytes each), which bandOf allocates only for the columns
+// whose LDL^T fails: the estimate base (everything else) plus a reserve of
+// one band per 16 of the m columns is what the budget must hold; the solve
+// may then use as many bands as the budget has room for (limit), and
+// needs' error (wrapping run.ErrTooLarge) reports the first one past that.
+func bandBudget(budget run.Budget, base, band float64, m int) (need float64, limit int64, needs func(count int64) error) {
+	reserve := math.Ceil(float64(m) / 16)
+	need = base + reserve*band
+	limit = math.MaxInt64
+	if budget >= 0 {
+		limit = int64(reserve + math.Max(0, math.Floor((float64(budget.Bytes())-need)/band)))
+	}
+	needs = func(count int64) error {
+		what := fmt.Sprintf("lp: the QR fallback of %d of the %d columns (%s each)", count, m, run.FormatBytes(band))
+		if err := budget.Check(what, base+float64(count)*band, "raise the budget"); err != nil {
+			return err
+		}
+		return fmt.Errorf("%s exceeds the memory budget: %w", what, run.ErrTooLarge) // not reached: limit is what fits
+	}
+	return need, limit, needs
+}
+
 // newIPM allocates the solver for p. With sym nil, the per-column factors
 // are banded (p's own bandwidth); otherwise p's rows are in sym's
 // fill-reducing order, and rp is p in a bandwidth-reducing order for the QR
@@ -549,6 +591,7 @@ func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int, sg
 	workers = max(1, min(workers, m))
 	nm, pm := n*m, np*m
 	s := &ipm{p: p, n: n, m: m, np: np, workers: workers, sym: sym, sg: sg}
+	s.bandCap.Store(math.MaxInt64)
 	alloc := func(k int) []float64 { return make([]float64, k) }
 	s.c, s.x, s.zx, s.rd, s.rcx, s.cx, s.r1 = alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm)
 	s.s, s.lam, s.rs, s.rcs, s.cs = alloc(pm), alloc(pm), alloc(pm), alloc(pm), alloc(pm)
@@ -609,11 +652,17 @@ func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int, sg
 }
 
 // bandOf returns column o's banded factor, allocated on first use (the
-// sparse mode's QR fallback; each column is factored by one worker at a
-// time).
+// sparse mode's QR fallback), or nil when the memory budget has no room
+// for one more (bandCap; factor then returns bandNeed's error). Each
+// column is factored by one worker at a time.
 func (s *ipm) bandOf(o int) *band {
 	f := &s.fac[o]
 	if f.a == nil {
+		if s.bands.Add(1) > s.bandCap.Load() {
+			s.bands.Add(-1)
+			s.bandShort.Store(true)
+			return nil
+		}
 		f.a = make([]float64, f.n*(f.b+1))
 	}
 	return f
@@ -815,6 +864,9 @@ again:
 		}
 		s.factorColumn(o, w, diag, wt, acc)
 	})
+	if s.bandShort.Load() {
+		return s.bandNeed(s.bands.Load() + 1)
+	}
 	redo := false
 	for w, u := range s.qrUsed {
 		redo = redo || (u && !s.useQR && (s.sym != nil || s.pc != nil))
