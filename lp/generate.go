@@ -333,20 +333,26 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 		bound = func(lam []float64) (float64, []float64) { return sy.dualBound(relax, lam, sy.colAct) }
 	}
 	out.Dual, out.Y = scaledBound(bound, r.lam)
+	// The multipliers (pairs × columns) are not needed any more: free them
+	// before the second LP's workspace.
+	r.lam, r.lamSym, out.lam, out.lamSym = nil, nil, nil, nil
 	ro := o
 	ro.keepLam = false
 	// The relaxation's bound only needs to pin the spanner's gap: to 1 %
 	// of the gap from the scaled bound (never looser than 1e-3, the
 	// certificates' start, nor tighter than Tol).
 	ro.Tol = max(o.Tol, min(1e-3, relGap(out.Primal, out.Dual)/100))
-	if rr, err := Solve(ctx, relax, &ro); rr != nil && rr.Dual < out.Dual {
-		out.Dual, out.Y = rr.Dual, rr.Y
-		out.Iterations += rr.Iterations
-	} else if rr == nil && err != nil {
+	rr, err := Solve(ctx, relax, &ro)
+	if rr == nil && err != nil {
 		return nil, err
 	}
+	if rr != nil {
+		out.Iterations += rr.Iterations
+		if rr.Dual < out.Dual {
+			out.Dual, out.Y = rr.Dual, rr.Y
+		}
+	}
 	out.Gap = relGap(out.Primal, out.Dual)
-	out.lam, out.lamSym = nil, nil
 	return out, solveErr
 }
 

@@ -61,7 +61,7 @@ func runOptimal(env *runEnv, args []string) error {
 	method := fs.String("method", "exact", "exact (every pair not implied by others), generate (exact optimum by constraint generation: relaxations with the violated pairs added) or spanner (pairs of a greedy delta-spanner at eps/delta: exactly private, near optimal, with a bound)")
 	delta := fs.Float64("delta", 1.2, "stretch of --method spanner, >= 1")
 	force := fs.Bool("force", false, "raise the memory budget from 4 GiB to the machine's physical memory")
-	tol := fs.Float64("tol", 1e-8, "target relative gap between the certified primal and dual values")
+	tol := fs.Float64("tol", 0, "target relative gap between the certified primal and dual values (default 1e-8; with --method spanner the spanner LP's own gap, default 1e-4)")
 	out := fs.String("out", "", "write the mechanism to FILE: CSV, or NumPy .npy (float64) when FILE ends in .npy")
 	prog := fs.Bool("progress", false, "draw a progress bar on stderr even with --json")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -128,7 +128,7 @@ func runOptimal(env *runEnv, args []string) error {
 			return fmt.Errorf("%s %s: matrix is %d×%d, want %d×%d (one row and column per answer)", g.flag, g.spec, r, c, m.Len(), m.Len())
 		}
 	}
-	if !(*tol > 0 && *tol < 1) {
+	if given["tol"] && !(*tol > 0 && *tol < 1) {
 		return usagef("--tol %v: want a number in (0, 1)", *tol)
 	}
 	if strings.HasPrefix(*prior, "product:") {

@@ -115,7 +115,8 @@ func TestOptimalMethodsLine(t *testing.T) {
 		want += best
 	}
 	for _, meth := range []Method{MethodExact, MethodGenerate, MethodSpanner} {
-		r := mustOptimal(t, m, eps, prior, &Options{Method: meth, Delta: map[Method]float64{MethodSpanner: 1.3}[meth]})
+		// Tol explicit: the spanner method's default is SpannerTol.
+		r := mustOptimal(t, m, eps, prior, &Options{Method: meth, Tol: 1e-9, Delta: map[Method]float64{MethodSpanner: 1.3}[meth]})
 		if math.Abs(r.Utility-want) > 1e-8*want || r.Dual < want*(1-1e-12) {
 			t.Errorf("%s: utility %.12g dual %.12g, geometric %.12g", meth, r.Utility, r.Dual, want)
 		}
@@ -194,4 +195,33 @@ func TestOptimalSymmetry(t *testing.T) {
 			t.Errorf("ring n=%d: symmetry %d (want %d), utility %.12g, want %.12g", n, rr.Symmetry, 2*n, rr.Utility, 1/sum)
 		}
 	}
+}
+
+// TestSpannerDefaultTol: MethodSpanner without Tol solves the spanner LP to
+// SpannerTol: fewer iterations than at 1e-9, a mechanism still exactly
+// private, and a utility within SpannerTol of the spanner LP's optimum
+// (which the 1e-9 solve pins to 1e-9), never above it.
+func TestSpannerDefaultTol(t *testing.T) {
+	m, _ := metric.Grid(6, 6, 1, metric.Euclid)
+	prior := optPrior(rand.New(rand.NewPCG(35, 36)), m.Len(), true)
+	const eps = 0.5
+	solve := func(tol float64) *Result {
+		r, err := Solve(context.Background(), m, eps, prior, &Options{Gain: GainDistance, Method: MethodSpanner, Tol: tol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep, err := mech.Audit(r.X, m, eps); err != nil || !(rep.Eps <= eps) {
+			t.Errorf("tolerance %g: audit eps %v (%v) > %v", tol, rep.Eps, err, eps)
+		}
+		return r
+	}
+	loose, tight := solve(0), solve(1e-9)
+	opt := tight.Utility
+	if d := opt - loose.Utility; d < -1e-9*math.Abs(opt) || d > SpannerTol*math.Abs(opt) {
+		t.Errorf("default tolerance: utility %.10g, the spanner optimum %.10g: off by %.3g (want within %g)", loose.Utility, opt, d, SpannerTol)
+	}
+	if loose.Iterations >= tight.Iterations {
+		t.Errorf("default tolerance took %d iterations, 1e-9 took %d", loose.Iterations, tight.Iterations)
+	}
+	t.Logf("spanner utility %.10g (%d iterations) against %.10g (%d)", loose.Utility, loose.Iterations, opt, tight.Iterations)
 }

@@ -61,6 +61,14 @@ const (
 	MethodSpanner Method = "spanner"
 )
 
+// SpannerTol is MethodSpanner's default Tol: the spanner's answer is
+// typically 5-7 % from the optimum on grids (its Gap), so solving the
+// spanner LP beyond 1e-4 changes the mechanism's loss by a negligible
+// fraction of that, and costs many interior-point iterations (Euclidean
+// 40×40 grid with a hot-spot prior: 62 iterations to 1e-3, 116 to 1e-6 on
+// 30×30; bench/README.md).
+const SpannerTol = 1e-4
+
 // Options tunes Solve. The zero value (or nil) means: binary gain,
 // relative gap 1e-8, the exact method, the lp package's defaults otherwise.
 type Options struct {
@@ -80,7 +88,9 @@ type Options struct {
 	// Delta is the stretch of MethodSpanner, >= 1; default 1.2.
 	Delta float64
 	// Tol is the target relative gap between the certified primal and dual
-	// values; default 1e-8.
+	// values; default 1e-8. MethodSpanner applies it to the spanner LP
+	// itself (and solves the relaxation only to 1 % of the spanner's gap,
+	// see lp.SolveSpanner); its default there is SpannerTol.
 	Tol float64
 	// MaxIter caps the interior-point iterations (default 200).
 	MaxIter int
@@ -178,6 +188,9 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 	p := &lp.Problem{N: n, M: n, C: c, Pairs: privacyPairs(m, eps)}
 	if o.Tol <= 0 {
 		o.Tol = 1e-8
+		if o.Method == MethodSpanner {
+			o.Tol = SpannerTol
+		}
 	}
 	lo := &lp.Options{Tol: o.Tol, MaxIter: o.MaxIter, Workers: o.Workers}
 	lo.Settings = o.Settings

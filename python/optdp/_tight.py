@@ -270,7 +270,8 @@ def optimal(metric: MetricLike, eps: float, prior: Any = None, gain: Any = "bina
     "generate" (the exact optimum by constraint generation) or "spanner"
     (only a delta-spanner's pairs, default stretch 1.2: exactly private, not
     optimal; dual then bounds the gap). Raises NotConvergedError
-    when the gap did not reach tol (default 1e-8). timeout (seconds) or
+    when the gap did not reach tol (default 1e-8; for "spanner" the gap of
+    the spanner's own LP, default 1e-4). timeout (seconds) or
     Ctrl-C stop the solver (CancelledError, KeyboardInterrupt); progress,
     if given, is called with the latest report (polled every 0.1 s)."""
     m = as_metric(metric)
