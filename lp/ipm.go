@@ -584,7 +584,7 @@ func bandBudget(budget run.Budget, base, band float64, m int) (need float64, lim
 
 // gcBeforeBytes is the workspace estimate from which solveAs runs the
 // garbage collector before allocating (Euclidean 50×50 spanner, hot-spot
-// prior: 12.0 GB peak without, two LPs' workspaces of about 6.6 GB each).
+// prior: 12.2 GB peak without, two LPs' workspaces of about 6.6 GB each).
 const gcBeforeBytes = 64 << 20
 
 // newIPM allocates the solver for p. With sym nil, the per-column factors
