@@ -65,12 +65,13 @@ const (
 // typically 5-7 % from the optimum on grids (its Gap), so solving the
 // spanner LP beyond 1e-4 changes the mechanism's loss by a negligible
 // fraction of that, and costs many interior-point iterations (Euclidean
-// 40×40 grid with a hot-spot prior: 62 iterations to 1e-3, 116 to 1e-6 on
-// 30×30; bench/README.md).
+// 30×30 grid with a hot-spot prior: 54 iterations to 1e-3, 116 to 1e-6;
+// bench/README.md).
 const SpannerTol = 1e-4
 
 // Options tunes Solve. The zero value (or nil) means: binary gain,
-// relative gap 1e-8, the exact method, the lp package's defaults otherwise.
+// relative gap 1e-8 (SpannerTol with MethodSpanner), the exact method, the
+// lp package's defaults otherwise.
 type Options struct {
 	// Gain is GainBinary (default) or GainDistance; ignored when GainMatrix
 	// or LossMatrix is set.
