@@ -30,11 +30,12 @@ func BenchmarkLPManhattanCity(b *testing.B) {
 			// Built on first use: a filter that skips every variant of
 			// this size costs nothing.
 			prob := sync.OnceValue(func() *lp.Problem { return lossProblem(pts, manhattan, pr.p, gridEdges(w, eps)) })
-			for _, v := range []string{"lazy", "direct", "sym"} {
+			for _, v := range []string{"lazy", "direct", "sym", "keep"} {
 				// Three levels each, so that a filter ending in /sym
-				// selects only the reduced runs.
+				// selects only the reduced runs. "keep" is "lazy" with
+				// every column kept (lp.Options.KeepColumns).
 				name := fmt.Sprintf("%dx%d/%s/%s", w, w, pr.name, v)
-				o := lp.Options{Tol: 1e-6, DirectSchur: v == "direct", Settings: run.Settings{Budget: cityBudget}}
+				o := lp.Options{Tol: 1e-6, DirectSchur: v == "direct", KeepColumns: v == "keep", Settings: run.Settings{Budget: cityBudget}}
 				if v == "sym" {
 					// The dihedral candidates; lp keeps those that hold
 					// (none for the hot spots).
@@ -75,7 +76,8 @@ func gridMirrors(w int) [][]int {
 // the relaxation bound (two LPs; SchurAssemblies and SchurCG are those of
 // the relaxation, the second). Variants: "plain" and "sym" (the symmetric
 // reduction, uniform prior only) solve the spanner LP to the relative gap
-// 1e-6, "loose" to 1e-3, which changes the mechanism's loss by at most
+// 1e-6, "loose" to 1e-3 ("kept": "loose" with every column kept,
+// lp.Options.KeepColumns), which changes the mechanism's loss by at most
 // 0.1 % against a spanner gap of 5-7 % (the relaxation's bound is solved
 // to 1 % of that gap either way).
 func BenchmarkLPEuclidSpannerCity(b *testing.B) {
@@ -84,12 +86,14 @@ func BenchmarkLPEuclidSpannerCity(b *testing.B) {
 		pts := gridPoints(w)
 		for _, pr := range gridPriors(pts, w) {
 			prob := sync.OnceValue(func() *lp.Problem { return lossProblem(pts, euclid, pr.p, allPairs(pts, euclid, eps)) })
-			for _, v := range []string{"plain", "loose", "sym"} {
+			for _, v := range []string{"plain", "loose", "sym", "kept"} {
 				name := fmt.Sprintf("%dx%d/%s/%s", w, w, pr.name, v)
 				o := lp.Options{Tol: 1e-6, Settings: run.Settings{Budget: cityBudget}}
 				switch v {
 				case "loose":
 					o.Tol = 1e-3
+				case "kept":
+					o.Tol, o.KeepColumns = 1e-3, true
 				case "sym":
 					o.Symmetry = gridMirrors(w)
 				}

@@ -110,6 +110,7 @@ func reportLP(b *testing.B, r *lp.Result, cpu0 float64) {
 	b.ReportMetric(r.Gap, "gap")
 	b.ReportMetric(float64(r.Iterations), "iters")
 	b.ReportMetric(-r.Primal, "loss")
+	b.ReportMetric(float64(r.Columns), "columns")
 }
 
 func BenchmarkLPManhattan(b *testing.B) {

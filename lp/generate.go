@@ -42,14 +42,6 @@ type GenerateOptions struct {
 	// which it is the larger side (I) and the most violated in which it is
 	// the smaller side (H).
 	PerColumn bool
-	// KeepColumns, with PerColumn, keeps every column in every relaxation.
-	// By default a column (output) whose reduced costs show it unused is
-	// left out of the next relaxations, its X fixed at 0, which makes
-	// their iterations cheaper when the optimum uses few outputs (a
-	// skewed prior); the bound stays certified over every column
-	// (docs/MATH.md §11.7), and a column left out comes back when its
-	// multipliers no longer price it out.
-	KeepColumns bool
 	// Toward is, with PerColumn and no Start, the number of pairs per row
 	// in each column's start (see towardStart): for column o and row h,
 	// the pairs (i, h) with i most nearly between h and o; default 4
@@ -75,7 +67,7 @@ type GenerateResult struct {
 	// the last relaxation (Result.Pairs is then their maximum).
 	ColumnPairs []int
 	// ActiveColumns is, with PerColumn, the number of columns in the last
-	// relaxation (the others left out, see GenerateOptions.KeepColumns).
+	// relaxation (the others left out, see Options.KeepColumns).
 	ActiveColumns int
 }
 
@@ -338,6 +330,11 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	r.lam, r.lamSym, out.lam, out.lamSym = nil, nil, nil, nil
 	ro := o
 	ro.keepLam = false
+	// The columns the first LP left out (lp/ipm_drop.go) are unused there:
+	// the second LP starts without them, their multipliers standing for
+	// them in its bound until they are priced.
+	ro.startOut = r.left
+	r.left, out.left = nil, nil
 	// The relaxation's bound only needs to pin the spanner's gap: to 1 %
 	// of the gap from the scaled bound (never looser than 1e-3, the
 	// certificates' start, nor tighter than Tol).

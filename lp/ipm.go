@@ -38,6 +38,16 @@ type Options struct {
 	// those implied by chains of others (see Solve).
 	KeepPairs bool
 
+	// KeepColumns keeps every column (output) in the solve. By default
+	// Solve leaves out, as the iteration approaches the optimum, the
+	// columns whose mass vanishes (docs/MATH.md §11.10: solves to a Tol of
+	// 1e-5 or looser, without symmetries, from 64 columns; SolveSpanner's
+	// second LP starts without the columns its first left out), and
+	// Generate with PerColumn the columns whose reduced costs show them
+	// unused (§11.7). Either way the certified bound still covers every
+	// column, and a column that no longer prices out comes back.
+	KeepColumns bool
+
 	// Banded forces the banded per-column factorisation (in the reverse
 	// Cuthill–McKee order) even where the sparse one (minimum degree) is
 	// estimated cheaper.
@@ -64,7 +74,13 @@ type Options struct {
 	// (GenerateOptions.PerColumn) ignores them.
 	Symmetry [][]int
 
-	keepLam   bool // keep the multipliers in Result.lam (SolveSpanner)
+	keepLam bool // keep the multipliers in Result.lam (SolveSpanner)
+	// startOut, by column, leaves the columns with multipliers out of
+	// the solve from the start (lp/ipm_drop.go), those multipliers
+	// standing for them in the bound (SolveSpanner: the columns its
+	// first LP left out, for the second).
+	startOut  [][]float64
+	dropAll   bool // tests: leave out every column but the heaviest at the first check (lp/ipm_drop.go)
 	schurMode int  // tests: 1 lazy whenever possible, 2 on with the automatic tuning, -1 off
 }
 
@@ -100,11 +116,21 @@ type Result struct {
 	// Symmetry is the order of the symmetry group the solver used (see
 	// Options.Symmetry); 1 when it used none.
 	Symmetry int
+	// Columns is the number of columns (outputs) still in the solve at
+	// the iterate returned: M unless some were left out as unused (see
+	// Options.KeepColumns); X is 0 in the others before Repair.
+	Columns int
 
 	lam []float64 // the ratio multipliers behind Dual, when Options.keepLam
 	// lamSym, when not nil, is the symmetry whose representatives' columns
 	// lam holds (the symmetric mode: symmetry.dualBound with its colAct).
 	lamSym *symmetry
+	// left, by column, holds the multipliers of the columns left out of
+	// the solve (lp/ipm_drop.go), when Options.keepLam; nil otherwise.
+	left [][]float64
+	// restarts counts the restarts that brought columns left out back
+	// (lp/ipm_drop.go).
+	restarts int
 }
 
 // ErrNotConverged (= run.ErrNotConverged) reports that the iteration limit
@@ -201,6 +227,11 @@ type ipm struct {
 	// accO (upper triangles) and accD (diagonals).
 	sg         *symmetry
 	accO, accD [][]float64
+
+	// dr, when not nil, leaves out the columns whose mass vanishes
+	// (lp/ipm_drop.go); the arrays above then hold only the columns
+	// still in, dr.colOf naming them.
+	dr *dropper
 }
 
 // wdot is the sum over all columns of a·b for per-column blocks of the
@@ -494,6 +525,11 @@ func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result
 		// per-worker vectors of solve4 (lp/schur_pcg.go: apply, keep).
 		need += 8 * (n*float64(mr)/pcgChunk + n + 2*pcgRecycle*n + 5*w*n)
 	}
+	if dropsColumns(o, sg, p.M) {
+		// The multipliers kept for the columns left out (lp/ipm_drop.go):
+		// at most those of every column.
+		need += 8 * float64(p.M) * float64(len(p.Pairs))
+	}
 	if sg != nil {
 		// The full X of the certificate and Repair's copy of it, the
 		// orbit sums, and (banded mode) the per-worker inverses.
@@ -538,15 +574,20 @@ func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result
 			rperm[k] = inv[old]
 		}
 		s := newIPM(qs, o.Workers, sym, q, rperm, sg)
+		s.dropper(o)
 		s.bandCap.Store(bandCap)
 		s.bandNeed = bandNeed
 		r, err = s.run(ctx, o)
 		perm = mdPerm
 	case perm == nil:
-		r, err = newIPM(p, o.Workers, nil, nil, nil, sg).run(ctx, o)
+		s := newIPM(p, o.Workers, nil, nil, nil, sg)
+		s.dropper(o)
+		r, err = s.run(ctx, o)
 		return r, err
 	default:
-		r, err = newIPM(q, o.Workers, nil, nil, nil, sg).run(ctx, o)
+		s := newIPM(q, o.Workers, nil, nil, nil, sg)
+		s.dropper(o)
+		r, err = s.run(ctx, o)
 	}
 	if r != nil {
 		x, y := make([]float64, len(r.X)), make([]float64, p.N)
@@ -686,7 +727,12 @@ func (s *ipm) bandOf(o int) *band {
 func (s *ipm) allocBands() {
 	n, m, np := s.n, s.m, s.np
 	b := s.rpairs.bandwidth()
-	s.fac = make([]band, m)
+	if s.dr != nil {
+		// Room for every column (lp/ipm_drop.go: restart).
+		s.fac = make([]band, s.dr.m0)[:m]
+	} else {
+		s.fac = make([]band, m)
+	}
 	if s.sym == nil {
 		facData := make([]float64, m*n*(b+1))
 		for o := range s.fac {
@@ -756,8 +802,12 @@ func (s *ipm) start() {
 	s.kappa = kappa
 	// The uniform matrix over all columns (the symmetric mode keeps only
 	// representatives of s.p.M columns).
+	cols := float64(s.p.M)
+	if s.dr != nil {
+		cols = float64(s.m) // the columns in (lp/ipm_drop.go)
+	}
 	for k := range s.x {
-		s.x[k] = 1 / float64(s.p.M)
+		s.x[k] = 1 / cols
 	}
 	for o := 0; o < m; o++ {
 		pairs, off := s.pairsOf(o)
@@ -1258,13 +1308,22 @@ func (s *ipm) mu() float64 {
 
 // certify repairs a copy of the current X and bounds the optimum from the
 // current multipliers.
-func (s *ipm) certify(margin float64, keepLam bool) (*Result, error) {
+func (s *ipm) certify(margin, tol float64, keepLam bool) (*Result, error) {
 	n, m := s.n, s.m
 	var x, lam []float64
 	if s.sg != nil {
 		m = s.p.M
 		x = s.sg.expandX(s.x, n, m)
 		lam = s.lam // the representatives' (see symmetry.dualBound)
+	} else if s.dr != nil {
+		// Columns left out (lp/ipm_drop.go) are zero.
+		m = s.p.M
+		x = make([]float64, n*m)
+		for j, o := range s.dr.colOf {
+			for i := 0; i < n; i++ {
+				x[i*m+o] = s.x[j*n+i]
+			}
+		}
 	} else {
 		x, lam = make([]float64, n*m), s.lam
 		for o := 0; o < m; o++ {
@@ -1275,6 +1334,7 @@ func (s *ipm) certify(margin float64, keepLam bool) (*Result, error) {
 	}
 	var t, dual float64
 	var y []float64
+	var left [][]float64
 	var err error
 	if s.pc != nil {
 		t, err = s.pc.repair(x, margin)
@@ -1282,6 +1342,13 @@ func (s *ipm) certify(margin float64, keepLam bool) (*Result, error) {
 	} else if s.sg != nil {
 		t, err = Repair(s.p, x, margin)
 		dual, y = s.sg.dualBound(s.p, lam, s.sg.rowAct)
+	} else if s.dr != nil {
+		t, err = Repair(s.p, x, margin)
+		dual, y = s.dropBound(s.p.objective(x), tol)
+		if keepLam {
+			lam = s.fullLam()
+			left = slices.Clone(s.dr.lam)
+		}
 	} else {
 		t, err = Repair(s.p, x, margin)
 		dual, y = dualBound(s.p, lam)
@@ -1293,12 +1360,21 @@ func (s *ipm) certify(margin float64, keepLam bool) (*Result, error) {
 	r := &Result{X: x, Primal: primal, Dual: dual, Gap: relGap(primal, dual), Mix: t, Y: y}
 	r.SchurAssemblies, r.SchurCG = s.pcg.assemblies, s.pcg.total
 	r.Symmetry = 1
+	r.Columns = s.m
 	if s.sg != nil {
+		r.Columns = s.p.M
 		r.Symmetry = s.sg.order
 	}
+	if s.dr != nil {
+		r.restarts = s.dr.restarts
+	}
 	if keepLam {
-		r.lam = slices.Clone(lam)
+		r.lam = lam
+		if s.dr == nil { // fullLam's is already a copy
+			r.lam = slices.Clone(lam)
+		}
 		r.lamSym = s.sg
+		r.left = left
 	}
 	return r, nil
 }
@@ -1379,6 +1455,7 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 		gap := math.Abs(dual-primal) / max(math.Abs(primal), math.Abs(dual), 1e-300)
 		prevGap = gap
 		s.pcg.nearOptimum(gap)
+		s.dropColumns(gap)
 		if o.Progress != nil {
 			pr := run.NewProgress("ipm")
 			pr.Iter, pr.MaxIter, pr.Gap, pr.Value = it, o.MaxIter, gap, primal
@@ -1388,13 +1465,17 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 			} else if k := countTrue(s.isQR); k > 0 {
 				fac = fmt.Sprintf("ldl, qr in %d of %d columns", k, s.m)
 			}
-			pr.Message = fmt.Sprintf("dual %.10g, mu %.3g, %s, steps %.2g %.2g%s", dual, mu, fac, ap, ad, s.pcg.status())
+			cols := ""
+			if s.dr != nil && s.dr.out > 0 {
+				cols = fmt.Sprintf(", %d of %d columns in", s.m, s.dr.m0)
+			}
+			pr.Message = fmt.Sprintf("dual %.10g, mu %.3g, %s, steps %.2g %.2g%s%s", dual, mu, fac, ap, ad, s.pcg.status(), cols)
 			o.Report(pr)
 		}
 		// Certify once the iterates are close; keep the best certificate, as
 		// rounding eventually limits how far the iteration can go.
 		if gap <= max(1e-3, o.Tol) || it == o.MaxIter {
-			r, err := s.certify(o.Margin, o.keepLam)
+			r, err := s.certify(o.Margin, o.Tol, o.keepLam)
 			if err != nil {
 				return nil, err
 			}
@@ -1402,6 +1483,14 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 			keep(r)
 			if r.Gap <= o.Tol {
 				return r, nil
+			}
+			if s.dr != nil && len(s.dr.revive) > 0 {
+				// Columns left out do not price out: bring them back
+				// (lp/ipm_drop.go).
+				s.restart()
+				s.pcg = s.newSchurPCG(o)
+				stale, bad, prevGap = 0, 0, math.Inf(1)
+				continue
 			}
 			if r.Gap > 100*best.Gap {
 				bad++

@@ -251,26 +251,38 @@ func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 // push lowers inactive column o's excess over y, t holding its term: for
 // every row i with t_i > y_i it raises multipliers of pairs (i, h) of p,
 // which moves an excess d from row i to row h as W_ih d, onto the rows h
-// with the most room (y_h - t_h)/W_ih, using at most 99 % of it. Any
-// multipliers >= 0 on pairs of p keep the bound valid (§11.2).
+// with the most room (y_h - t_h)/W_ih, using at most 99 % of it
+// (pushExcess). Any multipliers >= 0 on pairs of p keep the bound valid
+// (§11.2).
 func (e *colElim) push(p *Problem, o int, y, t []float64) {
 	defer e.compact(o, len(t))
+	pushExcess(p.Pairs, e.byI, t, y, func(k int, d float64) {
+		e.extra[o] = append(e.extra[o], k)
+		e.extraLam[o] = append(e.extraLam[o], d)
+	})
+}
+
+// pushExcess moves the excess of t over y along the pairs: for every row
+// i with t_i > y_i it picks, among the pairs (i, h) listed in byI[i], the
+// one whose row h has the most room (y_h - t_h)/W_ih, and raises its
+// multiplier by d = min(t_i - y_i, 0.99·room) (raise(k, d)), which lowers
+// t_i by d and raises t_h by W_ih d; at most 64 times per row.
+func pushExcess(pairs []Pair, byI [][]int, t, y []float64, raise func(k int, d float64)) {
 	for i := range t {
 		for tries := 0; t[i] > y[i] && tries < 64; tries++ {
 			best, room := -1, 0.0
-			for _, j := range e.byI[i] {
-				q := p.Pairs[j]
+			for _, k := range byI[i] {
+				q := pairs[k]
 				if r := (y[q.H] - t[q.H]) / q.W; r > room {
-					best, room = j, r
+					best, room = k, r
 				}
 			}
 			if best < 0 {
 				break
 			}
 			d := min(t[i]-y[i], 0.99*room)
-			q := p.Pairs[best]
-			e.extra[o] = append(e.extra[o], best)
-			e.extraLam[o] = append(e.extraLam[o], d)
+			q := pairs[best]
+			raise(best, d)
 			t[i] -= d
 			t[q.H] += q.W * d
 		}

@@ -42,7 +42,7 @@ func TestGeneratePerColumnEliminates(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, keep := range []bool{false, true} {
-			g, err := Generate(ctx, p, &GenerateOptions{Options: Options{Tol: tol}, PerColumn: true, KeepColumns: keep})
+			g, err := Generate(ctx, p, &GenerateOptions{Options: Options{Tol: tol, KeepColumns: keep}, PerColumn: true})
 			if err != nil {
 				t.Fatal(err)
 			}
