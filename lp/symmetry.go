@@ -83,7 +83,7 @@ func symmetries(p *Problem, cands [][]int) ([][]int, error) {
 			seen[v] = true
 		}
 	}
-	if p.M != n || n*n >= 1<<31 || len(p.Pairs) >= 1<<32-1 {
+	if p.M != n || int64(n)*int64(n) >= 1<<31 || int64(len(p.Pairs)) >= 1<<32-1 {
 		return nil, nil
 	}
 	keys := newPairKeys(n, p.Pairs)

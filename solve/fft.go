@@ -2,6 +2,7 @@ package solve
 
 import (
 	"math"
+	"math/bits"
 	"runtime"
 	"sync"
 
@@ -285,7 +286,7 @@ func nextFast(n int) int {
 	if n <= 1 {
 		return 1
 	}
-	const top = 1 << 62
+	const top = 1 << (bits.UintSize - 2)
 	if n >= top {
 		return top
 	}

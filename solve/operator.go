@@ -48,7 +48,7 @@ var (
 
 // MaxWorkBytes is the largest workspace, in bytes, that a structured solver's
 // constructor agrees to allocate (8 GiB).
-const MaxWorkBytes = 8 << 30
+const MaxWorkBytes = min(8<<30, math.MaxInt)
 
 // unit roundoff of float64.
 const unitRoundoff = 0x1p-53

@@ -10,7 +10,7 @@ import (
 
 // MaxAnswers is the largest answer-set size a metric constructor accepts:
 // indices must fit an int on every platform and in a float64 exactly.
-const MaxAnswers = 1 << 53
+const MaxAnswers = min(1<<53, math.MaxInt)
 
 // LineMetric is the path 0 - 1 - ... - n-1: d(i,j) = |i-j|. The counting
 // query on u records has the answers 0..u, i.e. Line(u+1).
