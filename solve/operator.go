@@ -47,7 +47,7 @@ var (
 )
 
 // MaxWorkBytes is the largest workspace, in bytes, that a structured solver's
-// constructor agrees to allocate (8 GiB).
+// constructor agrees to allocate: 8 GiB (on 32-bit platforms, math.MaxInt).
 const MaxWorkBytes = min(8<<30, math.MaxInt)
 
 // unit roundoff of float64.
