@@ -33,7 +33,7 @@ import (
 //     1e-6 the pricing LP leaves excesses of that order on columns that
 //     are barely unused, and each restart that brings one back costs a
 //     solve (Manhattan 30×30 with the hot-spot prior: three restarts, one
-//     column each, 111 iterations against 48).
+//     column each, 111 iterations against 38).
 const (
 	dropMinCols     = 64
 	dropMaxGap      = 0.5
