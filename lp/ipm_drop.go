@@ -163,12 +163,13 @@ func (s *ipm) dropColumns(gap float64) {
 		return
 	}
 	d.all = false
-	s.compact(out, true)
+	s.compact(out, nil)
 }
 
 // compact removes the columns marked out from the iterate, keeping their
-// multipliers for the certificate.
-func (s *ipm) compact(out []bool, transfer bool) {
+// multipliers for the certificate: the iterate's, or with given (by
+// column of s.p, before the start point) those, and nothing to transfer.
+func (s *ipm) compact(out []bool, given [][]float64) {
 	d := s.dr
 	n, np, m := s.n, s.np, s.m
 	// The mass of a column left out moves to the column in that gains
@@ -176,24 +177,21 @@ func (s *ipm) compact(out []bool, transfer bool) {
 	// residual), so x_j + x_o does with slacks s_j + s_o > s_j, and every
 	// row sum stays as it was. The iterate stays interior and as feasible
 	// as before; only its objective changes, by (C_j − C_o)·x_o.
-	var in []int
-	for o := 0; o < m; o++ {
-		if !out[o] {
-			in = append(in, o)
-		}
-	}
-	var gone []int
+	var in, gone []int
 	for o := 0; o < m; o++ {
 		if out[o] {
 			gone = append(gone, o)
+		} else {
+			in = append(in, o)
 		}
 	}
-	to := make([]int, len(gone))
-	if !transfer {
-		gone = nil
+	transfer := gone
+	if given != nil {
+		transfer = nil
 	}
-	parallel(len(gone), s.workers, func(k int) {
-		xo := s.x[gone[k]*n : gone[k]*n+n]
+	to := make([]int, len(transfer))
+	parallel(len(transfer), s.workers, func(k int) {
+		xo := s.x[transfer[k]*n : transfer[k]*n+n]
 		best, arg := math.Inf(1), in[0]
 		for _, j := range in {
 			if v := dot(s.c[j*n:j*n+n], xo); v < best { // c = −C
@@ -202,7 +200,7 @@ func (s *ipm) compact(out []bool, transfer bool) {
 		}
 		to[k] = arg
 	})
-	for k, o := range gone {
+	for k, o := range transfer {
 		j := to[k]
 		axpy(s.x[j*n:j*n+n], 1, s.x[o*n:o*n+n])
 		axpy(s.s[j*np:j*np+np], 1, s.s[o*np:o*np+np])
@@ -213,7 +211,11 @@ func (s *ipm) compact(out []bool, transfer bool) {
 	j := 0
 	for o := 0; o < m; o++ {
 		if out[o] {
-			d.lam[d.colOf[o]] = slices.Clone(s.lam[o*np : (o+1)*np])
+			if c := d.colOf[o]; given != nil {
+				d.lam[c] = given[c]
+			} else {
+				d.lam[c] = slices.Clone(s.lam[o*np : (o+1)*np])
+			}
 			d.out++
 			continue
 		}
@@ -241,7 +243,8 @@ func (s *ipm) compact(out []bool, transfer bool) {
 
 // leaveOut leaves out, before the first iteration, the columns with
 // multipliers in lam (by column of s.p), which stand for them in the
-// bound until they are priced (Options.startOut).
+// bound until they are priced (Options.startOut). It takes the slices
+// over: push and the pricing change them in place.
 func (s *ipm) leaveOut(lam [][]float64) {
 	if lam == nil {
 		return
@@ -257,12 +260,7 @@ func (s *ipm) leaveOut(lam [][]float64) {
 	if cnt == 0 || cnt == s.m {
 		return
 	}
-	s.compact(out, false) // before the start point: nothing to transfer
-	for o, l := range lam {
-		if s.dr.lam[o] != nil {
-			s.dr.lam[o] = slices.Clone(l)
-		}
-	}
+	s.compact(out, lam) // before the start point: nothing to transfer
 }
 
 // resize sets the number of columns of the iterate to m, reslicing every
