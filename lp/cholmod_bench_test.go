@@ -21,7 +21,8 @@ import (
 //	CGO_ENABLED=1 go test -tags netlib -run XXX -bench 'Column(Order|Cholmod)' -benchtime 1x ./lp/
 
 // columnCase is a pair graph of the benchmarks: Manhattan grids (4-neighbour
-// edges) and the greedy 1.2-spanner of a Euclidean grid's pairs, eps 0.5.
+// edges) and the greedy 1.2-spanners of the 20×20 and 50×50 Euclidean
+// grids' pairs, eps 0.5.
 type columnCase struct {
 	name string
 	p    *Problem
@@ -34,13 +35,14 @@ func columnCases(tb testing.TB, ws []int, euclid bool) []columnCase {
 		cs = append(cs, columnCase{fmt.Sprintf("manhattan%dx%d", w, w), &Problem{N: n, M: 1, C: make([]float64, n), Pairs: gridEdgePairs(w, math.Exp(0.5))}})
 	}
 	if euclid {
-		const w = 20
-		pts := gridPts(w, w)
-		sp, _, err := Spanner(w*w, metricPairs(pts, l2, 0.5), 1.2, -1)
-		if err != nil {
-			tb.Fatal(err)
+		for _, w := range []int{20, 50} {
+			pts := gridPts(w, w)
+			sp, _, err := Spanner(w*w, metricPairs(pts, l2, 0.5), 1.2, -1)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			cs = append(cs, columnCase{fmt.Sprintf("euclid%dx%d-spanner1.2", w, w), &Problem{N: w * w, M: 1, C: make([]float64, w*w), Pairs: sp}})
 		}
-		cs = append(cs, columnCase{"euclid20x20-spanner1.2", &Problem{N: w * w, M: 1, C: make([]float64, w*w), Pairs: sp}})
 	}
 	return cs
 }
@@ -90,7 +92,7 @@ func BenchmarkColumnOrder(b *testing.B) {
 			})
 			diag, wt := randomColumn(rand.New(rand.NewPCG(1, 2)), n, len(q.Pairs))
 			f := sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, sym.nnz())}
-			work := make([]float64, n)
+			work := make([]float64, sym.factorWork())
 			b.Run(c.name+"/"+name+"/factor", func(b *testing.B) {
 				cpu0 := cpuSeconds()
 				for b.Loop() {
@@ -127,7 +129,7 @@ func manhattanFactors(cols int, same bool) []sparseLDL {
 	rng := rand.New(rand.NewPCG(1, 2))
 	diag, wt := randomColumn(rng, n, len(q.Pairs))
 	fs := make([]sparseLDL, cols)
-	work := make([]float64, n)
+	work := make([]float64, sym.factorWork())
 	for k := range fs {
 		if !same && k > 0 {
 			diag, wt = randomColumn(rng, n, len(q.Pairs))

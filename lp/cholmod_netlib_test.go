@@ -94,7 +94,7 @@ func TestCholmodColumnMatchesLDL(t *testing.T) {
 			sym.setPairs(q)
 			diag, wt := randomColumn(rng, n, len(q.Pairs))
 			own := sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, sym.nnz())}
-			if r := own.factor(diag, q.Pairs, wt, make([]float64, n)); !(r > 1e-8) {
+			if r := own.factor(diag, q.Pairs, wt, make([]float64, own.sym.factorWork())); !(r > 1e-8) {
 				t.Fatalf("pivot ratio %v", r)
 			}
 			// The dense reference.

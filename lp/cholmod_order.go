@@ -179,7 +179,7 @@ func symbolicFromOrder(p *Problem, perm []int) *symbolic {
 		s.colPtr[j+1] = len(s.rowIdx)
 		later[j] = nil
 	}
-	s.buildRows()
+	s.finish()
 	return s
 }
 

@@ -207,6 +207,7 @@ type ipm struct {
 	rorder  []int       // rpairs' pairs sorted by min(I,H)
 	zbuf    [][]float64 // per worker: the n×n inverse (sparse) or its banded copy
 	permBuf [][]float64 // per worker: a permuted vector
+	ldlWork [][]float64 // per worker: the sparse factor's scratch
 	// The banded factors allocated so far (bandOf) and how many the memory
 	// budget leaves room for (see solveAs); bandShort is set when a column
 	// needed one beyond that, bandNeed is the error to report then.
@@ -316,7 +317,7 @@ func (s *ipm) factorColumn(o, w int, diag, wt, acc []float64) {
 		// The LDL^T of the assembled H_o unless QR is forced; a column
 		// whose pivots lost nearly all their digits falls back to the
 		// banded QR alone, the other columns keep their LDL^T.
-		if s.useQR || s.sf[o].factor(diag, s.p.Pairs, wt, s.permBuf[w]) <= cholMinRatio {
+		if s.useQR || s.sf[o].factor(diag, s.p.Pairs, wt, s.ldlWork[w]) <= cholMinRatio {
 			s.isQR[o] = true
 			f := s.bandOf(o)
 			if f == nil {
@@ -530,11 +531,17 @@ func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result
 		// at most those of every column.
 		need += 8 * float64(p.M) * float64(len(p.Pairs))
 	}
+	// The certificate: the full X and Repair's copy of it, and the
+	// multipliers handed back (SolveSpanner's first LP: pairs × the
+	// columns solved).
+	need += 8 * 2 * n * float64(p.M)
+	if o.keepLam {
+		need += 8 * float64(mr) * float64(len(p.Pairs))
+	}
 	if sg != nil {
-		// The full X of the certificate and Repair's copy of it, the
-		// orbit sums, and (banded mode) the per-worker inverses.
+		// The orbit sums, and (banded mode) the per-worker inverses.
 		no := float64(sg.norb)
-		need += 8 * (2*n*float64(p.M) + w*(no*no+no) + no*no)
+		need += 8 * (w*(no*no+no) + no*no)
 		if sym == nil {
 			need += 8 * w * n * n
 		}
@@ -583,19 +590,24 @@ func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result
 		s := newIPM(p, o.Workers, nil, nil, nil, sg)
 		s.dropper(o)
 		r, err = s.run(ctx, o)
-		return r, err
 	default:
 		s := newIPM(q, o.Workers, nil, nil, nil, sg)
 		s.dropper(o)
 		r, err = s.run(ctx, o)
 	}
-	if r != nil {
+	if r != nil && perm != nil {
 		x, y := make([]float64, len(r.X)), make([]float64, p.N)
 		for k, old := range perm {
 			copy(x[old*p.M:(old+1)*p.M], r.X[k*p.M:(k+1)*p.M])
 			y[old] = r.Y[k]
 		}
 		r.X, r.Y = x, y
+	}
+	if need >= gcBeforeBytes {
+		// The workspace is garbage now: collect it, so that what the
+		// caller allocates next (SolveSpanner's bounds and second LP)
+		// reuses its memory instead of adding to it.
+		runtime.GC()
 	}
 	return r, err
 }
@@ -669,6 +681,12 @@ func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int, sg
 		s.scratch[w] = alloc(n)
 		s.wt[w] = alloc(np)
 		s.permBuf[w] = alloc(n)
+	}
+	if sym != nil {
+		s.ldlWork = make([][]float64, workers)
+		for w := range workers {
+			s.ldlWork[w] = alloc(sym.factorWork())
+		}
 	}
 	if sym == nil {
 		s.rpairs = p
@@ -1307,8 +1325,9 @@ func (s *ipm) mu() float64 {
 }
 
 // certify repairs a copy of the current X and bounds the optimum from the
-// current multipliers.
-func (s *ipm) certify(margin, tol float64, keepLam bool) (*Result, error) {
+// current multipliers. With keepLam, a certificate better than best (the
+// best so far, nil for none) also keeps the multipliers, in best's buffer.
+func (s *ipm) certify(margin, tol float64, keepLam bool, best *Result) (*Result, error) {
 	n, m := s.n, s.m
 	var x, lam []float64
 	if s.sg != nil {
@@ -1334,7 +1353,6 @@ func (s *ipm) certify(margin, tol float64, keepLam bool) (*Result, error) {
 	}
 	var t, dual float64
 	var y []float64
-	var left [][]float64
 	var err error
 	if s.pc != nil {
 		t, err = s.pc.repair(x, margin)
@@ -1345,10 +1363,6 @@ func (s *ipm) certify(margin, tol float64, keepLam bool) (*Result, error) {
 	} else if s.dr != nil {
 		t, err = Repair(s.p, x, margin)
 		dual, y = s.dropBound(s.p.objective(x), tol)
-		if keepLam {
-			lam = s.fullLam()
-			left = slices.Clone(s.dr.lam)
-		}
 	} else {
 		t, err = Repair(s.p, x, margin)
 		dual, y = dualBound(s.p, lam)
@@ -1368,13 +1382,21 @@ func (s *ipm) certify(margin, tol float64, keepLam bool) (*Result, error) {
 	if s.dr != nil {
 		r.restarts = s.dr.restarts
 	}
-	if keepLam {
-		r.lam = lam
-		if s.dr == nil { // fullLam's is already a copy
-			r.lam = slices.Clone(lam)
+	if keepLam && (best == nil || r.Gap < best.Gap) {
+		// The multipliers go with the certificate that becomes the best
+		// (run's keep), in the buffer of the one it replaces: one copy of
+		// pairs × columns, however many certificates.
+		var buf []float64
+		if best != nil {
+			buf, best.lam = best.lam, nil
+		}
+		if s.dr != nil {
+			r.lam = s.fullLam(buf)
+			r.left = slices.Clone(s.dr.lam)
+		} else {
+			r.lam = append(buf[:0], lam...)
 		}
 		r.lamSym = s.sg
-		r.left = left
 	}
 	return r, nil
 }
@@ -1475,7 +1497,7 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 		// Certify once the iterates are close; keep the best certificate, as
 		// rounding eventually limits how far the iteration can go.
 		if gap <= max(1e-3, o.Tol) || it == o.MaxIter {
-			r, err := s.certify(o.Margin, o.Tol, o.keepLam)
+			r, err := s.certify(o.Margin, o.Tol, o.keepLam, best)
 			if err != nil {
 				return nil, err
 			}

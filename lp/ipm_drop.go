@@ -74,7 +74,10 @@ type dropper struct {
 	psym   *symbolic
 	pperm  []int
 	ppairs []Pair
-	revive []int // columns of s.p to bring back (certify found them)
+	// pricers are the workers' factors and scratch for the pricing LPs,
+	// kept from one bound to the next.
+	pricers chan *pricer
+	revive  []int // columns of s.p to bring back (certify found them)
 }
 
 func newDropper(m, workers int) *dropper {
@@ -336,10 +339,15 @@ func (s *ipm) restart() {
 
 // fullLam returns the multipliers of every column of s.p (np per column,
 // in its order): the iterate's for the columns in, those kept for the
-// columns left out.
-func (s *ipm) fullLam() []float64 {
+// columns left out. They are written into buf when it has room.
+func (s *ipm) fullLam(buf []float64) []float64 {
 	d, np := s.dr, s.np
-	lam := make([]float64, d.m0*np)
+	lam := buf
+	if cap(lam) < d.m0*np {
+		lam = make([]float64, d.m0*np)
+	}
+	lam = lam[:d.m0*np]
+	clear(lam)
 	for j, o := range d.colOf {
 		copy(lam[o*np:(o+1)*np], s.lam[j*np:(j+1)*np])
 	}
@@ -466,15 +474,19 @@ func (s *ipm) dropBound(primal, tol float64) (float64, []float64) {
 			d.ppairs = qs.Pairs
 		}
 	}
-	nz := d.psym.nnz()
-	pool := make(chan *sparseLDL, s.workers)
-	for range s.workers {
-		pool <- &sparseLDL{sym: d.psym, d: make([]float64, n), l: make([]float64, nz)}
+	if d.pricers == nil {
+		nz := d.psym.nnz()
+		d.pricers = make(chan *pricer, s.workers)
+		for range s.workers {
+			d.pricers <- &pricer{f: sparseLDL{sym: d.psym, d: make([]float64, n), l: make([]float64, nz)}, b: make([]float64, n)}
+		}
 	}
 	parallel(len(todo), s.workers, func(kk int) {
 		k := todo[kk]
 		o := over[k]
-		b := make([]float64, n)
+		pr := <-d.pricers
+		defer func() { d.pricers <- pr }()
+		b := pr.b
 		for i := range b {
 			old := i
 			if d.pperm != nil {
@@ -482,9 +494,7 @@ func (s *ipm) dropBound(primal, tol float64) (float64, []float64) {
 			}
 			b[i] = p.C[old*m+o] - yIn[old]
 		}
-		f := <-pool
-		lam, e := priceColumn(f, b, d.ppairs, priceIter)
-		pool <- f
+		lam, e := priceColumn(&pr.f, b, d.ppairs, priceIter, &pr.pw)
 		if e < ex[k] {
 			d.lam[o] = lam
 		}
@@ -510,6 +520,14 @@ func (s *ipm) dropBound(primal, tol float64) (float64, []float64) {
 		}
 	}
 	return dual, y
+}
+
+// pricer is one worker's factor, right-hand side and scratch for the
+// pricing LPs of dropBound.
+type pricer struct {
+	f  sparseLDL
+	b  []float64
+	pw priceWork
 }
 
 // push lowers the excess of a column left out over y, t holding its term

@@ -119,7 +119,7 @@ func (pc *perColumn) alloc(workers int) {
 		}
 		return out
 	}
-	pc.vec, pc.vec2, pc.work = mk(n), mk(n), mk(n)
+	pc.vec, pc.vec2, pc.work = mk(n), mk(n), mk(2*n) // work: the factor's (symbolic.factorWork)
 	pc.z = mk(n * n)
 	pc.qrR, pc.qrWork, pc.ring = make([][]float64, workers), make([][]float64, workers), make([][]float64, workers)
 }

@@ -237,7 +237,7 @@ func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 		if c.ldl.d == nil {
 			c.ldl.d, c.ldl.l = make([]float64, n), make([]float64, c.ldl.sym.nnz())
 		}
-		if lam, x := priceColumn(&c.ldl, b, c.pp, priceIter); x < ex[o] {
+		if lam, x := priceColumn(&c.ldl, b, c.pp, priceIter, nil); x < ex[o] {
 			e.lam[o] = lam
 			e.extra[o], e.extraLam[o] = e.extra[o][:0], e.extraLam[o][:0]
 			e.term(p, o, t)

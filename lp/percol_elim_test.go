@@ -78,7 +78,7 @@ func priceOn(t *testing.T, n int, pairs []Pair, b []float64) (float64, float64) 
 	for k, i := range c.perm {
 		bp[k] = b[i]
 	}
-	lam, _ := priceColumn(&c.ldl, bp, c.pp, 60)
+	lam, _ := priceColumn(&c.ldl, bp, c.pp, 60, nil)
 	gl := make([]float64, n)
 	low := math.Inf(1)
 	for k, q := range pairs {

@@ -20,23 +20,33 @@ import "math"
 // the factor's position numbering: b and the pairs pp permuted by it. It
 // returns the multipliers of the iterate with the smallest excess (a fresh
 // slice aligned with pp) and that excess; any lam >= 0 is valid for the
-// bound, so the method need not converge. work holds 4n scratch values
-// (zero on entry) for the factorisation.
-func priceColumn(f *sparseLDL, b []float64, pp []Pair, maxIter int) ([]float64, float64) {
+// bound, so the method need not converge. pw is the scratch (nil: fresh);
+// a worker that prices many columns passes its own, so that the pricing
+// leaves no garbage but its result.
+func priceColumn(f *sparseLDL, b []float64, pp []Pair, maxIter int, pw *priceWork) ([]float64, float64) {
 	n, np := len(b), len(pp)
-	x, w, zl, zu := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-	s, lam := make([]float64, np), make([]float64, np)
-	dx, dw, dzl, dzu := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-	ds, dlam := make([]float64, np), make([]float64, np)
-	rp, rd, rw := make([]float64, np), make([]float64, n), make([]float64, n)
-	cl, cu, cs := make([]float64, n), make([]float64, n), make([]float64, np)
-	diag, wt, rhs, gl, work := make([]float64, n), make([]float64, np), make([]float64, n), make([]float64, n), make([]float64, n)
+	if pw == nil {
+		pw = new(priceWork)
+	}
+	v := pw.take(15*n + 7*np + f.sym.factorWork())
+	vec := func(k int) []float64 {
+		out := v[:k:k]
+		v = v[k:]
+		return out
+	}
+	x, w, zl, zu := vec(n), vec(n), vec(n), vec(n)
+	s, lam := vec(np), vec(np)
+	dx, dw, dzl, dzu := vec(n), vec(n), vec(n), vec(n)
+	ds, dlam := vec(np), vec(np)
+	rp, rd, rw := vec(np), vec(n), vec(n)
+	cl, cu, cs := vec(n), vec(n), vec(np)
+	diag, wt, rhs, gl, work := vec(n), vec(np), vec(n), vec(n), vec(f.sym.factorWork())
 	kappa := 0.0
 	for _, v := range b {
 		kappa = max(kappa, math.Abs(v))
 	}
 	if kappa == 0 {
-		return lam, 0
+		return make([]float64, np), 0
 	}
 	for i := range x {
 		x[i], w[i] = 0.5, 0.5
@@ -176,4 +186,17 @@ func priceColumn(f *sparseLDL, b []float64, pp []Pair, maxIter int) ([]float64, 
 		}
 	}
 	return best, bestE
+}
+
+// priceWork is priceColumn's scratch, kept between calls.
+type priceWork struct{ buf []float64 }
+
+// take returns k zeroed values of the scratch, grown if needed.
+func (pw *priceWork) take(k int) []float64 {
+	if cap(pw.buf) < k {
+		pw.buf = make([]float64, k)
+	}
+	pw.buf = pw.buf[:k]
+	clear(pw.buf)
+	return pw.buf
 }

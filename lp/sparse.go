@@ -19,10 +19,6 @@ type symbolic struct {
 	// pairPos[k] is the position in rowIdx of the entry (max(I,H), min(I,H))
 	// of pair k.
 	pairPos []int
-	// The left-looking factorisation reads row j of L: the entries
-	// L[j][k] for k < j sit at rowIdx positions rowPos[rowPtr[j]:rowPtr[j+1]],
-	// in columns rowCol[...].
-	rowPtr, rowCol, rowPos []int
 	// idx32 is rowIdx in 32 bits, for the solves (half the index traffic
 	// of the conjugate-gradient products, which stream every column's
 	// factor).
@@ -31,6 +27,12 @@ type symbolic struct {
 	// when none): Takahashi's recurrence reads row i of the inverse only
 	// from column firstUse[i]+1 on (see addInverse).
 	firstUse []int32
+	// The supernodes (see buildSupernodes): supernode J is the columns
+	// snPtr[J]..snPtr[J+1]-1; up[upPtr[J]:upPtr[J+1]] are the updates
+	// that J receives from earlier supernodes, relIdx their rows' places.
+	snPtr, upPtr []int32
+	up           []snUpdate
+	relIdx       []int32
 }
 
 // nnz is the number of strictly lower entries of L.
@@ -140,21 +142,15 @@ func minimumDegree(p *Problem) ([]int, *symbolic) {
 		s.rowIdx = append(s.rowIdx, rows...)
 		s.colPtr[j+1] = len(s.rowIdx)
 	}
-	s.buildRows()
+	s.finish()
 	return perm, s
 }
 
-// buildRows fills the row lists (rowPtr, rowCol, rowPos) of the
-// left-looking factorisation from the column structure.
-func (s *symbolic) buildRows() {
+// finish checks the column structure (it panics if malformed: the orderings
+// build it) and derives what the kernels read from it: the 32-bit row
+// numbers, firstUse and the supernodes with their update schedule.
+func (s *symbolic) finish() {
 	n := s.n
-	cnt := make([]int, n+1)
-	for _, r := range s.rowIdx {
-		cnt[r+1]++
-	}
-	for i := 0; i < n; i++ {
-		cnt[i+1] += cnt[i]
-	}
 	// The solves read through unsafe pointers (see sparseLDL.solve): the
 	// structure must index [0, n) only.
 	if len(s.colPtr) != n+1 || s.colPtr[0] != 0 || s.colPtr[n] != len(s.rowIdx) || n > math.MaxInt32 {
@@ -163,6 +159,13 @@ func (s *symbolic) buildRows() {
 	for j := 0; j < n; j++ {
 		if s.colPtr[j] > s.colPtr[j+1] {
 			panic("lp: malformed symbolic structure")
+		}
+		// Rows ascending and below the diagonal (the supernodal
+		// schedule relies on it).
+		for q := s.colPtr[j]; q < s.colPtr[j+1]; q++ {
+			if s.rowIdx[q] <= j || (q > s.colPtr[j] && s.rowIdx[q] <= s.rowIdx[q-1]) {
+				panic("lp: malformed symbolic structure")
+			}
 		}
 	}
 	s.idx32 = make([]int32, len(s.rowIdx))
@@ -181,18 +184,7 @@ func (s *symbolic) buildRows() {
 			s.firstUse[r] = int32(j)
 		}
 	}
-	s.rowPtr = slices.Clone(cnt)
-	s.rowCol = make([]int, len(s.rowIdx))
-	s.rowPos = make([]int, len(s.rowIdx))
-	next := slices.Clone(cnt[:n])
-	for j := 0; j < n; j++ {
-		for q := s.colPtr[j]; q < s.colPtr[j+1]; q++ {
-			r := s.rowIdx[q]
-			s.rowCol[next[r]] = j
-			s.rowPos[next[r]] = q
-			next[r]++
-		}
-	}
+	s.buildSupernodes()
 }
 
 // setPairs records where each pair of q (numbered in the symbolic's order)
@@ -217,62 +209,6 @@ type sparseLDL struct {
 	l   []float64 // L's values, aligned with sym.rowIdx
 }
 
-// factor computes H = L D L^T for H = diag + G^T diag(wt) G by the
-// left-looking column algorithm, with work as scratch of n values (zero on
-// entry and exit). Like band.cholFactor it returns the smallest ratio of a
-// pivot to its assembled diagonal (0 after a breakdown, whose pivot is
-// replaced by hugePivot).
-func (f *sparseLDL) factor(diag []float64, pairs []Pair, wt []float64, work []float64) float64 {
-	s := f.sym
-	d, l := f.d, f.l
-	copy(d, diag)
-	clear(l)
-	for k, q := range pairs {
-		c := wt[k]
-		d[q.I] += c
-		d[q.H] += c * q.W * q.W
-		l[s.pairPos[k]] -= c * q.W
-	}
-	ratio := 1.0
-	for j := 0; j < s.n; j++ {
-		lo, hi := s.colPtr[j], s.colPtr[j+1]
-		for q := lo; q < hi; q++ {
-			work[s.rowIdx[q]] = l[q]
-		}
-		dj, h := d[j], d[j]
-		for t := s.rowPtr[j]; t < s.rowPtr[j+1]; t++ {
-			k, p := s.rowCol[t], s.rowPos[t]
-			ljk := l[p]
-			if ljk == 0 {
-				continue
-			}
-			fk := ljk * d[k]
-			dj -= fk * ljk
-			for q := p + 1; q < s.colPtr[k+1]; q++ {
-				work[s.rowIdx[q]] -= fk * l[q]
-			}
-		}
-		if !(dj > 1e-300) || math.IsInf(dj, 0) {
-			d[j] = hugePivot
-			for q := lo; q < hi; q++ {
-				l[q] = 0
-				work[s.rowIdx[q]] = 0
-			}
-			ratio = 0
-			continue
-		}
-		ratio = min(ratio, dj/h)
-		d[j] = dj
-		inv := 1 / dj
-		for q := lo; q < hi; q++ {
-			r := s.rowIdx[q]
-			l[q] = work[r] * inv
-			work[r] = 0
-		}
-	}
-	return ratio
-}
-
 // solve overwrites r with H^{-1} r: L y = r by columns (scatter), D, then
 // L^T x = y by rows of L^T (a gather whose four partial sums break the
 // dependency chain of one accumulator).
@@ -281,7 +217,7 @@ func (f *sparseLDL) factor(diag []float64, pairs []Pair, wt []float64, work []fl
 // column of the LP and CG iteration), and its loops index r by the
 // structure's row numbers: they go through unsafe pointers, without Go's
 // bounds checks, which cost a third of its time (BenchmarkColumnSolve,
-// bench/README.md). That is safe because buildRows checked every row
+// bench/README.md). That is safe because finish checked every row
 // number of the structure to lie in [0, n) and the column pointers to be
 // monotone within the nnz entries, and solve checks the lengths of r and
 // of the factor before it starts; TestSparseLDL compares it with a dense

@@ -91,12 +91,9 @@ func TestSparseLDL(t *testing.T) {
 			h.SetSym(pr.I, pr.H, h.At(pr.I, pr.H)-wt[k]*pr.W)
 		}
 		f := sparseLDL{sym: sym, d: make([]float64, c.n), l: make([]float64, sym.nnz())}
-		work := make([]float64, c.n)
+		work := make([]float64, sym.factorWork())
 		if r := f.factor(diag, q.Pairs, wt, work); !(r > 1e-4) {
 			t.Errorf("n=%d: pivot ratio %v", c.n, r)
-		}
-		if slices.ContainsFunc(work, func(v float64) bool { return v != 0 }) {
-			t.Errorf("n=%d: scratch not cleared", c.n)
 		}
 		var ch mat.Cholesky
 		if !ch.Factorize(h) {
@@ -146,7 +143,7 @@ func TestSolve4(t *testing.T) {
 		q := permuted(p, perm)
 		sym.setPairs(q)
 		var fs [4]*sparseLDL
-		work := make([]float64, c.n)
+		work := make([]float64, sym.factorWork())
 		for k := range fs {
 			diag, wt := randomColumn(rng, c.n, len(q.Pairs))
 			fs[k] = &sparseLDL{sym: sym, d: make([]float64, c.n), l: make([]float64, sym.nnz())}

@@ -33,14 +33,6 @@ func TestBudgetCheck(t *testing.T) {
 	}
 }
 
-func TestDenseBytesNoOverflow(t *testing.T) {
-	// 8·(2^40)²·2 overflows int64 but not float64.
-	got := DenseBytes(1<<40, 1<<40, 2)
-	if want := math.Ldexp(1, 84); got != want {
-		t.Fatalf("DenseBytes = %g, want 2^84", got)
-	}
-}
-
 func TestFormatBytes(t *testing.T) {
 	for _, c := range []struct {
 		b    float64
