@@ -119,7 +119,7 @@ func (pc *perColumn) alloc(workers int) {
 		}
 		return out
 	}
-	pc.vec, pc.vec2, pc.work = mk(n), mk(n), mk(2*n) // work: the factor's (symbolic.factorWork)
+	pc.vec, pc.vec2, pc.work = mk(n), mk(n), mk(2*n) // work: the factor's scratch (symbolic.factorWork, 2n for n rows)
 	pc.z = mk(n * n)
 	pc.qrR, pc.qrWork, pc.ring = make([][]float64, workers), make([][]float64, workers), make([][]float64, workers)
 }

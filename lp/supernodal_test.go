@@ -115,6 +115,12 @@ func TestSupernodalFactor(t *testing.T) {
 					}
 				}
 			}
+			// The grids' and the spanner's orders have runs wide enough
+			// for every path of the kernel (four columns of a run at a
+			// time, and the rest one by one).
+			if c.n >= 81 && widest < 5 {
+				t.Errorf("%s %s: widest supernode %d, want runs of 5 or more to exercise the kernel", c.name, order, widest)
+			}
 			diag := make([]float64, c.n)
 			wt := make([]float64, len(q.Pairs))
 			for i := range diag {
