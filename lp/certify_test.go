@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/optdp/optdp/solve/run"
@@ -84,5 +85,107 @@ func TestSolveErrors(t *testing.T) {
 	}
 	if _, err := Solve(ctx, binaryProblem(uniformPrior(20), bandPairs(20, 1, 1)), &Options{MaxIter: 2}); !errors.Is(err, ErrNotConverged) {
 		t.Errorf("2 iterations: %v, want ErrNotConverged", err)
+	}
+}
+
+// TestRepairBlocks: Repair's scans by blocks of columns, shared among 1 to 3
+// workers (mixWeight, feasibleBy), against the plain scans over whole rows
+// written out here, on random problems whose column count is not a multiple
+// of the block; and the repaired x passes the plain feasibility check.
+func TestRepairBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(81, 82))
+	for _, c := range []struct{ n, m int }{{5, 1}, {12, repairBlock}, {30, 2*repairBlock + 21}} {
+		pairs := randomGraphPairs(rng, c.n, 2*c.n)
+		p := &Problem{N: c.n, M: c.m, C: make([]float64, c.n*c.m), Pairs: pairs}
+		x := make([]float64, c.n*c.m)
+		for i := range x {
+			x[i] = rng.Float64()
+		}
+		const margin = 1e-9
+		u := 1 / float64(c.m)
+		var want float64
+		wantFeasible := true
+		for _, q := range pairs {
+			w := q.W * (1 - margin)
+			for o := 0; o < c.m; o++ {
+				if a := x[q.I*c.m+o] - w*x[q.H*c.m+o]; a > 0 {
+					want = max(want, a/(a+(w-1)*u))
+				}
+				if x[q.I*c.m+o] > q.W*x[q.H*c.m+o] {
+					wantFeasible = false
+				}
+			}
+		}
+		for workers := 1; workers <= 3; workers++ {
+			if got := mixWeight(p, x, margin, workers); got != want {
+				t.Errorf("n=%d m=%d workers=%d: mixWeight %v, want %v", c.n, c.m, workers, got, want)
+			}
+			if got := feasibleBy(p, x, workers); got != wantFeasible {
+				t.Errorf("n=%d m=%d workers=%d: feasibleBy %v, want %v", c.n, c.m, workers, got, wantFeasible)
+			}
+		}
+		if _, err := Repair(p, x, margin); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range pairs {
+			for o := 0; o < c.m; o++ {
+				if x[q.I*c.m+o] > q.W*x[q.H*c.m+o] {
+					t.Fatalf("n=%d m=%d: repaired x violates pair (%d,%d) in column %d", c.n, c.m, q.I, q.H, o)
+				}
+			}
+		}
+		for workers := 1; workers <= 3; workers++ {
+			if !feasibleBy(p, x, workers) {
+				t.Errorf("n=%d m=%d workers=%d: feasibleBy rejects the repaired x", c.n, c.m, workers)
+			}
+		}
+	}
+}
+
+// TestDualBoundBlocks: dualBound by blocks of columns against the
+// definition written out column by column (y_i = max_o C[i][o] -
+// (G^T lam_o)_i, negative multipliers as 0), the same to the last bit, on
+// column counts below, at and past one block.
+func TestDualBoundBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(83, 84))
+	for _, c := range []struct{ n, m int }{{4, 1}, {9, repairBlock}, {25, 2*repairBlock + 5}} {
+		pairs := randomGraphPairs(rng, c.n, c.n)
+		p := &Problem{N: c.n, M: c.m, C: make([]float64, c.n*c.m), Pairs: pairs}
+		for i := range p.C {
+			p.C[i] = rng.NormFloat64()
+		}
+		np := len(pairs)
+		lam := make([]float64, np*c.m)
+		for i := range lam {
+			lam[i] = rng.Float64() - 0.2
+		}
+		want := make([]float64, c.n)
+		for i := range want {
+			want[i] = math.Inf(-1)
+		}
+		for o := 0; o < c.m; o++ {
+			g := make([]float64, c.n)
+			for k, q := range pairs {
+				l := max(lam[o*np+k], 0)
+				g[q.I] += l
+				g[q.H] -= q.W * l
+			}
+			for i := range want {
+				want[i] = max(want[i], p.C[i*c.m+o]-g[i])
+			}
+		}
+		var sum float64
+		for _, v := range want {
+			sum += v
+		}
+		got, y := dualBound(p, lam)
+		if got != sum {
+			t.Errorf("n=%d m=%d: bound %v, want %v", c.n, c.m, got, sum)
+		}
+		for i := range want {
+			if y[i] != want[i] {
+				t.Errorf("n=%d m=%d: y[%d] = %v, want %v", c.n, c.m, i, y[i], want[i])
+			}
+		}
 	}
 }

@@ -339,6 +339,11 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	// of the gap from the scaled bound (never looser than 1e-3, the
 	// certificates' start, nor tighter than Tol).
 	ro.Tol = max(o.Tol, min(1e-3, relGap(out.Primal, out.Dual)/100))
+	// Only the bound is wanted: columns left out that do not price out at
+	// the end are not brought back (a restart of the whole solve, 63 more
+	// iterations at 50×50); their priced multipliers loosen the bound
+	// instead.
+	ro.boundOnly = true
 	rr, err := Solve(ctx, relax, &ro)
 	if rr == nil && err != nil {
 		return nil, err
@@ -370,7 +375,9 @@ func scaledBound(bound func(lam []float64) (float64, []float64), lam []float64) 
 	lo, hi := 0.0, 1.0
 	x1, x2 := hi-phi*(hi-lo), lo+phi*(hi-lo)
 	f1, f2 := eval(x1), eval(x2)
-	for range 40 {
+	// 24 steps shrink the bracket to 1e-5 of [0, 1]: the bound only sets
+	// the second LP's tolerance (and is kept should it be the lower).
+	for range 24 {
 		if f1 <= f2 {
 			hi, x2, f2 = x2, x1, f1
 			x1 = hi - phi*(hi-lo)
@@ -381,10 +388,13 @@ func scaledBound(bound func(lam []float64) (float64, []float64), lam []float64) 
 			f2 = eval(x2)
 		}
 	}
-	best := 1.0
-	for _, a := range []float64{0, x1, x2, 1} {
-		if eval(a) < eval(best) {
-			best = a
+	best, fb := x1, f1
+	if f2 < fb {
+		best, fb = x2, f2
+	}
+	for _, a := range []float64{0, 1} {
+		if f := eval(a); f < fb {
+			best, fb = a, f
 		}
 	}
 	for k, v := range lam {

@@ -94,6 +94,46 @@ func TestDropColumnsRestart(t *testing.T) {
 	t.Logf("%d restarts, %d columns left in of %d, %d iterations (kept: %d)", drop.restarts, drop.Columns, p.M, drop.Iterations, keep.Iterations)
 }
 
+// TestDropColumnsBoundOnly: the same forced leaving out, in a solve wanted
+// only for its bound (SolveSpanner's second LP). To a loose tolerance the
+// columns that do not price out are not brought back: no restart, a
+// certificate within boundSlack·Tol, its bound at or above the optimum (the
+// primal value of the solve with every column, to rounding). To 1e-5 the
+// bound without them is far looser than boundSlack·Tol, and the solve
+// restarts as without boundOnly and meets the tolerance.
+func TestDropColumnsBoundOnly(t *testing.T) {
+	ctx := context.Background()
+	const w = 9
+	p := lossGrid(w, l1, 0.5, hotPrior(w, 0.01))
+	keep, err := Solve(ctx, p, &Options{Tol: 1e-9, KeepColumns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tol     float64
+		restart bool
+	}{{0.05, false}, {1e-5, true}} {
+		b, err := Solve(ctx, p, &Options{Tol: c.tol, dropAll: true, boundOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (b.restarts > 0) != c.restart {
+			t.Errorf("tol %g: %d restarts, want restart %v", c.tol, b.restarts, c.restart)
+		}
+		limit := c.tol
+		if !c.restart {
+			limit = boundSlack * c.tol
+		}
+		if b.Gap > limit {
+			t.Errorf("tol %g: gap %v, want at most %v", c.tol, b.Gap, limit)
+		}
+		if b.Dual < keep.Primal-1e-9*math.Abs(keep.Primal) {
+			t.Errorf("tol %g: bound %.12g below the optimum's primal value %.12g", c.tol, b.Dual, keep.Primal)
+		}
+		t.Logf("tol %g: bound %.10g (gap %.3g) in %d iterations, %d restarts; optimum %.10g", c.tol, b.Dual, b.Gap, b.Iterations, b.restarts, keep.Primal)
+	}
+}
+
 // TestSpannerColumnsLeftOut: SolveSpanner on a 9×9 Euclidean grid with a
 // prior on a corner, whose second LP starts without the columns the first
 // left out: the answer passes every pair of the full metric, and its

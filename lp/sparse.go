@@ -4,8 +4,6 @@ import (
 	"math"
 	"slices"
 	"unsafe"
-
-	"gonum.org/v1/gonum/floats"
 )
 
 // symbolic is the structure, shared by every column and iteration, of the
@@ -335,64 +333,5 @@ func solve4(f *[4]*sparseLDL, r []float64) {
 		v[1] -= a1
 		v[2] -= a2
 		v[3] -= a3
-	}
-}
-
-// addInverse adds H^{-1} to the upper triangle of the row-major n×n matrix
-// acc, by Takahashi's recurrence on the sparse factor (see band.addInverse):
-//
-//	Z[j][i] = -sum_{t in struct(j)} L[t][j] Z[t][i]  (i > j),
-//	Z[j][j] = 1/d_j - sum_{t in struct(j)} L[t][j] Z[j][t],
-//
-// rows from the last upwards. z is scratch of n·n values holding Z in full
-// (each row is mirrored into its column, so that the rows t read are
-// complete). Cost: sum_j (|struct(j)|+1)(n-j) multiply-adds, which a
-// fill-reducing order keeps small: the long columns come last, where the
-// rows are short. With acc nil, z alone receives the inverse. Otherwise z
-// is scratch, and the mirror writes only the entries Z[i][j] that a later
-// row reads: those with j > firstUse[i] (the row t of the recurrence for
-// row j is read from column j+1 on, and t is in struct(j)). On 50×50
-// Manhattan grids in the minimum-degree order that is 55 % of them, and
-// the strided writes to the others were a fifth of the assembly's time.
-func (f *sparseLDL) addInverse(acc, z []float64) {
-	s := f.sym
-	n := s.n
-	l := f.l
-	for j := n - 1; j >= 0; j-- {
-		row := z[j*n+j+1 : j*n+n]
-		lo, hi := s.colPtr[j], s.colPtr[j+1]
-		if lo == hi {
-			clear(row)
-		}
-		for q := lo; q < hi; q++ {
-			t := s.rowIdx[q]
-			if q == lo {
-				// The first term overwrites the row: no separate clear.
-				floats.ScaleTo(row, -l[q], z[t*n+j+1:t*n+n])
-				continue
-			}
-			floats.AddScaled(row, -l[q], z[t*n+j+1:t*n+n])
-		}
-		dj := 1 / f.d[j]
-		for q := s.colPtr[j]; q < s.colPtr[j+1]; q++ {
-			dj -= l[q] * z[j*n+s.rowIdx[q]]
-		}
-		z[j*n+j] = dj
-		if acc == nil {
-			for i, v := range row {
-				z[(j+1+i)*n+j] = v
-			}
-		} else {
-			use := s.firstUse[j+1 : n]
-			use = use[:len(row)]
-			for i, v := range row {
-				if int(use[i]) < j {
-					z[(j+1+i)*n+j] = v
-				}
-			}
-		}
-		if acc != nil {
-			floats.Add(acc[j*n+j:j*n+n], z[j*n+j:j*n+n])
-		}
 	}
 }

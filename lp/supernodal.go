@@ -248,8 +248,24 @@ func (f *sparseLDL) assemble(diag []float64, pairs []Pair, wt []float64) {
 }
 
 // madd4 sets (first) or adds to t the combination s0·v0 + s1·v1 + s2·v2 +
-// s3·v3 of four columns' segments, each at least len(t) long.
+// s3·v3 of four columns' segments, each at least len(t) long: with the
+// AVX2/FMA kernel where the processor has one (kernel_amd64.s; each term a
+// fused multiply-add onto t, or onto 0 when first), otherwise in Go.
 func madd4(t []float64, first bool, v0, v1, v2, v3 []float64, s0, s1, s2, s3 float64) {
+	v0, v1, v2, v3 = v0[:len(t)], v1[:len(t)], v2[:len(t)], v3[:len(t)]
+	if hasFMA && len(t) >= fmaMinLen {
+		madd4Asm(t, v0, v1, v2, v3, s0, s1, s2, s3, first)
+		return
+	}
+	madd4Go(t, first, v0, v1, v2, v3, s0, s1, s2, s3)
+}
+
+// fmaMinLen is the shortest segment handed to the vector kernels (below
+// it, the call costs more than it saves).
+const fmaMinLen = 8
+
+// madd4Go is madd4 in Go.
+func madd4Go(t []float64, first bool, v0, v1, v2, v3 []float64, s0, s1, s2, s3 float64) {
 	v0, v1, v2, v3 = v0[:len(t)], v1[:len(t)], v2[:len(t)], v3[:len(t)]
 	if first {
 		for i := range t {
@@ -264,6 +280,16 @@ func madd4(t []float64, first bool, v0, v1, v2, v3 []float64, s0, s1, s2, s3 flo
 
 // madd1 is madd4 for one column.
 func madd1(t []float64, first bool, v []float64, s float64) {
+	v = v[:len(t)]
+	if hasFMA && len(t) >= fmaMinLen {
+		madd1Asm(t, v, s, first)
+		return
+	}
+	madd1Go(t, first, v, s)
+}
+
+// madd1Go is madd1 in Go.
+func madd1Go(t []float64, first bool, v []float64, s float64) {
 	v = v[:len(t)]
 	if first {
 		for i := range t {

@@ -63,6 +63,30 @@ func factorSimplicial(f *sparseLDL, diag []float64, pairs []Pair, wt []float64) 
 	return ratio
 }
 
+// structureCases are the sparse structures of the factor and inverse tests:
+// random graphs, a Manhattan grid and the 1.2-spanner of a 12×12 Euclidean
+// grid (whose minimum-degree order has supernodes of dozens of columns).
+func structureCases(t *testing.T, rng *rand.Rand) []structureCase {
+	t.Helper()
+	sp, _, err := Spanner(144, metricPairs(gridPts(12, 12), l2, 0.5), 1.2, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []structureCase{
+		{"random 30", 30, randomGraphPairs(rng, 30, 40)},
+		{"random 120", 120, randomGraphPairs(rng, 120, 90)},
+		{"manhattan 9x9", 81, gridEdgePairs(9, 1.5)},
+		{"euclid 12x12 spanner", 144, sp},
+	}
+}
+
+// structureCase is one of structureCases: n rows and their pairs.
+type structureCase struct {
+	name  string
+	n     int
+	pairs []Pair
+}
+
 // TestSupernodalFactor: the supernodal factor equals the simplicial
 // left-looking one (factorSimplicial) to rounding, entry by entry, on
 // random graphs, Manhattan grids and a Euclidean grid's 1.2-spanner (whose
@@ -73,22 +97,7 @@ func factorSimplicial(f *sparseLDL, diag []float64, pairs []Pair, wt []float64) 
 // same huge pivots and zero columns.
 func TestSupernodalFactor(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
-	pts := gridPts(12, 12)
-	sp, _, err := Spanner(144, metricPairs(pts, l2, 0.5), 1.2, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		name  string
-		n     int
-		pairs []Pair
-	}{
-		{"random 30", 30, randomGraphPairs(rng, 30, 40)},
-		{"random 120", 120, randomGraphPairs(rng, 120, 90)},
-		{"manhattan 9x9", 81, gridEdgePairs(9, 1.5)},
-		{"euclid 12x12 spanner", 144, sp},
-	}
-	for _, c := range cases {
+	for _, c := range structureCases(t, rng) {
 		p := &Problem{N: c.n, M: 1, C: make([]float64, c.n), Pairs: c.pairs}
 		perm, sym := minimumDegree(p)
 		for _, order := range []string{"md", "mdpost"} {

@@ -1,0 +1,47 @@
+//go:build amd64 && !noasm
+
+package lp
+
+import "unsafe"
+
+//go:noescape
+func madd4FMA(t, v0, v1, v2, v3 *float64, n int, s0, s1, s2, s3 float64, first bool)
+
+//go:noescape
+func madd1FMA(t, v *float64, n int, s float64, first bool)
+
+func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+
+func xgetbv() (eax, edx uint32)
+
+// hasFMA reports whether the processor and the operating system support
+// AVX2 and FMA3 (CPUID leaves 1 and 7, and the YMM state enabled in XCR0).
+// It is fixed when the package is loaded.
+var hasFMA = detectFMA()
+
+func detectFMA() bool {
+	maxID, _, _, _ := cpuid(0, 0)
+	if maxID < 7 {
+		return false
+	}
+	_, _, ecx1, _ := cpuid(1, 0)
+	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
+	if ecx1&(fma|osxsave|avx) != fma|osxsave|avx {
+		return false
+	}
+	if xcr0, _ := xgetbv(); xcr0&6 != 6 { // XMM and YMM state saved by the OS
+		return false
+	}
+	_, ebx7, _, _ := cpuid(7, 0)
+	return ebx7&(1<<5) != 0 // AVX2
+}
+
+// madd4Asm and madd1Asm run the AVX2/FMA kernels on slices whose lengths
+// the callers have checked.
+func madd4Asm(t, v0, v1, v2, v3 []float64, s0, s1, s2, s3 float64, first bool) {
+	madd4FMA(unsafe.SliceData(t), unsafe.SliceData(v0), unsafe.SliceData(v1), unsafe.SliceData(v2), unsafe.SliceData(v3), len(t), s0, s1, s2, s3, first)
+}
+
+func madd1Asm(t, v []float64, s float64, first bool) {
+	madd1FMA(unsafe.SliceData(t), unsafe.SliceData(v), len(t), s, first)
+}

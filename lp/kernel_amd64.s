@@ -1,0 +1,207 @@
+//go:build !noasm
+
+#include "textflag.h"
+
+// func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL eaxArg+0(FP), AX
+	MOVL ecxArg+4(FP), CX
+	CPUID
+	MOVL AX, eax+8(FP)
+	MOVL BX, ebx+12(FP)
+	MOVL CX, ecx+16(FP)
+	MOVL DX, edx+20(FP)
+	RET
+
+// func xgetbv() (eax, edx uint32)
+TEXT ·xgetbv(SB), NOSPLIT, $0-8
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, eax+0(FP)
+	MOVL DX, edx+4(FP)
+	RET
+
+// func madd4FMA(t, v0, v1, v2, v3 *float64, n int, s0, s1, s2, s3 float64, first bool)
+//
+// t[i] = (first ? 0 : t[i]) + s0·v0[i] + s1·v1[i] + s2·v2[i] + s3·v3[i],
+// each term a fused multiply-add, for i < n (AVX2 and FMA3).
+TEXT ·madd4FMA(SB), NOSPLIT, $0-81
+	MOVQ t+0(FP), DI
+	MOVQ v0+8(FP), R8
+	MOVQ v1+16(FP), R9
+	MOVQ v2+24(FP), R10
+	MOVQ v3+32(FP), R11
+	MOVQ n+40(FP), CX
+	VBROADCASTSD s0+48(FP), Y0
+	VBROADCASTSD s1+56(FP), Y1
+	VBROADCASTSD s2+64(FP), Y2
+	VBROADCASTSD s3+72(FP), Y3
+	MOVBQZX first+80(FP), AX
+
+loop8:
+	CMPQ CX, $8
+	JLT  loop4
+	TESTQ AX, AX
+	JNZ  zero8
+	VMOVUPD (DI), Y4
+	VMOVUPD 32(DI), Y5
+	JMP  fma8
+
+zero8:
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+
+fma8:
+	VFMADD231PD (R8), Y0, Y4
+	VFMADD231PD 32(R8), Y0, Y5
+	VFMADD231PD (R9), Y1, Y4
+	VFMADD231PD 32(R9), Y1, Y5
+	VFMADD231PD (R10), Y2, Y4
+	VFMADD231PD 32(R10), Y2, Y5
+	VFMADD231PD (R11), Y3, Y4
+	VFMADD231PD 32(R11), Y3, Y5
+	VMOVUPD Y4, (DI)
+	VMOVUPD Y5, 32(DI)
+	ADDQ $64, DI
+	ADDQ $64, R8
+	ADDQ $64, R9
+	ADDQ $64, R10
+	ADDQ $64, R11
+	SUBQ $8, CX
+	JMP  loop8
+
+loop4:
+	CMPQ CX, $4
+	JLT  tail
+	TESTQ AX, AX
+	JNZ  zero4
+	VMOVUPD (DI), Y4
+	JMP  fma4
+
+zero4:
+	VXORPD Y4, Y4, Y4
+
+fma4:
+	VFMADD231PD (R8), Y0, Y4
+	VFMADD231PD (R9), Y1, Y4
+	VFMADD231PD (R10), Y2, Y4
+	VFMADD231PD (R11), Y3, Y4
+	VMOVUPD Y4, (DI)
+	ADDQ $32, DI
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	SUBQ $4, CX
+
+tail:
+	TESTQ CX, CX
+	JZ   done
+	TESTQ AX, AX
+	JNZ  zero1
+	VMOVSD (DI), X4
+	JMP  fma1
+
+zero1:
+	VXORPD X4, X4, X4
+
+fma1:
+	VFMADD231SD (R8), X0, X4
+	VFMADD231SD (R9), X1, X4
+	VFMADD231SD (R10), X2, X4
+	VFMADD231SD (R11), X3, X4
+	VMOVSD X4, (DI)
+	ADDQ $8, DI
+	ADDQ $8, R8
+	ADDQ $8, R9
+	ADDQ $8, R10
+	ADDQ $8, R11
+	DECQ CX
+	JMP  tail
+
+done:
+	VZEROUPPER
+	RET
+
+// func madd1FMA(t, v *float64, n int, s float64, first bool)
+//
+// t[i] = (first ? 0 : t[i]) + s·v[i] for i < n (AVX2 and FMA3).
+TEXT ·madd1FMA(SB), NOSPLIT, $0-33
+	MOVQ t+0(FP), DI
+	MOVQ v+8(FP), R8
+	MOVQ n+16(FP), CX
+	VBROADCASTSD s+24(FP), Y0
+	MOVBQZX first+32(FP), AX
+
+loop16:
+	CMPQ CX, $16
+	JLT  loop4
+	TESTQ AX, AX
+	JNZ  zero16
+	VMOVUPD (DI), Y4
+	VMOVUPD 32(DI), Y5
+	VMOVUPD 64(DI), Y6
+	VMOVUPD 96(DI), Y7
+	JMP  fma16
+
+zero16:
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+
+fma16:
+	VFMADD231PD (R8), Y0, Y4
+	VFMADD231PD 32(R8), Y0, Y5
+	VFMADD231PD 64(R8), Y0, Y6
+	VFMADD231PD 96(R8), Y0, Y7
+	VMOVUPD Y4, (DI)
+	VMOVUPD Y5, 32(DI)
+	VMOVUPD Y6, 64(DI)
+	VMOVUPD Y7, 96(DI)
+	ADDQ $128, DI
+	ADDQ $128, R8
+	SUBQ $16, CX
+	JMP  loop16
+
+loop4:
+	CMPQ CX, $4
+	JLT  tail
+	TESTQ AX, AX
+	JNZ  zero4
+	VMOVUPD (DI), Y4
+	JMP  fma4
+
+zero4:
+	VXORPD Y4, Y4, Y4
+
+fma4:
+	VFMADD231PD (R8), Y0, Y4
+	VMOVUPD Y4, (DI)
+	ADDQ $32, DI
+	ADDQ $32, R8
+	SUBQ $4, CX
+	JMP  loop4
+
+tail:
+	TESTQ CX, CX
+	JZ   done
+	TESTQ AX, AX
+	JNZ  zero1
+	VMOVSD (DI), X4
+	JMP  fma1
+
+zero1:
+	VXORPD X4, X4, X4
+
+fma1:
+	VFMADD231SD (R8), X0, X4
+	VMOVSD X4, (DI)
+	ADDQ $8, DI
+	ADDQ $8, R8
+	DECQ CX
+	JMP  tail
+
+done:
+	VZEROUPPER
+	RET

@@ -1,0 +1,14 @@
+//go:build !amd64 || noasm
+
+package lp
+
+// hasFMA is false: no vector kernels on this platform (see kernel_amd64.go).
+const hasFMA = false
+
+func madd4Asm(t, v0, v1, v2, v3 []float64, s0, s1, s2, s3 float64, first bool) {
+	panic("lp: no vector kernels") // cannot happen: hasFMA is false
+}
+
+func madd1Asm(t, v []float64, s float64, first bool) {
+	panic("lp: no vector kernels") // cannot happen: hasFMA is false
+}
