@@ -282,7 +282,9 @@ type SpannerResult struct {
 // the bound comes from the same spanner at the true ratios (a relaxation),
 // solved second, to the relative gap max(Tol, min(1e-3, g/100)) for the gap
 // g between the answer and the bound from the first LP's scaled
-// multipliers: enough to state the spanner's gap to 1 %. With
+// multipliers: enough to state the spanner's gap to 1 % (to 10 % should
+// outputs that LP leaves out not price out at its end: it returns its bound
+// rather than start again with them, within 10·its tolerance). With
 // opts.Symmetry, the spanner is invariant (whole orbits of pairs) and both
 // LPs are reduced (docs/MATH.md §11.9). Errors as Solve, and for delta < 1.
 func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options) (*SpannerResult, error) {
@@ -341,8 +343,8 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	ro.Tol = max(o.Tol, min(1e-3, relGap(out.Primal, out.Dual)/100))
 	// Only the bound is wanted: columns left out that do not price out at
 	// the end are not brought back (a restart of the whole solve, 63 more
-	// iterations at 50×50); their priced multipliers loosen the bound
-	// instead.
+	// iterations at 50×50) while the bound is within boundSlack·ro.Tol;
+	// their priced multipliers loosen it instead.
 	ro.boundOnly = true
 	rr, err := Solve(ctx, relax, &ro)
 	if rr == nil && err != nil {

@@ -90,8 +90,8 @@ type Options struct {
 	Delta float64
 	// Tol is the target relative gap between the certified primal and dual
 	// values; default 1e-8. MethodSpanner applies it to the spanner LP
-	// itself (and solves the relaxation only to 1 % of the spanner's gap,
-	// see lp.SolveSpanner); its default there is SpannerTol.
+	// itself (and solves the relaxation only to 1 % of the spanner's gap, 10 %
+	// at worst, see lp.SolveSpanner); its default there is SpannerTol.
 	Tol float64
 	// MaxIter caps the interior-point iterations (default 200).
 	MaxIter int
