@@ -33,48 +33,38 @@ func TestMaddKernels(t *testing.T) {
 					}
 					return b
 				}
+				// check compares tb with orig plus the terms inside the slice
+				// (onto 0 when first) and with orig outside it.
+				check := func(name string, tb, orig []float64, terms func(i int) (sum, mag float64)) {
+					for i := 0; i < off+n+pad; i++ {
+						if i < off || i >= off+n {
+							if tb[i] != orig[i] {
+								t.Fatalf("%s n=%d off=%d first=%v: t[%d] = %v changed from %v (outside the slice)", name, n, off, first, i, tb[i], orig[i])
+							}
+							continue
+						}
+						base := orig[i]
+						if first {
+							base = 0
+						}
+						sum, mag := terms(i)
+						if want := base + sum; math.Abs(tb[i]-want) > 2e-15*(math.Abs(base)+mag) {
+							t.Fatalf("%s n=%d off=%d first=%v: t[%d] = %v, want %v", name, n, off, first, i, tb[i], want)
+						}
+					}
+				}
 				tb, v0, v1, v2, v3 := buf(), buf(), buf(), buf(), buf()
 				s := [4]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 				orig := append([]float64(nil), tb...)
 				madd4(tb[off:off+n], first, v0[off:], v1[off:], v2[off:], v3[off:], s[0], s[1], s[2], s[3])
-				for i := 0; i < off+n+pad; i++ {
-					want := orig[i]
-					if i >= off && i < off+n {
-						base := orig[i]
-						if first {
-							base = 0
-						}
-						want = base + s[0]*v0[i] + s[1]*v1[i] + s[2]*v2[i] + s[3]*v3[i]
-						mag := math.Abs(base) + math.Abs(s[0]*v0[i]) + math.Abs(s[1]*v1[i]) + math.Abs(s[2]*v2[i]) + math.Abs(s[3]*v3[i])
-						if math.Abs(tb[i]-want) > 2e-15*mag {
-							t.Fatalf("madd4 n=%d off=%d first=%v: t[%d] = %v, want %v", n, off, first, i, tb[i], want)
-						}
-						continue
-					}
-					if tb[i] != want {
-						t.Fatalf("madd4 n=%d off=%d first=%v: t[%d] = %v changed from %v (outside the slice)", n, off, first, i, tb[i], want)
-					}
-				}
+				check("madd4", tb, orig, func(i int) (float64, float64) {
+					return s[0]*v0[i] + s[1]*v1[i] + s[2]*v2[i] + s[3]*v3[i],
+						math.Abs(s[0]*v0[i]) + math.Abs(s[1]*v1[i]) + math.Abs(s[2]*v2[i]) + math.Abs(s[3]*v3[i])
+				})
 				tb, v0 = buf(), buf()
 				orig = append(orig[:0], tb...)
 				madd1(tb[off:off+n], first, v0[off:], s[0])
-				for i := 0; i < off+n+pad; i++ {
-					want := orig[i]
-					if i >= off && i < off+n {
-						base := orig[i]
-						if first {
-							base = 0
-						}
-						want = base + s[0]*v0[i]
-						if math.Abs(tb[i]-want) > 2e-15*(math.Abs(base)+math.Abs(s[0]*v0[i])) {
-							t.Fatalf("madd1 n=%d off=%d first=%v: t[%d] = %v, want %v", n, off, first, i, tb[i], want)
-						}
-						continue
-					}
-					if tb[i] != want {
-						t.Fatalf("madd1 n=%d off=%d first=%v: t[%d] = %v changed from %v (outside the slice)", n, off, first, i, tb[i], want)
-					}
-				}
+				check("madd1", tb, orig, func(i int) (float64, float64) { return s[0] * v0[i], math.Abs(s[0] * v0[i]) })
 			}
 		}
 	}

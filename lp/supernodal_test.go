@@ -80,6 +80,30 @@ func structureCases(t *testing.T, rng *rand.Rand) []structureCase {
 	}
 }
 
+// inOrders returns p's minimum-degree order and its postorder, each with
+// its symbolic factorisation (pairs set) and p renumbered by it.
+func inOrders(p *Problem) []orderedCase {
+	perm, sym := minimumDegree(p)
+	out := make([]orderedCase, 0, 2)
+	for _, order := range []string{"md", "mdpost"} {
+		if order == "mdpost" {
+			perm = postorder(perm, sym)
+			sym = symbolicFromOrder(p, perm)
+		}
+		q := permuted(p, perm)
+		sym.setPairs(q)
+		out = append(out, orderedCase{order, sym, q})
+	}
+	return out
+}
+
+// orderedCase is one of inOrders: an order's name, structure and problem.
+type orderedCase struct {
+	order string
+	sym   *symbolic
+	q     *Problem
+}
+
 // structureCase is one of structureCases: n rows and their pairs.
 type structureCase struct {
 	name  string
@@ -99,14 +123,8 @@ func TestSupernodalFactor(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	for _, c := range structureCases(t, rng) {
 		p := &Problem{N: c.n, M: 1, C: make([]float64, c.n), Pairs: c.pairs}
-		perm, sym := minimumDegree(p)
-		for _, order := range []string{"md", "mdpost"} {
-			if order == "mdpost" {
-				perm = postorder(perm, sym)
-				sym = symbolicFromOrder(p, perm)
-			}
-			q := permuted(p, perm)
-			sym.setPairs(q)
+		for _, oc := range inOrders(p) {
+			order, sym, q := oc.order, oc.sym, oc.q
 			// The supernodes: consecutive runs covering every column, each
 			// column's structure its successor's plus the successor.
 			widest := 0

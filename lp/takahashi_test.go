@@ -23,14 +23,8 @@ func TestTakahashiKernel(t *testing.T) {
 	cases := append([]structureCase{{"single", 1, nil}}, structureCases(t, rng)...)
 	for _, c := range cases {
 		p := &Problem{N: c.n, M: 1, C: make([]float64, c.n), Pairs: c.pairs}
-		perm, sym := minimumDegree(p)
-		for _, order := range []string{"md", "mdpost"} {
-			if order == "mdpost" {
-				perm = postorder(perm, sym)
-				sym = symbolicFromOrder(p, perm)
-			}
-			q := permuted(p, perm)
-			sym.setPairs(q)
+		for _, oc := range inOrders(p) {
+			order, sym, q := oc.order, oc.sym, oc.q
 			n := c.n
 			diag := make([]float64, n)
 			wt := make([]float64, len(q.Pairs))
