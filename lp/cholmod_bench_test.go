@@ -183,44 +183,86 @@ func BenchmarkColumnSolve(b *testing.B) {
 }
 
 // BenchmarkColumnSolve4: the product of four columns' H_o⁻¹ with one
-// vector, summed, as in S v: four solves ("solve") against one solve4 of
-// the four ("solve4"), cycling through 2500 distinct 50×50 Manhattan
-// factors (minimum-degree order).
+// vector, summed, as in S v, cycling through 2000 distinct factors of 50×50
+// Manhattan columns and of the 1.2-spanner of the 50×50 Euclidean grid
+// (minimum-degree order): four solves ("solve"), one solve4 of four
+// factors in arrays of their own ("solve4"), and one solve4 of the four
+// columns of an interleaved block ("interleaved", the interior-point
+// method's storage; the AVX2/FMA passes where there are). "cols/s" counts
+// columns per second of one core.
 //
-//	go test -run XXX -bench ColumnSolve4 -benchtime 5000x ./lp/
+//	go test -run XXX -bench ColumnSolve4 -benchtime 4000x ./lp/
 func BenchmarkColumnSolve4(b *testing.B) {
-	const cols = 2500
-	fs := manhattanFactors(cols, false)
-	n := fs[0].sym.n
-	v, u, acc, r4 := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, 4*n)
-	for i := range v {
-		v[i] = 1
-	}
-	b.Run("solve", func(b *testing.B) {
-		k := 0
-		for b.Loop() {
+	const cols = 2000
+	cases := columnCases(b, []int{50}, true)
+	for _, c := range []columnCase{cases[0], cases[2]} {
+		fs := columnFactors(c.p, cols)
+		n, nz := c.p.N, fs[0].sym.nnz()
+		// The same factors in interleaved blocks of four.
+		blocks := make([][4]*sparseLDL, cols/4)
+		for k := range blocks {
+			blk := make([]float64, 4*(n+nz))
 			for c := range 4 {
-				copy(u, v)
-				fs[(k+c)%cols].solve(u)
-				axpy(acc, 1, u)
+				f := &fs[4*k+c]
+				copy(blk[c*n:], f.d)
+				for q, v := range f.l {
+					blk[4*n+4*q+c] = v
+				}
+				blocks[k][c] = &sparseLDL{sym: f.sym, d: blk[c*n : (c+1)*n], l: blk[4*n+c:], st: 4}
 			}
-			k += 4
 		}
-	})
-	b.Run("solve4", func(b *testing.B) {
-		k := 0
-		for b.Loop() {
+		v, u, acc, r4 := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, 4*n)
+		for i := range v {
+			v[i] = 1
+		}
+		quad := func(f *[4]*sparseLDL) {
 			for i, x := range v {
 				r4[4*i], r4[4*i+1], r4[4*i+2], r4[4*i+3] = x, x, x, x
 			}
-			f := [4]*sparseLDL{&fs[k%cols], &fs[(k+1)%cols], &fs[(k+2)%cols], &fs[(k+3)%cols]}
-			solve4(&f, r4)
+			solve4(f, r4)
 			for i := range acc {
 				acc[i] = acc[i] + r4[4*i] + r4[4*i+1] + r4[4*i+2] + r4[4*i+3]
 			}
-			k += 4
 		}
-	})
+		for _, variant := range []string{"solve", "solve4", "interleaved"} {
+			b.Run(c.name+"/"+variant, func(b *testing.B) {
+				k := 0
+				for b.Loop() {
+					switch variant {
+					case "solve":
+						for c := range 4 {
+							copy(u, v)
+							fs[(k+c)%cols].solve(u)
+							axpy(acc, 1, u)
+						}
+					case "solve4":
+						quad(&[4]*sparseLDL{&fs[k%cols], &fs[(k+1)%cols], &fs[(k+2)%cols], &fs[(k+3)%cols]})
+					default:
+						quad(&blocks[(k/4)%len(blocks)])
+					}
+					k += 4
+				}
+				b.ReportMetric(4*float64(b.N)/b.Elapsed().Seconds(), "cols/s")
+			})
+		}
+	}
+}
+
+// columnFactors returns cols LDLᵀ factors of p's pair graph (minimum-degree
+// order), each with its own random diagonal and pair weights.
+func columnFactors(p *Problem, cols int) []sparseLDL {
+	perm, sym := minimumDegree(p)
+	q := permuted(p, perm)
+	sym.setPairs(q)
+	rng := rand.New(rand.NewPCG(1, 2))
+	fs := make([]sparseLDL, cols)
+	work := make([]float64, sym.factorWork())
+	for k := range fs {
+		diag, wt := randomColumn(rng, p.N, len(q.Pairs))
+		fs[k] = sparseLDL{sym: sym, d: make([]float64, p.N), l: make([]float64, sym.nnz())}
+		fs[k].factor(diag, q.Pairs, wt, work)
+	}
+	return fs
 }
 
 // BenchmarkCholSolve: S⁻¹ v with the dense Cholesky factor of an

@@ -229,12 +229,10 @@ func (s *ipm) compact(out []bool, given [][]float64) {
 			mv(s.s, np, j, o)
 			mv(s.lam, np, j, o)
 			d.colOf[j] = d.colOf[o]
-			// The factors' storage moves with the column (each block stays
-			// owned by one column); their contents are recomputed.
-			if s.sf != nil {
-				s.sf[j], s.sf[o] = s.sf[o], s.sf[j]
-				s.isQR[j] = s.isQR[o]
-			}
+			// The sparse factors stay in their places (blocks of four
+			// columns, see newIPM): the next iteration refactors column j
+			// into sf[j], and nothing reads a factor before that. The
+			// banded ones move with the column (each stays owned by one).
 			if s.fac != nil {
 				s.fac[j], s.fac[o] = s.fac[o], s.fac[j]
 			}

@@ -10,6 +10,12 @@ func madd4FMA(t, v0, v1, v2, v3 *float64, n int, s0, s1, s2, s3 float64, first b
 //go:noescape
 func madd1FMA(t, v *float64, n int, s float64, first bool)
 
+//go:noescape
+func fwd4FMA(n int, cp *int, idx *int32, l4, r *float64)
+
+//go:noescape
+func bwd4FMA(n int, cp *int, idx *int32, l4, r *float64)
+
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 
 func xgetbv() (eax, edx uint32)
@@ -44,4 +50,24 @@ func madd4Asm(t, v0, v1, v2, v3 []float64, s0, s1, s2, s3 float64, first bool) {
 
 func madd1Asm(t, v []float64, s float64, first bool) {
 	madd1FMA(unsafe.SliceData(t), unsafe.SliceData(v), len(t), s, first)
+}
+
+// fwd4 and bwd4 are the passes of solve4 on an interleaved block: the
+// AVX2/FMA kernels where there are, else fwd4Go and bwd4Go. solve4 has
+// checked the lengths (r: 4n values, cp: n+1, idx and l4: the structure's
+// entries, row numbers in [0, n) by symbolic.finish).
+func fwd4(n int, cp []int, idx []int32, l4, r []float64) {
+	if !hasFMA {
+		fwd4Go(n, cp, idx, l4, r)
+		return
+	}
+	fwd4FMA(n, unsafe.SliceData(cp), unsafe.SliceData(idx), unsafe.SliceData(l4), unsafe.SliceData(r))
+}
+
+func bwd4(n int, cp []int, idx []int32, l4, r []float64) {
+	if !hasFMA {
+		bwd4Go(n, cp, idx, l4, r)
+		return
+	}
+	bwd4FMA(n, unsafe.SliceData(cp), unsafe.SliceData(idx), unsafe.SliceData(l4), unsafe.SliceData(r))
 }

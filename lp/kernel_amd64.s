@@ -205,3 +205,128 @@ fma1:
 done:
 	VZEROUPPER
 	RET
+
+// func fwd4FMA(n int, cp *int, idx *int32, l4, r *float64)
+//
+// The forward pass L y = r of solve4 on an interleaved block: for each
+// column j < n whose 4-vector r[4j:4j+4] is not all zero bits, and each
+// entry q in [cp[j], cp[j+1]) of row i = idx[q],
+// r[4i:4i+4] -= l4[4q:4q+4] ∘ r[4j:4j+4] (one fused multiply-add).
+TEXT ·fwd4FMA(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), CX
+	MOVQ cp+8(FP), SI
+	MOVQ idx+16(FP), DX
+	MOVQ l4+24(FP), R8
+	MOVQ r+32(FP), DI
+	XORQ BX, BX
+	MOVQ DI, R12
+
+fcol:
+	CMPQ BX, CX
+	JGE  fdone
+	MOVQ (SI)(BX*8), R10
+	MOVQ 8(SI)(BX*8), R11
+	VMOVUPD (R12), Y0
+	VPTEST Y0, Y0
+	JZ   fnext
+	MOVQ R10, R9
+	SHLQ $5, R9
+	ADDQ R8, R9
+
+floop:
+	CMPQ R10, R11
+	JGE  fnext
+	MOVLQSX (DX)(R10*4), AX
+	SHLQ $5, AX
+	VMOVUPD (DI)(AX*1), Y1
+	VFNMADD231PD (R9), Y0, Y1
+	VMOVUPD Y1, (DI)(AX*1)
+	ADDQ $32, R9
+	INCQ R10
+	JMP  floop
+
+fnext:
+	ADDQ $32, R12
+	INCQ BX
+	JMP  fcol
+
+fdone:
+	VZEROUPPER
+	RET
+
+// func bwd4FMA(n int, cp *int, idx *int32, l4, r *float64)
+//
+// The backward pass L^T x = y of solve4 on an interleaved block: for each
+// column j from n-1 down to 0, r[4j:4j+4] -= sum over the entries q of
+// column j of l4[4q:4q+4] ∘ r[4i:4i+4], i = idx[q] (four accumulators,
+// entries taken in turn, summed (0+1)+(2+3) at the end).
+TEXT ·bwd4FMA(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), BX
+	MOVQ cp+8(FP), SI
+	MOVQ idx+16(FP), DX
+	MOVQ l4+24(FP), R8
+	MOVQ r+32(FP), DI
+
+bcol:
+	DECQ BX
+	JLT  bdone
+	MOVQ (SI)(BX*8), R10
+	MOVQ 8(SI)(BX*8), R11
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	MOVQ R10, R9
+	SHLQ $5, R9
+	ADDQ R8, R9
+
+b4:
+	MOVQ R11, AX
+	SUBQ R10, AX
+	CMPQ AX, $4
+	JLT  b1
+	MOVLQSX (DX)(R10*4), AX
+	SHLQ $5, AX
+	VMOVUPD (DI)(AX*1), Y4
+	VFMADD231PD (R9), Y4, Y0
+	MOVLQSX 4(DX)(R10*4), AX
+	SHLQ $5, AX
+	VMOVUPD (DI)(AX*1), Y5
+	VFMADD231PD 32(R9), Y5, Y1
+	MOVLQSX 8(DX)(R10*4), AX
+	SHLQ $5, AX
+	VMOVUPD (DI)(AX*1), Y6
+	VFMADD231PD 64(R9), Y6, Y2
+	MOVLQSX 12(DX)(R10*4), AX
+	SHLQ $5, AX
+	VMOVUPD (DI)(AX*1), Y7
+	VFMADD231PD 96(R9), Y7, Y3
+	ADDQ $128, R9
+	ADDQ $4, R10
+	JMP  b4
+
+b1:
+	CMPQ R10, R11
+	JGE  bsum
+	MOVLQSX (DX)(R10*4), AX
+	SHLQ $5, AX
+	VMOVUPD (DI)(AX*1), Y4
+	VFMADD231PD (R9), Y4, Y0
+	ADDQ $32, R9
+	INCQ R10
+	JMP  b1
+
+bsum:
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	MOVQ BX, AX
+	SHLQ $5, AX
+	VMOVUPD (DI)(AX*1), Y4
+	VSUBPD Y0, Y4, Y4
+	VMOVUPD Y4, (DI)(AX*1)
+	JMP  bcol
+
+bdone:
+	VZEROUPPER
+	RET

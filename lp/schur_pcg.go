@@ -99,7 +99,19 @@ type schurPCG struct {
 // 119, where it now saves a quarter of the time; 30×30: 75).
 const (
 	pcgMinRatio = 100
-	pcgTol      = 1e-10
+	// pcgTol is the relative residual of the other CG solves (the
+	// corrector's, the refinement's) when the LP is solved to a Tol of
+	// 1e-6 or tighter; looser Tols allow pcgTolFactor·Tol, up to
+	// pcgTolMax (see corrTol). The residual is the error of the Newton
+	// direction's row sums, which the certificate repairs (Repair): at
+	// 1e-4 of the gap asked for it changes no certified figure, and the
+	// Euclidean 40×40 spanner with the hot spots at Tol 1e-3 (both LPs)
+	// took 117 iterations, 2640 CG and 617 CPU s at 1e-10, 119, 2275 and
+	// 513 at 1e-7, but 144 iterations at 1e-5 (bench/README.md,
+	// "Conjugate gradients to the gap asked for (session 11)").
+	pcgTol       = 1e-10
+	pcgTolFactor = 1e-4
+	pcgTolMax    = 1e-7
 	// pcgLooseTol is the relative residual of the predictor's solve
 	// before the end game (Manhattan 40×40 hot spots: 2856, 2654 and 2496
 	// CG iterations at 1e-6, 1e-4 and 1e-3, the same 42-43 iterations).
@@ -121,7 +133,7 @@ const (
 // on when the estimated cost ratio of an assembly to a CG iteration is at
 // least pcgMinRatio (or when a test forces it), off with DirectSchur.
 func (s *ipm) newSchurPCG(o Options) *schurPCG {
-	p := &schurPCG{s: s, tol: pcgTol, maxAge: pcgMaxAge}
+	p := &schurPCG{s: s, tol: corrTol(o.Tol), maxAge: pcgMaxAge}
 	if s.pc != nil || s.sg != nil {
 		// The symmetric mode's S~ is small (one row per orbit of rows),
 		// and assembled from the representatives only: no lazy path.
@@ -163,6 +175,13 @@ func (s *ipm) newSchurPCG(o Options) *schurPCG {
 		}
 	}
 	return p
+}
+
+// corrTol is the relative residual of the CG solves other than the
+// predictor's for an LP solved to the relative gap tol:
+// min(pcgTolMax, max(pcgTol, pcgTolFactor·tol)).
+func corrTol(tol float64) float64 {
+	return min(pcgTolMax, max(pcgTol, pcgTolFactor*tol))
 }
 
 // skipAssembly decides, at the start of an interior-point iteration's
@@ -218,7 +237,7 @@ func (p *schurPCG) assemblyDone() {
 // solves once the relative gap of the iterate is below pcgDirectGap: the
 // last iterations, whose iterates are certified, need row sums exact to
 // rounding, which the direct solve with iterative refinement gives and
-// conjugate gradients to pcgTol alone do not (measured: a line of 60 rows
+// conjugate gradients to their tolerance alone do not (measured: a line of 60 rows
 // stalls at a certified gap of 1.6e-7 without the refinement).
 func (p *schurPCG) nearOptimum(gap float64) {
 	if p != nil && gap <= pcgDirectGap {
@@ -564,9 +583,10 @@ func (p *schurPCG) apply(dst, v []float64) {
 const pcgChunk = 16
 
 // quad returns the factors of columns o..o+3 when they are four sparse
-// LDL^T factors (not the QR fallback) below end, for solve4.
+// LDL^T factors (not the QR fallback) below end, for solve4: o a multiple
+// of four, so that they share a block (newIPM).
 func (s *ipm) quad(o, end int) ([4]*sparseLDL, bool) {
-	if s.pc != nil || s.sym == nil || o+4 > end {
+	if s.pc != nil || s.sym == nil || o%4 != 0 || o+4 > end {
 		return [4]*sparseLDL{}, false
 	}
 	for k := o; k < o+4; k++ {

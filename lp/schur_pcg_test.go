@@ -288,7 +288,7 @@ func TestSchurRecycling(t *testing.T) {
 			r += (b[i] - sx[i]) * (b[i] - sx[i])
 			bn += b[i] * b[i]
 		}
-		if math.Sqrt(r) > 10*pcgTol*math.Sqrt(bn) {
+		if math.Sqrt(r) > 10*pc.tol*math.Sqrt(bn) {
 			t.Errorf("%s: true relative residual %v", name, math.Sqrt(r/bn))
 		}
 	}
@@ -310,5 +310,18 @@ func TestSchurRecycling(t *testing.T) {
 	t.Logf("%d directions kept; second solve %d CG iterations recycled, %d from zero", k, recycled, plain)
 	if recycled >= plain {
 		t.Errorf("recycling cost %d iterations against %d", recycled, plain)
+	}
+}
+
+// TestCorrTol: the tolerance of the corrector's CG solves follows the gap
+// asked for, four orders below it, between 1e-10 (the exact targets) and
+// 1e-7 (looser would let the iterate drift: docs/MATH.md §11.8).
+func TestCorrTol(t *testing.T) {
+	for _, c := range []struct{ tol, want float64 }{
+		{0, 1e-10}, {1e-9, 1e-10}, {1e-6, 1e-10}, {1e-5, 1e-9}, {1e-4, 1e-8}, {1e-3, 1e-7}, {0.05, 1e-7},
+	} {
+		if got := corrTol(c.tol); math.Abs(got-c.want) > 1e-6*c.want {
+			t.Errorf("corrTol(%g) = %g, want %g", c.tol, got, c.want)
+		}
 	}
 }

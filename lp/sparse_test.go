@@ -135,19 +135,47 @@ func TestSparseLDL(t *testing.T) {
 // kernel of the CG products) agree with four separate solves, which
 // TestSparseLDL checks against a dense inverse; with zero right-hand
 // sides in some of the four (the skipped columns of the forward pass).
+// Each structure is factored twice: into four arrays of their own, and
+// into one interleaved block (st = 4, the interior-point method's
+// storage), whose pivots and entries must be the same to the bit; solve4
+// on the block runs the vector kernels where there are (and the Go passes
+// fwd4Go/bwd4Go, also run directly here, elsewhere and with -tags noasm).
 func TestSolve4(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
-	for _, c := range []struct{ n, extra int }{{1, 0}, {7, 3}, {60, 40}, {300, 500}} {
+	for _, c := range []struct{ n, extra int }{{1, 0}, {2, 0}, {7, 3}, {60, 40}, {300, 500}} {
 		p := &Problem{N: c.n, M: 1, C: make([]float64, c.n), Pairs: randomGraphPairs(rng, c.n, c.extra)}
 		perm, sym := minimumDegree(p)
 		q := permuted(p, perm)
 		sym.setPairs(q)
-		var fs [4]*sparseLDL
-		work := make([]float64, sym.factorWork())
+		nz := sym.nnz()
+		var fs, fq [4]*sparseLDL
+		blk := make([]float64, 4*(c.n+nz))
+		for i := range blk {
+			blk[i] = math.NaN() // every value must be written by factor
+		}
+		work := make([]float64, sym.quadWork())
 		for k := range fs {
 			diag, wt := randomColumn(rng, c.n, len(q.Pairs))
-			fs[k] = &sparseLDL{sym: sym, d: make([]float64, c.n), l: make([]float64, sym.nnz())}
-			fs[k].factor(diag, q.Pairs, wt, work)
+			fs[k] = &sparseLDL{sym: sym, d: make([]float64, c.n), l: make([]float64, nz)}
+			fs[k].factor(diag, q.Pairs, wt, work[:sym.factorWork()])
+			fq[k] = &sparseLDL{sym: sym, d: blk[k*c.n : (k+1)*c.n], l: blk[min(4*c.n+k, len(blk)):], st: 4}
+			fq[k].factor(diag, q.Pairs, wt, work)
+			for j, v := range fs[k].d {
+				if fq[k].d[j] != v {
+					t.Fatalf("n=%d column %d: interleaved pivot %d = %v, contiguous %v", c.n, k, j, fq[k].d[j], v)
+				}
+			}
+			for e, v := range fs[k].l {
+				if got := blk[4*c.n+4*e+k]; got != v {
+					t.Fatalf("n=%d column %d: interleaved L entry %d = %v, contiguous %v", c.n, k, e, got, v)
+				}
+			}
+		}
+		if _, ok := interleaved(&fq); !ok && nz > 0 {
+			t.Fatalf("n=%d: the block's four columns not recognised as interleaved", c.n)
+		}
+		if _, ok := interleaved(&[4]*sparseLDL{fq[1], fq[0], fq[2], fq[3]}); ok {
+			t.Fatalf("n=%d: four columns out of order taken as a block", c.n)
 		}
 		for _, zeros := range []bool{false, true} {
 			r4 := make([]float64, 4*c.n)
@@ -160,20 +188,55 @@ func TestSolve4(t *testing.T) {
 					}
 					r4[4*i+k] = want[k][i]
 				}
+			}
+			b4 := slices.Clone(r4)
+			for k := range fs {
 				fs[k].solve(want[k])
 			}
-			solve4(&fs, r4)
-			for k := range fs {
-				scale := 0.0
-				for _, v := range want[k] {
-					scale = max(scale, math.Abs(v))
-				}
-				for i, w := range want[k] {
-					if math.Abs(r4[4*i+k]-w) > 1e-12*scale {
-						t.Fatalf("n=%d zeros=%v: column %d entry %d: solve4 %v, solve %v", c.n, zeros, k, i, r4[4*i+k], w)
+			check := func(name string, got []float64) {
+				t.Helper()
+				for k := range fs {
+					scale := 0.0
+					for _, v := range want[k] {
+						scale = max(scale, math.Abs(v))
+					}
+					for i, w := range want[k] {
+						if math.Abs(got[4*i+k]-w) > 1e-12*scale {
+							t.Fatalf("n=%d zeros=%v %s: column %d entry %d: %v, solve %v", c.n, zeros, name, k, i, got[4*i+k], w)
+						}
 					}
 				}
 			}
+			got := slices.Clone(b4)
+			solve4(&fs, got)
+			check("solve4 (four arrays)", got)
+			got = slices.Clone(b4)
+			solve4(&fq, got)
+			check("solve4 (interleaved)", got)
+			if nz > 0 {
+				// The Go passes on the block, whatever the build.
+				got = slices.Clone(b4)
+				fwd4Go(c.n, sym.colPtr, sym.idx32, blk[4*c.n:], got)
+				for j := 0; j < c.n; j++ {
+					for k := range fq {
+						got[4*j+k] /= fq[k].d[j]
+					}
+				}
+				bwd4Go(c.n, sym.colPtr, sym.idx32, blk[4*c.n:], got)
+				check("fwd4Go/bwd4Go", got)
+			}
+			// The single solve reads the interleaved L too.
+			for k := range fq {
+				u := make([]float64, c.n)
+				for i := range u {
+					u[i] = b4[4*i+k]
+				}
+				fq[k].solve(u)
+				for i := range u {
+					got[4*i+k] = u[i]
+				}
+			}
+			check("solve (interleaved)", got)
 		}
 	}
 }

@@ -123,13 +123,20 @@ type snUpdate struct {
 	rel      int
 }
 
-// factorWork is the length of the scratch that factor needs.
+// factorWork is the length of the scratch that factor needs for a factor
+// whose L is contiguous; an interleaved one (st = 4) needs quadWork.
 func (s *symbolic) factorWork() int { return 2 * s.n }
+
+// quadWork is the length of the scratch that factor needs for any factor:
+// factorWork, and L contiguous (computed there, then spread to its stride).
+func (s *symbolic) quadWork() int { return 2*s.n + s.nnz() }
 
 // factor computes H = L D L^T for H = diag + G^T diag(wt) G, a supernode at
 // a time (left-looking: the updates of the earlier supernodes that touch J,
-// then J's own dense columns), with work as scratch of factorWork() values.
-// Like band.cholFactor it returns the smallest ratio of a pivot to its
+// then J's own dense columns), with work as scratch of factorWork() values
+// (quadWork() for an interleaved factor, st = 4: L is computed contiguous
+// in the scratch and then spread to f.l, so that its values are the same
+// bits as in a factor of its own). Like band.cholFactor it returns the smallest ratio of a pivot to its
 // assembled diagonal (0 after a breakdown, whose pivot is replaced by
 // hugePivot and whose column of L is zero, so that it updates nothing).
 //
@@ -145,10 +152,22 @@ func (f *sparseLDL) factor(diag []float64, pairs []Pair, wt []float64, work []fl
 	s := f.sym
 	n := s.n
 	d, l := f.d, f.l
-	if len(work) < s.factorWork() || len(d) < n || len(l) < s.nnz() {
+	if len(work) < s.factorWork() || len(d) < n || len(l) < lLen(s.nnz(), f.st) {
 		panic("lp: sparse factor with mismatched lengths") // cannot happen: sized from the symbolic
 	}
-	f.assemble(diag, pairs, wt)
+	if st := f.stride(); st > 1 {
+		// Computed contiguous in the scratch, then spread to the stride.
+		if len(work) < s.quadWork() {
+			panic("lp: sparse factor with mismatched lengths") // cannot happen: sized by quadWork
+		}
+		l = work[2*n : 2*n+s.nnz()]
+		defer func() {
+			for q, v := range l {
+				f.l[q*st] = v
+			}
+		}()
+	}
+	f.assembleInto(l, diag, pairs, wt)
 	h := work[:n]
 	copy(h, d)
 	tmp := work[n : 2*n]
@@ -234,9 +253,16 @@ func (f *sparseLDL) factor(diag []float64, pairs []Pair, wt []float64, work []fl
 }
 
 // assemble writes H = diag + G^T diag(wt) G into d (diagonal) and l (the
-// strictly lower entries, at the pairs' places in the structure).
+// strictly lower entries, at the pairs' places in the structure), for a
+// factor whose L is contiguous.
 func (f *sparseLDL) assemble(diag []float64, pairs []Pair, wt []float64) {
-	d, l, pos := f.d, f.l, f.sym.pairPos
+	f.assembleInto(f.l, diag, pairs, wt)
+}
+
+// assembleInto is assemble with the strictly lower entries written to l
+// (contiguous, nnz values) instead of f.l.
+func (f *sparseLDL) assembleInto(l []float64, diag []float64, pairs []Pair, wt []float64) {
+	d, pos := f.d, f.sym.pairPos
 	copy(d, diag)
 	clear(l)
 	for k, q := range pairs {

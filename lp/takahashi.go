@@ -27,7 +27,7 @@ import "gonum.org/v1/gonum/floats"
 func (f *sparseLDL) addInverse(acc, z []float64) {
 	s := f.sym
 	n := s.n
-	l := f.l
+	l, st := f.l, f.stride()
 	cp, ri := s.colPtr, s.idx32
 	if len(z) < n*n || (acc != nil && len(acc) < n*n) {
 		panic("lp: addInverse with short buffers") // cannot happen: sized n·n by the caller
@@ -45,15 +45,15 @@ func (f *sparseLDL) addInverse(acc, z []float64) {
 		}
 		q := lo
 		for ; q+4 <= hi; q += 4 {
-			madd4(row, q == lo, src(q), src(q+1), src(q+2), src(q+3), -l[q], -l[q+1], -l[q+2], -l[q+3])
+			madd4(row, q == lo, src(q), src(q+1), src(q+2), src(q+3), -l[q*st], -l[(q+1)*st], -l[(q+2)*st], -l[(q+3)*st])
 		}
 		for ; q < hi; q++ {
-			madd1(row, q == lo, src(q), -l[q])
+			madd1(row, q == lo, src(q), -l[q*st])
 		}
 		dj := 1 / f.d[j]
 		zj := z[j*n : j*n+n]
 		for q := lo; q < hi; q++ {
-			dj -= l[q] * zj[ri[q]]
+			dj -= l[q*st] * zj[ri[q]]
 		}
 		zj[j] = dj
 		if acc == nil {

@@ -68,6 +68,23 @@ func TestTakahashiKernel(t *testing.T) {
 					}
 				}
 			}
+			// The same factor as the third column of an interleaved
+			// block (st = 4): the same inverse, to the bit.
+			nz := sym.nnz()
+			blk := make([]float64, 4*(n+nz))
+			g := sparseLDL{sym: sym, d: blk[2*n : 3*n], l: blk[min(4*n+2, len(blk)):], st: 4}
+			g.factor(diag, q.Pairs, wt, make([]float64, sym.quadWork()))
+			zg := make([]float64, n*n)
+			for i := range zg {
+				zg[i] = math.NaN()
+			}
+			g.addInverse(nil, zg)
+			for i := range zg {
+				if zg[i] != z[i] && bad < 15 {
+					bad++
+					t.Errorf("%s %s: interleaved z[%d] = %v, contiguous %v", c.name, order, i, zg[i], z[i])
+				}
+			}
 		}
 	}
 }
