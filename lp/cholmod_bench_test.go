@@ -185,11 +185,10 @@ func BenchmarkColumnSolve(b *testing.B) {
 // BenchmarkColumnSolve4: the product of four columns' H_o⁻¹ with one
 // vector, summed, as in S v, cycling through 2000 distinct factors of 50×50
 // Manhattan columns and of the 1.2-spanner of the 50×50 Euclidean grid
-// (minimum-degree order): four solves ("solve"), one solve4 of four
-// factors in arrays of their own ("solve4"), and one solve4 of the four
-// columns of an interleaved block ("interleaved", the interior-point
-// method's storage; the AVX2/FMA passes where there are). "cols/s" counts
-// columns per second of one core.
+// (minimum-degree order): four solves with factors of their own ("solve"),
+// and one solve4 of the four columns of an interleaved block ("solve4", the
+// interior-point method's storage; the AVX2/FMA passes where there are).
+// "cols/s" counts columns per second of one core.
 //
 //	go test -run XXX -bench ColumnSolve4 -benchtime 4000x ./lp/
 func BenchmarkColumnSolve4(b *testing.B) {
@@ -215,30 +214,24 @@ func BenchmarkColumnSolve4(b *testing.B) {
 		for i := range v {
 			v[i] = 1
 		}
-		quad := func(f *[4]*sparseLDL) {
-			for i, x := range v {
-				r4[4*i], r4[4*i+1], r4[4*i+2], r4[4*i+3] = x, x, x, x
-			}
-			solve4(f, r4)
-			for i := range acc {
-				acc[i] = acc[i] + r4[4*i] + r4[4*i+1] + r4[4*i+2] + r4[4*i+3]
-			}
-		}
-		for _, variant := range []string{"solve", "solve4", "interleaved"} {
+		for _, variant := range []string{"solve", "solve4"} {
 			b.Run(c.name+"/"+variant, func(b *testing.B) {
 				k := 0
 				for b.Loop() {
-					switch variant {
-					case "solve":
+					if variant == "solve" {
 						for c := range 4 {
 							copy(u, v)
 							fs[(k+c)%cols].solve(u)
 							axpy(acc, 1, u)
 						}
-					case "solve4":
-						quad(&[4]*sparseLDL{&fs[k%cols], &fs[(k+1)%cols], &fs[(k+2)%cols], &fs[(k+3)%cols]})
-					default:
-						quad(&blocks[(k/4)%len(blocks)])
+					} else {
+						for i, x := range v {
+							r4[4*i], r4[4*i+1], r4[4*i+2], r4[4*i+3] = x, x, x, x
+						}
+						solve4(&blocks[(k/4)%len(blocks)], r4)
+						for i := range acc {
+							acc[i] = acc[i] + r4[4*i] + r4[4*i+1] + r4[4*i+2] + r4[4*i+3]
+						}
 					}
 					k += 4
 				}

@@ -285,21 +285,20 @@ func (f *sparseLDL) solve(r []float64) {
 	}
 }
 
-// solve4 solves with four factors of the same structure at once: r holds
-// four vectors interleaved (r[4i+c] is entry i of the c-th), and on return
-// r[4i+c] is entry i of f[c]'s H^{-1} applied to the c-th. The four share
-// every row-number read and their dependency chains interleave. When the
-// four are the columns of one interleaved block (st = 4, f[c].l starting
-// at the block's c-th value: the interior-point method's storage), the
-// passes read 4-vectors of L and update 4-vectors of r (fwd4, bwd4: one
-// fused multiply-add per entry of L for the four columns with AVX2/FMA),
-// which makes the products S v of the conjugate gradients about 1.7 times
-// faster than the same loop over four separate arrays
+// solve4 solves with the four factors of one interleaved block (st = 4,
+// f[c].l starting at the block's c-th value: the interior-point method's
+// storage, see newIPM): r holds four vectors interleaved (r[4i+c] is entry
+// i of the c-th), and on return r[4i+c] is entry i of f[c]'s H^{-1}
+// applied to the c-th. The forward pass (L y = r) and the backward pass
+// (L^T x = y) read one 4-vector of L per entry and update one 4-vector of
+// r (fwd4, bwd4: one fused multiply-add per entry for the four columns
+// with AVX2/FMA), which makes the products S v of the conjugate gradients
+// 1.8 times faster than the same loop over four separate arrays
 // (BenchmarkColumnSolve4, bench/README.md, "Conjugate gradients to the gap
 // asked for (session 11)"). Each column's operations are those of solve,
 // in another order of the sums: the results agree with solve's to
-// rounding, not to the bit. The same unsafe indexing as in solve, with the
-// same checks.
+// rounding, not to the bit. The passes index without bounds checks: solve4
+// checks the lengths first, and symbolic.finish every row number.
 func solve4(f *[4]*sparseLDL, r []float64) {
 	s := f[0].sym
 	n, cp := s.n, s.colPtr
@@ -314,65 +313,20 @@ func solve4(f *[4]*sparseLDL, r []float64) {
 	if n == 0 {
 		return
 	}
-	if l4, ok := interleaved(f); ok {
-		fwd4(n, cp, s.idx32, l4, r)
-		d0, d1, d2, d3 := f[0].d[:n], f[1].d[:n], f[2].d[:n], f[3].d[:n]
-		for j := 0; j < n; j++ {
-			v := (*[4]float64)(r[4*j : 4*j+4])
-			v[0] /= d0[j]
-			v[1] /= d1[j]
-			v[2] /= d2[j]
-			v[3] /= d3[j]
-		}
-		bwd4(n, cp, s.idx32, l4, r)
-		return
+	l4, ok := interleaved(f)
+	if !ok && s.nnz() > 0 {
+		panic("lp: solve4 with factors not of one interleaved block") // cannot happen: quad hands out blocks
 	}
-	ip := unsafe.Pointer(unsafe.SliceData(s.idx32))
-	row := func(q int) int { return int(*(*int32)(unsafe.Add(ip, q*4))) }
-	// quad(k) is the k-th group of four values of r.
-	rp := unsafe.Pointer(unsafe.SliceData(r))
-	quad := func(k int) *[4]float64 { return (*[4]float64)(unsafe.Add(rp, k*32)) }
-	l0, l1 := unsafe.Pointer(unsafe.SliceData(f[0].l)), unsafe.Pointer(unsafe.SliceData(f[1].l))
-	l2, l3 := unsafe.Pointer(unsafe.SliceData(f[2].l)), unsafe.Pointer(unsafe.SliceData(f[3].l))
-	s0, s1, s2, s3 := 8*f[0].stride(), 8*f[1].stride(), 8*f[2].stride(), 8*f[3].stride()
-	at := func(p unsafe.Pointer, q, st int) float64 { return *(*float64)(unsafe.Add(p, q*st)) }
-	for j := 0; j < n; j++ {
-		v := quad(j)
-		v0, v1, v2, v3 := v[0], v[1], v[2], v[3]
-		if v0 == 0 && v1 == 0 && v2 == 0 && v3 == 0 {
-			continue
-		}
-		for q, hi := cp[j], cp[j+1]; q < hi; q++ {
-			t := quad(row(q))
-			t[0] -= at(l0, q, s0) * v0
-			t[1] -= at(l1, q, s1) * v1
-			t[2] -= at(l2, q, s2) * v2
-			t[3] -= at(l3, q, s3) * v3
-		}
-	}
+	fwd4(n, cp, s.idx32, l4, r)
 	d0, d1, d2, d3 := f[0].d[:n], f[1].d[:n], f[2].d[:n], f[3].d[:n]
 	for j := 0; j < n; j++ {
-		v := quad(j)
+		v := (*[4]float64)(r[4*j : 4*j+4])
 		v[0] /= d0[j]
 		v[1] /= d1[j]
 		v[2] /= d2[j]
 		v[3] /= d3[j]
 	}
-	for j := n - 1; j >= 0; j-- {
-		var a0, a1, a2, a3 float64
-		for q, hi := cp[j], cp[j+1]; q < hi; q++ {
-			t := quad(row(q))
-			a0 += at(l0, q, s0) * t[0]
-			a1 += at(l1, q, s1) * t[1]
-			a2 += at(l2, q, s2) * t[2]
-			a3 += at(l3, q, s3) * t[3]
-		}
-		v := quad(j)
-		v[0] -= a0
-		v[1] -= a1
-		v[2] -= a2
-		v[3] -= a3
-	}
+	bwd4(n, cp, s.idx32, l4, r)
 }
 
 // interleaved reports whether f are the four columns of one interleaved

@@ -167,7 +167,7 @@ func (f *sparseLDL) factor(diag []float64, pairs []Pair, wt []float64, work []fl
 			}
 		}()
 	}
-	f.assembleInto(l, diag, pairs, wt)
+	f.assemble(l, diag, pairs, wt)
 	h := work[:n]
 	copy(h, d)
 	tmp := work[n : 2*n]
@@ -252,16 +252,10 @@ func (f *sparseLDL) factor(diag []float64, pairs []Pair, wt []float64, work []fl
 	return ratio
 }
 
-// assemble writes H = diag + G^T diag(wt) G into d (diagonal) and l (the
-// strictly lower entries, at the pairs' places in the structure), for a
-// factor whose L is contiguous.
-func (f *sparseLDL) assemble(diag []float64, pairs []Pair, wt []float64) {
-	f.assembleInto(f.l, diag, pairs, wt)
-}
-
-// assembleInto is assemble with the strictly lower entries written to l
-// (contiguous, nnz values) instead of f.l.
-func (f *sparseLDL) assembleInto(l []float64, diag []float64, pairs []Pair, wt []float64) {
+// assemble writes H = diag + G^T diag(wt) G into f.d (diagonal) and l
+// (the strictly lower entries, contiguous, at the pairs' places in the
+// structure).
+func (f *sparseLDL) assemble(l []float64, diag []float64, pairs []Pair, wt []float64) {
 	d, pos := f.d, f.sym.pairPos
 	copy(d, diag)
 	clear(l)

@@ -16,7 +16,7 @@ func factorSimplicial(f *sparseLDL, diag []float64, pairs []Pair, wt []float64) 
 	s := f.sym
 	n := s.n
 	d, l := f.d, f.l
-	f.assemble(diag, pairs, wt)
+	f.assemble(f.l, diag, pairs, wt)
 	// Row lists: the positions q (in column k) of the entries of row j.
 	rowCol, rowPos := make([][]int, n), make([][]int, n)
 	for k := 0; k < n; k++ {
