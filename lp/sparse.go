@@ -229,9 +229,11 @@ func lLen(nnz, st int) int {
 // L^T x = y by rows of L^T (a gather whose four partial sums break the
 // dependency chain of one accumulator).
 //
-// This is the kernel of the conjugate-gradient products S v (one solve per
-// column of the LP and CG iteration), and its loops index r by the
-// structure's row numbers: they go through unsafe pointers, without Go's
+// The interior-point method solves four columns at a time (solve4) where
+// they fill a block of its interleaved storage; solve serves the others
+// (reading L at the factor's stride) and the factors with arrays of their
+// own (per-column pairs, pricing). Its loops index r by the structure's
+// row numbers: they go through unsafe pointers, without Go's
 // bounds checks, which cost a third of its time (BenchmarkColumnSolve,
 // bench/README.md). That is safe because finish checked every row
 // number of the structure to lie in [0, n) and the column pointers to be
