@@ -356,7 +356,12 @@ func (p *schurPCG) solve(v []float64) bool {
 		p.tAll += t
 	}()
 	tol := p.tol
-	if p.loose && !p.endgame {
+	switch {
+	case p.endgame:
+		// The end game refines the row sums to rounding (nearOptimum),
+		// whatever the gap asked for (corrTol).
+		tol = pcgTol
+	case p.loose:
 		tol = max(tol, pcgLooseTol)
 	}
 	copy(b, v)

@@ -325,3 +325,34 @@ func TestCorrTol(t *testing.T) {
 		}
 	}
 }
+
+// TestEndgameTol: in the end game (nearOptimum) the CG solves go to pcgTol
+// even when the LP's own tolerance allows a looser corrector (corrTol): the
+// true residual of a solve, from the operator itself, is at that level.
+func TestEndgameTol(t *testing.T) {
+	p := manhattanLossProblem(7, 0.5, true)
+	s := sparseTestIPM(t, p, 2, 9)
+	pc := s.pcg
+	pc.tol = corrTol(1e-3)
+	pc.endgame = true
+	n := p.N
+	rx := rand.New(rand.NewPCG(13, 14))
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = rx.NormFloat64()
+	}
+	x := slices.Clone(b)
+	if !pc.solve(x) {
+		t.Fatal("end-game solve did not converge")
+	}
+	sx := make([]float64, n)
+	pc.apply(sx, x)
+	var r, bn float64
+	for i := range b {
+		r += (b[i] - sx[i]) * (b[i] - sx[i])
+		bn += b[i] * b[i]
+	}
+	if rel := math.Sqrt(r / bn); rel > 10*pcgTol {
+		t.Errorf("end-game relative residual %v with the corrector's tolerance %v, want <= %v", rel, pc.tol, 10*pcgTol)
+	}
+}
