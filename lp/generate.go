@@ -272,6 +272,8 @@ type SpannerResult struct {
 	// SpannerDual bounds the spanner LP itself: Primal <= its optimum <=
 	// SpannerDual.
 	SpannerDual float64
+
+	boundWarm bool // the second LP started from the first's iterate (lp/ipm_warm.go)
 }
 
 // SolveSpanner solves the spanner LP of p with stretch delta >= 1: the
@@ -307,6 +309,9 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	q := &Problem{N: p.N, M: p.M, C: p.C, Pairs: Stretch(sp, stretch)}
 	o.KeepPairs = true
 	o.keepLam = true
+	// The second LP starts where the first passed the relative gap
+	// warmGap (lp/ipm_warm.go).
+	o.capture = &warmPoint{gap: warmGap}
 	r, solveErr := Solve(ctx, q, &o)
 	if r == nil {
 		return nil, solveErr
@@ -346,11 +351,13 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	// iterations at 50×50) while the bound is within boundSlack·ro.Tol;
 	// their priced multipliers loosen it instead.
 	ro.boundOnly = true
+	ro.warm, ro.capture = o.capture, nil
 	rr, err := Solve(ctx, relax, &ro)
 	if rr == nil && err != nil {
 		return nil, err
 	}
 	if rr != nil {
+		out.boundWarm = rr.warm
 		out.Iterations += rr.Iterations
 		if rr.Dual < out.Dual {
 			out.Dual, out.Y = rr.Dual, rr.Y

@@ -87,8 +87,12 @@ type Options struct {
 	// boundSlack·Tol: the best certificate is returned, its bound counting
 	// their priced multipliers (valid, looser than Tol).
 	boundOnly bool
-	dropAll   bool // tests: leave out every column but the heaviest at the first check (lp/ipm_drop.go)
-	schurMode int  // tests: 1 lazy whenever possible, 2 on with the automatic tuning, -1 off
+	// capture, when not nil, keeps the first iterate whose relative gap
+	// is at most capture.gap; warm, when taken, is the start point
+	// instead of start's if it fits (lp/ipm_warm.go: SolveSpanner).
+	capture, warm *warmPoint
+	dropAll       bool // tests: leave out every column but the heaviest at the first check (lp/ipm_drop.go)
+	schurMode     int  // tests: 1 lazy whenever possible, 2 on with the automatic tuning, -1 off
 }
 
 // Result is a certified solution of a Problem.
@@ -138,6 +142,9 @@ type Result struct {
 	// restarts counts the restarts that brought columns left out back
 	// (lp/ipm_drop.go).
 	restarts int
+	// warm: the solve started from another LP's iterate (Options.warm,
+	// lp/ipm_warm.go).
+	warm bool
 }
 
 // ErrNotConverged (= run.ErrNotConverged) reports that the iteration limit
@@ -552,6 +559,10 @@ func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result
 	if o.keepLam {
 		need += 8 * float64(mr) * float64(len(p.Pairs))
 	}
+	if sg == nil && (o.capture != nil || o.warm != nil && o.warm.taken) {
+		// The iterate kept for another LP's start (lp/ipm_warm.go).
+		need += warmBytes(n, float64(p.M), float64(len(p.Pairs)))
+	}
 	if sg != nil {
 		// The orbit sums, and (banded mode) the per-worker inverses.
 		no := float64(sg.norb)
@@ -886,14 +897,8 @@ func (s *ipm) parallel(f func(o, w int)) {
 // enough for the dual constraints.
 func (s *ipm) start() {
 	n, m := s.n, s.m
-	kappa := 0.0
-	for _, v := range s.c {
-		kappa = max(kappa, math.Abs(v))
-	}
-	if kappa == 0 {
-		kappa = 1
-	}
-	s.kappa = kappa
+	s.setKappa()
+	kappa := s.kappa
 	// The uniform matrix over all columns (the symmetric mode keeps only
 	// representatives of s.p.M columns).
 	cols := float64(s.p.M)
@@ -1479,7 +1484,12 @@ func (s *ipm) certify(margin, tol float64, keepLam bool, best *Result) (*Result,
 
 func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 	s.pcg = s.newSchurPCG(o)
-	s.start()
+	warm := s.warmStart(o.warm)
+	if warm {
+		s.pcg.warm = true
+	} else {
+		s.start()
+	}
 	var best *Result
 	stale := 0 // certified iterations since the best certificate improved
 	keep := func(r *Result) {
@@ -1552,6 +1562,9 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 		}
 		gap := math.Abs(dual-primal) / max(math.Abs(primal), math.Abs(dual), 1e-300)
 		prevGap = gap
+		if w := o.capture; w != nil && !w.taken && gap <= w.gap && s.sg == nil && s.pc == nil {
+			s.capture(w) // for another LP's warm start (lp/ipm_warm.go)
+		}
 		s.pcg.nearOptimum(gap)
 		s.dropColumns(gap)
 		if o.Progress != nil {
@@ -1567,6 +1580,9 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 			if s.dr != nil && s.dr.out > 0 {
 				cols = fmt.Sprintf(", %d of %d columns in", s.m, s.dr.m0)
 			}
+			if warm && it == 1 {
+				cols += ", warm start"
+			}
 			pr.Message = fmt.Sprintf("dual %.10g, mu %.3g, %s, steps %.2g %.2g%s%s", dual, mu, fac, ap, ad, s.pcg.status(), cols)
 			o.Report(pr)
 		}
@@ -1578,6 +1594,7 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 				return nil, err
 			}
 			r.Iterations = it
+			r.warm = warm
 			keep(r)
 			if r.Gap <= o.Tol {
 				return r, nil

@@ -64,6 +64,10 @@ type schurPCG struct {
 	// before the end game (centrality correctors run only when S is
 	// fresh, with direct solves).
 	loose bool
+	// warm: the iteration starts from another LP's iterate
+	// (lp/ipm_warm.go), far along the central path, where the mean of
+	// the H_o^{-1} preconditions poorly: assemble S at once.
+	warm bool
 
 	have  bool // s.chol holds a valid factor of some S
 	fresh bool // ... of the current iteration's S
@@ -194,7 +198,7 @@ func (p *schurPCG) skipAssembly() bool {
 	if !p.have {
 		// No factor of S yet: precondition with the arithmetic mean
 		// while it costs less than (half) an assembly.
-		lazy := p.counted || p.its == 0 || p.tCG <= pcgSolveFrac*p.asmCost()
+		lazy := p.counted || !p.warm && (p.its == 0 || p.tCG <= pcgSolveFrac*p.asmCost())
 		p.its, p.tCGPrev, p.tCG = 0, p.tCG, 0
 		if lazy {
 			p.buildMean()
