@@ -263,7 +263,7 @@ type SpannerResult struct {
 	// the certified dual value of the relaxation with the spanner's pairs at
 	// their true ratios (a second LP of the same size); Gap their relative
 	// difference, how far the spanner answer can be from the true optimum;
-	// Iterations counts both LPs.
+	// Iterations, SchurAssemblies and SchurCG count both LPs.
 	Result
 	// Delta is the stretch asked for; Stretch <= Delta the stretch the
 	// spanner achieves, by which its ratios were tightened (Result.Pairs
@@ -359,6 +359,8 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	if rr != nil {
 		out.boundWarm = rr.warm
 		out.Iterations += rr.Iterations
+		out.SchurAssemblies += rr.SchurAssemblies
+		out.SchurCG += rr.SchurCG
 		if rr.Dual < out.Dual {
 			out.Dual, out.Y = rr.Dual, rr.Y
 		}

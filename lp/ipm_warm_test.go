@@ -197,3 +197,17 @@ func TestWarmStartPoint(t *testing.T) {
 		t.Error("took an iterate without column 3")
 	}
 }
+
+// TestSpannerCountsBothLPs: with S assembled at every iteration
+// (DirectSchur) and every column kept, SolveSpanner's assemblies equal
+// its iterations, both counted over its two LPs.
+func TestSpannerCountsBothLPs(t *testing.T) {
+	p := lossGrid(6, l2, 0.5, hotPrior(6, 0.05))
+	r, err := SolveSpanner(context.Background(), p, 1.2, &Options{Tol: 1e-4, DirectSchur: true, KeepColumns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SchurAssemblies != r.Iterations || r.SchurCG != 0 {
+		t.Errorf("%d assemblies and %d CG iterations in %d iterations", r.SchurAssemblies, r.SchurCG, r.Iterations)
+	}
+}
