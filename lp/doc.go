@@ -96,7 +96,8 @@
 // pairs of a greedy delta-spanner with ratios W^{1/delta} (Bordenabe,
 // Chatzikokolakis and Palamidessi, CCS 2014): its answer is exactly private
 // for every pair, and a relaxation gives the bound on how far from the
-// optimum it is.
+// optimum it is: a second LP of the same structure, started from the
+// first's iterate (lp/ipm_warm.go, docs/MATH.md §11.5).
 //
 // # Certificates
 //

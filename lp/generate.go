@@ -282,7 +282,8 @@ type SpannerResult struct {
 // mechanism private on a delta-spanner at eps/delta is eps-private). The
 // answer is repaired against all pairs of p, so its X is exactly feasible;
 // the bound comes from the same spanner at the true ratios (a relaxation),
-// solved second, to the relative gap max(Tol, min(1e-3, g/100)) for the gap
+// solved second, starting from the first LP's iterate at the relative gap
+// warmGap = 0.1 (lp/ipm_warm.go; without symmetries), to the relative gap max(Tol, min(1e-3, g/100)) for the gap
 // g between the answer and the bound from the first LP's scaled
 // multipliers: enough to state the spanner's gap to 1 % (to 10 % should
 // outputs that LP leaves out not price out at its end: it returns its bound
