@@ -283,8 +283,9 @@ type SpannerResult struct {
 // answer is repaired against all pairs of p, so its X is exactly feasible;
 // the bound comes from the same spanner at the true ratios (a relaxation),
 // solved second, starting from the first LP's iterate at the relative gap
-// warmGap = 0.1 (lp/ipm_warm.go; without symmetries), to the relative gap max(Tol, min(1e-3, g/100)) for the gap
-// g between the answer and the bound from the first LP's scaled
+// warmGap = 0.1 (lp/ipm_warm.go; without symmetries), to the relative gap
+// max(Tol, min(1e-3, g/100)) for the gap g between the answer and the
+// bound from the first LP's scaled
 // multipliers: enough to state the spanner's gap to 1 % (to 10 % should
 // outputs that LP leaves out not price out at its end: it returns its bound
 // rather than start again with them, within 10·its tolerance). With
