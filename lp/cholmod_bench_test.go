@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -160,6 +161,35 @@ func BenchmarkAddInverse(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkAddInverse32: Takahashi's assembly of one column's H_o⁻¹ into
+// the Schur accumulator in double precision (addInverse) and in single
+// precision (addInverse32, the lazy path's preconditioner), on the
+// 1.2-spanner of the 50×50 Euclidean grid (minimum-degree order), the
+// buffers on huge pages as in the solver (docs/MATH.md §11.8).
+//
+//	go test -run XXX -bench AddInverse32 -benchtime 40x ./lp/
+func BenchmarkAddInverse32(b *testing.B) {
+	c := columnCases(b, nil, true)[1]
+	f := &columnFactors(c.p, 1)[0]
+	n := c.p.N
+	b.Run("double", func(b *testing.B) {
+		acc, z := hugeAlloc(n*n), hugeAlloc(n*n)
+		for b.Loop() {
+			f.addInverse(acc, z)
+		}
+	})
+	b.Run("single", func(b *testing.B) {
+		buf := hugeAlloc(n * n)
+		all := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(buf))), 2*n*n)
+		z, acc := all[:n*n], all[n*n:]
+		for b.Loop() {
+			if !f.addInverse32(acc, z) {
+				b.Fatal("refused")
+			}
+		}
+	})
 }
 
 // BenchmarkColumnSolve: one solve H_o⁻¹ v with a 50×50 Manhattan column's

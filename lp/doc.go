@@ -40,8 +40,11 @@
 // step) preconditioned by it, assembling afresh once the conjugate
 // gradients cost about one assembly (docs/MATH.md §11.8;
 // Options.DirectSchur turns this off; Result.SchurAssemblies and SchurCG
-// report it). The certificate does not depend on how the iterates were
-// found.
+// report it). On that path S is only a preconditioner, and the sparse
+// mode assembles it in single precision (half the bytes, twice the
+// vector lanes), falling back to double precision for an S that single
+// precision does not hold. The certificate does not depend on how the
+// iterates were found.
 //
 // When the problem is invariant under a group of permutations of its
 // points (Options.Symmetry: candidates, such as a grid's mirror images,

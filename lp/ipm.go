@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
@@ -90,9 +91,11 @@ type Options struct {
 	// capture, when not nil, keeps the first iterate whose relative gap
 	// is at most capture.gap; warm, when taken, is the start point
 	// instead of start's if it fits (lp/ipm_warm.go: SolveSpanner).
-	capture, warm *warmPoint
-	dropAll       bool // tests: leave out every column but the heaviest at the first check (lp/ipm_drop.go)
-	schurMode     int  // tests: 1 lazy whenever possible, 2 on with the automatic tuning, -1 off
+	capture, warm   *warmPoint
+	dropAll         bool // tests: leave out every column but the heaviest at the first check (lp/ipm_drop.go)
+	schurMode       int  // tests: 1 lazy whenever possible, 2 on with the automatic tuning, -1 off
+	schurDouble     bool // tests: the lazy Schur complement's assemblies in double precision
+	schurSingleFail bool // tests: the first single-precision S taken as out of range
 }
 
 // Result is a certified solution of a Problem.
@@ -145,6 +148,9 @@ type Result struct {
 	// warm: the solve started from another LP's iterate (Options.warm,
 	// lp/ipm_warm.go).
 	warm bool
+	// schurSingle counts the SchurAssemblies made in single precision
+	// (the lazy Schur complement's preconditioner, schurPCG.single).
+	schurSingle int
 }
 
 // ErrNotConverged (= run.ErrNotConverged) reports that the iteration limit
@@ -357,6 +363,10 @@ func (s *ipm) addColumnInverse(o, w int, acc []float64) {
 		s.addColumnInverseSym(o, w)
 		return
 	}
+	if s.pcg != nil && s.pcg.single {
+		s.addColumnInverse32(o, w, acc)
+		return
+	}
 	switch {
 	case s.sym == nil:
 		s.fac[o].addInverse(acc, s.ring[w])
@@ -378,6 +388,51 @@ func (s *ipm) addColumnInverse(o, w int, acc []float64) {
 				acc[ia*n+ib] += z[a*n+b]
 			} else {
 				acc[ib*n+ia] += z[a*n+b]
+			}
+		}
+	}
+}
+
+// buf32 returns worker w's buffers of the single-precision assembly: the
+// inverse Z and the accumulator, the two halves of zbuf[w] (n·n float64
+// each, so no memory beyond the double-precision assembly's).
+func (s *ipm) buf32(w int) (z, acc []float32) {
+	nn := s.n * s.n
+	all := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s.zbuf[w]))), 2*nn)
+	return all[:nn], all[nn:]
+}
+
+// addColumnInverse32 adds H_o^{-1} to worker w's single-precision
+// accumulator (buf32; the lazy Schur complement's preconditioner, see
+// schurPCG.single): by addInverse32, or, for a column it refuses or on the
+// QR fallback, in double precision into z64 (n·n scratch, full) and
+// rounded.
+func (s *ipm) addColumnInverse32(o, w int, z64 []float64) {
+	z, acc := s.buf32(w)
+	if !s.isQR[o] && s.sf[o].addInverse32(acc, z) {
+		return
+	}
+	n := s.n
+	if !s.isQR[o] {
+		s.sf[o].addInverse(nil, z64)
+		for j := 0; j < n; j++ {
+			a, r := acc[j*n+j:j*n+n], z64[j*n+j:j*n+n]
+			for i, v := range r {
+				a[i] += float32(v)
+			}
+		}
+		return
+	}
+	clear(z64)
+	s.fac[o].addInverse(z64, s.ring[w])
+	for a := 0; a < n; a++ {
+		ia := s.rperm[a]
+		for b := a; b < n; b++ {
+			ib := s.rperm[b]
+			if ia <= ib {
+				acc[ia*n+ib] += float32(z64[a*n+b])
+			} else {
+				acc[ib*n+ia] += float32(z64[a*n+b])
 			}
 		}
 	}
@@ -1056,6 +1111,19 @@ func (s *ipm) schurAcc(o, w int) []float64 {
 		}
 		return s.accO[w]
 	}
+	if s.pcg != nil && s.pcg.single {
+		// The sums go to the single-precision accumulators (buf32); the
+		// double-precision ones are the scratch of the columns that
+		// addInverse32 refuses (addColumnInverse32).
+		if o == w*s.m/s.workers {
+			_, acc := s.buf32(w)
+			clear(acc)
+		}
+		if w == 0 {
+			return s.schur.RawSymmetric().Data
+		}
+		return s.accS[w]
+	}
 	acc := s.accS[w]
 	if w == 0 {
 		acc = s.schur.RawSymmetric().Data
@@ -1072,8 +1140,20 @@ func (s *ipm) schurAcc(o, w int) []float64 {
 // Cholesky, regularising slightly if rounding made it indefinite.
 func (s *ipm) factorSchur() error {
 	n := s.n
-	s.pcg.assembled()
 	raw := s.schur.RawSymmetric().Data
+	if p := s.pcg; p != nil && p.single {
+		if s.sumSingle(raw) && !p.failSingle && s.factorReg(raw, n) {
+			p.assembled()
+			p.singles++
+			return nil
+		}
+		// Single precision did not hold this S (an entry out of range, or
+		// not positive definite even regularised): assemble it again in
+		// double precision, as every later assembly of this solve.
+		p.single = false
+		s.parallel(func(o, w int) { s.addColumnInverse(o, w, s.schurAcc(o, w)) })
+	}
+	s.pcg.assembled()
 	if s.sg != nil {
 		n = s.sg.norb
 		for w := 1; w < s.workers; w++ {
@@ -1088,10 +1168,21 @@ func (s *ipm) factorSchur() error {
 			}
 		}
 	}
-	if s.chol.Factorize(s.schur) {
+	if s.factorReg(raw, n) {
 		return nil
 	}
-	// Rounding made the Schur complement indefinite: regularise slightly.
+	s.pcg.failed()
+	return errors.New("lp: Schur complement is not positive definite")
+}
+
+// factorReg factors S (raw its data, n its order) by Cholesky, adding
+// reg·max_i S_ii to the diagonal, reg = 1e-14, 1e-12, ..., 1e-6, if
+// rounding made it indefinite; false when none of these is positive
+// definite.
+func (s *ipm) factorReg(raw []float64, n int) bool {
+	if s.chol.Factorize(s.schur) {
+		return true
+	}
 	var dmax float64
 	for i := 0; i < n; i++ {
 		dmax = max(dmax, raw[i*n+i])
@@ -1101,11 +1192,42 @@ func (s *ipm) factorSchur() error {
 			raw[i*n+i] += reg * dmax
 		}
 		if s.chol.Factorize(s.schur) {
-			return nil
+			return true
 		}
 	}
-	s.pcg.failed()
-	return errors.New("lp: Schur complement is not positive definite")
+	return false
+}
+
+// sumSingle sets the upper triangle of S (raw) to the sum of the workers'
+// single-precision accumulators (buf32), and reports whether every sum is
+// finite.
+func (s *ipm) sumSingle(raw []float64) bool {
+	n := s.n
+	ok := true
+	for w := range s.workers {
+		_, acc := s.buf32(w)
+		for j := 0; j < n; j++ {
+			a, r := acc[j*n+j:j*n+n], raw[j*n+j:j*n+n]
+			if w == 0 {
+				for i, v := range a {
+					r[i] = float64(v)
+				}
+				continue
+			}
+			for i, v := range a {
+				r[i] += float64(v)
+			}
+		}
+	}
+	for j := 0; j < n && ok; j++ {
+		for _, v := range raw[j*n+j : j*n+n] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				ok = false
+				break
+			}
+		}
+	}
+	return ok
 }
 
 // newton is a right-hand side or a solution of the Newton system, in the
@@ -1291,7 +1413,9 @@ func (s *ipm) steps() (ap, ad float64) {
 // every column's factor): there the correctors saved a few iterations but
 // cost more than those (Manhattan 40×40 with the hot-spot prior: 41 iterations
 // and 357-392 CPU s with them, 43 and 298 CPU s without; one corrector:
-// 39 and 366 CPU s).
+// 39 and 366 CPU s). They do run in the iteration that assembled S in
+// single precision (schurPCG.single), whose solves are conjugate gradients
+// preconditioned by the fresh factor: a few products each.
 const maxCorrectors = 2
 
 // centralityCorrectors applies Gondzio's multiple centrality correctors to
@@ -1301,7 +1425,7 @@ const maxCorrectors = 2
 // system with only that target as right-hand side; it is kept when it
 // lengthens the steps.
 func (s *ipm) centralityCorrectors(sigmaMu, ap, ad float64) (float64, float64) {
-	if s.pcg.stale() {
+	if s.pcg.aged() {
 		return ap, ad
 	}
 	if s.dc.x == nil {
@@ -1453,7 +1577,7 @@ func (s *ipm) certify(margin, tol float64, keepLam bool, best *Result) (*Result,
 	}
 	primal := s.p.objective(x)
 	r := &Result{X: x, Primal: primal, Dual: dual, Gap: relGap(primal, dual), Mix: t, Y: y}
-	r.SchurAssemblies, r.SchurCG = s.pcg.assemblies, s.pcg.total
+	r.SchurAssemblies, r.SchurCG, r.schurSingle = s.pcg.assemblies, s.pcg.total, s.pcg.singles
 	r.Symmetry = 1
 	r.Columns = s.m
 	if s.sg != nil {

@@ -11,6 +11,12 @@ func madd4FMA(t, v0, v1, v2, v3 *float64, n int, s0, s1, s2, s3 float64, first b
 func madd1FMA(t, v *float64, n int, s float64, first bool)
 
 //go:noescape
+func madd4FMA32(t, v0, v1, v2, v3 *float32, n int, s0, s1, s2, s3 float32, first bool)
+
+//go:noescape
+func madd1FMA32(t, v *float32, n int, s float32, first bool)
+
+//go:noescape
 func fwd4FMA(n int, cp *int, idx *int32, l4, r *float64)
 
 //go:noescape
@@ -50,6 +56,16 @@ func madd4Asm(t, v0, v1, v2, v3 []float64, s0, s1, s2, s3 float64, first bool) {
 
 func madd1Asm(t, v []float64, s float64, first bool) {
 	madd1FMA(unsafe.SliceData(t), unsafe.SliceData(v), len(t), s, first)
+}
+
+// madd4Asm32 and madd1Asm32 run the single-precision kernels on slices
+// whose lengths the callers have checked.
+func madd4Asm32(t, v0, v1, v2, v3 []float32, s0, s1, s2, s3 float32, first bool) {
+	madd4FMA32(unsafe.SliceData(t), unsafe.SliceData(v0), unsafe.SliceData(v1), unsafe.SliceData(v2), unsafe.SliceData(v3), len(t), s0, s1, s2, s3, first)
+}
+
+func madd1Asm32(t, v []float32, s float32, first bool) {
+	madd1FMA32(unsafe.SliceData(t), unsafe.SliceData(v), len(t), s, first)
 }
 
 // fwd4 and bwd4 are the passes of solve4 on an interleaved block: the

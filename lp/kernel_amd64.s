@@ -330,3 +330,207 @@ bsum:
 bdone:
 	VZEROUPPER
 	RET
+
+// func madd4FMA32(t, v0, v1, v2, v3 *float32, n int, s0, s1, s2, s3 float32, first bool)
+//
+// madd4FMA in single precision: t[i] = (first ? 0 : t[i]) + s0·v0[i] +
+// s1·v1[i] + s2·v2[i] + s3·v3[i], each term a fused multiply-add, for
+// i < n, with subnormal inputs read as zero and subnormal results flushed
+// to zero (MXCSR DAZ and FTZ, restored on return): the far entries of an
+// inverse underflow single precision, and subnormal arithmetic is some
+// hundred times slower.
+TEXT ·madd4FMA32(SB), NOSPLIT, $8-65
+	STMXCSR 0(SP)
+	MOVL 0(SP), R12
+	MOVL R12, R13
+	ORL  $0x8040, R13
+	MOVL R13, 4(SP)
+	LDMXCSR 4(SP)
+	MOVQ t+0(FP), DI
+	MOVQ v0+8(FP), R8
+	MOVQ v1+16(FP), R9
+	MOVQ v2+24(FP), R10
+	MOVQ v3+32(FP), R11
+	MOVQ n+40(FP), CX
+	VBROADCASTSS s0+48(FP), Y0
+	VBROADCASTSS s1+52(FP), Y1
+	VBROADCASTSS s2+56(FP), Y2
+	VBROADCASTSS s3+60(FP), Y3
+	MOVBQZX first+64(FP), AX
+
+loop16:
+	CMPQ CX, $16
+	JLT  loop8
+	TESTQ AX, AX
+	JNZ  zero16
+	VMOVUPS (DI), Y4
+	VMOVUPS 32(DI), Y5
+	JMP  fma16
+
+zero16:
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+
+fma16:
+	VFMADD231PS (R8), Y0, Y4
+	VFMADD231PS 32(R8), Y0, Y5
+	VFMADD231PS (R9), Y1, Y4
+	VFMADD231PS 32(R9), Y1, Y5
+	VFMADD231PS (R10), Y2, Y4
+	VFMADD231PS 32(R10), Y2, Y5
+	VFMADD231PS (R11), Y3, Y4
+	VFMADD231PS 32(R11), Y3, Y5
+	VMOVUPS Y4, (DI)
+	VMOVUPS Y5, 32(DI)
+	ADDQ $64, DI
+	ADDQ $64, R8
+	ADDQ $64, R9
+	ADDQ $64, R10
+	ADDQ $64, R11
+	SUBQ $16, CX
+	JMP  loop16
+
+loop8:
+	CMPQ CX, $8
+	JLT  tail
+	TESTQ AX, AX
+	JNZ  zero8
+	VMOVUPS (DI), Y4
+	JMP  fma8
+
+zero8:
+	VXORPS Y4, Y4, Y4
+
+fma8:
+	VFMADD231PS (R8), Y0, Y4
+	VFMADD231PS (R9), Y1, Y4
+	VFMADD231PS (R10), Y2, Y4
+	VFMADD231PS (R11), Y3, Y4
+	VMOVUPS Y4, (DI)
+	ADDQ $32, DI
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	SUBQ $8, CX
+
+tail:
+	TESTQ CX, CX
+	JZ   done
+	TESTQ AX, AX
+	JNZ  zero1
+	VMOVSS (DI), X4
+	JMP  fma1
+
+zero1:
+	VXORPS X4, X4, X4
+
+fma1:
+	VFMADD231SS (R8), X0, X4
+	VFMADD231SS (R9), X1, X4
+	VFMADD231SS (R10), X2, X4
+	VFMADD231SS (R11), X3, X4
+	VMOVSS X4, (DI)
+	ADDQ $4, DI
+	ADDQ $4, R8
+	ADDQ $4, R9
+	ADDQ $4, R10
+	ADDQ $4, R11
+	DECQ CX
+	JMP  tail
+
+done:
+	VZEROUPPER
+	LDMXCSR 0(SP)
+	RET
+
+// func madd1FMA32(t, v *float32, n int, s float32, first bool)
+//
+// madd1FMA in single precision: t[i] = (first ? 0 : t[i]) + s·v[i] for
+// i < n, with DAZ and FTZ as in madd4FMA32.
+TEXT ·madd1FMA32(SB), NOSPLIT, $8-29
+	STMXCSR 0(SP)
+	MOVL 0(SP), R12
+	MOVL R12, R13
+	ORL  $0x8040, R13
+	MOVL R13, 4(SP)
+	LDMXCSR 4(SP)
+	MOVQ t+0(FP), DI
+	MOVQ v+8(FP), R8
+	MOVQ n+16(FP), CX
+	VBROADCASTSS s+24(FP), Y0
+	MOVBQZX first+28(FP), AX
+
+loop32:
+	CMPQ CX, $32
+	JLT  loop8
+	TESTQ AX, AX
+	JNZ  zero32
+	VMOVUPS (DI), Y4
+	VMOVUPS 32(DI), Y5
+	VMOVUPS 64(DI), Y6
+	VMOVUPS 96(DI), Y7
+	JMP  fma32
+
+zero32:
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+fma32:
+	VFMADD231PS (R8), Y0, Y4
+	VFMADD231PS 32(R8), Y0, Y5
+	VFMADD231PS 64(R8), Y0, Y6
+	VFMADD231PS 96(R8), Y0, Y7
+	VMOVUPS Y4, (DI)
+	VMOVUPS Y5, 32(DI)
+	VMOVUPS Y6, 64(DI)
+	VMOVUPS Y7, 96(DI)
+	ADDQ $128, DI
+	ADDQ $128, R8
+	SUBQ $32, CX
+	JMP  loop32
+
+loop8:
+	CMPQ CX, $8
+	JLT  tail
+	TESTQ AX, AX
+	JNZ  zero8
+	VMOVUPS (DI), Y4
+	JMP  fma8
+
+zero8:
+	VXORPS Y4, Y4, Y4
+
+fma8:
+	VFMADD231PS (R8), Y0, Y4
+	VMOVUPS Y4, (DI)
+	ADDQ $32, DI
+	ADDQ $32, R8
+	SUBQ $8, CX
+	JMP  loop8
+
+tail:
+	TESTQ CX, CX
+	JZ   done
+	TESTQ AX, AX
+	JNZ  zero1
+	VMOVSS (DI), X4
+	JMP  fma1
+
+zero1:
+	VXORPS X4, X4, X4
+
+fma1:
+	VFMADD231SS (R8), X0, X4
+	VMOVSS X4, (DI)
+	ADDQ $4, DI
+	ADDQ $4, R8
+	DECQ CX
+	JMP  tail
+
+done:
+	VZEROUPPER
+	LDMXCSR 0(SP)
+	RET

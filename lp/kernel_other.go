@@ -13,6 +13,14 @@ func madd1Asm(t, v []float64, s float64, first bool) {
 	panic("lp: no vector kernels") // cannot happen: hasFMA is false
 }
 
+func madd4Asm32(t, v0, v1, v2, v3 []float32, s0, s1, s2, s3 float32, first bool) {
+	panic("lp: no vector kernels") // cannot happen: hasFMA is false
+}
+
+func madd1Asm32(t, v []float32, s float32, first bool) {
+	panic("lp: no vector kernels") // cannot happen: hasFMA is false
+}
+
 // fwd4 and bwd4 are the passes of solve4 on an interleaved block, in Go.
 func fwd4(n int, cp []int, idx []int32, l4, r []float64) { fwd4Go(n, cp, idx, l4, r) }
 

@@ -48,7 +48,10 @@ import (
 // (see nearOptimum) the row sums are refined with further CG solves, as
 // the direct path refines them with its factor. The solves of one
 // iteration share S, and each starts from the Galerkin solution in the
-// span of the earlier ones' CG directions (keep).
+// span of the earlier ones' CG directions (keep). Since the assembled S
+// serves only as the preconditioner, the sparse mode assembles it in
+// single precision (single, addInverse32), and the iteration that
+// assembles it solves by conjugate gradients too.
 type schurPCG struct {
 	s     *ipm
 	on    bool    // lazy iterations are allowed
@@ -69,6 +72,15 @@ type schurPCG struct {
 	// the H_o^{-1} preconditions poorly: assemble S at once.
 	warm bool
 
+	// single: S is assembled in single precision (addInverse32), half
+	// the bytes and twice the vector lanes of the double-precision
+	// recurrence, and is then only a preconditioner: the solves of the
+	// iteration that assembled it go through conjugate gradients too,
+	// which with a fresh factor take a few products (docs/MATH.md §11.8).
+	// Off in the direct path, and for the rest of a solve once an S did
+	// not fit single precision (factorSchur).
+	single bool
+
 	have  bool // s.chol holds a valid factor of some S
 	fresh bool // ... of the current iteration's S
 	age   int  // lazy iterations since the last assembly
@@ -80,9 +92,12 @@ type schurPCG struct {
 	tAsm, tCG, tCGPrev, tCycle, tAll float64
 	t0                               time.Time
 
-	// Statistics: assemblies of S, lazy interior-point iterations, CG
-	// iterations in all.
-	assemblies, lazy, total int
+	// Statistics: assemblies of S (singles of them in single precision),
+	// lazy interior-point iterations, CG iterations in all.
+	assemblies, singles, lazy, total int
+	// failSingle (tests): take the next single-precision S as out of
+	// range (factorSchur's fall back to double precision).
+	failSingle bool
 
 	b, x, r, z, p, q []float64
 	u, u4            [][]float64 // per worker: n and 4n values (solve4)
@@ -170,6 +185,8 @@ func (s *ipm) newSchurPCG(o Options) *schurPCG {
 	default:
 		p.on = p.ratio >= pcgMinRatio
 	}
+	p.single = p.on && s.sym != nil && !o.schurDouble
+	p.failSingle = o.schurSingleFail
 	if p.on {
 		k := s.n
 		p.b, p.x, p.r, p.z, p.p, p.q = make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k)
@@ -267,15 +284,22 @@ func (p *schurPCG) status() string {
 		return ""
 	}
 	state := "assembled"
+	if p.single {
+		state = "assembled in single precision"
+	}
 	if !p.fresh {
 		state = fmt.Sprintf("lazy (age %d)", p.age)
 	}
 	return fmt.Sprintf(", S %s, cg %d (total %d, %d assemblies)", state, p.its, p.total, p.assemblies)
 }
 
-// stale reports whether s.chol factors an earlier iteration's S, so that
-// solves with S go through conjugate gradients.
-func (p *schurPCG) stale() bool { return p != nil && p.on && !p.fresh }
+// stale reports whether solves with S go through conjugate gradients:
+// s.chol factors an earlier iteration's S, or this iteration's assembled in
+// single precision.
+func (p *schurPCG) stale() bool { return p != nil && p.on && (!p.fresh || p.single) }
+
+// aged reports whether s.chol factors an earlier iteration's S.
+func (p *schurPCG) aged() bool { return p != nil && p.on && !p.fresh }
 
 // schurSolve overwrites v with S^{-1} v: directly with the factor of the
 // current S, or by conjugate gradients preconditioned with an earlier
@@ -303,6 +327,9 @@ func (s *ipm) schurSolve(v []float64) {
 			// Keep v (the right-hand side): the direction is poor, and the
 			// next iteration's factorisation reports the error.
 			return
+		}
+		if p.single && p.solve(v) {
+			return // conjugate gradients with the fresh factor
 		}
 	}
 	if sg := s.sg; sg != nil {

@@ -77,6 +77,28 @@ func TestLazySchurMatchesDirect(t *testing.T) {
 			if lazy.SchurCG == 0 || lazy.SchurAssemblies >= lazy.Iterations {
 				t.Errorf("%s: lazy path not exercised: %d assemblies in %d iterations, %d CG", name, lazy.SchurAssemblies, lazy.Iterations, lazy.SchurCG)
 			}
+			// Single precision in the sparse mode's lazy assemblies: 10×10
+			// (5×5 is banded; 7×7 needs no assembly, the mean of the H_o
+			// preconditions it well enough).
+			if lazy.schurSingle > lazy.SchurAssemblies || direct.schurSingle != 0 || w == 10 && (lazy.schurSingle == 0 || lazy.schurSingle != lazy.SchurAssemblies) {
+				t.Errorf("%s: %d of %d lazy assemblies, %d direct ones in single precision", name, lazy.schurSingle, lazy.SchurAssemblies, direct.schurSingle)
+			}
+			// The lazy path with its assemblies in double precision (the
+			// preconditioner then also solves the assembling iteration
+			// directly), and falling back to it after a single-precision S
+			// out of range.
+			for _, o := range []Options{{Tol: tol, schurMode: 1, schurDouble: true}, {Tol: tol, schurMode: 1, schurSingleFail: true}} {
+				r, err := Solve(context.Background(), p, &o)
+				if err != nil {
+					t.Fatalf("%s double=%v fail=%v: %v", name, o.schurDouble, o.schurSingleFail, err)
+				}
+				if r.Gap > tol || r.Primal > direct.Dual+1e-12*scale || direct.Primal > r.Dual+1e-12*scale {
+					t.Errorf("%s double=%v fail=%v: [%v, %v] (gap %g) against direct [%v, %v]", name, o.schurDouble, o.schurSingleFail, r.Primal, r.Dual, r.Gap, direct.Primal, direct.Dual)
+				}
+				if w == 10 && r.SchurAssemblies == 0 || r.schurSingle != 0 {
+					t.Errorf("%s double=%v fail=%v: %d assemblies, %d in single precision", name, o.schurDouble, o.schurSingleFail, r.SchurAssemblies, r.schurSingle)
+				}
+			}
 			if direct.SchurCG != 0 || direct.SchurAssemblies < direct.Iterations {
 				t.Errorf("%s: direct path ran %d CG iterations, %d assemblies in %d iterations", name, direct.SchurCG, direct.SchurAssemblies, direct.Iterations)
 			}
