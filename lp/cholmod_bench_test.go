@@ -192,6 +192,55 @@ func BenchmarkAddInverse32(b *testing.B) {
 	})
 }
 
+// BenchmarkFactor4: the numeric LDLᵀ of the four columns of an
+// interleaved block, one column at a time (factor, computed contiguous and
+// spread to the block, as the solver did until session 13) and the four
+// at once (factor4), on the 1.2-spanner of the 50×50 Euclidean grid and
+// on Manhattan 50×50 (minimum-degree order), 500 distinct blocks from
+// memory; ns/op is one block of four columns.
+//
+//	go test -run XXX -bench Factor4 -benchtime 2000x ./lp/
+func BenchmarkFactor4(b *testing.B) {
+	cases := columnCases(b, []int{50}, true)
+	for _, c := range []columnCase{cases[2], cases[0]} {
+		perm, sym := minimumDegree(c.p)
+		q := permuted(c.p, perm)
+		sym.setPairs(q)
+		n, nz := c.p.N, sym.nnz()
+		const blocks = 500
+		rng := rand.New(rand.NewPCG(1, 2))
+		var diag, wt [4][]float64
+		for k := range 4 {
+			diag[k], wt[k] = randomColumn(rng, n, len(q.Pairs))
+		}
+		fq := make([][4]*sparseLDL, blocks)
+		for k := range fq {
+			blk := make([]float64, 4*(n+nz))
+			for c := range 4 {
+				fq[k][c] = &sparseLDL{sym: sym, d: blk[c*n : (c+1)*n], l: blk[4*n+c:], st: 4}
+			}
+		}
+		b.Run(c.name+"/factor", func(b *testing.B) {
+			work := make([]float64, sym.quadWork())
+			k := 0
+			for b.Loop() {
+				for c := range 4 {
+					fq[k%blocks][c].factor(diag[c], q.Pairs, wt[c], work)
+				}
+				k++
+			}
+		})
+		b.Run(c.name+"/factor4", func(b *testing.B) {
+			work := make([]float64, sym.factor4Work())
+			k := 0
+			for b.Loop() {
+				factor4(&fq[k%blocks], &diag, &wt, q.Pairs, work)
+				k++
+			}
+		})
+	}
+}
+
 // BenchmarkColumnSolve: one solve H_o⁻¹ v with a 50×50 Manhattan column's
 // factor (minimum-degree order), cycling through 2500 distinct factors as
 // the conjugate-gradient product S v does, so that each comes from memory

@@ -229,6 +229,10 @@ type ipm struct {
 	zbuf    [][]float64 // per worker: the n×n inverse (sparse) or its banded copy
 	permBuf [][]float64 // per worker: a permuted vector
 	ldlWork [][]float64 // per worker: the sparse factor's scratch
+	// Per worker, without symmetries or per-column pairs: the diagonals
+	// and pair weights of four columns, and factor4's scratch (nil: the
+	// columns are factored one at a time).
+	diag4, wt4, f4Work [][]float64
 	// The banded factors allocated so far (bandOf) and how many the memory
 	// budget leaves room for (see solveAs); bandShort is set when a column
 	// needed one beyond that, bandNeed is the error to report then.
@@ -319,6 +323,79 @@ func (s *ipm) colSolve(o, w int, r []float64) {
 	}
 }
 
+// weights sets diag to column o's diagonal z_x/x and wt (resliced to the
+// column's pairs, and returned) to its pair weights lambda/s: H_o =
+// diag(diag) + G^T diag(wt) G.
+func (s *ipm) weights(o int, diag, wt []float64) []float64 {
+	n := s.n
+	for i := 0; i < n; i++ {
+		diag[i] = s.zx[o*n+i] / s.x[o*n+i]
+	}
+	pairs, off := s.pairsOf(o)
+	wt = wt[:len(pairs)]
+	for k := range wt {
+		wt[k] = s.lam[off+k] / s.s[off+k]
+	}
+	return wt
+}
+
+// factorBlock factors the columns o..o+3 (an interleaved block of the
+// sparse mode) by factor4, each column whose pivots lost nearly all their
+// digits again by QR (qrColumn), and, unless acc is nil, adds their
+// inverses to acc as factorColumn does.
+func (s *ipm) factorBlock(o, w int, acc []float64) {
+	n, np := s.n, s.np
+	var diag, wt [4][]float64
+	f := [4]*sparseLDL{&s.sf[o], &s.sf[o+1], &s.sf[o+2], &s.sf[o+3]}
+	for c := range 4 {
+		diag[c] = s.diag4[w][c*n : (c+1)*n]
+		wt[c] = s.weights(o+c, diag[c], s.wt4[w][c*np:(c+1)*np])
+	}
+	ratio := factor4(&f, &diag, &wt, s.p.Pairs, s.f4Work[w])
+	for c := range 4 {
+		s.isQR[o+c] = false
+		if ratio[c] <= cholMinRatio && !s.qrColumn(o+c, w, diag[c], wt[c]) {
+			continue // no room for the band: factor reports it
+		}
+		if acc != nil {
+			s.addColumnInverse(o+c, w, acc)
+		}
+	}
+}
+
+// blocks runs f(lo, hi, w) on every worker w for a contiguous range of
+// whole blocks of four columns (the last one possibly partial).
+func (s *ipm) blocks(f func(lo, hi, w int)) {
+	if s.workers == 1 {
+		f(0, s.m, 0)
+		return
+	}
+	nb := (s.m + 3) / 4
+	var wg sync.WaitGroup
+	for w := range s.workers {
+		lo, hi := min(s.m, 4*(w*nb/s.workers)), min(s.m, 4*((w+1)*nb/s.workers))
+		wg.Go(func() { f(lo, hi, w) })
+	}
+	wg.Wait()
+}
+
+// qrColumn factors column o by the banded QR (the sparse mode's fallback
+// for a column whose LDL^T lost its digits) and marks it so; false when the
+// memory budget has no room for its band (factor then reports it).
+func (s *ipm) qrColumn(o, w int, diag, wt []float64) bool {
+	s.isQR[o] = true
+	f := s.bandOf(o)
+	if f == nil {
+		return false
+	}
+	db := s.permBuf[w]
+	for k, i := range s.rperm {
+		db[k] = diag[i]
+	}
+	f.qrFactor(db, s.rpairs.Pairs, wt, s.rorder, s.qrR[w], s.qrWork[w])
+	return true
+}
+
 // factorColumn factors column o's H_o from its diagonal and pair weights
 // and, unless acc is nil, adds H_o^{-1} to acc (the upper triangle of an
 // n×n accumulator).
@@ -339,16 +416,9 @@ func (s *ipm) factorColumn(o, w int, diag, wt, acc []float64) {
 		// whose pivots lost nearly all their digits falls back to the
 		// banded QR alone, the other columns keep their LDL^T.
 		if s.useQR || s.sf[o].factor(diag, s.p.Pairs, wt, s.ldlWork[w]) <= cholMinRatio {
-			s.isQR[o] = true
-			f := s.bandOf(o)
-			if f == nil {
+			if !s.qrColumn(o, w, diag, wt) {
 				return // no room for the band: factor reports it
 			}
-			db := s.permBuf[w]
-			for k, i := range s.rperm {
-				db[k] = diag[i]
-			}
-			f.qrFactor(db, s.rpairs.Pairs, wt, s.rorder, s.qrR[w], s.qrWork[w])
 		}
 	}
 	if acc != nil {
@@ -593,6 +663,10 @@ func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result
 		// The factors, by blocks of four columns (newIPM), and the
 		// per-worker scratch of Takahashi's recurrence and the factor.
 		need += 8 * (float64(4*((mr+3)/4))*(n+float64(sym.nnz())) + w*(n*n+float64(sym.quadWork())))
+		if sg == nil {
+			// factor4's per-worker diagonals, pair weights and scratch.
+			need += 8 * w * (4*n + 4*float64(len(p.Pairs)) + float64(sym.factor4Work()))
+		}
 		// The QR fallback's banded factors: only for the columns whose
 		// LDL^T fails.
 		need, bandCap, bandNeed = bandBudget(o.Budget, need-float64(mr)*8*n*(b+1), 8*n*(b+1), mr)
@@ -773,6 +847,12 @@ func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int, sg
 		s.ldlWork = make([][]float64, workers)
 		for w := range workers {
 			s.ldlWork[w] = alloc(sym.quadWork())
+		}
+		if sg == nil {
+			s.diag4, s.wt4, s.f4Work = make([][]float64, workers), make([][]float64, workers), make([][]float64, workers)
+			for w := range workers {
+				s.diag4[w], s.wt4[w], s.f4Work[w] = alloc(4*n), alloc(4*np), alloc(sym.factor4Work())
+			}
 		}
 	}
 	if sym == nil {
@@ -1054,7 +1134,6 @@ func maxAbs(v []float64) float64 {
 // factor builds and factors H_o = diag(zx/x) + G^T diag(lam/s) G for every
 // column, assembles the Schur complement sum_o H_o^{-1} and factors it.
 func (s *ipm) factor() error {
-	n := s.n
 again:
 	if s.sym != nil && s.fac == nil {
 		s.allocBands()
@@ -1064,22 +1143,38 @@ again:
 	// directions belong to the previous S.
 	s.pcg.forget()
 	lazy := s.pcg.skipAssembly()
-	s.parallel(func(o, w int) {
+	if !lazy {
+		s.clearSchurAcc()
+	}
+	column := func(o, w int) {
 		diag, wt := s.scratch[w], s.wt[w]
-		for i := 0; i < n; i++ {
-			diag[i] = s.zx[o*n+i] / s.x[o*n+i]
-		}
-		pairs, off := s.pairsOf(o)
-		wt = wt[:len(pairs)]
-		for k := range wt {
-			wt[k] = s.lam[off+k] / s.s[off+k]
-		}
+		wt = s.weights(o, diag, wt)
 		var acc []float64
 		if !lazy {
-			acc = s.schurAcc(o, w)
+			acc = s.schurAcc(w)
 		}
 		s.factorColumn(o, w, diag, wt, acc)
-	})
+	}
+	if s.f4Work == nil || s.useQR || s.pc != nil {
+		s.parallel(column)
+	} else {
+		// The sparse mode: four columns of a block at once (factor4).
+		s.blocks(func(lo, hi, w int) {
+			for o := lo; o < hi; {
+				if o%4 != 0 || o+4 > hi {
+					column(o, w)
+					o++
+					continue
+				}
+				var acc []float64
+				if !lazy {
+					acc = s.schurAcc(w)
+				}
+				s.factorBlock(o, w, acc)
+				o += 4
+			}
+		})
+	}
 	if s.bandShort.Load() {
 		return s.bandNeed(s.bands.Load() + 1)
 	}
@@ -1100,40 +1195,41 @@ again:
 	return err
 }
 
-// schurAcc returns worker w's accumulator of sum_o H_o^{-1} (worker 0 sums
-// into S itself), cleared at the worker's first column.
-func (s *ipm) schurAcc(o, w int) []float64 {
-	if s.sg != nil {
-		// The orbit sums (addColumnInverseSym); acc only needs to be non-nil.
-		if o == w*s.m/s.workers {
+// clearSchurAcc clears the workers' accumulators of sum_o H_o^{-1}
+// before an assembly (the symmetric mode's orbit sums, the
+// single-precision ones of buf32, or S itself for worker 0 and accS for
+// the others).
+func (s *ipm) clearSchurAcc() {
+	for w := range s.workers {
+		switch {
+		case s.sg != nil:
 			clear(s.accO[w])
 			clear(s.accD[w])
-		}
-		return s.accO[w]
-	}
-	if s.pcg != nil && s.pcg.single {
-		// The sums go to the single-precision accumulators (buf32); the
-		// double-precision ones are the scratch of the columns that
-		// addInverse32 refuses (addColumnInverse32).
-		if o == w*s.m/s.workers {
+		case s.pcg != nil && s.pcg.single:
 			_, acc := s.buf32(w)
 			clear(acc)
+		case w == 0:
+			clear(s.schur.RawSymmetric().Data)
+		default:
+			clear(s.accS[w])
 		}
-		if w == 0 {
-			return s.schur.RawSymmetric().Data
-		}
-		return s.accS[w]
 	}
-	acc := s.accS[w]
-	if w == 0 {
-		acc = s.schur.RawSymmetric().Data
-		if o == 0 {
-			clear(acc)
-		}
-	} else if o == w*s.m/s.workers {
-		clear(acc)
+}
+
+// schurAcc returns worker w's accumulator of sum_o H_o^{-1}, cleared by
+// clearSchurAcc: worker 0 sums into S itself, the others into accS (the
+// symmetric mode into its orbit sums, where the returned slice only needs
+// to be non-nil). With the single-precision assembly the sums go to buf32,
+// and the returned n·n values are the scratch of the columns that
+// addInverse32 refuses (addColumnInverse32).
+func (s *ipm) schurAcc(w int) []float64 {
+	switch {
+	case s.sg != nil:
+		return s.accO[w]
+	case w == 0:
+		return s.schur.RawSymmetric().Data
 	}
-	return acc
+	return s.accS[w]
 }
 
 // factorSchur sums the workers' accumulators into S and factors it by
@@ -1151,7 +1247,8 @@ func (s *ipm) factorSchur() error {
 		// not positive definite even regularised): assemble it again in
 		// double precision, as every later assembly of this solve.
 		p.single = false
-		s.parallel(func(o, w int) { s.addColumnInverse(o, w, s.schurAcc(o, w)) })
+		s.clearSchurAcc()
+		s.parallel(func(o, w int) { s.addColumnInverse(o, w, s.schurAcc(w)) })
 	}
 	s.pcg.assembled()
 	if s.sg != nil {

@@ -17,6 +17,12 @@ func madd4FMA32(t, v0, v1, v2, v3 *float32, n int, s0, s1, s2, s3 float32, first
 func madd1FMA32(t, v *float32, n int, s float32, first bool)
 
 //go:noescape
+func madd4vFMA(t, v0, v1, v2, v3 *float64, n int, s *[16]float64, first bool)
+
+//go:noescape
+func madd1vFMA(t, v *float64, n int, s *[4]float64, first bool)
+
+//go:noescape
 func fwd4FMA(n int, cp *int, idx *int32, l4, r *float64)
 
 //go:noescape
@@ -66,6 +72,16 @@ func madd4Asm32(t, v0, v1, v2, v3 []float32, s0, s1, s2, s3 float32, first bool)
 
 func madd1Asm32(t, v []float32, s float32, first bool) {
 	madd1FMA32(unsafe.SliceData(t), unsafe.SliceData(v), len(t), s, first)
+}
+
+// madd4vAsm and madd1vAsm run the four-column kernels on slices whose
+// lengths the callers have checked (4-vectors: len(t)/4 of them).
+func madd4vAsm(t, v0, v1, v2, v3 []float64, s *[16]float64, first bool) {
+	madd4vFMA(unsafe.SliceData(t), unsafe.SliceData(v0), unsafe.SliceData(v1), unsafe.SliceData(v2), unsafe.SliceData(v3), len(t)/4, s, first)
+}
+
+func madd1vAsm(t, v []float64, s *[4]float64, first bool) {
+	madd1vFMA(unsafe.SliceData(t), unsafe.SliceData(v), len(t)/4, s, first)
 }
 
 // fwd4 and bwd4 are the passes of solve4 on an interleaved block: the

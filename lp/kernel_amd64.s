@@ -534,3 +534,143 @@ done:
 	VZEROUPPER
 	LDMXCSR 0(SP)
 	RET
+
+// func madd4vFMA(t, v0, v1, v2, v3 *float64, n int, s *[16]float64, first bool)
+//
+// madd4FMA for four interleaved columns (factor4): for the 4-vectors
+// i < n, t[i] = (first ? 0 : t[i]) + s[0:4]∘v0[i] + s[4:8]∘v1[i] +
+// s[8:12]∘v2[i] + s[12:16]∘v3[i], each term a fused multiply-add in that
+// order (lane c the same operations as madd4FMA on column c).
+TEXT ·madd4vFMA(SB), NOSPLIT, $0-57
+	MOVQ t+0(FP), DI
+	MOVQ v0+8(FP), R8
+	MOVQ v1+16(FP), R9
+	MOVQ v2+24(FP), R10
+	MOVQ v3+32(FP), R11
+	MOVQ n+40(FP), CX
+	MOVQ s+48(FP), AX
+	VMOVUPD 0(AX), Y0
+	VMOVUPD 32(AX), Y1
+	VMOVUPD 64(AX), Y2
+	VMOVUPD 96(AX), Y3
+	MOVBQZX first+56(FP), AX
+
+vloop2:
+	CMPQ CX, $2
+	JLT  vtail
+	TESTQ AX, AX
+	JNZ  vzero2
+	VMOVUPD (DI), Y4
+	VMOVUPD 32(DI), Y5
+	JMP  vfma2
+
+vzero2:
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+
+vfma2:
+	VFMADD231PD (R8), Y0, Y4
+	VFMADD231PD 32(R8), Y0, Y5
+	VFMADD231PD (R9), Y1, Y4
+	VFMADD231PD 32(R9), Y1, Y5
+	VFMADD231PD (R10), Y2, Y4
+	VFMADD231PD 32(R10), Y2, Y5
+	VFMADD231PD (R11), Y3, Y4
+	VFMADD231PD 32(R11), Y3, Y5
+	VMOVUPD Y4, (DI)
+	VMOVUPD Y5, 32(DI)
+	ADDQ $64, DI
+	ADDQ $64, R8
+	ADDQ $64, R9
+	ADDQ $64, R10
+	ADDQ $64, R11
+	SUBQ $2, CX
+	JMP  vloop2
+
+vtail:
+	TESTQ CX, CX
+	JZ   vdone
+	TESTQ AX, AX
+	JNZ  vzero1
+	VMOVUPD (DI), Y4
+	JMP  vfma1
+
+vzero1:
+	VXORPD Y4, Y4, Y4
+
+vfma1:
+	VFMADD231PD (R8), Y0, Y4
+	VFMADD231PD (R9), Y1, Y4
+	VFMADD231PD (R10), Y2, Y4
+	VFMADD231PD (R11), Y3, Y4
+	VMOVUPD Y4, (DI)
+
+vdone:
+	VZEROUPPER
+	RET
+
+// func madd1vFMA(t, v *float64, n int, s *[4]float64, first bool)
+//
+// madd1FMA for four interleaved columns: t[i] = (first ? 0 : t[i]) +
+// s∘v[i] for the 4-vectors i < n.
+TEXT ·madd1vFMA(SB), NOSPLIT, $0-33
+	MOVQ t+0(FP), DI
+	MOVQ v+8(FP), R8
+	MOVQ n+16(FP), CX
+	MOVQ s+24(FP), AX
+	VMOVUPD 0(AX), Y0
+	MOVBQZX first+32(FP), AX
+
+wloop4:
+	CMPQ CX, $4
+	JLT  wtail
+	TESTQ AX, AX
+	JNZ  wzero4
+	VMOVUPD (DI), Y4
+	VMOVUPD 32(DI), Y5
+	VMOVUPD 64(DI), Y6
+	VMOVUPD 96(DI), Y7
+	JMP  wfma4
+
+wzero4:
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+
+wfma4:
+	VFMADD231PD (R8), Y0, Y4
+	VFMADD231PD 32(R8), Y0, Y5
+	VFMADD231PD 64(R8), Y0, Y6
+	VFMADD231PD 96(R8), Y0, Y7
+	VMOVUPD Y4, (DI)
+	VMOVUPD Y5, 32(DI)
+	VMOVUPD Y6, 64(DI)
+	VMOVUPD Y7, 96(DI)
+	ADDQ $128, DI
+	ADDQ $128, R8
+	SUBQ $4, CX
+	JMP  wloop4
+
+wtail:
+	TESTQ CX, CX
+	JZ   wdone
+	TESTQ AX, AX
+	JNZ  wzero1
+	VMOVUPD (DI), Y4
+	JMP  wfma1
+
+wzero1:
+	VXORPD Y4, Y4, Y4
+
+wfma1:
+	VFMADD231PD (R8), Y0, Y4
+	VMOVUPD Y4, (DI)
+	ADDQ $32, DI
+	ADDQ $32, R8
+	DECQ CX
+	JMP  wtail
+
+wdone:
+	VZEROUPPER
+	RET

@@ -21,6 +21,14 @@ func madd1Asm32(t, v []float32, s float32, first bool) {
 	panic("lp: no vector kernels") // cannot happen: hasFMA is false
 }
 
+func madd4vAsm(t, v0, v1, v2, v3 []float64, s *[16]float64, first bool) {
+	panic("lp: no vector kernels") // cannot happen: hasFMA is false
+}
+
+func madd1vAsm(t, v []float64, s *[4]float64, first bool) {
+	panic("lp: no vector kernels") // cannot happen: hasFMA is false
+}
+
 // fwd4 and bwd4 are the passes of solve4 on an interleaved block, in Go.
 func fwd4(n int, cp []int, idx []int32, l4, r []float64) { fwd4Go(n, cp, idx, l4, r) }
 

@@ -320,7 +320,8 @@ func (s *ipm) schurSolve(v []float64) {
 		}
 		// Conjugate gradients slowed down: assemble the current S.
 		p.t0 = time.Now()
-		s.parallel(func(o, w int) { s.addColumnInverse(o, w, s.schurAcc(o, w)) })
+		s.clearSchurAcc()
+		s.parallel(func(o, w int) { s.addColumnInverse(o, w, s.schurAcc(w)) })
 		err := s.factorSchur()
 		p.assemblyDone()
 		if err != nil {

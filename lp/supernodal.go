@@ -136,7 +136,8 @@ func (s *symbolic) quadWork() int { return 2*s.n + s.nnz() }
 // then J's own dense columns), with work as scratch of factorWork() values
 // (quadWork() for an interleaved factor, st = 4: L is computed contiguous
 // in the scratch and then spread to f.l, so that its values are the same
-// bits as in a factor of its own). Like band.cholFactor it returns the smallest ratio of a pivot to its
+// bits as in a factor of its own; the solver factors whole blocks by
+// factor4, the same bits again). Like band.cholFactor it returns the smallest ratio of a pivot to its
 // assembled diagonal (0 after a breakdown, whose pivot is replaced by
 // hugePivot and whose column of L is zero, so that it updates nothing).
 //
