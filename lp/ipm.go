@@ -445,19 +445,26 @@ func (s *ipm) addColumnInverse(o, w int, acc []float64) {
 		s.sf[o].addInverse(acc, s.zbuf[w])
 		return
 	}
-	f := &s.fac[o]
-	n := s.n
 	z := s.zbuf[w]
 	clear(z)
-	f.addInverse(z, s.ring[w])
+	s.fac[o].addInverse(z, s.ring[w])
+	addBanded(acc, z, s.rperm)
+}
+
+// addBanded adds to acc (the upper triangle of an n×n matrix in this row
+// order) the upper triangle of z, an inverse in the banded order (rperm[k]
+// is the row of this order at position k of the banded one), rounded to
+// acc's precision.
+func addBanded[T float32 | float64](acc []T, z []float64, rperm []int) {
+	n := len(rperm)
 	for a := 0; a < n; a++ {
-		ia := s.rperm[a]
+		ia := rperm[a]
 		for b := a; b < n; b++ {
-			ib := s.rperm[b]
+			ib := rperm[b]
 			if ia <= ib {
-				acc[ia*n+ib] += z[a*n+b]
+				acc[ia*n+ib] += T(z[a*n+b])
 			} else {
-				acc[ib*n+ia] += z[a*n+b]
+				acc[ib*n+ia] += T(z[a*n+b])
 			}
 		}
 	}
@@ -495,17 +502,7 @@ func (s *ipm) addColumnInverse32(o, w int, z64 []float64) {
 	}
 	clear(z64)
 	s.fac[o].addInverse(z64, s.ring[w])
-	for a := 0; a < n; a++ {
-		ia := s.rperm[a]
-		for b := a; b < n; b++ {
-			ib := s.rperm[b]
-			if ia <= ib {
-				acc[ia*n+ib] += float32(z64[a*n+b])
-			} else {
-				acc[ib*n+ia] += float32(z64[a*n+b])
-			}
-		}
-	}
+	addBanded(acc, z64, s.rperm)
 }
 
 // addColumnInverseSym adds colW[o]·H_o^{-1}, compressed to the orbits of

@@ -285,8 +285,8 @@ func madd4(t []float64, first bool, v0, v1, v2, v3 []float64, s0, s1, s2, s3 flo
 // it, the call costs more than it saves).
 const fmaMinLen = 8
 
-// madd4Go is madd4 in Go.
-func madd4Go(t []float64, first bool, v0, v1, v2, v3 []float64, s0, s1, s2, s3 float64) {
+// madd4Go is madd4 in Go (and madd4f32's loop in single precision).
+func madd4Go[T float32 | float64](t []T, first bool, v0, v1, v2, v3 []T, s0, s1, s2, s3 T) {
 	v0, v1, v2, v3 = v0[:len(t)], v1[:len(t)], v2[:len(t)], v3[:len(t)]
 	if first {
 		for i := range t {
@@ -309,8 +309,8 @@ func madd1(t []float64, first bool, v []float64, s float64) {
 	madd1Go(t, first, v, s)
 }
 
-// madd1Go is madd1 in Go.
-func madd1Go(t []float64, first bool, v []float64, s float64) {
+// madd1Go is madd1 in Go (and madd1f32's loop in single precision).
+func madd1Go[T float32 | float64](t []T, first bool, v []T, s T) {
 	v = v[:len(t)]
 	if first {
 		for i := range t {

@@ -159,15 +159,7 @@ func madd4f32(t []float32, first bool, v0, v1, v2, v3 []float32, s0, s1, s2, s3 
 		madd4Asm32(t, v0, v1, v2, v3, s0, s1, s2, s3, first)
 		return
 	}
-	if first {
-		for i := range t {
-			t[i] = s0*v0[i] + s1*v1[i] + s2*v2[i] + s3*v3[i]
-		}
-		return
-	}
-	for i := range t {
-		t[i] += s0*v0[i] + s1*v1[i] + s2*v2[i] + s3*v3[i]
-	}
+	madd4Go(t, first, v0, v1, v2, v3, s0, s1, s2, s3)
 }
 
 func madd1f32(t []float32, first bool, v []float32, s float32) {
@@ -176,13 +168,5 @@ func madd1f32(t []float32, first bool, v []float32, s float32) {
 		madd1Asm32(t, v, s, first)
 		return
 	}
-	if first {
-		for i := range t {
-			t[i] = s * v[i]
-		}
-		return
-	}
-	for i := range t {
-		t[i] += s * v[i]
-	}
+	madd1Go(t, first, v, s)
 }
