@@ -989,17 +989,7 @@ func (s *ipm) solveColumns(set func(o int, u []float64), use func(o, w int, u []
 			o++
 		}
 	}
-	if s.workers == 1 {
-		work(0, s.m, 0)
-		return
-	}
-	blocks := (s.m + 3) / 4
-	var wg sync.WaitGroup
-	for w := range s.workers {
-		lo, hi := min(s.m, 4*(w*blocks/s.workers)), min(s.m, 4*((w+1)*blocks/s.workers))
-		wg.Go(func() { work(lo, hi, w) })
-	}
-	wg.Wait()
+	s.blocks(work)
 }
 
 // parallel runs f(o, w) for every column o, the columns split into
