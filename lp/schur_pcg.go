@@ -332,6 +332,10 @@ func (s *ipm) schurSolve(v []float64) {
 		if p.single && p.solve(v) {
 			return // conjugate gradients with the fresh factor
 		}
+		// Else (or in double precision) the direct solve below; with a
+		// single-precision S its row sums are only as accurate as S, an
+		// error of the direction that the next iterations and Repair
+		// remove, as they do the CG residual.
 	}
 	if sg := s.sg; sg != nil {
 		// v is constant on the orbits of rows: solve S~ ṽ = Q^T v in the

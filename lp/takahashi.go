@@ -91,7 +91,8 @@ const pivot32Min = 1e-30
 // pivots rounded to float32 as they are read, the kernels with subnormals
 // flushed to zero (madd4FMA32). Half the bytes of addInverse and twice the
 // lanes per instruction: on the 1.2-spanner of the 50×50 Euclidean grid
-// 11.5 against 18.3 ms per column (docs/MATH.md §11.8). It adds nothing
+// 10.9 against 17.3 ms per column (BenchmarkAddInverse32, docs/MATH.md
+// §11.8). It adds nothing
 // and returns false when a pivot is below pivot32Min or an entry of L
 // above 1/pivot32Min (a factor whose inverse single precision may not
 // hold); a pivot of hugePivot (a breakdown's dropped column) adds zero, as
