@@ -266,7 +266,10 @@ func BenchmarkColumnSolve(b *testing.B) {
 // Manhattan columns and of the 1.2-spanner of the 50×50 Euclidean grid
 // (minimum-degree order): four solves with factors of their own ("solve"),
 // and one solve4 of the four columns of an interleaved block ("solve4", the
-// interior-point method's storage; the AVX2/FMA passes where there are).
+// interior-point method's storage; the AVX2/FMA passes where there are),
+// with the broadcast of v, the pivots' divisions and the sum of the four
+// columns in Go loops ("solve4-scalar", as until session 13) or in the
+// AVX kernels bcast4, div4 and sum4 ("solve4").
 // "cols/s" counts columns per second of one core.
 //
 //	go test -run XXX -bench ColumnSolve4 -benchtime 4000x ./lp/
@@ -293,24 +296,29 @@ func BenchmarkColumnSolve4(b *testing.B) {
 		for i := range v {
 			v[i] = 1
 		}
-		for _, variant := range []string{"solve", "solve4"} {
+		for _, variant := range []string{"solve", "solve4-scalar", "solve4"} {
 			b.Run(c.name+"/"+variant, func(b *testing.B) {
 				k := 0
 				for b.Loop() {
-					if variant == "solve" {
+					switch variant {
+					case "solve":
 						for c := range 4 {
 							copy(u, v)
 							fs[(k+c)%cols].solve(u)
 							axpy(acc, 1, u)
 						}
-					} else {
-						for i, x := range v {
-							r4[4*i], r4[4*i+1], r4[4*i+2], r4[4*i+3] = x, x, x, x
-						}
+					case "solve4-scalar":
+						f := &blocks[(k/4)%len(blocks)]
+						s := f[0].sym
+						bcast4Go(r4, v)
+						fwd4(n, s.colPtr, s.idx32, f[0].l[:4*nz], r4)
+						div4Go(r4, f[0].d[:n], f[1].d[:n], f[2].d[:n], f[3].d[:n])
+						bwd4(n, s.colPtr, s.idx32, f[0].l[:4*nz], r4)
+						sum4Go(acc, r4)
+					default:
+						bcast4(r4, v)
 						solve4(&blocks[(k/4)%len(blocks)], r4)
-						for i := range acc {
-							acc[i] = acc[i] + r4[4*i] + r4[4*i+1] + r4[4*i+2] + r4[4*i+3]
-						}
+						sum4(acc, r4)
 					}
 					k += 4
 				}
@@ -339,7 +347,7 @@ func columnFactors(p *Problem, cols int) []sparseLDL {
 
 // BenchmarkCholSolve: S⁻¹ v with the dense Cholesky factor of an
 // n = 2500 Schur complement, by cholSolve and by gonum's
-// mat.Cholesky.SolveVecTo.
+// mat.Cholesky.SolveVecTo, and by cholSolve with two workers.
 //
 //	go test -run XXX -bench CholSolve ./lp/
 func BenchmarkCholSolve(b *testing.B) {
@@ -364,7 +372,14 @@ func BenchmarkCholSolve(b *testing.B) {
 	}
 	b.Run("rows", func(b *testing.B) {
 		for b.Loop() {
-			cholSolve(&c, v)
+			cholSolve(&c, v, 1)
+		}
+	})
+	// Two workers, blocks of cholBlock rows (the lazy path's way since
+	// session 14).
+	b.Run("rows-2workers", func(b *testing.B) {
+		for b.Loop() {
+			cholSolve(&c, v, 2)
 		}
 	})
 	b.Run("gonum", func(b *testing.B) {

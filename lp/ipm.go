@@ -192,11 +192,11 @@ type ipm struct {
 	s, lam          []float64 // ratio slacks W x_H - x_I and their duals
 	y               []float64 // row-sum duals
 	rd, rp, rs      []float64 // dual, row-sum and ratio residuals
-	rcx, rcs        []float64 // complementarity right-hand sides
+	rcx             []float64 // complementarity right-hand side of x∘zx
 	d               newton    // the Newton direction
 	dc              newton    // a centrality corrector
-	zero, tx, ts    []float64 // the corrector's right-hand sides
-	cx, cs          []float64 // Mehrotra's second-order terms dx∘dzx, ds∘dlam
+	zero, tx        []float64 // the corrector's right-hand sides
+	cx              []float64 // Mehrotra's second-order term dx∘dzx
 	scratchN        []float64
 	order           []int       // pairs sorted by min(I,H)
 	wt, qrR, qrWork [][]float64 // per-worker scratch of factor
@@ -207,7 +207,8 @@ type ipm struct {
 	accS            [][]float64 // per-worker accumulators of sum_o H_o^{-1}
 	accV            [][]float64 // per-worker accumulators of sum_o H_o^{-1} r1_o
 	ring, scratch   [][]float64
-	scratch4        [][]float64 // per worker: 4n values (solveColumns)
+	scratch4        [][]float64 // per worker: 4n values, interleaved (solveColumns)
+	cols4           [][]float64 // per worker: 4n values, four columns' vectors (solveColumns)
 	kappa           float64     // scale of the gain
 	// useQR selects the orthogonal factorisation of the per-column systems
 	// (robust, slower) instead of the LDL^T of the assembled matrix; the
@@ -352,12 +353,18 @@ func (s *ipm) factorBlock(o, w int, acc []float64) {
 		wt[c] = s.weights(o+c, diag[c], s.wt4[w][c*np:(c+1)*np])
 	}
 	ratio := factor4(&f, &diag, &wt, s.p.Pairs, s.f4Work[w])
+	var ok [4]bool
 	for c := range 4 {
 		s.isQR[o+c] = false
-		if ratio[c] <= cholMinRatio && !s.qrColumn(o+c, w, diag[c], wt[c]) {
-			continue // no room for the band: factor reports it
-		}
-		if acc != nil {
+		// A column without room for its band is not added: factor
+		// reports it.
+		ok[c] = ratio[c] > cholMinRatio || s.qrColumn(o+c, w, diag[c], wt[c])
+	}
+	if acc == nil {
+		return
+	}
+	for c := range 4 {
+		if ok[c] {
 			s.addColumnInverse(o+c, w, acc)
 		}
 	}
@@ -814,7 +821,7 @@ func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int, sg
 	// 4 KiB page faults), and the passes over them miss the TLB less.
 	alloc := hugeAlloc
 	s.c, s.x, s.zx, s.rd, s.rcx, s.cx, s.r1 = alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm)
-	s.s, s.lam, s.rs, s.rcs, s.cs = alloc(pm), alloc(pm), alloc(pm), alloc(pm), alloc(pm)
+	s.s, s.lam, s.rs = alloc(pm), alloc(pm), alloc(pm)
 	s.y, s.rp, s.scratchN = alloc(n), alloc(n), alloc(n)
 	s.d = newNewton(nm, pm, n)
 	if sg != nil {
@@ -836,6 +843,7 @@ func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int, sg
 		s.scratch[w] = alloc(n)
 		if sym != nil {
 			s.scratch4 = append(s.scratch4, alloc(4*n))
+			s.cols4 = append(s.cols4, alloc(4*n))
 		}
 		s.wt[w] = alloc(np)
 		s.permBuf[w] = alloc(n)
@@ -966,20 +974,19 @@ func (s *ipm) solveColumns(set func(o int, u []float64), use func(o, w int, u []
 		u := s.scratch[w]
 		for o := lo; o < hi; {
 			if f, ok := s.quad(o, hi); ok {
-				r4 := s.scratch4[w]
-				for c := range 4 {
-					set(o+c, u)
-					for i, x := range u {
-						r4[4*i+c] = x
-					}
-				}
+				r4, c4 := s.scratch4[w], s.cols4[w]
+				u0, u1, u2, u3 := c4[:s.n], c4[s.n:2*s.n], c4[2*s.n:3*s.n], c4[3*s.n:]
+				set(o, u0)
+				set(o+1, u1)
+				set(o+2, u2)
+				set(o+3, u3)
+				interleave4(r4, u0, u1, u2, u3)
 				solve4(&f, r4)
-				for c := range 4 {
-					for i := range u {
-						u[i] = r4[4*i+c]
-					}
-					use(o+c, w, u)
-				}
+				deinterleave4(r4, u0, u1, u2, u3)
+				use(o, w, u0)
+				use(o+1, w, u1)
+				use(o+2, w, u2)
+				use(o+3, w, u3)
 				o += 4
 				continue
 			}
@@ -1325,26 +1332,81 @@ func newNewton(nm, pm, n int) newton {
 }
 
 // direction solves the Newton system for the complementarity targets
-// x∘zx -> sigmaMu - cx and s∘lam -> sigmaMu - cs, where cx, cs are
-// Mehrotra's second-order terms when corr is set. The result is in s.d.
+// x∘zx -> sigmaMu - cx and s∘lam -> sigmaMu - ds∘dlam, where cx and
+// ds∘dlam are Mehrotra's second-order terms when corr is set (the
+// predictor's direction, still in s.d). The result is in s.d.
 func (s *ipm) direction(sigmaMu float64, corr bool) {
 	// The right-hand side: rd, rp, rs from the residuals, and the
-	// complementarity targets rcx (for x∘zx) and rcs (for s∘lam).
-	// dst = sigmaMu - a∘b (- c with the second-order terms).
-	target := func(dst, a, b, c []float64) {
-		s.each(len(dst), func(lo, hi int) {
-			for j := lo; j < hi; j++ {
-				v := sigmaMu - a[j]*b[j]
-				if corr {
-					v -= c[j]
-				}
-				dst[j] = v
+	// complementarity targets rcx (for x∘zx, stored) and the pairs' (for
+	// s∘lam, computed where used: pairRHS).
+	s.each(len(s.rcx), func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			v := sigmaMu - s.x[j]*s.zx[j]
+			if corr {
+				v -= s.cx[j]
 			}
-		})
+			s.rcx[j] = v
+		}
+	})
+	rcs := pairRHS{sigmaMu: sigmaMu, s: s.s, lam: s.lam}
+	if corr {
+		rcs.ds, rcs.dl = s.d.s, s.d.lam
 	}
-	target(s.rcx, s.x, s.zx, s.cx)
-	target(s.rcs, s.s, s.lam, s.cs)
-	s.solveNewton(s.rd, s.rp, s.rs, s.rcx, s.rcs, &s.d)
+	s.solveNewton(s.rd, s.rp, s.rs, s.rcx, rcs, &s.d)
+}
+
+// pairRHS is the right-hand side r of the pairs' complementarity
+// equations lam∘ds + s∘dlam = r in a Newton system, formed column by
+// column where solveNewton uses it rather than stored (docs/MATH.md §11.4,
+// "The passes over the pairs"):
+//
+//	r = sigmaMu - s∘lam            (the predictor: sigmaMu = 0),
+//	r = sigmaMu - s∘lam - ds∘dl    (the corrector: ds, dl the predictor's
+//	                                direction, which solveNewton may be
+//	                                overwriting: each column is read first),
+//	r = centralTarget((s + tp·ds)∘(lam + td·dl), low, high)
+//	                               (a centrality corrector: gondzio).
+type pairRHS struct {
+	sigmaMu           float64
+	s, lam, ds, dl    []float64
+	gondzio           bool
+	tp, td, low, high float64
+}
+
+// col is r restricted to the np entries of a column from off.
+func (r pairRHS) col(off, np int) pairRHS {
+	cut := func(v []float64) []float64 {
+		if v == nil {
+			return nil
+		}
+		return v[off : off+np : off+np]
+	}
+	r.s, r.lam, r.ds, r.dl = cut(r.s), cut(r.lam), cut(r.ds), cut(r.dl)
+	return r
+}
+
+// fill sets dst to r (restricted to len(dst) entries by col): one tight
+// loop per kind, into a worker's scratch that stays in cache.
+func (r *pairRHS) fill(dst []float64) {
+	k := len(dst)
+	sv, lv := r.s[:k], r.lam[:k]
+	switch {
+	case r.gondzio:
+		dsv, dlv := r.ds[:k], r.dl[:k]
+		for i := range dst {
+			dst[i] = centralTarget((sv[i]+r.tp*dsv[i])*(lv[i]+r.td*dlv[i]), r.low, r.high)
+		}
+	case r.ds != nil:
+		dsv, dlv := r.ds[:k], r.dl[:k]
+		for i := range dst {
+			v := r.sigmaMu - sv[i]*lv[i]
+			dst[i] = v - dsv[i]*dlv[i]
+		}
+	default:
+		for i := range dst {
+			dst[i] = r.sigmaMu - sv[i]*lv[i]
+		}
+	}
 }
 
 // solveNewton solves the Newton system
@@ -1352,23 +1414,37 @@ func (s *ipm) direction(sigmaMu float64, corr bool) {
 //	B^T dy + G^T dlam - dzx = -rd,  B dx = -rp,  G dx + ds = -rs,
 //	zx∘dx + x∘dzx = rcx,  lam∘ds + s∘dlam = rcs
 //
-// with the factorisations of factor(), writing the solution into d.
-func (s *ipm) solveNewton(rd, rp, rs, rcx, rcs []float64, d *newton) {
+// with the factorisations of factor(), writing the solution into d. A nil
+// rs stands for zeros.
+func (s *ipm) solveNewton(rd, rp, rs, rcx []float64, rcs pairRHS, d *newton) {
 	n := s.n
 	for w := range s.accV {
 		clear(s.accV[w])
 	}
 	// r1 = -rd + rcx/x - G^T ((rcs + lam rs)/s), per column; u = H_o^{-1} r1.
-	s.parallel(func(o, _ int) {
+	s.parallel(func(o, w int) {
 		r := s.r1[o*n : o*n+n]
 		for i := range r {
 			j := o*n + i
 			r[i] = -rd[j] + rcx[j]/s.x[j]
 		}
 		pairs, off := s.pairsOf(o)
+		np := len(pairs)
+		rc := s.wt[w][:np]
+		col := rcs.col(off, np)
+		col.fill(rc)
+		so, lo := s.s[off:off+np], s.lam[off:off+np]
+		if rs == nil {
+			for k, q := range pairs {
+				t := rc[k] / so[k]
+				r[q.I] -= t
+				r[q.H] += q.W * t
+			}
+			return
+		}
+		ro := rs[off : off+np]
 		for k, q := range pairs {
-			j := off + k
-			t := (rcs[j] + s.lam[j]*rs[j]) / s.s[j]
+			t := (rc[k] + lo[k]*ro[k]) / so[k]
 			r[q.I] -= t
 			r[q.H] += q.W * t
 		}
@@ -1403,17 +1479,33 @@ func (s *ipm) solveNewton(rd, rp, rs, rcx, rcs []float64, d *newton) {
 	s.parallel(func(o, w int) {
 		dx := d.x[o*n : o*n+n]
 		dz := d.zx[o*n : o*n+n]
+		pairs, off := s.pairsOf(o)
+		np := len(pairs)
+		// The pairs' complementarity right-hand side, before d.s and
+		// d.lam are written (rcs may read them: the corrector's).
+		rc := s.wt[w][:np]
+		col := rcs.col(off, np)
+		col.fill(rc)
 		// dzx from the dual equation, so that the dual residual shrinks by
 		// exactly (1-alpha) whatever the rounding in dx ...
 		for i := range dz {
 			dz[i] = rd[o*n+i] + d.y[i]
 		}
-		pairs, off := s.pairsOf(o)
+		so, lo := s.s[off:off+np], s.lam[off:off+np]
+		var ro []float64
+		if rs != nil {
+			ro = rs[off : off+np]
+		}
+		dso, dlo := d.s[off:off+np], d.lam[off:off+np]
 		for k, q := range pairs {
-			j := off + k
-			d.s[j] = -rs[j] - (dx[q.I] - q.W*dx[q.H])
-			dl := (rcs[j] - s.lam[j]*d.s[j]) / s.s[j]
-			d.lam[j] = dl
+			var ds float64
+			if ro != nil {
+				ds = -ro[k] - (dx[q.I] - q.W*dx[q.H])
+			} else {
+				ds = -(dx[q.I] - q.W*dx[q.H])
+			}
+			dl := (rc[k] - lo[k]*ds) / so[k]
+			dso[k], dlo[k] = ds, dl
 			dz[q.I] += dl
 			dz[q.H] -= q.W * dl
 		}
@@ -1472,10 +1564,22 @@ func (s *ipm) refine(rp []float64, d *newton) {
 	}
 }
 
-// maxStep is the largest alpha in (0, 1] keeping v + alpha·dv >= 0.
+// maxStep is min(alpha, min_{k: dv_k < 0} -v_k/dv_k): the largest step up
+// to alpha keeping v + step·dv >= 0, as computed (the quotients rounded).
+//
+// Most entries cannot lower alpha, and testing that needs no division and
+// no unpredictable branch: rounding is monotone and alpha is a float, so
+// fl(-v_k/dv_k) < alpha only if -v_k/dv_k < alpha exactly, that is only if
+// v_k + alpha·dv_k < 0 exactly, whose fused (once-rounded) value is then
+// at most 0. An entry whose fused v_k + alpha·dv_k is positive therefore
+// leaves alpha as it is; the others, a few per pass once alpha has
+// settled, take the definition's branch (which also keeps its answer for
+// zeros, negative v_k and NaNs). The result is the plain loop's to the
+// bit (TestMaxStep).
 func maxStep(v, dv []float64, alpha float64) float64 {
+	v = v[:len(dv)]
 	for k, d := range dv {
-		if d < 0 {
+		if !(math.FMA(alpha, d, v[k]) > 0) && d < 0 {
 			alpha = min(alpha, -v[k]/d)
 		}
 	}
@@ -1514,37 +1618,24 @@ func (s *ipm) centralityCorrectors(sigmaMu, ap, ad float64) (float64, float64) {
 	}
 	if s.dc.x == nil {
 		s.dc = newNewton(len(s.x), len(s.s), s.n)
-		s.zero = make([]float64, max(len(s.x), len(s.s), s.n))
-		s.tx, s.ts = make([]float64, len(s.x)), make([]float64, len(s.s))
+		s.zero = make([]float64, max(len(s.x), s.n))
+		s.tx = make([]float64, len(s.x))
 	}
 	const delta, bmin, bmax = 0.2, 0.1, 10.0
 	lo, hi := bmin*sigmaMu, bmax*sigmaMu
-	target := func(v float64) float64 {
-		switch {
-		case v < lo:
-			return lo - v
-		case v > hi:
-			return max(hi-v, -hi)
-		}
-		return 0
-	}
 	for range maxCorrectors {
 		if ap >= 1 && ad >= 1 {
 			break
 		}
 		tp, td := min(1, ap+delta), min(1, ad+delta)
-		s.each(len(s.x), func(lo, hi int) {
-			for j := lo; j < hi; j++ {
-				s.tx[j] = target((s.x[j] + tp*s.d.x[j]) * (s.zx[j] + td*s.d.zx[j]))
+		s.each(len(s.x), func(j0, j1 int) {
+			for j := j0; j < j1; j++ {
+				s.tx[j] = centralTarget((s.x[j]+tp*s.d.x[j])*(s.zx[j]+td*s.d.zx[j]), lo, hi)
 			}
 		})
-		s.each(len(s.s), func(lo, hi int) {
-			for j := lo; j < hi; j++ {
-				s.ts[j] = target((s.s[j] + tp*s.d.s[j]) * (s.lam[j] + td*s.d.lam[j]))
-			}
-		})
+		ts := pairRHS{s: s.s, lam: s.lam, ds: s.d.s, dl: s.d.lam, gondzio: true, tp: tp, td: td, low: lo, high: hi}
 		z := s.zero
-		s.solveNewton(z[:len(s.x)], z[:s.n], z[:len(s.s)], s.tx, s.ts, &s.dc)
+		s.solveNewton(z[:len(s.x)], z[:s.n], nil, s.tx, ts, &s.dc)
 		s.add(&s.d, &s.dc, 1)
 		np, nd := s.steps()
 		if min(np, nd) >= min(ap, ad)+0.1*delta {
@@ -1555,6 +1646,19 @@ func (s *ipm) centralityCorrectors(sigmaMu, ap, ad float64) (float64, float64) {
 		break
 	}
 	return ap, ad
+}
+
+// centralTarget is the change of a complementarity product v that a
+// centrality corrector asks for: up to lo, down to hi (by at most hi), or
+// none within [lo, hi].
+func centralTarget(v, lo, hi float64) float64 {
+	switch {
+	case v < lo:
+		return lo - v
+	case v > hi:
+		return max(hi-v, -hi)
+	}
+	return 0
 }
 
 // trustworthy reports whether the step (ap, ad) along the current direction
@@ -1730,11 +1834,6 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 				s.cx[k] = s.d.x[k] * s.d.zx[k]
 			}
 		})
-		s.each(len(s.cs), func(lo, hi int) {
-			for k := lo; k < hi; k++ {
-				s.cs[k] = s.d.s[k] * s.d.lam[k]
-			}
-		})
 		s.pcg.loose = false
 		s.direction(sigma*mu, true)
 		ap, ad = s.steps()
@@ -1748,20 +1847,13 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 			it--
 			continue
 		}
-		s.axpy(s.x, ap, s.d.x)
-		s.axpy(s.s, ap, s.d.s)
-		s.axpy(s.zx, ad, s.d.zx)
-		s.axpy(s.lam, ad, s.d.lam)
+		// The positivity of x, s, zx, lam is kept by the step rule;
+		// stepPositive guards against an exact zero from rounding.
+		s.stepPositive(s.x, ap, s.d.x)
+		s.stepPositive(s.s, ap, s.d.s)
+		s.stepPositive(s.zx, ad, s.d.zx)
+		s.stepPositive(s.lam, ad, s.d.lam)
 		axpy(s.y, ad, s.d.y)
-		// The positivity of x, s, zx, lam is kept by the step rule; guard
-		// against an exact zero from rounding.
-		for _, v := range [][]float64{s.x, s.s, s.zx, s.lam} {
-			s.each(len(v), func(lo, hi int) {
-				for k := lo; k < hi; k++ {
-					v[k] = max(v[k], 1e-300)
-				}
-			})
-		}
 
 		primal := -s.wdot(s.c, s.x, s.n)
 		var dual float64

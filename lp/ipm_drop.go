@@ -272,12 +272,12 @@ func (s *ipm) resize(m int) {
 	for _, v := range []*[]float64{&s.c, &s.x, &s.zx, &s.rd, &s.rcx, &s.cx, &s.r1, &s.d.x, &s.d.zx} {
 		*v = (*v)[:nm]
 	}
-	for _, v := range []*[]float64{&s.s, &s.lam, &s.rs, &s.rcs, &s.cs, &s.d.s, &s.d.lam} {
+	for _, v := range []*[]float64{&s.s, &s.lam, &s.rs, &s.d.s, &s.d.lam} {
 		*v = (*v)[:pm]
 	}
 	if s.dc.x != nil {
 		s.dc.x, s.dc.zx, s.tx = s.dc.x[:nm], s.dc.zx[:nm], s.tx[:nm]
-		s.dc.s, s.dc.lam, s.ts = s.dc.s[:pm], s.dc.lam[:pm], s.ts[:pm]
+		s.dc.s, s.dc.lam = s.dc.s[:pm], s.dc.lam[:pm]
 	}
 	if s.sf != nil {
 		s.sf, s.isQR = s.sf[:m], s.isQR[:m]
@@ -316,7 +316,7 @@ func (s *ipm) restart() {
 	}
 	d.lam = make([][]float64, d.m0)
 	// The centrality correctors' arrays were allocated for fewer columns.
-	s.dc, s.zero, s.tx, s.ts = newton{}, nil, nil, nil
+	s.dc, s.zero, s.tx = newton{}, nil, nil
 	m := d.m0
 	s.resize(m)
 	n := s.n

@@ -45,6 +45,17 @@ func (s *ipm) axpy(dst []float64, a float64, x []float64) {
 	s.each(len(x), func(lo, hi int) { axpy(dst[lo:hi], a, x[lo:hi]) })
 }
 
+// stepPositive sets v = max(v + a·dv, 1e-300) by chunks: the step of an
+// iterate that must stay positive, in one pass.
+func (s *ipm) stepPositive(v []float64, a float64, dv []float64) {
+	s.each(len(v), func(lo, hi int) {
+		v, dv := v[lo:hi], dv[lo:hi]
+		for k, d := range dv {
+			v[k] = max(v[k]+a*d, 1e-300)
+		}
+	})
+}
+
 // add sets d += a·e by chunks.
 func (s *ipm) add(d, e *newton, a float64) {
 	s.axpy(d.x, a, e.x)

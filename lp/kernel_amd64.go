@@ -28,6 +28,18 @@ func fwd4FMA(n int, cp *int, idx *int32, l4, r *float64)
 //go:noescape
 func bwd4FMA(n int, cp *int, idx *int32, l4, r *float64)
 
+//go:noescape
+func div4AVX(n int, r, d0, d1, d2, d3 *float64)
+
+//go:noescape
+func bcast4AVX(n int, r, v *float64)
+
+//go:noescape
+func interleave4AVX(n int, r, u0, u1, u2, u3 *float64, back bool)
+
+//go:noescape
+func sum4AVX(n int, acc, r *float64)
+
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 
 func xgetbv() (eax, edx uint32)
@@ -102,4 +114,64 @@ func bwd4(n int, cp []int, idx []int32, l4, r []float64) {
 		return
 	}
 	bwd4FMA(n, unsafe.SliceData(cp), unsafe.SliceData(idx), unsafe.SliceData(l4), unsafe.SliceData(r))
+}
+
+// div4, bcast4 and sum4 are the element-wise steps of a product with an
+// interleaved block (solve4, schurPCG.apply) around its passes: the AVX
+// kernels (four rows at a time, lanes transposed into place) where there
+// are, the Go loops for the rest; the same bits either way.
+func div4(r, d0, d1, d2, d3 []float64) {
+	n := len(d0)
+	r, d1, d2, d3 = r[:4*n], d1[:n], d2[:n], d3[:n]
+	k := 0
+	if hasFMA {
+		k = n &^ 3
+		div4AVX(k, unsafe.SliceData(r), unsafe.SliceData(d0), unsafe.SliceData(d1), unsafe.SliceData(d2), unsafe.SliceData(d3))
+	}
+	div4Go(r[4*k:], d0[k:], d1[k:], d2[k:], d3[k:])
+}
+
+func bcast4(r, v []float64) {
+	r = r[:4*len(v)]
+	if hasFMA {
+		bcast4AVX(len(v), unsafe.SliceData(r), unsafe.SliceData(v))
+		return
+	}
+	bcast4Go(r, v)
+}
+
+func sum4(acc, r []float64) {
+	n := len(acc)
+	r = r[:4*n]
+	k := 0
+	if hasFMA {
+		k = n &^ 3
+		sum4AVX(k, unsafe.SliceData(acc), unsafe.SliceData(r))
+	}
+	sum4Go(acc[k:], r[4*k:])
+}
+
+// interleave4 and deinterleave4 move four columns' vectors into and out
+// of the interleaved order of solve4 (interleave4Go, deinterleave4Go; the
+// AVX transposes for whole groups of four rows).
+func interleave4(r, u0, u1, u2, u3 []float64) {
+	n := len(u0)
+	r, u1, u2, u3 = r[:4*n], u1[:n], u2[:n], u3[:n]
+	k := 0
+	if hasFMA {
+		k = n &^ 3
+		interleave4AVX(k, unsafe.SliceData(r), unsafe.SliceData(u0), unsafe.SliceData(u1), unsafe.SliceData(u2), unsafe.SliceData(u3), false)
+	}
+	interleave4Go(r[4*k:], u0[k:], u1[k:], u2[k:], u3[k:])
+}
+
+func deinterleave4(r, u0, u1, u2, u3 []float64) {
+	n := len(u0)
+	r, u1, u2, u3 = r[:4*n], u1[:n], u2[:n], u3[:n]
+	k := 0
+	if hasFMA {
+		k = n &^ 3
+		interleave4AVX(k, unsafe.SliceData(r), unsafe.SliceData(u0), unsafe.SliceData(u1), unsafe.SliceData(u2), unsafe.SliceData(u3), true)
+	}
+	deinterleave4Go(r[4*k:], u0[k:], u1[k:], u2[k:], u3[k:])
 }

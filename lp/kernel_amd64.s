@@ -674,3 +674,164 @@ wfma1:
 wdone:
 	VZEROUPPER
 	RET
+
+// The 4×4 transpose of Y0..Y3 (rows) into Y0..Y3 (columns), Y4..Y7
+// scratch.
+#define TRANSPOSE4 \
+	VUNPCKLPD  Y1, Y0, Y4 \
+	VUNPCKHPD  Y1, Y0, Y5 \
+	VUNPCKLPD  Y3, Y2, Y6 \
+	VUNPCKHPD  Y3, Y2, Y7 \
+	VPERM2F128 $0x20, Y6, Y4, Y0 \
+	VPERM2F128 $0x20, Y7, Y5, Y1 \
+	VPERM2F128 $0x31, Y6, Y4, Y2 \
+	VPERM2F128 $0x31, Y7, Y5, Y3
+
+// func div4AVX(n int, r, d0, d1, d2, d3 *float64)
+//
+// r[4j+c] /= dc[j] for j < n, n a multiple of 4 (AVX): four j at a time,
+// the pivots of the four columns transposed into place, one correctly
+// rounded division per lane (the bits of the scalar division).
+TEXT ·div4AVX(SB), NOSPLIT, $0-48
+	MOVQ n+0(FP), CX
+	MOVQ r+8(FP), DI
+	MOVQ d0+16(FP), R8
+	MOVQ d1+24(FP), R9
+	MOVQ d2+32(FP), R10
+	MOVQ d3+40(FP), R11
+	XORQ AX, AX
+
+dloop:
+	CMPQ AX, CX
+	JGE  ddone
+	VMOVUPD (R8)(AX*8), Y0
+	VMOVUPD (R9)(AX*8), Y1
+	VMOVUPD (R10)(AX*8), Y2
+	VMOVUPD (R11)(AX*8), Y3
+	TRANSPOSE4
+	VMOVUPD (DI), Y8
+	VMOVUPD 32(DI), Y9
+	VMOVUPD 64(DI), Y10
+	VMOVUPD 96(DI), Y11
+	VDIVPD  Y0, Y8, Y8
+	VDIVPD  Y1, Y9, Y9
+	VDIVPD  Y2, Y10, Y10
+	VDIVPD  Y3, Y11, Y11
+	VMOVUPD Y8, (DI)
+	VMOVUPD Y9, 32(DI)
+	VMOVUPD Y10, 64(DI)
+	VMOVUPD Y11, 96(DI)
+	ADDQ $4, AX
+	ADDQ $128, DI
+	JMP  dloop
+
+ddone:
+	VZEROUPPER
+	RET
+
+// func bcast4AVX(n int, r, v *float64)
+//
+// r[4i+c] = v[i] for i < n, c < 4 (AVX).
+TEXT ·bcast4AVX(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ r+8(FP), DI
+	MOVQ v+16(FP), SI
+	XORQ AX, AX
+
+bloop:
+	CMPQ AX, CX
+	JGE  bdone
+	VBROADCASTSD (SI)(AX*8), Y0
+	VMOVUPD Y0, (DI)
+	INCQ AX
+	ADDQ $32, DI
+	JMP  bloop
+
+bdone:
+	VZEROUPPER
+	RET
+
+// func sum4AVX(n int, acc, r *float64)
+//
+// acc[i] = acc[i] + r[4i] + r[4i+1] + r[4i+2] + r[4i+3] for i < n, n a
+// multiple of 4, added in that order (the bits of the scalar loop): four i
+// at a time, the lanes transposed into place (AVX).
+TEXT ·sum4AVX(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ acc+8(FP), SI
+	MOVQ r+16(FP), DI
+	XORQ AX, AX
+
+sloop:
+	CMPQ AX, CX
+	JGE  sdone
+	VMOVUPD (DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VMOVUPD 96(DI), Y3
+	TRANSPOSE4
+	VMOVUPD (SI)(AX*8), Y8
+	VADDPD  Y0, Y8, Y8
+	VADDPD  Y1, Y8, Y8
+	VADDPD  Y2, Y8, Y8
+	VADDPD  Y3, Y8, Y8
+	VMOVUPD Y8, (SI)(AX*8)
+	ADDQ $4, AX
+	ADDQ $128, DI
+	JMP  sloop
+
+sdone:
+	VZEROUPPER
+	RET
+
+// func interleave4AVX(n int, r, u0, u1, u2, u3 *float64, back bool)
+//
+// r[4i+c] = uc[i] for i < n, n a multiple of 4, or (back) the reverse
+// uc[i] = r[4i+c]: four rows at a time through a 4×4 transpose (AVX).
+TEXT ·interleave4AVX(SB), NOSPLIT, $0-49
+	MOVQ n+0(FP), CX
+	MOVQ r+8(FP), DI
+	MOVQ u0+16(FP), R8
+	MOVQ u1+24(FP), R9
+	MOVQ u2+32(FP), R10
+	MOVQ u3+40(FP), R11
+	MOVBLZX back+48(FP), DX
+	XORQ AX, AX
+	TESTQ DX, DX
+	JNZ  iback
+
+iloop:
+	CMPQ AX, CX
+	JGE  idone
+	VMOVUPD (R8)(AX*8), Y0
+	VMOVUPD (R9)(AX*8), Y1
+	VMOVUPD (R10)(AX*8), Y2
+	VMOVUPD (R11)(AX*8), Y3
+	TRANSPOSE4
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $4, AX
+	ADDQ $128, DI
+	JMP  iloop
+
+iback:
+	CMPQ AX, CX
+	JGE  idone
+	VMOVUPD (DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VMOVUPD 96(DI), Y3
+	TRANSPOSE4
+	VMOVUPD Y0, (R8)(AX*8)
+	VMOVUPD Y1, (R9)(AX*8)
+	VMOVUPD Y2, (R10)(AX*8)
+	VMOVUPD Y3, (R11)(AX*8)
+	ADDQ $4, AX
+	ADDQ $128, DI
+	JMP  iback
+
+idone:
+	VZEROUPPER
+	RET

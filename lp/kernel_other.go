@@ -33,3 +33,15 @@ func madd1vAsm(t, v []float64, s *[4]float64, first bool) {
 func fwd4(n int, cp []int, idx []int32, l4, r []float64) { fwd4Go(n, cp, idx, l4, r) }
 
 func bwd4(n int, cp []int, idx []int32, l4, r []float64) { bwd4Go(n, cp, idx, l4, r) }
+
+// div4, bcast4 and sum4 are the element-wise steps of a product with an
+// interleaved block, in Go.
+func div4(r, d0, d1, d2, d3 []float64) { div4Go(r, d0, d1, d2, d3) }
+
+func bcast4(r, v []float64) { bcast4Go(r, v) }
+
+func sum4(acc, r []float64) { sum4Go(acc, r) }
+
+func interleave4(r, u0, u1, u2, u3 []float64) { interleave4Go(r, u0, u1, u2, u3) }
+
+func deinterleave4(r, u0, u1, u2, u3 []float64) { deinterleave4Go(r, u0, u1, u2, u3) }

@@ -350,7 +350,7 @@ func solveColumns(ctx context.Context, p *Problem, cols [][]int, o Options, prev
 	s.np = maxLen
 	tl := pc.off[m]
 	mk := func() []float64 { return make([]float64, tl) }
-	s.s, s.lam, s.rs, s.rcs, s.cs = mk(), mk(), mk(), mk(), mk()
+	s.s, s.lam, s.rs = mk(), mk(), mk()
 	s.d = newNewton(n*m, tl, n)
 	for w := range s.wt {
 		s.wt[w] = make([]float64, maxLen)

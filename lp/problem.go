@@ -77,7 +77,8 @@ func (p *Problem) bandwidth() int {
 // row numbering it solves with, a bandwidth-reducing renumbering of p, and
 // adds the sparse factors and per-worker inverses when it uses them): 15
 // arrays of N·M values (iterate, residuals, direction, corrector,
-// certificate), 11 of len(Pairs)·M, the M banded factors of bandwidth b
+// certificate), 7 of len(Pairs)·M (slacks, multipliers, residuals,
+// direction, corrector), the M banded factors of bandwidth b
 // (allocated by the sparse mode only for its QR fallback, but counted), the
 // N×N Schur complement and one N×N accumulator per extra worker, and
 // per-worker scratch.
@@ -90,7 +91,7 @@ func (p *Problem) WorkspaceBytes(workers int) float64 {
 func (p *Problem) workspaceBytes(workers, cols int) float64 {
 	n, m, np := float64(p.N), float64(cols), float64(len(p.Pairs))
 	b, w := float64(p.bandwidth()), float64(max(1, workers))
-	floats := 15*n*m + 11*np*m + m*n*(b+1) + w*n*n + w*(2*(b+1)*n+np+3*n)
+	floats := 15*n*m + 7*np*m + m*n*(b+1) + w*n*n + w*(2*(b+1)*n+np+3*n)
 	return 8 * floats
 }
 

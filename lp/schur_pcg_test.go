@@ -164,10 +164,11 @@ func TestLazySchurLine(t *testing.T) {
 }
 
 // TestCholSolve: the row-oriented triangular solves against gonum's
-// mat.Cholesky.SolveVecTo, and S x = b checked by a product with S.
+// mat.Cholesky.SolveVecTo, and S x = b checked by a product with S, in one
+// block and in several (cholBlock), the same bits for 1, 2 and 3 workers.
 func TestCholSolve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{1, 2, 7, 64} {
+	for _, n := range []int{1, 2, 7, 64, cholBlock + 1, 3*cholBlock + 17} {
 		a := mat.NewDense(n, n, nil)
 		for i := range n {
 			for j := range n {
@@ -191,16 +192,25 @@ func TestCholSolve(t *testing.T) {
 		if err := c.SolveVecTo(want, mat.NewVecDense(n, b)); err != nil {
 			t.Fatal(err)
 		}
-		got := append([]float64(nil), b...)
-		cholSolve(&c, got)
-		var back mat.VecDense
-		back.MulVec(sym, mat.NewVecDense(n, got))
-		for i := range n {
-			if math.Abs(got[i]-want.AtVec(i)) > 1e-10*(1+math.Abs(want.AtVec(i))) {
-				t.Fatalf("n=%d: x[%d] = %v, gonum %v", n, i, got[i], want.AtVec(i))
+		var one []float64
+		for _, workers := range []int{1, 2, 3} {
+			got := append([]float64(nil), b...)
+			cholSolve(&c, got, workers)
+			var back mat.VecDense
+			back.MulVec(sym, mat.NewVecDense(n, got))
+			for i := range n {
+				if math.Abs(got[i]-want.AtVec(i)) > 1e-10*(1+math.Abs(want.AtVec(i))) {
+					t.Fatalf("n=%d, %d workers: x[%d] = %v, gonum %v", n, workers, i, got[i], want.AtVec(i))
+				}
+				if math.Abs(back.AtVec(i)-b[i]) > 1e-9*(1+math.Abs(b[i])) {
+					t.Fatalf("n=%d, %d workers: (S x)[%d] = %v, want %v", n, workers, i, back.AtVec(i), b[i])
+				}
 			}
-			if math.Abs(back.AtVec(i)-b[i]) > 1e-9*(1+math.Abs(b[i])) {
-				t.Fatalf("n=%d: (S x)[%d] = %v, want %v", n, i, back.AtVec(i), b[i])
+			// The same bits whatever the number of workers.
+			if workers == 1 {
+				one = got
+			} else if !slices.Equal(got, one) {
+				t.Fatalf("n=%d: %d workers give other bits than 1", n, workers)
 			}
 		}
 	}

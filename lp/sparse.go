@@ -320,15 +320,57 @@ func solve4(f *[4]*sparseLDL, r []float64) {
 		panic("lp: solve4 with factors not of one interleaved block") // cannot happen: quad hands out blocks
 	}
 	fwd4(n, cp, s.idx32, l4, r)
-	d0, d1, d2, d3 := f[0].d[:n], f[1].d[:n], f[2].d[:n], f[3].d[:n]
-	for j := 0; j < n; j++ {
+	div4(r, f[0].d[:n], f[1].d[:n], f[2].d[:n], f[3].d[:n])
+	bwd4(n, cp, s.idx32, l4, r)
+}
+
+// div4Go sets r[4j+c] /= dc[j] for j < len(d0): the pivots of solve4.
+func div4Go(r, d0, d1, d2, d3 []float64) {
+	n := len(d0)
+	r, d1, d2, d3 = r[:4*n], d1[:n], d2[:n], d3[:n]
+	for j := range d0 {
 		v := (*[4]float64)(r[4*j : 4*j+4])
 		v[0] /= d0[j]
 		v[1] /= d1[j]
 		v[2] /= d2[j]
 		v[3] /= d3[j]
 	}
-	bwd4(n, cp, s.idx32, l4, r)
+}
+
+// interleave4Go sets r[4i+c] = uc[i]: four columns' vectors into the
+// interleaved order of solve4; deinterleave4Go is its inverse.
+func interleave4Go(r, u0, u1, u2, u3 []float64) {
+	n := len(u0)
+	r, u1, u2, u3 = r[:4*n], u1[:n], u2[:n], u3[:n]
+	for i := range u0 {
+		r[4*i], r[4*i+1], r[4*i+2], r[4*i+3] = u0[i], u1[i], u2[i], u3[i]
+	}
+}
+
+func deinterleave4Go(r, u0, u1, u2, u3 []float64) {
+	n := len(u0)
+	r, u1, u2, u3 = r[:4*n], u1[:n], u2[:n], u3[:n]
+	for i := range u0 {
+		u0[i], u1[i], u2[i], u3[i] = r[4*i], r[4*i+1], r[4*i+2], r[4*i+3]
+	}
+}
+
+// bcast4Go sets r[4i+c] = v[i] for c < 4: one right-hand side for the
+// four columns of an interleaved block.
+func bcast4Go(r, v []float64) {
+	r = r[:4*len(v)]
+	for i, x := range v {
+		r[4*i], r[4*i+1], r[4*i+2], r[4*i+3] = x, x, x, x
+	}
+}
+
+// sum4Go sets acc[i] = acc[i] + r[4i] + r[4i+1] + r[4i+2] + r[4i+3]: the
+// four columns' solutions added, in that order.
+func sum4Go(acc, r []float64) {
+	r = r[:4*len(acc)]
+	for i := range acc {
+		acc[i] = acc[i] + r[4*i] + r[4*i+1] + r[4*i+2] + r[4*i+3]
+	}
 }
 
 // interleaved reports whether f are the four columns of one interleaved

@@ -92,64 +92,151 @@ const pivot32Min = 1e-30
 // flushed to zero (madd4FMA32). Half the bytes of addInverse and twice the
 // lanes per instruction: on the 1.2-spanner of the 50×50 Euclidean grid
 // 10.9 against 17.3 ms per column (BenchmarkAddInverse32, docs/MATH.md
-// §11.8). It adds nothing
+// §11.8). The rows are formed by blocks of mirrorBlock and the mirror of
+// a block written when it is done (row32, mirror32): the mirror's strided
+// writes were a third of the time. It adds nothing
 // and returns false when a pivot is below pivot32Min or an entry of L
 // above 1/pivot32Min (a factor whose inverse single precision may not
 // hold); a pivot of hugePivot (a breakdown's dropped column) adds zero, as
 // in double precision.
 func (f *sparseLDL) addInverse32(acc, z []float32) bool {
-	s := f.sym
-	n := s.n
-	l, st := f.l, f.stride()
-	cp, ri := s.colPtr, s.idx32
+	n := f.sym.n
 	if len(z) < n*n || len(acc) < n*n {
 		panic("lp: addInverse32 with short buffers") // cannot happen: sized n·n by the caller
 	}
-	for _, d := range f.d[:n] {
+	if !f.fits32() {
+		return false
+	}
+	// The rows by blocks of mirrorBlock (aligned, the first one partial),
+	// the mirror of a block written once it is done (mirror32).
+	for top := n - 1; top >= 0; {
+		base := top &^ (mirrorBlock - 1)
+		for j := top; j >= base; j-- {
+			f.row32(z, j, top)
+			madd1f32(acc[j*n+j:j*n+n], false, z[j*n+j:j*n+n], 1)
+		}
+		f.mirror32(z, base, top)
+		top = base - 1
+	}
+	return true
+}
+
+// mirrorBlock is the number of rows of Z that addInverse32 forms before
+// writing their mirror (a power of two): the lower triangle's entries of
+// those rows' columns, one contiguous segment per later row (16 entries of
+// 4 bytes: a cache line's worth) instead of a strided write per entry. The
+// rows of a block read the block's columns of the later rows from the
+// block's own rows (row32).
+const mirrorBlock = 16
+
+// fits32 reports whether the recurrence of addInverse32 may run on f: every
+// pivot at least pivot32Min, every entry of L at most 1/pivot32Min.
+func (f *sparseLDL) fits32() bool {
+	s := f.sym
+	for _, d := range f.d[:s.n] {
 		if !(d >= pivot32Min) {
 			return false
 		}
 	}
+	l, st := f.l, f.stride()
 	for q := range s.nnz() {
 		if !(math.Abs(l[q*st]) <= 1/pivot32Min) {
 			return false
 		}
 	}
-	for j := n - 1; j >= 0; j-- {
-		row := z[j*n+j+1 : j*n+n]
-		lo, hi := cp[j], cp[j+1]
-		if lo == hi {
-			clear(row)
-		}
+	return true
+}
+
+// row32 is step j of addInverse32's recurrence, in the block of rows
+// whose last is top: row j of Z (from column j on) from the later rows in
+// z. Their columns after top are in place (the rows after top carry the
+// mirror of the blocks already done), and are summed by the vector
+// kernels; their columns j+1..top, not yet mirrored, are gathered from the
+// block's rows (Z[t][c] = Z[min(t,c)][max(t,c)], upper triangles), with
+// the sums in double precision.
+func (f *sparseLDL) row32(z []float32, j, top int) {
+	s := f.sym
+	n := s.n
+	l, st := f.l, f.stride()
+	cp, ri := s.colPtr, s.idx32
+	lo, hi := cp[j], cp[j+1]
+	k := top - j // columns j+1..top
+	row := z[j*n+j+1 : j*n+n]
+	if lo == hi {
+		clear(row)
+	}
+	// Columns top+1.. by the kernels.
+	far := row[k:]
+	if len(far) > 0 {
 		src := func(q int) []float32 {
 			t := int(ri[q])
-			return z[t*n+j+1 : t*n+n]
+			return z[t*n+top+1 : t*n+n]
 		}
 		q := lo
 		for ; q+4 <= hi; q += 4 {
-			madd4f32(row, q == lo, src(q), src(q+1), src(q+2), src(q+3),
+			madd4f32(far, q == lo, src(q), src(q+1), src(q+2), src(q+3),
 				-float32(l[q*st]), -float32(l[(q+1)*st]), -float32(l[(q+2)*st]), -float32(l[(q+3)*st]))
 		}
 		for ; q < hi; q++ {
-			madd1f32(row, q == lo, src(q), -float32(l[q*st]))
+			madd1f32(far, q == lo, src(q), -float32(l[q*st]))
 		}
-		dj := 1 / f.d[j]
-		zj := z[j*n : j*n+n]
+	}
+	// Columns j+1..top gathered from the block's rows.
+	for c := j + 1; c <= top && lo < hi; c++ {
+		zc := z[c*n : c*n+n]
+		var v float64
 		for q := lo; q < hi; q++ {
-			dj -= l[q*st] * float64(zj[ri[q]])
-		}
-		zj[j] = float32(dj)
-		use := s.firstUse[j+1 : n]
-		use = use[:len(row)]
-		for i, v := range row {
-			if int(use[i]) < j {
-				z[(j+1+i)*n+j] = v
+			t := int(ri[q])
+			if t >= c {
+				v -= l[q*st] * float64(zc[t])
+			} else {
+				v -= l[q*st] * float64(z[t*n+c])
 			}
 		}
-		madd1f32(acc[j*n+j:j*n+n], false, zj[j:], 1)
+		row[c-j-1] = float32(v)
 	}
-	return true
+	dj := 1 / f.d[j]
+	zj := z[j*n : j*n+n]
+	for q := lo; q < hi; q++ {
+		dj -= l[q*st] * float64(zj[ri[q]])
+	}
+	zj[j] = float32(dj)
 }
+
+// mirror32 writes the mirror of the rows base..top of Z (their entries
+// Z[c][i], i > c) into the columns base..top of the later rows i, where a
+// later row of the recurrence reads them: from column firstUse[i]+1 on.
+func (f *sparseLDL) mirror32(z []float32, base, top int) {
+	s := f.sym
+	n := s.n
+	use := s.firstUse[:n]
+	var touch float32
+	for i := base + 1; i < n; i++ {
+		if i+mirrorAhead < n {
+			// A read mirrorAhead rows ahead, so that the destination
+			// lines are on their way (the strided rows defeat the
+			// hardware prefetcher): 10-15 % of addInverse32.
+			touch += z[(i+mirrorAhead)*n+base]
+		}
+		c0, c1 := max(base, int(use[i])+1), min(top, i-1)
+		if c0 > c1 {
+			continue
+		}
+		dst := z[i*n+c0 : i*n+c1+1]
+		for c := range dst {
+			dst[c] = z[(c0+c)*n+i]
+		}
+	}
+	// Kept where nothing reads it (column 0 of the last row: rows are read
+	// from column j+1 >= 1, and the mirror starts at column firstUse+1),
+	// so that the reads above are not optimised away.
+	if n > 1 {
+		z[(n-1)*n] = touch
+	}
+}
+
+// mirrorAhead is how many rows ahead mirror32 reads the line it will write.
+const mirrorAhead = 64
 
 // madd4f32 and madd1f32 are madd4 and madd1 in single precision: the
 // kernels madd4FMA32 and madd1FMA32 (subnormals flushed to zero) where
