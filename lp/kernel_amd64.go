@@ -154,24 +154,21 @@ func sum4(acc, r []float64) {
 // interleave4 and deinterleave4 move four columns' vectors into and out
 // of the interleaved order of solve4 (interleave4Go, deinterleave4Go; the
 // AVX transposes for whole groups of four rows).
-func interleave4(r, u0, u1, u2, u3 []float64) {
-	n := len(u0)
-	r, u1, u2, u3 = r[:4*n], u1[:n], u2[:n], u3[:n]
-	k := 0
-	if hasFMA {
-		k = n &^ 3
-		interleave4AVX(k, unsafe.SliceData(r), unsafe.SliceData(u0), unsafe.SliceData(u1), unsafe.SliceData(u2), unsafe.SliceData(u3), false)
-	}
-	interleave4Go(r[4*k:], u0[k:], u1[k:], u2[k:], u3[k:])
-}
+func interleave4(r, u0, u1, u2, u3 []float64) { move4(r, u0, u1, u2, u3, false) }
 
-func deinterleave4(r, u0, u1, u2, u3 []float64) {
+func deinterleave4(r, u0, u1, u2, u3 []float64) { move4(r, u0, u1, u2, u3, true) }
+
+func move4(r, u0, u1, u2, u3 []float64, back bool) {
 	n := len(u0)
 	r, u1, u2, u3 = r[:4*n], u1[:n], u2[:n], u3[:n]
 	k := 0
 	if hasFMA {
 		k = n &^ 3
-		interleave4AVX(k, unsafe.SliceData(r), unsafe.SliceData(u0), unsafe.SliceData(u1), unsafe.SliceData(u2), unsafe.SliceData(u3), true)
+		interleave4AVX(k, unsafe.SliceData(r), unsafe.SliceData(u0), unsafe.SliceData(u1), unsafe.SliceData(u2), unsafe.SliceData(u3), back)
 	}
-	deinterleave4Go(r[4*k:], u0[k:], u1[k:], u2[k:], u3[k:])
+	if back {
+		deinterleave4Go(r[4*k:], u0[k:], u1[k:], u2[k:], u3[k:])
+	} else {
+		interleave4Go(r[4*k:], u0[k:], u1[k:], u2[k:], u3[k:])
+	}
 }
