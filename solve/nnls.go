@@ -148,12 +148,17 @@ func lsqPassive(a mat.Matrix, b *mat.VecDense, passive []bool) ([]float64, error
 		}
 	}
 	var zp mat.VecDense
-	var qr mat.QR
-	qr.Factorize(ap)
-	ok := m >= len(cols) && qr.Cond() < 1/(float64(m)*0x1p-52)
+	// More passive columns than rows: no QR (mat.QR.Factorize panics on a
+	// wide matrix), the pseudo-inverse below.
+	ok := m >= len(cols)
 	if ok {
-		if err := qr.SolveVecTo(&zp, false, b); err != nil {
-			ok = false
+		var qr mat.QR
+		qr.Factorize(ap)
+		ok = qr.Cond() < 1/(float64(m)*0x1p-52)
+		if ok {
+			if err := qr.SolveVecTo(&zp, false, b); err != nil {
+				ok = false
+			}
 		}
 	}
 	if !ok {

@@ -122,3 +122,31 @@ func TestFeasible(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// TestLSQPassiveWide: more passive columns than rows (which the active
+// set reached under the netlib backend's rounding) goes to the
+// pseudo-inverse, not to a QR of a wide matrix (which panics): the
+// least-squares solution of the passive columns, here exact (rank 2).
+func TestLSQPassiveWide(t *testing.T) {
+	a := mat.NewDense(2, 4, []float64{
+		1, 2, 0, 1,
+		0, 1, 3, 1,
+	})
+	b := mat.NewVecDense(2, []float64{3, 5})
+	z, err := lsqPassive(a, b, []bool{true, true, true, false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if z[3] != 0 {
+		t.Fatalf("an active column got %v", z[3])
+	}
+	for i := range 2 {
+		var v float64
+		for j := range 4 {
+			v += a.At(i, j) * z[j]
+		}
+		if math.Abs(v-b.AtVec(i)) > 1e-12 {
+			t.Fatalf("(A z)[%d] = %v, want %v (z %v)", i, v, b.AtVec(i), z)
+		}
+	}
+}
