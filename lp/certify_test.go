@@ -3,8 +3,10 @@ package lp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/optdp/optdp/solve/run"
@@ -94,7 +96,7 @@ func TestSolveErrors(t *testing.T) {
 // of the block; and the repaired x passes the plain feasibility check.
 func TestRepairBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(81, 82))
-	for _, c := range []struct{ n, m int }{{5, 1}, {12, repairBlock}, {30, 2*repairBlock + 21}} {
+	for _, c := range []struct{ n, m int }{{5, 1}, {12, repairBlock}, {30, 2*repairBlock + 21}, {9, 2*mixBlock + 7}} {
 		pairs := randomGraphPairs(rng, c.n, 2*c.n)
 		p := &Problem{N: c.n, M: c.m, C: make([]float64, c.n*c.m), Pairs: pairs}
 		x := make([]float64, c.n*c.m)
@@ -108,7 +110,7 @@ func TestRepairBlocks(t *testing.T) {
 		for _, q := range pairs {
 			w := q.W * (1 - margin)
 			for o := 0; o < c.m; o++ {
-				if a := x[q.I*c.m+o] - w*x[q.H*c.m+o]; a > 0 {
+				if a := x[q.I*c.m+o] - float64(w*x[q.H*c.m+o]); a > 0 {
 					want = max(want, a/(a+(w-1)*u))
 				}
 				if x[q.I*c.m+o] > q.W*x[q.H*c.m+o] {
@@ -187,5 +189,49 @@ func TestDualBoundBlocks(t *testing.T) {
 				t.Errorf("n=%d m=%d: y[%d] = %v, want %v", c.n, c.m, i, y[i], want[i])
 			}
 		}
+	}
+}
+
+// BenchmarkRepairFullMetric is Repair of the exponential mechanism
+// (x[i][o] ∝ exp(-eps·d(i,o)/2), feasible: one pass of mixWeight over every
+// pair, as SolveSpanner's repair against the full metric) on the Euclidean
+// w×w grid with every pair at the ratio exp(eps·d), eps = 0.5 per cell.
+func BenchmarkRepairFullMetric(b *testing.B) {
+	for _, w := range []int{30, 50} {
+		n := w * w
+		const eps = 0.5
+		dist := func(i, h int) float64 { return math.Hypot(float64(i/w-h/w), float64(i%w-h%w)) }
+		pairs := make([]Pair, 0, n*(n-1))
+		for i := 0; i < n; i++ {
+			for h := 0; h < n; h++ {
+				if i != h {
+					pairs = append(pairs, Pair{I: i, H: h, W: math.Exp(eps * dist(i, h))})
+				}
+			}
+		}
+		x0 := make([]float64, n*n)
+		for i := 0; i < n; i++ {
+			for o := 0; o < n; o++ {
+				x0[i*n+o] = math.Exp(-eps * dist(i, o) / 2)
+			}
+		}
+		p := &Problem{N: n, M: n, C: make([]float64, n*n), Pairs: pairs}
+		x := make([]float64, n*n)
+		b.Run(fmt.Sprintf("%dx%d", w, w), func(b *testing.B) {
+			for b.Loop() {
+				copy(x, x0)
+				if t, err := Repair(p, x, 1e-12); err != nil || t != 0 {
+					b.Fatalf("t %v, err %v", t, err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("%dx%d/mixWeight", w, w), func(b *testing.B) {
+			workers := runtime.GOMAXPROCS(0)
+			for b.Loop() {
+				if t := mixWeight(p, x0, 1e-12, workers); t != 0 {
+					b.Fatalf("t %v", t)
+				}
+			}
+		})
 	}
 }

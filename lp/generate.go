@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"time"
 
@@ -329,11 +330,14 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	// bound, which is kept if it happens to be lower.
 	relax := &Problem{N: p.N, M: p.M, C: p.C, Pairs: sp}
 	bound := func(lam []float64) (float64, []float64) { return dualBound(relax, lam) }
+	var search func(a float64) float64
 	if sy := r.lamSym; sy != nil {
 		// Representatives' multipliers, in p's numbering (colAct).
 		bound = func(lam []float64) (float64, []float64) { return sy.dualBound(relax, lam, sy.colAct) }
+	} else {
+		search = scaledTerms(relax, r.lam)
 	}
-	out.Dual, out.Y = scaledBound(bound, r.lam)
+	out.Dual, out.Y = scaledBound(bound, r.lam, search)
 	// The multipliers (pairs × columns) are not needed any more: free them
 	// before the second LP's workspace.
 	r.lam, r.lamSym, out.lam, out.lamSym = nil, nil, nil, nil
@@ -374,15 +378,21 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 // scaledBound is the smallest bound(alpha·lam) over alpha in [0, 1]
 // (golden-section search; a dual bound is convex in alpha): multipliers
 // of a tighter problem (the stretched spanner) give a valid but loose
-// bound for a relaxation, and shrinking them recovers part of it.
-func scaledBound(bound func(lam []float64) (float64, []float64), lam []float64) (float64, []float64) {
+// bound for a relaxation, and shrinking them recovers part of it. The
+// search evaluates search(alpha) when it is not nil (scaledTerms: the
+// same bound, up to rounding, at a small part of the cost), and the
+// bound returned is bound(alpha·lam) at the alpha it found.
+func scaledBound(bound func(lam []float64) (float64, []float64), lam []float64, search func(a float64) float64) (float64, []float64) {
 	scaled := make([]float64, len(lam))
-	eval := func(a float64) float64 {
-		for k, v := range lam {
-			scaled[k] = a * v
+	eval := search
+	if eval == nil {
+		eval = func(a float64) float64 {
+			for k, v := range lam {
+				scaled[k] = a * v
+			}
+			b, _ := bound(scaled)
+			return b
 		}
-		b, _ := bound(scaled)
-		return b
 	}
 	const phi = 0.6180339887498949
 	lo, hi := 0.0, 1.0
@@ -414,4 +424,52 @@ func scaledBound(bound func(lam []float64) (float64, []float64), lam []float64) 
 		scaled[k] = best * v
 	}
 	return bound(scaled)
+}
+
+// scaledTerms returns f(a) = sum_i max_o (C[i][o] - a·(G^T lam_o)_i), the
+// dual bound of p (dualBound) at the multipliers a·lam for a >= 0, up to
+// rounding: G^T is linear, so the terms G^T lam_o (negative multipliers as
+// 0) are formed once (N × M values) and each evaluation is one pass over
+// them and C instead of one over the pairs of every column. For the search
+// of scaledBound; the bound it certifies is dualBound's own.
+func scaledTerms(p *Problem, lam []float64) func(a float64) float64 {
+	n, m, np := p.N, p.M, len(p.Pairs)
+	workers := runtime.GOMAXPROCS(0)
+	g := make([]float64, n*m) // g[i*m+o] = (G^T lam_o)_i
+	nb := (m + repairBlock - 1) / repairBlock
+	parallel(nb, workers, func(b int) {
+		lo, hi := b*repairBlock, min(m, (b+1)*repairBlock)
+		w := hi - lo
+		gl := make([]float64, w*n) // gl[i*w+k]: column lo+k
+		for k := 0; k < w; k++ {
+			l := lam[(lo+k)*np : (lo+k+1)*np]
+			for e, q := range p.Pairs {
+				v := max(l[e], 0)
+				gl[q.I*w+k] += v
+				gl[q.H*w+k] -= q.W * v
+			}
+		}
+		for i := 0; i < n; i++ {
+			copy(g[i*m+lo:i*m+hi], gl[i*w:i*w+w])
+		}
+	})
+	y := make([]float64, n)
+	const rows = 64
+	return func(a float64) float64 {
+		parallel((n+rows-1)/rows, workers, func(b int) {
+			for i := b * rows; i < min(n, (b+1)*rows); i++ {
+				c, gi := p.C[i*m:i*m+m], g[i*m:i*m+m]
+				v := math.Inf(-1)
+				for o, co := range c {
+					v = max(v, co-a*gi[o])
+				}
+				y[i] = v
+			}
+		})
+		var sum float64
+		for _, v := range y {
+			sum += v
+		}
+		return sum
+	}
 }

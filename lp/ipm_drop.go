@@ -59,6 +59,7 @@ type massAt struct {
 type dropper struct {
 	m0, workers int
 	all         bool        // tests: leave out every column but the heaviest at the first check
+	boundOnly   bool        // Options.boundOnly: the end test comes when the columns in are within Tol
 	restarts    int         // restarts that brought columns back
 	colOf       []int       // current column -> column of s.p
 	lam         [][]float64 // by column of s.p: its multipliers since it left (nil while in)
@@ -105,6 +106,7 @@ func (s *ipm) dropper(o Options) {
 	}
 	s.dr = newDropper(s.m, s.workers)
 	s.dr.all = o.dropAll
+	s.dr.boundOnly = o.boundOnly
 	s.leaveOut(o.startOut)
 }
 
@@ -361,11 +363,15 @@ func (s *ipm) fullLam(buf []float64) []float64 {
 // iterate's multipliers for the columns in, and for the columns left out
 // those they kept. These are replaced by the pricing LP's (priceColumn,
 // against yIn, the row multipliers of the columns in), where they leave a
-// smaller excess over yIn, when the columns left out weaken the bound by
-// more than the gap of the columns in (at most every dropReprice
-// certificates), and when the columns in alone are within tol of the
-// primal value; in that last case columns whose excess stays above
-// tol·|Dual|/(dropRevive·K) (K columns left out) are listed in d.revive.
+// smaller excess over yIn: at the first certificate where the columns
+// left out weaken the bound by more than the gap of the columns in, then
+// at most every dropReprice certificates while they do; whenever they
+// alone block a certificate that the columns in would pass with a tenth of
+// tol to spare (priced then until the rest fits in that slack); and at the
+// end test, once the columns in are within tol/2 of the primal value
+// (within tol for a bound only, d.boundOnly). At the end test, columns
+// whose excess does not fit in what tol leaves are listed in d.revive,
+// those of largest excess first.
 func (s *ipm) dropBound(primal, tol float64) (float64, []float64) {
 	d, n, np, p := s.dr, s.n, s.np, s.p
 	m := p.M
@@ -436,15 +442,32 @@ func (s *ipm) dropBound(primal, tol float64) (float64, []float64) {
 		}
 		dual, y, over, ex = full()
 	}
-	final := gapIn <= tol/2
+	// The end test: the columns left out are priced, and those that do
+	// not fit are listed to come back, once the columns in are within
+	// Tol/2; for a bound only, once they are within Tol (what remains
+	// then is the columns left out, which further iterations do not
+	// reduce: their excess is what they would add to the optimum).
+	final := gapIn <= tol/2 || d.boundOnly && gapIn <= tol
 	weak := dual-dualIn > max(gapIn, tol/2)*math.Abs(dualIn)
-	if len(over) == 0 || !(final || weak && d.certs-d.pricedAt >= dropReprice) || d.pricedAt == d.certs {
+	// slack is what the tolerance leaves past the gap of the columns in;
+	// the columns left out block a certificate when they take more than
+	// that while it is at least a tenth of the tolerance.
+	scale := max(math.Abs(primal), math.Abs(dualIn))
+	slack := tol*scale - (dualIn - primal)
+	blocking := slack >= tol*scale/10 && dual-primal > tol*scale
+	due := d.pricedAt == 0 || d.certs-d.pricedAt >= dropReprice
+	if len(over) == 0 || !(final || blocking || weak && due) || d.pricedAt == d.certs {
 		return dual, y
 	}
 	d.pricedAt = d.certs
 	// What the columns left out may add to the bound: as much as the gap
-	// of the columns in, or what the tolerance leaves.
-	room := max(gapIn*math.Abs(dualIn), tol*max(math.Abs(primal), math.Abs(dualIn))-(dualIn-primal))
+	// of the columns in, or what the tolerance leaves; when they block a
+	// certificate, no more than twice that slack, so that the priced bound
+	// can pass now.
+	room := max(gapIn*math.Abs(dualIn), slack)
+	if blocking {
+		room = min(room, 2*slack)
+	}
 	// Price the columns of largest excess, until the others' sum fits in
 	// a quarter of that.
 	ord := make([]int, len(over))

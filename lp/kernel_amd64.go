@@ -40,6 +40,9 @@ func interleave4AVX(n int, r, u0, u1, u2, u3 *float64, back bool)
 //go:noescape
 func sum4AVX(n int, acc, r *float64)
 
+//go:noescape
+func violMaxAVX(n int, ri, rh *float64, w float64) float64
+
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 
 func xgetbv() (eax, edx uint32)
@@ -138,6 +141,15 @@ func bcast4(r, v []float64) {
 		return
 	}
 	bcast4Go(r, v)
+}
+
+// violMax is violMaxGo, by the AVX kernel when the processor has it.
+func violMax(ri, rh []float64, w float64) float64 {
+	rh = rh[:len(ri)]
+	if hasFMA {
+		return violMaxAVX(len(ri), unsafe.SliceData(ri), unsafe.SliceData(rh), w)
+	}
+	return violMaxGo(ri, rh, w)
 }
 
 func sum4(acc, r []float64) {

@@ -835,3 +835,66 @@ iback:
 idone:
 	VZEROUPPER
 	RET
+
+// func violMaxAVX(n int, ri, rh *float64, w float64) float64
+//
+// max(0, max_k ri[k] - w*rh[k]) over k < n, the product rounded before the
+// difference as in Go (no fused multiply-add), so that it is violMaxGo's
+// value to the bit: a maximum does not depend on the order. The running
+// maximum is VMAXPD's second source, which it keeps when the difference is
+// a NaN or an equal zero, as the scalar test a > max does.
+TEXT ·violMaxAVX(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), CX
+	MOVQ ri+8(FP), SI
+	MOVQ rh+16(FP), DI
+	VBROADCASTSD w+24(FP), Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	XORQ AX, AX
+
+vloop8:
+	LEAQ 8(AX), DX
+	CMPQ DX, CX
+	JGT  vloop4
+	VMULPD  (DI)(AX*8), Y0, Y3
+	VMOVUPD (SI)(AX*8), Y4
+	VSUBPD  Y3, Y4, Y4
+	VMAXPD  Y1, Y4, Y1
+	VMULPD  32(DI)(AX*8), Y0, Y5
+	VMOVUPD 32(SI)(AX*8), Y6
+	VSUBPD  Y5, Y6, Y6
+	VMAXPD  Y2, Y6, Y2
+	MOVQ DX, AX
+	JMP  vloop8
+
+vloop4:
+	LEAQ 4(AX), DX
+	CMPQ DX, CX
+	JGT  vreduce
+	VMULPD  (DI)(AX*8), Y0, Y3
+	VMOVUPD (SI)(AX*8), Y4
+	VSUBPD  Y3, Y4, Y4
+	VMAXPD  Y1, Y4, Y1
+	MOVQ DX, AX
+
+vreduce:
+	VMAXPD       Y2, Y1, Y1
+	VEXTRACTF128 $1, Y1, X2
+	VMAXPD       X2, X1, X1
+	VPERMILPD    $1, X1, X2
+	VMAXPD       X2, X1, X1
+
+vtail:
+	CMPQ AX, CX
+	JGE  vdone
+	VMULSD (DI)(AX*8), X0, X3
+	VMOVSD (SI)(AX*8), X4
+	VSUBSD X3, X4, X4
+	VMAXSD X1, X4, X1
+	INCQ AX
+	JMP  vtail
+
+vdone:
+	VMOVSD X1, ret+32(FP)
+	VZEROUPPER
+	RET

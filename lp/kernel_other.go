@@ -42,6 +42,8 @@ func bcast4(r, v []float64) { bcast4Go(r, v) }
 
 func sum4(acc, r []float64) { sum4Go(acc, r) }
 
+func violMax(ri, rh []float64, w float64) float64 { return violMaxGo(ri, rh, w) }
+
 func interleave4(r, u0, u1, u2, u3 []float64) { interleave4Go(r, u0, u1, u2, u3) }
 
 func deinterleave4(r, u0, u1, u2, u3 []float64) { deinterleave4Go(r, u0, u1, u2, u3) }

@@ -158,3 +158,50 @@ func TestElementKernels4(t *testing.T) {
 		}
 	}
 }
+
+// TestViolMax checks violMax (the AVX kernel on amd64) against the
+// definition written out, max(0, max_o ri[o] - w·rh[o]) with the product
+// rounded, to the bit: every length 0-70, differences of both signs, ties,
+// signed zeros, and rows where no entry is violated.
+func TestViolMax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 19))
+	for n := 0; n <= 70; n++ {
+		for trial := range 20 {
+			ri, rh := make([]float64, n), make([]float64, n+3)
+			w := 1 + rng.Float64()*rng.Float64()
+			for o := range ri {
+				rh[o] = rng.Float64() * math.Pow(10, float64(rng.IntN(7)-3))
+				switch rng.IntN(7) {
+				case 0:
+					ri[o] = float64(w * rh[o]) // a zero difference
+				case 1:
+					ri[o] = math.Copysign(0, -1)
+				case 2:
+					ri[o] = 0
+				case 3:
+					ri[o], rh[o] = math.Copysign(0, -1), 0 // a difference of -0
+				default:
+					ri[o] = rh[o] * (w + (rng.Float64()-0.5)*math.Pow(10, -float64(rng.IntN(16))))
+				}
+			}
+			if trial%5 == 0 {
+				for o := range ri {
+					ri[o] = 0.5 * float64(w*rh[o]) // nothing violated
+				}
+			}
+			var want float64
+			for o, v := range ri {
+				if a := v - float64(w*rh[o]); a > want {
+					want = a
+				}
+			}
+			got := violMax(ri, rh, w)
+			if math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("n=%d trial %d: violMax %v (%#x), want %v (%#x)", n, trial, got, math.Float64bits(got), want, math.Float64bits(want))
+			}
+			if g := violMaxGo(ri, rh, w); math.Float64bits(g) != math.Float64bits(want) {
+				t.Fatalf("n=%d trial %d: violMaxGo %v, want %v", n, trial, g, want)
+			}
+		}
+	}
+}

@@ -62,31 +62,43 @@ func spanner(n int, ps []Pair, delta float64, budget run.Budget, elems [][]int) 
 	if n < 1 {
 		return nil, 0, fmt.Errorf("lp: spanner on %d rows: %w", n, run.ErrBadInput)
 	}
+	if n > spanKeyRows {
+		return nil, 0, fmt.Errorf("lp: spanner on %d rows, at most %d: %w", n, spanKeyRows, ErrTooLarge)
+	}
 	for k, q := range ps {
 		if q.I < 0 || q.I >= n || q.H < 0 || q.H >= n || q.I == q.H || !(q.W > 1) || math.IsInf(q.W, 1) {
 			return nil, 0, fmt.Errorf("lp: spanner: pair %d = (%d,%d,%v) malformed: %w", k, q.I, q.H, q.W, run.ErrBadInput)
 		}
 	}
-	if err := budget.Check(fmt.Sprintf("lp: spanner of %d pairs on %d rows", len(ps), n), run.DenseBytes(n, n, 1)+40*float64(len(ps)), ""); err != nil {
+	// The distances (N² values), the sort keys and the order (32 bytes
+	// per pair), the result (up to 24).
+	if err := budget.Check(fmt.Sprintf("lp: spanner of %d pairs on %d rows", len(ps), n), run.DenseBytes(n, n, 1)+64*float64(len(ps)), ""); err != nil {
 		return nil, 0, err
 	}
-	order := make([]int, len(ps))
-	for k := range order {
-		order[k] = k
+	// The pairs by ratio, then by their rows (the smaller, the larger,
+	// then I): sorted as keys held in place, not as indices into ps (each
+	// comparison two reads at random in ps). The ratios are finite and
+	// > 1, so their bits order them; the rows fit in 21 bits each below
+	// spanKeyRows rows, whose N² distances no budget allows.
+	keys := make([]spanKey, len(ps))
+	for k, q := range ps {
+		lo, hi := min(q.I, q.H), max(q.I, q.H)
+		keys[k] = spanKey{w: math.Float64bits(q.W), rows: uint64(lo)<<42 | uint64(hi)<<21 | uint64(q.I), k: k}
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		pa, pb := ps[a], ps[b]
-		if c := cmp.Compare(pa.W, pb.W); c != 0 {
-			return c
+	slices.SortFunc(keys, func(a, b spanKey) int {
+		if a.w != b.w {
+			if a.w < b.w {
+				return -1
+			}
+			return 1
 		}
-		if c := cmp.Compare(min(pa.I, pa.H), min(pb.I, pb.H)); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(max(pa.I, pa.H), max(pb.I, pb.H)); c != 0 {
-			return c
-		}
-		return cmp.Compare(pa.I, pb.I)
+		return cmp.Compare(a.rows, b.rows)
 	})
+	order := make([]int, len(ps))
+	for k, key := range keys {
+		order[k] = key.k
+	}
+	keys = nil
 	g := &digraph{adj: make([][]arc, n)}
 	cache := make([][]float64, n)
 	var out []Pair
@@ -134,6 +146,17 @@ func spanner(n int, ps []Pair, delta float64, budget run.Budget, elems [][]int) 
 	}
 	return out, stretch, nil
 }
+
+// spanKey is a pair's place in the greedy spanner's order: the bits of
+// its ratio, its rows packed as (min(I,H), max(I,H), I) in 21 bits each,
+// and its index k in the list.
+type spanKey struct {
+	w, rows uint64
+	k       int
+}
+
+// spanKeyRows is the most rows spanKey packs.
+const spanKeyRows = 1<<21 - 1
 
 // Stretch returns the pairs with every ratio W replaced by W^{1/delta}
 // (never below the smallest float64 above 1): on the pairs of a spanner of

@@ -3,6 +3,7 @@ package lp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -310,5 +311,96 @@ func TestGenerateReports(t *testing.T) {
 	}
 	if _, err := SolveSpanner(context.Background(), p, math.NaN(), nil); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("spanner, delta NaN: %v", err)
+	}
+}
+
+// TestScaledBound checks the bound of scaled multipliers (scaledBound)
+// against dualBound itself: scaledTerms(p, lam)(a) is dualBound(p, a·lam)
+// up to rounding (negative multipliers as 0), the bound returned is
+// dualBound at the scale it found, no larger than the smallest of a grid of
+// 2001 scales (convexity, up to the search's bracket), the same as the
+// search through dualBound itself, and at least the value of the uniform
+// matrix, which satisfies every pair (weak duality).
+func TestScaledBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 11))
+	for trial := range 20 {
+		n, m := 3+rng.IntN(8), 2+rng.IntN(140)
+		var ps []Pair
+		for i := 0; i < n; i++ {
+			for h := 0; h < n; h++ {
+				if i != h && rng.IntN(3) > 0 {
+					ps = append(ps, Pair{I: i, H: h, W: 1 + 3*rng.Float64()})
+				}
+			}
+		}
+		c := make([]float64, n*m)
+		for k := range c {
+			c[k] = rng.Float64() - 0.3
+		}
+		p := &Problem{N: n, M: m, C: c, Pairs: ps}
+		lam := make([]float64, m*len(ps))
+		for k := range lam {
+			lam[k] = rng.Float64() - 0.2 // some negative: taken as 0
+		}
+		bound := func(l []float64) (float64, []float64) { return dualBound(p, l) }
+		at := func(a float64) float64 {
+			l := make([]float64, len(lam))
+			for k, v := range lam {
+				l[k] = a * v
+			}
+			b, _ := bound(l)
+			return b
+		}
+		f := scaledTerms(p, lam)
+		scale := 0.0
+		for _, v := range c {
+			scale = max(scale, math.Abs(v))
+		}
+		grid := math.Inf(1)
+		for k := 0; k <= 2000; k++ {
+			a := float64(k) / 2000
+			want := at(a)
+			if got := f(a); math.Abs(got-want) > 1e-12*scale*float64(n)*(1+float64(len(ps))) {
+				t.Fatalf("trial %d: scaledTerms(%v) = %v, dualBound %v", trial, a, got, want)
+			}
+			grid = min(grid, want)
+		}
+		got, y := scaledBound(bound, lam, f)
+		old, _ := scaledBound(bound, lam, nil)
+		var sum float64
+		for _, v := range y {
+			sum += v
+		}
+		if sum != got {
+			t.Fatalf("trial %d: bound %v, its y sum to %v", trial, got, sum)
+		}
+		if got > grid+1e-6*scale {
+			t.Fatalf("trial %d: scaled bound %v above the grid's smallest %v", trial, got, grid)
+		}
+		if math.Abs(got-old) > 1e-6*scale {
+			t.Fatalf("trial %d: scaled bound %v, %v searching through dualBound", trial, got, old)
+		}
+		var uniform float64
+		for _, v := range c {
+			uniform += v / float64(m)
+		}
+		if got < uniform-1e-12*scale*float64(n) {
+			t.Fatalf("trial %d: bound %v below the uniform matrix's value %v", trial, got, uniform)
+		}
+	}
+}
+
+// BenchmarkSpanner is the greedy spanner (stretch 1.2) of every pair of
+// the Euclidean w×w grid at eps = 0.5 per cell, as SolveSpanner builds it.
+func BenchmarkSpanner(b *testing.B) {
+	for _, w := range []int{30, 50} {
+		pairs := metricPairs(gridPts(w, w), l2, 0.5)
+		b.Run(fmt.Sprintf("%dx%d", w, w), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := Spanner(w*w, pairs, 1.2, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
