@@ -79,7 +79,8 @@ func gridMirrors(w int) [][]int {
 // 1e-6, "loose" to 1e-3 ("kept": "loose" with every column kept,
 // lp.Options.KeepColumns), which changes the mechanism's loss by at most
 // 0.1 % against a spanner gap of 5-7 % (the relaxation's bound is solved
-// to 1 % of that gap either way).
+// to 1 % of that gap either way, or to 10 % when outputs it leaves out do
+// not price out: lp.SolveSpanner).
 func BenchmarkLPEuclidSpannerCity(b *testing.B) {
 	const eps = 0.5
 	for _, w := range []int{30, 40, 50} {

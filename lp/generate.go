@@ -429,9 +429,11 @@ func scaledBound(bound func(lam []float64) (float64, []float64), lam []float64, 
 // scaledTerms returns f(a) = sum_i max_o (C[i][o] - a·(G^T lam_o)_i), the
 // dual bound of p (dualBound) at the multipliers a·lam for a >= 0, up to
 // rounding: G^T is linear, so the terms G^T lam_o (negative multipliers as
-// 0) are formed once (N × M values) and each evaluation is one pass over
-// them and C instead of one over the pairs of every column. For the search
-// of scaledBound; the bound it certifies is dualBound's own.
+// 0) are formed once (N × M values, the size of the certificate's X,
+// whose copy in the first LP's workspace is free by then) and each
+// evaluation is one pass over them and C instead of one over the pairs of
+// every column. For the search of scaledBound; the bound it certifies is
+// dualBound's own.
 func scaledTerms(p *Problem, lam []float64) func(a float64) float64 {
 	n, m, np := p.N, p.M, len(p.Pairs)
 	workers := runtime.GOMAXPROCS(0)

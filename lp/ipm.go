@@ -83,10 +83,11 @@ type Options struct {
 	startOut [][]float64
 	// boundOnly: the solve is wanted for its certified bound
 	// (SolveSpanner's second LP). Columns left out that do not price out
-	// within Tol at the end are not brought back (which restarts the
-	// iteration, lp/ipm_drop.go) when the certified gap is within
-	// boundSlack·Tol: the best certificate is returned, its bound counting
-	// their priced multipliers (valid, looser than Tol).
+	// within Tol at the end test (once the columns in are within Tol,
+	// not Tol/2, lp/ipm_drop.go) are not brought back (which restarts the
+	// iteration) when the certified gap is within boundSlack·Tol: the
+	// best certificate is returned, its bound counting their priced
+	// multipliers (valid, looser than Tol).
 	boundOnly bool
 	// capture, when not nil, keeps the first iterate whose relative gap
 	// is at most capture.gap; warm, when taken, is the start point
