@@ -36,8 +36,9 @@ const spannerTol = 1e-12
 // the current graph has no chain short enough, which Dijkstra's algorithm
 // decides from cached distances (Farshi–Gudmundsson: a cached distance is an
 // upper bound, so only a failed test recomputes). The cache holds n² float64
-// values: Spanner refuses (wrapping ErrTooLarge) when they exceed budget.
-// Errors also for delta < 1 or not finite, and for malformed pairs.
+// values: Spanner refuses (wrapping ErrTooLarge) when they, with 64 bytes
+// per pair, exceed budget, and for more than 2²¹−1 rows (the sort's packed
+// keys). Errors also for delta < 1 or not finite, and for malformed pairs.
 //
 // Spanner also returns the stretch it observed, stretch <= delta(1+1e-12):
 // the largest ratio of a chain's log-length (as bounded when the pair was

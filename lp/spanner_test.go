@@ -404,3 +404,12 @@ func BenchmarkSpanner(b *testing.B) {
 		})
 	}
 }
+
+// TestSpannerTooManyRows: more rows than the sort's keys pack is refused
+// with ErrTooLarge before anything is allocated.
+func TestSpannerTooManyRows(t *testing.T) {
+	_, _, err := Spanner(spanKeyRows+1, []Pair{{I: 0, H: 1, W: 2}}, 1.2, 0)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Spanner on %d rows: %v, want ErrTooLarge", spanKeyRows+1, err)
+	}
+}
