@@ -196,6 +196,22 @@ func dualBound(p *Problem, lam []float64) (float64, []float64) {
 	return dualBoundBy(p, func(o int) ([]Pair, []float64) { return p.Pairs, lam[o*np : o*np+np] })
 }
 
+// termsBlock adds (G^T lam_o)_i to gl[i*w+k] for the columns o = lo+k < hi
+// (w = hi-lo), negative multipliers as 0, cols(o) giving column o's pairs
+// and multipliers: the terms of the dual bound on a block of columns
+// (dualBoundBy, scaledTerms).
+func termsBlock(lo, hi int, cols func(o int) ([]Pair, []float64), gl []float64) {
+	w := hi - lo
+	for k := 0; k < w; k++ {
+		pairs, lam := cols(lo + k)
+		for e, q := range pairs {
+			l := max(lam[e], 0)
+			gl[q.I*w+k] += l
+			gl[q.H*w+k] -= q.W * l
+		}
+	}
+}
+
 // dualBoundBy is dualBound for column-dependent constraints: cols(o)
 // returns column o's pairs and their multipliers.
 func dualBoundBy(p *Problem, cols func(o int) ([]Pair, []float64)) (float64, []float64) {
@@ -210,14 +226,7 @@ func dualBoundBy(p *Problem, cols func(o int) ([]Pair, []float64)) (float64, []f
 		lo, hi := b*repairBlock, min(m, (b+1)*repairBlock)
 		w := hi - lo
 		gl := make([]float64, w*n) // gl[i*w+k]: column lo+k
-		for k := 0; k < w; k++ {
-			pairs, lam := cols(lo + k)
-			for e, q := range pairs {
-				l := max(lam[e], 0)
-				gl[q.I*w+k] += l
-				gl[q.H*w+k] -= q.W * l
-			}
-		}
+		termsBlock(lo, hi, cols, gl)
 		y := yb[b*n : b*n+n]
 		for i := range y {
 			c, g := p.C[i*m+lo:i*m+hi], gl[i*w:i*w+w]

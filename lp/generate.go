@@ -443,14 +443,7 @@ func scaledTerms(p *Problem, lam []float64) func(a float64) float64 {
 		lo, hi := b*repairBlock, min(m, (b+1)*repairBlock)
 		w := hi - lo
 		gl := make([]float64, w*n) // gl[i*w+k]: column lo+k
-		for k := 0; k < w; k++ {
-			l := lam[(lo+k)*np : (lo+k+1)*np]
-			for e, q := range p.Pairs {
-				v := max(l[e], 0)
-				gl[q.I*w+k] += v
-				gl[q.H*w+k] -= q.W * v
-			}
-		}
+		termsBlock(lo, hi, func(o int) ([]Pair, []float64) { return p.Pairs, lam[o*np : o*np+np] }, gl)
 		for i := 0; i < n; i++ {
 			copy(g[i*m+lo:i*m+hi], gl[i*w:i*w+w])
 		}
