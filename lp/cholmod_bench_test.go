@@ -292,11 +292,17 @@ func BenchmarkColumnSolve4(b *testing.B) {
 				blocks[k][c] = &sparseLDL{sym: f.sym, d: blk[c*n : (c+1)*n], l: blk[4*n+c:], st: 4}
 			}
 		}
+		// Their values in single precision (solve4F32).
+		l32 := make([][]float32, len(blocks))
+		for k := range blocks {
+			l32[k] = make([]float32, 4*nz)
+			blockTo32(&blocks[k], l32[k])
+		}
 		v, u, acc, r4 := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, 4*n)
 		for i := range v {
 			v[i] = 1
 		}
-		for _, variant := range []string{"solve", "solve4-scalar", "solve4"} {
+		for _, variant := range []string{"solve", "solve4-scalar", "solve4", "solve4-f32"} {
 			b.Run(c.name+"/"+variant, func(b *testing.B) {
 				k := 0
 				for b.Loop() {
@@ -315,6 +321,10 @@ func BenchmarkColumnSolve4(b *testing.B) {
 						div4Go(r4, f[0].d[:n], f[1].d[:n], f[2].d[:n], f[3].d[:n])
 						bwd4(n, s.colPtr, s.idx32, f[0].l[:4*nz], r4)
 						sum4Go(acc, r4)
+					case "solve4-f32":
+						bcast4(r4, v)
+						solve4F32(&blocks[(k/4)%len(blocks)], l32[(k/4)%len(blocks)], r4)
+						sum4(acc, r4)
 					default:
 						bcast4(r4, v)
 						solve4(&blocks[(k/4)%len(blocks)], r4)

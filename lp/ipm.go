@@ -95,7 +95,7 @@ type Options struct {
 	capture, warm   *warmPoint
 	dropAll         bool // tests: leave out every column but the heaviest at the first check (lp/ipm_drop.go)
 	schurMode       int  // tests: 1 lazy whenever possible, 2 on with the automatic tuning, -1 off
-	schurDouble     bool // tests: the lazy Schur complement's assemblies in double precision
+	schurDouble     bool // tests: the lazy Schur complement's assemblies, and its products' L, in double precision
 	schurSingleFail bool // tests: the first single-precision S taken as out of range
 }
 
@@ -152,6 +152,9 @@ type Result struct {
 	// schurSingle counts the SchurAssemblies made in single precision
 	// (the lazy Schur complement's preconditioner, schurPCG.single).
 	schurSingle int
+	// schurF32 counts the products S v that read L in single precision
+	// (solve4F32, tests).
+	schurF32 int
 }
 
 // ErrNotConverged (= run.ErrNotConverged) reports that the iteration limit
@@ -235,6 +238,14 @@ type ipm struct {
 	// and pair weights of four columns, and factor4's scratch (nil: the
 	// columns are factored one at a time).
 	diag4, wt4, f4Work [][]float64
+	// With the lazy Schur complement (schurPCG.on): every block's L
+	// rounded to single precision (4·nnz values per block of four
+	// columns, positional as sf), which its conjugate-gradient products
+	// read (solve4F32), and by column whether the copy is of its current
+	// factor (factorBlock writes it; factorColumn, which does not, clears
+	// it).
+	l32   []float32
+	l32ok []bool
 	// The banded factors allocated so far (bandOf) and how many the memory
 	// budget leaves room for (see solveAs); bandShort is set when a column
 	// needed one beyond that, bandNeed is the error to report then.
@@ -354,6 +365,13 @@ func (s *ipm) factorBlock(o, w int, acc []float64) {
 		wt[c] = s.weights(o+c, diag[c], s.wt4[w][c*np:(c+1)*np])
 	}
 	ratio := factor4(&f, &diag, &wt, s.p.Pairs, s.f4Work[w])
+	if s.l32 != nil {
+		nz4 := 4 * s.sym.nnz()
+		blockTo32(&f, s.l32[o/4*nz4:(o/4+1)*nz4])
+		for c := range 4 {
+			s.l32ok[o+c] = true
+		}
+	}
 	var ok [4]bool
 	for c := range 4 {
 		s.isQR[o+c] = false
@@ -420,6 +438,9 @@ func (s *ipm) factorColumn(o, w int, diag, wt, acc []float64) {
 		}
 	} else {
 		s.isQR[o] = false
+		if s.l32ok != nil {
+			s.l32ok[o] = false // its single-precision copy is not renewed
+		}
 		// The LDL^T of the assembled H_o unless QR is forced; a column
 		// whose pivots lost nearly all their digits falls back to the
 		// banded QR alone, the other columns keep their LDL^T.
@@ -671,6 +692,10 @@ func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result
 		if sg == nil {
 			// factor4's per-worker diagonals, pair weights and scratch.
 			need += 8 * w * (4*n + 4*float64(len(p.Pairs)) + float64(sym.factor4Work()))
+			if lazyOn(o, pcgRatio(sym, 0, p.N, mr)) && singleProducts(o) {
+				// L in single precision for the lazy path's products.
+				need += l32Bytes(sym, mr)
+			}
 		}
 		// The QR fallback's banded factors: only for the columns whose
 		// LDL^T fails.
@@ -1766,7 +1791,7 @@ func (s *ipm) certify(margin, tol float64, keepLam bool, best *Result) (*Result,
 	}
 	primal := s.p.objective(x)
 	r := &Result{X: x, Primal: primal, Dual: dual, Gap: relGap(primal, dual), Mix: t, Y: y}
-	r.SchurAssemblies, r.SchurCG, r.schurSingle = s.pcg.assemblies, s.pcg.total, s.pcg.singles
+	r.SchurAssemblies, r.SchurCG, r.schurSingle, r.schurF32 = s.pcg.assemblies, s.pcg.total, s.pcg.singles, s.pcg.f32
 	r.Symmetry = 1
 	r.Columns = s.m
 	if s.sg != nil {

@@ -29,6 +29,12 @@ func fwd4FMA(n int, cp *int, idx *int32, l4, r *float64)
 func bwd4FMA(n int, cp *int, idx *int32, l4, r *float64)
 
 //go:noescape
+func fwd4F32FMA(n int, cp *int, idx *int32, l4 *float32, r *float64)
+
+//go:noescape
+func bwd4F32FMA(n int, cp *int, idx *int32, l4 *float32, r *float64)
+
+//go:noescape
 func div4AVX(n int, r, d0, d1, d2, d3 *float64)
 
 //go:noescape
@@ -117,6 +123,25 @@ func bwd4(n int, cp []int, idx []int32, l4, r []float64) {
 		return
 	}
 	bwd4FMA(n, unsafe.SliceData(cp), unsafe.SliceData(idx), unsafe.SliceData(l4), unsafe.SliceData(r))
+}
+
+// fwd4F32 and bwd4F32 are fwd4 and bwd4 with L's values in single
+// precision (solve4F32): the AVX2/FMA kernels where there are, else
+// fwd4Go and bwd4Go on single-precision values.
+func fwd4F32(n int, cp []int, idx []int32, l4 []float32, r []float64) {
+	if !hasFMA {
+		fwd4Go(n, cp, idx, l4, r)
+		return
+	}
+	fwd4F32FMA(n, unsafe.SliceData(cp), unsafe.SliceData(idx), unsafe.SliceData(l4), unsafe.SliceData(r))
+}
+
+func bwd4F32(n int, cp []int, idx []int32, l4 []float32, r []float64) {
+	if !hasFMA {
+		bwd4Go(n, cp, idx, l4, r)
+		return
+	}
+	bwd4F32FMA(n, unsafe.SliceData(cp), unsafe.SliceData(idx), unsafe.SliceData(l4), unsafe.SliceData(r))
 }
 
 // div4, bcast4 and sum4 are the element-wise steps of a product with an

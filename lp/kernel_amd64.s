@@ -331,6 +331,135 @@ bdone:
 	VZEROUPPER
 	RET
 
+// func fwd4F32FMA(n int, cp *int, idx *int32, l4 *float32, r *float64)
+//
+// fwd4FMA with L's values in single precision: each 4-vector
+// l4[4q:4q+4] is widened to double precision (exactly) and
+// r[4i:4i+4] -= l ∘ r[4j:4j+4] in one fused multiply-add, as fwd4FMA.
+TEXT ·fwd4F32FMA(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), CX
+	MOVQ cp+8(FP), SI
+	MOVQ idx+16(FP), DX
+	MOVQ l4+24(FP), R8
+	MOVQ r+32(FP), DI
+	XORQ BX, BX
+	MOVQ DI, R12
+
+gcol:
+	CMPQ BX, CX
+	JGE  gdone
+	MOVQ (SI)(BX*8), R10
+	MOVQ 8(SI)(BX*8), R11
+	VMOVUPD (R12), Y0
+	VPTEST Y0, Y0
+	JZ   gnext
+	MOVQ R10, R9
+	SHLQ $4, R9
+	ADDQ R8, R9
+
+gloop:
+	CMPQ R10, R11
+	JGE  gnext
+	MOVLQSX (DX)(R10*4), AX
+	SHLQ $5, AX
+	VCVTPS2PD (R9), Y2
+	VMOVUPD (DI)(AX*1), Y1
+	VFNMADD231PD Y2, Y0, Y1
+	VMOVUPD Y1, (DI)(AX*1)
+	ADDQ $16, R9
+	INCQ R10
+	JMP  gloop
+
+gnext:
+	ADDQ $32, R12
+	INCQ BX
+	JMP  gcol
+
+gdone:
+	VZEROUPPER
+	RET
+
+// func bwd4F32FMA(n int, cp *int, idx *int32, l4 *float32, r *float64)
+//
+// bwd4FMA with L's values in single precision, widened exactly to double
+// precision: the same four accumulators, entries taken in turn, summed
+// (0+1)+(2+3).
+TEXT ·bwd4F32FMA(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), BX
+	MOVQ cp+8(FP), SI
+	MOVQ idx+16(FP), DX
+	MOVQ l4+24(FP), R8
+	MOVQ r+32(FP), DI
+
+hcol:
+	DECQ BX
+	JLT  hdone
+	MOVQ (SI)(BX*8), R10
+	MOVQ 8(SI)(BX*8), R11
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	MOVQ R10, R9
+	SHLQ $4, R9
+	ADDQ R8, R9
+
+h4:
+	MOVQ R11, AX
+	SUBQ R10, AX
+	CMPQ AX, $4
+	JLT  h1
+	MOVLQSX (DX)(R10*4), AX
+	SHLQ $5, AX
+	VCVTPS2PD (R9), Y8
+	VMOVUPD (DI)(AX*1), Y4
+	VFMADD231PD Y8, Y4, Y0
+	MOVLQSX 4(DX)(R10*4), AX
+	SHLQ $5, AX
+	VCVTPS2PD 16(R9), Y9
+	VMOVUPD (DI)(AX*1), Y5
+	VFMADD231PD Y9, Y5, Y1
+	MOVLQSX 8(DX)(R10*4), AX
+	SHLQ $5, AX
+	VCVTPS2PD 32(R9), Y10
+	VMOVUPD (DI)(AX*1), Y6
+	VFMADD231PD Y10, Y6, Y2
+	MOVLQSX 12(DX)(R10*4), AX
+	SHLQ $5, AX
+	VCVTPS2PD 48(R9), Y11
+	VMOVUPD (DI)(AX*1), Y7
+	VFMADD231PD Y11, Y7, Y3
+	ADDQ $64, R9
+	ADDQ $4, R10
+	JMP  h4
+
+h1:
+	CMPQ R10, R11
+	JGE  hsum
+	MOVLQSX (DX)(R10*4), AX
+	SHLQ $5, AX
+	VCVTPS2PD (R9), Y8
+	VMOVUPD (DI)(AX*1), Y4
+	VFMADD231PD Y8, Y4, Y0
+	ADDQ $16, R9
+	INCQ R10
+	JMP  h1
+
+hsum:
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	MOVQ BX, AX
+	SHLQ $5, AX
+	VMOVUPD (DI)(AX*1), Y4
+	VSUBPD Y0, Y4, Y4
+	VMOVUPD Y4, (DI)(AX*1)
+	JMP  hcol
+
+hdone:
+	VZEROUPPER
+	RET
+
 // func madd4FMA32(t, v0, v1, v2, v3 *float32, n int, s0, s1, s2, s3 float32, first bool)
 //
 // madd4FMA in single precision: t[i] = (first ? 0 : t[i]) + s0·v0[i] +

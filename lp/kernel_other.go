@@ -34,6 +34,16 @@ func fwd4(n int, cp []int, idx []int32, l4, r []float64) { fwd4Go(n, cp, idx, l4
 
 func bwd4(n int, cp []int, idx []int32, l4, r []float64) { bwd4Go(n, cp, idx, l4, r) }
 
+// fwd4F32 and bwd4F32 are fwd4 and bwd4 with L's values in single
+// precision (solve4F32), in Go.
+func fwd4F32(n int, cp []int, idx []int32, l4 []float32, r []float64) {
+	fwd4Go(n, cp, idx, l4, r)
+}
+
+func bwd4F32(n int, cp []int, idx []int32, l4 []float32, r []float64) {
+	bwd4Go(n, cp, idx, l4, r)
+}
+
 // div4, bcast4 and sum4 are the element-wise steps of a product with an
 // interleaved block, in Go.
 func div4(r, d0, d1, d2, d3 []float64) { div4Go(r, d0, d1, d2, d3) }

@@ -29,6 +29,12 @@ import (
 //
 //	S v = sum_o H_o^{-1} v  (one solve with each column's current factor).
 //
+// The products read each block's L rounded to single precision (ipm.l32,
+// solve4F32), half the bytes of the stream that bounds them: CG runs on
+// the symmetric positive definite S~ of those factors, S to within their
+// rounding, and the difference shows only as a row-sum residual of the
+// next iterate (docs/MATH.md §11.8).
+//
 // The interior-point iteration therefore factors the columns every time,
 // but assembles and factors S only when conjugate gradients on the stale
 // factor cost more than an assembly. Both costs are measured as they
@@ -95,6 +101,7 @@ type schurPCG struct {
 	// Statistics: assemblies of S (singles of them in single precision),
 	// lazy interior-point iterations, CG iterations in all.
 	assemblies, singles, lazy, total int
+	f32                              int // products that read L in single precision (apply)
 	// failSingle (tests): take the next single-precision S as out of
 	// range (factorSchur's fall back to double precision).
 	failSingle bool
@@ -135,8 +142,18 @@ const (
 	// before the end game (Manhattan 40×40 hot spots: 2856, 2654 and 2496
 	// CG iterations at 1e-6, 1e-4 and 1e-3, the same 42-43 iterations).
 	pcgLooseTol = 1e-4
-	pcgMaxAge   = 8
-	pcgMaxIts   = 2000
+	// pcgSingleTol is the loosest CG tolerance (corrTol) at which the
+	// products read L in single precision (solve4F32): S~ differs from S
+	// by the rounding of L, about 1e-7 of it, within the tolerance of
+	// solves to 1e-7 (Tol 1e-3 and looser) but not below it. Measured on
+	// Manhattan 40×40 with the hot spots at Tol 1e-6 (CG to 1e-10), one
+	// run each: 159.8 s, 41 iterations and 4007 CG with the copy against
+	// 137.2 s, 46 and 3353 without; the 40×40 and 50×50 spanners at 1e-3
+	// gain (bench/README.md, "The products' L in single precision
+	// (session 16)").
+	pcgSingleTol = 1e-7
+	pcgMaxAge    = 8
+	pcgMaxIts    = 2000
 	// pcgRecycle is the most CG directions kept for the later solves of an
 	// interior-point iteration (see keep).
 	pcgRecycle = 128
@@ -161,32 +178,26 @@ func (s *ipm) newSchurPCG(o Options) *schurPCG {
 		// cover; S is assembled at every iteration.
 		return p
 	}
-	n, m := float64(s.n), float64(s.m)
-	var inv, sol float64
-	if s.sym != nil {
-		for j := 0; j < s.sym.n; j++ {
-			c := float64(s.sym.colPtr[j+1] - s.sym.colPtr[j])
-			inv += (c + 1) * (n - float64(j))
-		}
-		sol = 4*float64(s.sym.nnz()) + 3*n
-	} else {
-		b := float64(s.rpairs.bandwidth())
-		inv, sol = n*n*b/2, 4*n*b+3*n
+	bw := 0
+	if s.sym == nil {
+		bw = s.rpairs.bandwidth()
 	}
-	p.ratio = (m*inv + n*n*n/3) / (m*sol + 2*n*n)
+	p.ratio = pcgRatio(s.sym, bw, s.n, s.m)
 	p.cap = pcgMaxIts
-	switch {
-	case o.schurMode == 1: // tests: lazy whenever possible
-		p.on, p.counted = true, true
+	p.on = lazyOn(o, p.ratio)
+	if o.schurMode == 1 { // tests: lazy whenever possible
+		p.counted = true
 		p.cap, p.maxAge = 200, 1<<30
-	case o.schurMode == 2: // tests: on, with the automatic tuning
-		p.on = true
-	case o.schurMode < 0 || o.DirectSchur:
-	default:
-		p.on = p.ratio >= pcgMinRatio
 	}
 	p.single = p.on && s.sym != nil && !o.schurDouble
 	p.failSingle = o.schurSingleFail
+	if p.on && s.f4Work != nil && s.l32 == nil && singleProducts(o) {
+		// The blocks' L in single precision for the products
+		// (solve4F32), kept across restarts; solveAs counted it
+		// (l32Bytes).
+		s.l32 = make([]float32, (cap(s.sf)+3)/4*4*s.sym.nnz())
+		s.l32ok = make([]bool, cap(s.sf))
+	}
 	if p.on {
 		k := s.n
 		p.b, p.x, p.r, p.z, p.p, p.q = make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k)
@@ -196,6 +207,55 @@ func (s *ipm) newSchurPCG(o Options) *schurPCG {
 		}
 	}
 	return p
+}
+
+// pcgRatio is the cost of assembling and factoring S over that of one
+// product S v by the flop counts, for m columns of n rows with the sparse
+// structure sym (or, when sym is nil, the bandwidth bw): Takahashi's
+// recurrence reads (c_j + 1)(n − j) values for column j of L of c_j
+// entries, a solve 4·nnz(L) + 3n.
+func pcgRatio(sym *symbolic, bw, n, m int) float64 {
+	fn, fm := float64(n), float64(m)
+	var inv, sol float64
+	if sym != nil {
+		for j := 0; j < sym.n; j++ {
+			c := float64(sym.colPtr[j+1] - sym.colPtr[j])
+			inv += (c + 1) * (fn - float64(j))
+		}
+		sol = 4*float64(sym.nnz()) + 3*fn
+	} else {
+		b := float64(bw)
+		inv, sol = fn*fn*b/2, 4*fn*b+3*fn
+	}
+	return (fm*inv + fn*fn*fn/3) / (fm*sol + 2*fn*fn)
+}
+
+// lazyOn reports whether a solve under o takes the lazy path at the cost
+// ratio (pcgRatio): from pcgMinRatio, unless o.DirectSchur (tests: always
+// with schurMode 1 or 2, never below 0).
+func lazyOn(o Options, ratio float64) bool {
+	switch {
+	case o.schurMode > 0:
+		return true
+	case o.schurMode < 0 || o.DirectSchur:
+		return false
+	}
+	return ratio >= pcgMinRatio
+}
+
+// singleProducts reports whether the lazy path's products read L in
+// single precision (ipm.l32) in a solve under o: when its CG solves stop
+// at a relative residual of pcgSingleTol or looser (corrTol), not with
+// o.schurDouble (tests).
+func singleProducts(o Options) bool {
+	return !o.schurDouble && corrTol(o.Tol) >= pcgSingleTol
+}
+
+// l32Bytes is the memory of the single-precision copy of L (ipm.l32) for
+// m columns with the sparse structure sym: 4 bytes per entry and column,
+// by whole blocks of four, and a flag per column.
+func l32Bytes(sym *symbolic, m int) float64 {
+	return 4*float64(4*((m+3)/4))*float64(sym.nnz()) + float64(m)
 }
 
 // corrTol is the relative residual of the CG solves other than the
@@ -621,7 +681,9 @@ func (p *schurPCG) precondition(z, r []float64) {
 }
 
 // apply sets dst to S v = sum_o H_o^{-1} v with the current per-column
-// factors. The columns are handed out in chunks of pcgChunk as workers
+// factors: for a block of four whose single-precision copy of L is
+// current, with that copy (solve4F32), except in the end game, whose
+// refinement needs S's row sums to rounding (nearOptimum). The columns are handed out in chunks of pcgChunk as workers
 // become free (a worker slowed by the other's memory traffic, or by
 // columns on the QR fallback, takes fewer), and each chunk's sum is kept
 // apart and the chunks summed in order: the result does not depend on
@@ -634,6 +696,9 @@ func (p *schurPCG) apply(dst, v []float64) {
 		p.chunks = make([]float64, nc*n)
 	}
 	clear(p.chunks)
+	if s.l32 != nil && !p.endgame {
+		p.f32++
+	}
 	var next atomic.Int64
 	work := func(w int) {
 		u := p.u[w]
@@ -649,7 +714,13 @@ func (p *schurPCG) apply(dst, v []float64) {
 					// Four columns at once (solve4), summed in order.
 					r4 := p.u4[w]
 					bcast4(r4, v)
-					solve4(&f, r4)
+					single := !p.endgame && s.l32 != nil && s.l32ok[o] && s.l32ok[o+1] && s.l32ok[o+2] && s.l32ok[o+3]
+					if single {
+						nz4 := 4 * s.sym.nnz()
+						solve4F32(&f, s.l32[o/4*nz4:(o/4+1)*nz4], r4)
+					} else {
+						solve4(&f, r4)
+					}
 					sum4(acc, r4)
 					o += 4
 					continue

@@ -216,14 +216,61 @@ func TestCholSolve(t *testing.T) {
 	}
 }
 
+// TestLazySchurSingleProducts: solved to a relative gap of 1e-3, the lazy
+// path's products read L in single precision (solve4F32), and the answer
+// is certified in the direct path's bracket; its repaired mechanism
+// passes the exact audit. To 1e-6 no product does (pcgSingleTol).
+func TestLazySchurSingleProducts(t *testing.T) {
+	const eps = 0.5
+	for _, hot := range []bool{false, true} {
+		p := manhattanLossProblem(10, eps, hot)
+		for _, tol := range []float64{1e-3, 1e-6} {
+			name := fmt.Sprintf("10x10 hot=%v tol=%g", hot, tol)
+			direct, err := Solve(context.Background(), p, &Options{Tol: tol, DirectSchur: true})
+			if err != nil {
+				t.Fatalf("%s direct: %v", name, err)
+			}
+			lazy, err := Solve(context.Background(), p, &Options{Tol: tol, schurMode: 1})
+			if err != nil {
+				t.Fatalf("%s lazy: %v", name, err)
+			}
+			if want := tol >= 1e-3; (lazy.schurF32 > 0) != want || lazy.schurF32 > lazy.SchurCG {
+				t.Fatalf("%s: %d of %d products in single precision", name, lazy.schurF32, lazy.SchurCG)
+			}
+			scale := math.Abs(direct.Dual)
+			if lazy.Gap > tol || lazy.Primal > direct.Dual+1e-12*scale || direct.Primal > lazy.Dual+1e-12*scale {
+				t.Errorf("%s: lazy [%v, %v] (gap %g) against direct [%v, %v]", name, lazy.Primal, lazy.Dual, lazy.Gap, direct.Primal, direct.Dual)
+			}
+			g, err := metric.Grid(10, 10, 1, metric.Manhattan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := mech.Audit(mat.NewDense(p.N, p.M, lazy.X), g, eps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Private {
+				t.Errorf("%s: the lazy answer fails the exact audit: level %v > %v", name, rep.Eps, eps)
+			}
+		}
+	}
+}
+
 // sparseTestIPM is the sparse-mode solver of p (minimum-degree order) with
 // the lazy Schur complement forced on, its iterate moved off the uniform
 // start by a seeded random factor per entry, 10^U(-2,2) (so that the
 // columns differ, and S is far from the start's), and factored.
 func sparseTestIPM(t *testing.T, p *Problem, workers int, seed uint64) *ipm {
 	t.Helper()
+	return sparseTestIPMTol(t, p, workers, seed, 1e-9)
+}
+
+// sparseTestIPMTol is sparseTestIPM for a solve to tol: from 1e-3 its
+// products read L in single precision (singleProducts).
+func sparseTestIPMTol(t *testing.T, p *Problem, workers int, seed uint64, tol float64) *ipm {
+	t.Helper()
 	perm, sym := minimumDegree(p)
-	o := (&Options{Tol: 1e-9, Workers: workers, schurMode: 1}).withDefaults()
+	o := (&Options{Tol: tol, Workers: workers, schurMode: 1}).withDefaults()
 	s := sparseIPM(p, perm, sym, workers)
 	s.pcg = s.newSchurPCG(o)
 	s.start()
@@ -241,6 +288,11 @@ func sparseTestIPM(t *testing.T, p *Problem, workers int, seed uint64) *ipm {
 // gradients, whose columns go to whichever worker is free in chunks, equals
 // the plain sum of the columns' solves, and is the same to the last bit
 // for 1, 2 and 3 workers (each chunk is summed apart, the chunks in order).
+// The lazy path's products read L in single precision (solve4F32): their
+// plain sum is then of solves with each column's L rounded to single
+// precision (the last column, outside a block of four, with its own);
+// in a solve to a tighter gap, without the copy, of solves with the
+// factors themselves.
 func TestSchurApplyChunks(t *testing.T) {
 	p := manhattanLossProblem(7, 0.5, true) // 49 columns: chunks of 16, 16, 16, 1
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -248,30 +300,50 @@ func TestSchurApplyChunks(t *testing.T) {
 	for i := range v {
 		v[i] = rng.NormFloat64()
 	}
-	var first []float64
-	for _, workers := range []int{1, 2, 3} {
-		s := sparseTestIPM(t, p, workers, 7)
-		got := make([]float64, p.N)
-		s.pcg.apply(got, v)
-		want := make([]float64, p.N)
-		u := make([]float64, p.N)
-		for o := range s.m {
-			copy(u, v)
-			s.colSolve(o, 0, u)
-			axpy(want, 1, u)
-		}
-		for i := range got {
-			if math.Abs(got[i]-want[i]) > 1e-12*(1+math.Abs(want[i])) {
-				t.Fatalf("%d workers: (S v)[%d] = %v, plain sum %v", workers, i, got[i], want[i])
+	for _, single := range []bool{true, false} {
+		var first []float64
+		for _, workers := range []int{1, 2, 3} {
+			tol := 1e-9 // CG to 1e-10: the products in double precision
+			if single {
+				tol = 1e-3
 			}
-		}
-		if first == nil {
-			first = got
-			continue
-		}
-		for i := range got {
-			if got[i] != first[i] {
-				t.Fatalf("%d workers: (S v)[%d] = %v, with 1 worker %v", workers, i, got[i], first[i])
+			s := sparseTestIPMTol(t, p, workers, 7, tol)
+			if (s.l32 != nil) != single {
+				t.Fatalf("tol %g: single-precision copy of L %v, want %v", tol, s.l32 != nil, single)
+			}
+			got := make([]float64, p.N)
+			s.pcg.apply(got, v)
+			want := make([]float64, p.N)
+			u := make([]float64, p.N)
+			for o := range s.m {
+				copy(u, v)
+				if single && o < s.m/4*4 {
+					f := s.sf[o]
+					nz := f.sym.nnz()
+					l := make([]float64, nz)
+					for q := range l {
+						l[q] = float64(float32(f.l[4*q]))
+					}
+					r := sparseLDL{sym: f.sym, d: f.d, l: l, st: 1}
+					r.solve(u)
+				} else {
+					s.colSolve(o, 0, u)
+				}
+				axpy(want, 1, u)
+			}
+			for i := range got {
+				if math.Abs(got[i]-want[i]) > 1e-12*(1+math.Abs(want[i])) {
+					t.Fatalf("single %v, %d workers: (S v)[%d] = %v, plain sum %v", single, workers, i, got[i], want[i])
+				}
+			}
+			if first == nil {
+				first = got
+				continue
+			}
+			for i := range got {
+				if got[i] != first[i] {
+					t.Fatalf("single %v, %d workers: (S v)[%d] = %v, with 1 worker %v", single, workers, i, got[i], first[i])
+				}
 			}
 		}
 	}
@@ -386,4 +458,41 @@ func trueResidual(pc *schurPCG, x, b []float64) float64 {
 		bn += b[i] * b[i]
 	}
 	return math.Sqrt(r / bn)
+}
+
+// TestL32Estimate: the lazy path's single-precision copy of L (ipm.l32)
+// is allocated exactly when the lazy path runs to a Tol of 1e-3 or looser
+// (CG to pcgSingleTol), not with assemblies in double precision, and
+// takes the bytes that solveAs counts before the
+// solve (l32Bytes), whose prediction of the lazy path (lazyOn at
+// pcgRatio) is newSchurPCG's own decision.
+func TestL32Estimate(t *testing.T) {
+	p := manhattanLossProblem(7, 0.5, true) // 49 columns: 12 blocks and one column
+	for _, c := range []struct {
+		mode   int
+		tol    float64
+		double bool
+		want   bool
+	}{{1, 1e-3, false, true}, {2, 1e-2, false, true}, {1, 9e-4, false, false}, {1, 1e-6, false, false},
+		{-1, 1e-3, false, false}, {1, 1e-3, true, false}, {0, 1e-3, false, false}} {
+		perm, sym := minimumDegree(p)
+		s := sparseIPM(p, perm, sym, 2)
+		o := (&Options{Tol: c.tol, schurMode: c.mode, schurDouble: c.double}).withDefaults()
+		s.pcg = s.newSchurPCG(o)
+		if got := lazyOn(o, pcgRatio(sym, 0, p.N, p.M)); got != s.pcg.on {
+			t.Fatalf("mode %d: predicted lazy %v, newSchurPCG %v", c.mode, got, s.pcg.on)
+		}
+		if (s.l32 != nil) != c.want {
+			t.Fatalf("mode %d tol %g double %v: copy allocated %v, want %v", c.mode, c.tol, c.double, s.l32 != nil, c.want)
+		}
+		if s.l32 == nil {
+			continue
+		}
+		if got, want := 4*float64(len(s.l32))+float64(len(s.l32ok)), l32Bytes(sym, p.M); got != want {
+			t.Fatalf("mode %d: copy of %g bytes, estimate %g", c.mode, got, want)
+		}
+		if len(s.l32) != 13*4*sym.nnz() {
+			t.Fatalf("mode %d: %d values, want 13 blocks of 4·%d", c.mode, len(s.l32), sym.nnz())
+		}
+	}
 }

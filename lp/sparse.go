@@ -324,6 +324,49 @@ func solve4(f *[4]*sparseLDL, r []float64) {
 	bwd4(n, cp, s.idx32, l4, r)
 }
 
+// solve4F32 is solve4 with L's values read from l32, the block's 4·nnz
+// values rounded to single precision (blockTo32) instead of f's own: it
+// reads half the bytes of L, and the conjugate-gradient products S v,
+// which stream every block of factors from memory, are bound by them
+// (docs/MATH.md §11.8). Each value is widened exactly, and the passes are
+// solve4's: the result is solve4's on the factors with L rounded to single
+// precision (their pivots D unrounded), to the bit where both use the
+// same kernels (TestSolve4F32). Those factors are H_o's to single
+// precision: LDL^T of an SPD matrix within 2^-24 relative of each entry of
+// L. The products are then those of a symmetric positive definite S~
+// near S, which the conjugate gradients solve as they would S.
+func solve4F32(f *[4]*sparseLDL, l32 []float32, r []float64) {
+	s := f[0].sym
+	n, cp := s.n, s.colPtr
+	for _, g := range f {
+		if g.sym != s || len(g.d) < n {
+			panic("lp: solve4F32 with factors of different structures") // cannot happen: one symbolic per solver
+		}
+	}
+	if len(r) < 4*n || len(l32) < 4*s.nnz() || len(s.idx32) < s.nnz() || len(cp) < n+1 {
+		panic("lp: sparse solve with mismatched lengths") // cannot happen: newIPM sizes l32 by blocks
+	}
+	if n == 0 {
+		return
+	}
+	fwd4F32(n, cp, s.idx32, l32, r)
+	div4(r, f[0].d[:n], f[1].d[:n], f[2].d[:n], f[3].d[:n])
+	bwd4F32(n, cp, s.idx32, l32, r)
+}
+
+// blockTo32 writes the 4·nnz values of f's interleaved block (the four
+// columns' L), rounded to single precision, into l32: solve4F32's copy.
+func blockTo32(f *[4]*sparseLDL, l32 []float32) {
+	l4, ok := interleaved(f)
+	if !ok {
+		panic("lp: blockTo32 with factors not of one interleaved block") // cannot happen: factorBlock's four
+	}
+	l32 = l32[:len(l4)]
+	for k, v := range l4 {
+		l32[k] = float32(v)
+	}
+}
+
 // div4Go sets r[4j+c] /= dc[j] for j < len(d0): the pivots of solve4.
 func div4Go(r, d0, d1, d2, d3 []float64) {
 	n := len(d0)
@@ -393,8 +436,10 @@ func interleaved(f *[4]*sparseLDL) ([]float64, bool) {
 // fwd4Go and bwd4Go are the forward (L y = r) and backward (L^T x = y)
 // passes of solve4 on an interleaved block l4, for four right-hand sides
 // interleaved in r: the loops of fwd4FMA and bwd4FMA (lp/kernel_amd64.s)
-// in Go, where there is no vector kernel.
-func fwd4Go(n int, cp []int, idx []int32, l4, r []float64) {
+// in Go, where there is no vector kernel; with l4 in single precision,
+// those of solve4F32 (fwd4F32FMA, bwd4F32FMA), each value widened
+// exactly.
+func fwd4Go[T float32 | float64](n int, cp []int, idx []int32, l4 []T, r []float64) {
 	for j := 0; j < n; j++ {
 		v := (*[4]float64)(r[4*j : 4*j+4])
 		v0, v1, v2, v3 := v[0], v[1], v[2], v[3]
@@ -404,26 +449,26 @@ func fwd4Go(n int, cp []int, idx []int32, l4, r []float64) {
 		for q := cp[j]; q < cp[j+1]; q++ {
 			i := int(idx[q])
 			t := (*[4]float64)(r[4*i : 4*i+4])
-			l := (*[4]float64)(l4[4*q : 4*q+4])
-			t[0] -= l[0] * v0
-			t[1] -= l[1] * v1
-			t[2] -= l[2] * v2
-			t[3] -= l[3] * v3
+			l := (*[4]T)(l4[4*q : 4*q+4])
+			t[0] -= float64(l[0]) * v0
+			t[1] -= float64(l[1]) * v1
+			t[2] -= float64(l[2]) * v2
+			t[3] -= float64(l[3]) * v3
 		}
 	}
 }
 
-func bwd4Go(n int, cp []int, idx []int32, l4, r []float64) {
+func bwd4Go[T float32 | float64](n int, cp []int, idx []int32, l4 []T, r []float64) {
 	for j := n - 1; j >= 0; j-- {
 		var a0, a1, a2, a3 float64
 		for q := cp[j]; q < cp[j+1]; q++ {
 			i := int(idx[q])
 			t := (*[4]float64)(r[4*i : 4*i+4])
-			l := (*[4]float64)(l4[4*q : 4*q+4])
-			a0 += l[0] * t[0]
-			a1 += l[1] * t[1]
-			a2 += l[2] * t[2]
-			a3 += l[3] * t[3]
+			l := (*[4]T)(l4[4*q : 4*q+4])
+			a0 += float64(l[0]) * t[0]
+			a1 += float64(l[1]) * t[1]
+			a2 += float64(l[2]) * t[2]
+			a3 += float64(l[3]) * t[3]
 		}
 		v := (*[4]float64)(r[4*j : 4*j+4])
 		v[0] -= a0
