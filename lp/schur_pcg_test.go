@@ -111,17 +111,7 @@ func TestLazySchurMatchesDirect(t *testing.T) {
 			if auto.Gap > tol || auto.Primal > direct.Dual+1e-12*scale || direct.Primal > auto.Dual+1e-12*scale {
 				t.Errorf("%s: automatic rule [%v, %v] (gap %g) against direct [%v, %v]", name, auto.Primal, auto.Dual, auto.Gap, direct.Primal, direct.Dual)
 			}
-			g, err := metric.Grid(w, w, 1, metric.Manhattan)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, err := mech.Audit(mat.NewDense(p.N, p.M, lazy.X), g, eps)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !rep.Private {
-				t.Errorf("%s: the lazy path's mechanism fails the exact audit: level %v > %v", name, rep.Eps, eps)
-			}
+			auditManhattan(t, name, lazy.X, w, eps)
 		}
 	}
 }
@@ -216,6 +206,23 @@ func TestCholSolve(t *testing.T) {
 	}
 }
 
+// auditManhattan fails the test unless x (w²×w², row-major) passes the
+// exact audit (mech.Audit) of the w×w Manhattan grid at eps.
+func auditManhattan(t *testing.T, name string, x []float64, w int, eps float64) {
+	t.Helper()
+	g, err := metric.Grid(w, w, 1, metric.Manhattan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := mech.Audit(mat.NewDense(w*w, w*w, x), g, eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Private {
+		t.Errorf("%s: the mechanism fails the exact audit: level %v > %v", name, rep.Eps, eps)
+	}
+}
+
 // TestLazySchurSingleProducts: solved to a relative gap of 1e-3, the lazy
 // path's products read L in single precision (solve4F32), and the answer
 // is certified in the direct path's bracket; its repaired mechanism
@@ -241,17 +248,7 @@ func TestLazySchurSingleProducts(t *testing.T) {
 			if lazy.Gap > tol || lazy.Primal > direct.Dual+1e-12*scale || direct.Primal > lazy.Dual+1e-12*scale {
 				t.Errorf("%s: lazy [%v, %v] (gap %g) against direct [%v, %v]", name, lazy.Primal, lazy.Dual, lazy.Gap, direct.Primal, direct.Dual)
 			}
-			g, err := metric.Grid(10, 10, 1, metric.Manhattan)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, err := mech.Audit(mat.NewDense(p.N, p.M, lazy.X), g, eps)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !rep.Private {
-				t.Errorf("%s: the lazy answer fails the exact audit: level %v > %v", name, rep.Eps, eps)
-			}
+			auditManhattan(t, name, lazy.X, 10, eps)
 		}
 	}
 }
