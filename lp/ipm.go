@@ -152,8 +152,9 @@ type Result struct {
 	// schurSingle counts the SchurAssemblies made in single precision
 	// (the lazy Schur complement's preconditioner, schurPCG.single).
 	schurSingle int
-	// schurF32 counts the products S v that read L in single precision
-	// (solve4F32, tests).
+	// schurF32 counts the products S v made with the single-precision
+	// copy of L in use (solve4F32, for the blocks whose copy is current;
+	// tests).
 	schurF32 int
 }
 
@@ -238,8 +239,9 @@ type ipm struct {
 	// and pair weights of four columns, and factor4's scratch (nil: the
 	// columns are factored one at a time).
 	diag4, wt4, f4Work [][]float64
-	// With the lazy Schur complement (schurPCG.on): every block's L
-	// rounded to single precision (4·nnz values per block of four
+	// With the lazy Schur complement (schurPCG.on) in a solve to Tol 1e-3
+	// or looser (singleProducts): every block's L rounded to single
+	// precision (4·nnz values per block of four
 	// columns, positional as sf), which its conjugate-gradient products
 	// read (solve4F32), and by column whether the copy is of its current
 	// factor (factorBlock writes it; factorColumn, which does not, clears

@@ -344,7 +344,7 @@ func solve4F32(f *[4]*sparseLDL, l32 []float32, r []float64) {
 		}
 	}
 	if len(r) < 4*n || len(l32) < 4*s.nnz() || len(s.idx32) < s.nnz() || len(cp) < n+1 {
-		panic("lp: sparse solve with mismatched lengths") // cannot happen: newIPM sizes l32 by blocks
+		panic("lp: sparse solve with mismatched lengths") // cannot happen: newSchurPCG sizes l32 by blocks
 	}
 	if n == 0 {
 		return
@@ -357,6 +357,9 @@ func solve4F32(f *[4]*sparseLDL, l32 []float32, r []float64) {
 // blockTo32 writes the 4·nnz values of f's interleaved block (the four
 // columns' L), rounded to single precision, into l32: solve4F32's copy.
 func blockTo32(f *[4]*sparseLDL, l32 []float32) {
+	if f[0].sym.nnz() == 0 {
+		return // L is the identity: nothing stored
+	}
 	l4, ok := interleaved(f)
 	if !ok {
 		panic("lp: blockTo32 with factors not of one interleaved block") // cannot happen: factorBlock's four
