@@ -57,14 +57,7 @@ func TestLazySchurMatchesDirect(t *testing.T) {
 		for _, hot := range []bool{false, true} {
 			name := fmt.Sprintf("%dx%d hot=%v", w, w, hot)
 			p := manhattanLossProblem(w, eps, hot)
-			direct, err := Solve(context.Background(), p, &Options{Tol: tol, DirectSchur: true})
-			if err != nil {
-				t.Fatalf("%s direct: %v", name, err)
-			}
-			lazy, err := Solve(context.Background(), p, &Options{Tol: tol, schurMode: 1})
-			if err != nil {
-				t.Fatalf("%s lazy: %v", name, err)
-			}
+			direct, lazy := directAndLazy(t, name, p, tol)
 			t.Logf("%s: direct [%.12g, %.12g] %d iters; lazy [%.12g, %.12g] %d iters, %d assemblies, %d CG",
 				name, direct.Primal, direct.Dual, direct.Iterations, lazy.Primal, lazy.Dual, lazy.Iterations, lazy.SchurAssemblies, lazy.SchurCG)
 			if lazy.Gap > tol || direct.Gap > tol {
@@ -206,6 +199,21 @@ func TestCholSolve(t *testing.T) {
 	}
 }
 
+// directAndLazy solves p to tol with S assembled at every iteration
+// (DirectSchur) and with the lazy path forced on (schurMode 1).
+func directAndLazy(t *testing.T, name string, p *Problem, tol float64) (direct, lazy *Result) {
+	t.Helper()
+	direct, err := Solve(context.Background(), p, &Options{Tol: tol, DirectSchur: true})
+	if err != nil {
+		t.Fatalf("%s direct: %v", name, err)
+	}
+	lazy, err = Solve(context.Background(), p, &Options{Tol: tol, schurMode: 1})
+	if err != nil {
+		t.Fatalf("%s lazy: %v", name, err)
+	}
+	return direct, lazy
+}
+
 // auditManhattan fails the test unless x (w²×w², row-major) passes the
 // exact audit (mech.Audit) of the w×w Manhattan grid at eps.
 func auditManhattan(t *testing.T, name string, x []float64, w int, eps float64) {
@@ -233,14 +241,7 @@ func TestLazySchurSingleProducts(t *testing.T) {
 		p := manhattanLossProblem(10, eps, hot)
 		for _, tol := range []float64{1e-3, 1e-6} {
 			name := fmt.Sprintf("10x10 hot=%v tol=%g", hot, tol)
-			direct, err := Solve(context.Background(), p, &Options{Tol: tol, DirectSchur: true})
-			if err != nil {
-				t.Fatalf("%s direct: %v", name, err)
-			}
-			lazy, err := Solve(context.Background(), p, &Options{Tol: tol, schurMode: 1})
-			if err != nil {
-				t.Fatalf("%s lazy: %v", name, err)
-			}
+			direct, lazy := directAndLazy(t, name, p, tol)
 			if want := tol >= 1e-3; (lazy.schurF32 > 0) != want || lazy.schurF32 > lazy.SchurCG {
 				t.Fatalf("%s: %d of %d products in single precision", name, lazy.schurF32, lazy.SchurCG)
 			}

@@ -144,10 +144,7 @@ func TestSparseLDL(t *testing.T) {
 func TestSolve4(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	for _, c := range []struct{ n, extra int }{{1, 0}, {2, 0}, {7, 3}, {60, 40}, {300, 500}} {
-		p := &Problem{N: c.n, M: 1, C: make([]float64, c.n), Pairs: randomGraphPairs(rng, c.n, c.extra)}
-		perm, sym := minimumDegree(p)
-		q := permuted(p, perm)
-		sym.setPairs(q)
+		q, sym := randomStructure(rng, c.n, c.extra)
 		nz := sym.nnz()
 		var fs, fq [4]*sparseLDL
 		blk := make([]float64, 4*(c.n+nz))
@@ -294,10 +291,7 @@ func TestSparseMatchesBanded(t *testing.T) {
 func TestSolve4F32(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 34))
 	for _, c := range []struct{ n, extra int }{{1, 0}, {2, 0}, {7, 3}, {60, 40}, {300, 500}} {
-		p := &Problem{N: c.n, M: 1, C: make([]float64, c.n), Pairs: randomGraphPairs(rng, c.n, c.extra)}
-		perm, sym := minimumDegree(p)
-		q := permuted(p, perm)
-		sym.setPairs(q)
+		q, sym := randomStructure(rng, c.n, c.extra)
 		nz := sym.nnz()
 		blk, blkR := make([]float64, 4*(c.n+nz)), make([]float64, 4*(c.n+nz))
 		var fq, fr [4]*sparseLDL
@@ -351,4 +345,15 @@ func TestSolve4F32(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomStructure is a random connected graph of n rows with extra pairs
+// beyond a spanning tree (randomGraphPairs), as a one-column problem
+// renumbered into its minimum-degree order, and its symbolic factor.
+func randomStructure(rng *rand.Rand, n, extra int) (*Problem, *symbolic) {
+	p := &Problem{N: n, M: 1, C: make([]float64, n), Pairs: randomGraphPairs(rng, n, extra)}
+	perm, sym := minimumDegree(p)
+	q := permuted(p, perm)
+	sym.setPairs(q)
+	return q, sym
 }
