@@ -17,9 +17,6 @@ package backend
 
 import (
 	"errors"
-	"fmt"
-
-	"github.com/optdp/optdp/solve/run"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -104,13 +101,28 @@ var (
 	// reciprocal condition number is below MinRCond, or a pivot was zero.
 	ErrSingular = errors.New("backend: matrix is singular to working precision")
 	// ErrShape means the operands' dimensions do not agree.
-	ErrShape = fmt.Errorf("backend: dimension mismatch: %w", run.ErrBadInput)
+	ErrShape error = &classError{"backend: dimension mismatch: invalid input", "bad input"}
 	// ErrNotConverged means an iterative kernel (eigen or singular values)
 	// did not converge.
-	ErrNotConverged = fmt.Errorf("backend: decomposition did not converge: %w", run.ErrNotConverged)
+	ErrNotConverged error = &classError{"backend: decomposition did not converge", "not converged"}
 	// ErrNotFinite means an input held NaN or Inf.
-	ErrNotFinite = fmt.Errorf("backend: matrix has NaN or Inf entries: %w", run.ErrBadInput)
+	ErrNotFinite error = &classError{"backend: matrix has NaN or Inf entries: invalid input", "bad input"}
 )
+
+// classError is an error of one of run's classes. backend imports nothing of
+// optdp's, so it joins the class by the class's name: errors.Is(err, target)
+// holds for any target whose ErrorKind method returns the same name, which
+// run.ErrBadInput ("bad input") and run.ErrNotConverged ("not converged")
+// do.
+type classError struct{ msg, kind string }
+
+func (e *classError) Error() string { return e.msg }
+
+// Is reports whether target is a sentinel of e's class.
+func (e *classError) Is(target error) bool {
+	k, ok := target.(interface{ ErrorKind() string })
+	return ok && k.ErrorKind() == e.kind
+}
 
 // MinRCond is the reciprocal condition number below which a factorisation is
 // declared singular: the unit roundoff of float64. Solutions computed with a

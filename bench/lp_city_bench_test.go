@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/lp"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // City-scale LPs (issue 16; bench/README.md, "Row-sum Schur complement at

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/lp"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // Benchmarks of lp.Solve on 2-D location grids (issue 16; bench/README.md,

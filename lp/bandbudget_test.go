@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // TestBandBudget checks the sparse mode's memory rule for the QR

@@ -9,7 +9,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // TestRepair checks the mixing weight on a hand-made violation. On the line

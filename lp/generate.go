@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // GenerateOptions tunes Generate. The zero value (or nil) means the defaults.

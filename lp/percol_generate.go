@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // generateColumns is Generate with per-column pair sets (GenerateOptions.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // lossGrid is the expected-distance-loss problem on a w×w grid, C[i][o] =

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // Pair is one ratio constraint X[I][o] <= W·X[H][o], imposed on every column o.

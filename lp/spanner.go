@@ -7,7 +7,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // spannerTol is the relative slack of the spanner test: a pair whose

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // gridPts are the cells of a w×h grid with unit step.

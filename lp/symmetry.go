@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // maxGroupOrder bounds the symmetry groups Solve uses (the dihedral group

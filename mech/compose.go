@@ -10,8 +10,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/optdp/optdp/solve"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -98,10 +97,10 @@ type RefineOptions struct {
 
 // Refinement is the answer of RefinedBy, with its certificate.
 type Refinement struct {
-	// Verdict: solve.Yes (R = C·D for the stochastic D below, up to
-	// Residual), solve.No (the gain Gain makes R leak more than C) or
-	// solve.Borderline (neither certificate clears Tol).
-	Verdict solve.Verdict
+	// Verdict: run.Yes (R = C·D for the stochastic D below, up to
+	// Residual), run.No (the gain Gain makes R leak more than C) or
+	// run.Borderline (neither certificate clears Tol).
+	Verdict run.Verdict
 	// Distance is the LP's optimum min_D sum_{x,z} |(C·D)[x][z] - R[x][z]|
 	// over stochastic D (m x k): 0 exactly when C is refined by R.
 	Distance float64
@@ -241,7 +240,7 @@ func RefinedBy(ctx context.Context, c, r *mat.Dense, opts *RefineOptions) (*Refi
 	}
 	res.D, res.Residual = d, residual(c, r, d)
 	if res.Residual <= tol {
-		res.Verdict = solve.Yes
+		res.Verdict = run.Yes
 		return res, nil
 	}
 	// The dual of row (x,z): the column N(x,z) = e_(x,z) has cost 1, so its
@@ -265,9 +264,9 @@ func RefinedBy(ctx context.Context, c, r *mat.Dense, opts *RefineOptions) (*Refi
 	}
 	res.WitnessGap = vr - vc
 	if res.WitnessGap > tol {
-		res.Verdict = solve.No
+		res.Verdict = run.No
 	} else {
-		res.Verdict = solve.Borderline
+		res.Verdict = run.Borderline
 	}
 	return res, nil
 }
@@ -291,7 +290,7 @@ func witnessNo(c, r, g, d *mat.Dense, f, tol float64) (*Refinement, error) {
 	if !(vr-vc > tol) {
 		return nil, nil
 	}
-	return &Refinement{Verdict: solve.No, Distance: f, DistanceBound: true, D: d, Residual: residual(c, r, d),
+	return &Refinement{Verdict: run.No, Distance: f, DistanceBound: true, D: d, Residual: residual(c, r, d),
 		Gain: &gain, WitnessGap: vr - vc}, nil
 }
 
@@ -337,7 +336,7 @@ func checkPostProcessing(c, r, d *mat.Dense, tol float64) *Refinement {
 	if !(e <= tol) {
 		return nil
 	}
-	return &Refinement{Verdict: solve.Yes, D: out, Residual: e, Distance: 0}
+	return &Refinement{Verdict: run.Yes, D: out, Residual: e, Distance: 0}
 }
 
 // refineLP solves min sum (P + N) subject to C·D - P + N = R, D 1 = 1,

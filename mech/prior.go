@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/optdp/optdp/mech/metric"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // MapPriorOptions are the options of PriorFromPoints and PriorFromRaster;

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/mech/metric"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // geoGrid2x2 is a 2x2 grid on the box 10..12 N, 20..24 E: cells

@@ -17,7 +17,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 
 	"gonum.org/v1/gonum/mat"
 )

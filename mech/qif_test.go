@@ -8,8 +8,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/optdp/optdp/solve"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -375,7 +374,7 @@ func TestDataProcessing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ref.Verdict != solve.Yes || ref.Residual > 1e-9 {
+		if ref.Verdict != run.Yes || ref.Residual > 1e-9 {
 			t.Fatalf("trial %d: C is not refined by C·D: %+v", trial, ref)
 		}
 	}
@@ -389,13 +388,13 @@ func TestRefinementNo(t *testing.T) {
 	cases := []struct {
 		name string
 		c, r *mat.Dense
-		want solve.Verdict
+		want run.Verdict
 	}{
-		{"constant vs identity", constant(3, []float64{1}), identity(3), solve.No},
-		{"identity vs constant", identity(3), constant(3, []float64{0.2, 0.8}), solve.Yes},
-		{"noisy vs clean BSC", bsc(0.3), bsc(0.1), solve.No},
-		{"clean vs noisy BSC", bsc(0.1), bsc(0.3), solve.Yes},
-		{"BSC(0.3) vs its flip", bsc(0.3), bsc(0.7), solve.Yes},
+		{"constant vs identity", constant(3, []float64{1}), identity(3), run.No},
+		{"identity vs constant", identity(3), constant(3, []float64{0.2, 0.8}), run.Yes},
+		{"noisy vs clean BSC", bsc(0.3), bsc(0.1), run.No},
+		{"clean vs noisy BSC", bsc(0.1), bsc(0.3), run.Yes},
+		{"BSC(0.3) vs its flip", bsc(0.3), bsc(0.7), run.Yes},
 	}
 	for _, tc := range cases {
 		ref, err := RefinedBy(ctx, tc.c, tc.r, nil)
@@ -415,7 +414,7 @@ func TestRefinementNo(t *testing.T) {
 				t.Errorf("distance %v (LP %+v, %v), want 4", ref.Distance, exact, err)
 			}
 		}
-		if tc.want == solve.No {
+		if tc.want == run.No {
 			n, _ := tc.c.Dims()
 			u := make([]float64, n)
 			for i := range u {
@@ -442,7 +441,7 @@ func TestRefinementNo(t *testing.T) {
 		}
 		for _, side := range []*mat.Dense{a, b} {
 			ref, err := RefinedBy(ctx, p, side, nil)
-			if err != nil || ref.Verdict != solve.Yes {
+			if err != nil || ref.Verdict != run.Yes {
 				t.Fatalf("trial %d: parallel not refined by a component: %v %+v", trial, err, ref)
 			}
 		}
@@ -512,7 +511,7 @@ func TestQIFBadInput(t *testing.T) {
 	// Above the LP's size limit: decided by least squares when C has full
 	// column rank (the refusal of an LP that is needed and too large is
 	// TestRefineWitnessAboveLPLimit's).
-	if ref, err := RefinedBy(context.Background(), identity(50), identity(50), nil); err != nil || ref.Verdict != solve.Yes {
+	if ref, err := RefinedBy(context.Background(), identity(50), identity(50), nil); err != nil || ref.Verdict != run.Yes {
 		t.Errorf("large refinement by least squares: %+v, %v", ref, err)
 	}
 }

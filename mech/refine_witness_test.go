@@ -6,8 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/optdp/optdp/solve"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -35,14 +34,14 @@ func TestRefineWitnessAgreesWithLP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if pair[0] == c && fast.Verdict == solve.No {
+			if pair[0] == c && fast.Verdict == run.No {
 				t.Fatalf("trial %d: c ⊑ c·d answered No (distance %v)", trial, fast.Distance)
 			}
 			if !fast.DistanceBound {
 				continue
 			}
 			fastNo++
-			if fast.Verdict != solve.No || lp.Verdict != solve.No {
+			if fast.Verdict != run.No || lp.Verdict != run.No {
 				t.Fatalf("trial %d: witness verdict %s, LP verdict %s", trial, fast.Verdict, lp.Verdict)
 			}
 			if fast.Distance > lp.Distance+1e-9 {
@@ -77,7 +76,7 @@ func TestRefineWitnessAboveLPLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ref.Verdict != solve.No || !ref.DistanceBound {
+	if ref.Verdict != run.No || !ref.DistanceBound {
 		t.Fatalf("verdict %s (bound %v)", ref.Verdict, ref.DistanceBound)
 	}
 	u := make([]float64, n)

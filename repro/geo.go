@@ -12,8 +12,8 @@ import (
 	"github.com/optdp/optdp/mech/tight"
 
 	"github.com/optdp/optdp/mech"
+	"github.com/optdp/optdp/run"
 	"github.com/optdp/optdp/solve"
-	"github.com/optdp/optdp/solve/run"
 )
 
 // geoExperiment is Fig. 7 of the generalized-dp paper: location privacy on

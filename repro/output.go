@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/optdp/optdp/solve"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -77,11 +77,11 @@ func fb(v bool) string { return strconv.FormatBool(v) }
 
 // fv formats a three-way verdict for CSV files as its JSON form does:
 // true, false or borderline.
-func fv(v solve.Verdict) string {
+func fv(v run.Verdict) string {
 	switch v {
-	case solve.Yes:
+	case run.Yes:
 		return "true"
-	case solve.No:
+	case run.No:
 		return "false"
 	}
 	return string(v)

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 
 	"github.com/optdp/optdp/backend"
 )

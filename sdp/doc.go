@@ -40,7 +40,7 @@
 //     part of the workload (L1: (Σ e_g^{1/3})³, L2: (Σ √e_g)²;
 //     docs/MATH.md §15.8); package linear searches the groupings.
 //
-// The package follows the conventions of package solve/run: long-running
+// The package follows the conventions of package run: long-running
 // functions take a context.Context first (cancellation returns ctx.Err()
 // wrapped); options are passed by pointer (nil = defaults) and embed
 // run.Settings, whose Budget is checked (in bytes, before the workspaces

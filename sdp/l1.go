@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/optdp/optdp/backend"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 

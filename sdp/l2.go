@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/optdp/optdp/backend"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 

@@ -5,7 +5,7 @@ import (
 
 	"context"
 	"errors"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 	"math"
 	"testing"
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 
 	"gonum.org/v1/gonum/mat"
 )

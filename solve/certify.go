@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/run"
 )
 
 // Certificate is an a posteriori error bound for a computed solution z of
@@ -65,11 +66,11 @@ func (c Certificate) Sign(minZ float64) int {
 // Phi z = 1 (docs/MATH.md §3.6): Yes when min z* > 0 is proven, No when
 // min z* < 0 is proven (the solution is unique, as LambdaMin > 0 shows A is
 // invertible), Borderline otherwise.
-func (c Certificate) Verdict(minZ float64) Verdict {
+func (c Certificate) Verdict(minZ float64) run.Verdict {
 	if !c.Certified {
-		return Borderline
+		return run.Borderline
 	}
-	return SignVerdict(minZ, c.ErrBound)
+	return run.SignVerdict(minZ, c.ErrBound)
 }
 
 // Certify measures the residual of z for A z = b and turns a lower bound

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/run"
 )
 
 func denseEig(t *testing.T, a *mat.SymDense) (lo, hi, minAbs float64) {
@@ -163,7 +164,7 @@ func TestCertify(t *testing.T) {
 			if s := c.Sign(mz); s != 0 && s != wantSign {
 				t.Errorf("%s: Sign = %d but dense min z = %.6g", tc.name, s, slices.Min(want))
 			}
-			if v := c.Verdict(mz); (v == Yes) != (c.Sign(mz) == 1) || (v == No) != (c.Sign(mz) == -1) {
+			if v := c.Verdict(mz); (v == run.Yes) != (c.Sign(mz) == 1) || (v == run.No) != (c.Sign(mz) == -1) {
 				t.Errorf("%s: Verdict %v disagrees with Sign %d", tc.name, v, c.Sign(mz))
 			}
 			if tol == 1e-12 && c.Sign(mz) != wantSign {

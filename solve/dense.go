@@ -2,75 +2,14 @@ package solve
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
-
-// Verdict is a three-way answer to "does a non-negative solution exist?".
-// It marshals to JSON as true, false or "borderline".
-type Verdict string
-
-// The verdicts.
-const (
-	// Yes: a non-negative solution exists (every component's sign is
-	// certain given the error bound, or a certificate shows it).
-	Yes Verdict = "yes"
-	// No: no non-negative solution exists (a component is certainly
-	// negative and the solution is unique, or a Farkas certificate).
-	No Verdict = "no"
-	// Borderline: rounding could flip the answer; see the error bound.
-	Borderline Verdict = "borderline"
-)
-
-// SignVerdict is the verdict on "min z >= 0" for a computed minimum min
-// whose error is at most err: Yes when min > err, No when min < -err,
-// Borderline when rounding could flip the sign.
-func SignVerdict(min, err float64) Verdict {
-	switch {
-	case min > err:
-		return Yes
-	case min < -err:
-		return No
-	}
-	return Borderline
-}
-
-// MarshalJSON writes true, false or "borderline".
-func (v Verdict) MarshalJSON() ([]byte, error) {
-	switch v {
-	case Yes:
-		return []byte("true"), nil
-	case No:
-		return []byte("false"), nil
-	case Borderline:
-		return []byte(`"borderline"`), nil
-	}
-	return nil, fmt.Errorf("solve: unknown verdict %q", string(v))
-}
-
-// UnmarshalJSON reads true, false or "borderline".
-func (v *Verdict) UnmarshalJSON(b []byte) error {
-	var x any
-	if err := json.Unmarshal(b, &x); err != nil {
-		return err
-	}
-	switch x {
-	case true:
-		*v = Yes
-	case false:
-		*v = No
-	case "borderline":
-		*v = Borderline
-	default:
-		return fmt.Errorf("solve: bad verdict %s (want true, false or \"borderline\")", b)
-	}
-	return nil
-}
 
 // ErrorSafety multiplies the forward error bound of a dense solve: the
 // condition number comes from LAPACK's 1-norm estimator, which is a lower
@@ -90,7 +29,7 @@ type NonnegResult struct {
 	// solution when Verdict is Yes, the NNLS minimiser otherwise).
 	X []float64
 	// Verdict says whether some x >= 0 solves the system.
-	Verdict Verdict
+	Verdict run.Verdict
 	// Min is min_k X[k].
 	Min float64
 	// Err bounds |X[k] - x_k| for the exact solution x (+Inf for a singular
@@ -228,8 +167,8 @@ func (s *DenseSystem) SolveNonneg(ctx context.Context, b []float64) (NonnegResul
 			Unique: false, Method: "nnls", RCond: s.info.RCond,
 			Residual: fr.Residual, Certificate: fr.Certificate,
 		}
-		if r.Verdict == Yes && s.minEntry > 1-NearConstant {
-			r.Verdict, r.Certificate = Borderline, ""
+		if r.Verdict == run.Yes && s.minEntry > 1-NearConstant {
+			r.Verdict, r.Certificate = run.Borderline, ""
 			r.Note = fmt.Sprintf("Phi is within %g of the all-ones matrix (eps·d tiny for every pair): its sign structure is lost to rounding", NearConstant)
 		}
 		return r, nil
@@ -259,11 +198,11 @@ func (s *DenseSystem) SolveNonneg(ctx context.Context, b []float64) (NonnegResul
 		Unique: true, Method: string(s.info.Method), RCond: s.info.RCond,
 		Residual: res,
 	}
-	if r.Verdict = SignVerdict(r.Min, r.Err); r.Verdict != Borderline {
+	if r.Verdict = run.SignVerdict(r.Min, r.Err); r.Verdict != run.Borderline {
 		r.Certificate = "error-bound"
 	}
-	if r.Verdict != Yes && s.diagDominant(b) {
-		r.Verdict, r.Certificate = Yes, "diagonal-dominance"
+	if r.Verdict != run.Yes && s.diagDominant(b) {
+		r.Verdict, r.Certificate = run.Yes, "diagonal-dominance"
 	}
 	return r, nil
 }

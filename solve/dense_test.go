@@ -2,13 +2,13 @@ package solve
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"math/big"
 	"testing"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -93,9 +93,9 @@ func TestDenseErrorBoundContainsExact(t *testing.T) {
 				t.Errorf("%+v: |x[%d] - exact| = %g > bound %g", c, k, e, r.Err)
 			}
 		}
-		want := Yes
+		want := run.Yes
 		if exMin < 0 {
-			want = No
+			want = run.No
 		}
 		if r.Verdict != want || !r.Unique || r.Certificate != "error-bound" {
 			t.Errorf("%+v: verdict %v (%s), exact min %v, rcond %g", c, r.Verdict, r.Certificate, exMin, r.RCond)
@@ -117,7 +117,7 @@ func TestDenseBorderline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Verdict != Borderline || math.Abs(r.Min) > r.Err || r.Err > 1e-12 {
+	if r.Verdict != run.Borderline || math.Abs(r.Min) > r.Err || r.Err > 1e-12 {
 		t.Errorf("verdict %v min %g err %g", r.Verdict, r.Min, r.Err)
 	}
 }
@@ -130,7 +130,7 @@ func TestDenseDiagonalDominance(t *testing.T) {
 	var s DenseSystem
 	s.Factorize(phi)
 	r, _ := s.SolveNonneg(context.Background(), allOnes(n))
-	if r.Verdict != Yes || r.Min != 1 {
+	if r.Verdict != run.Yes || r.Min != 1 {
 		t.Errorf("verdict %v min %v", r.Verdict, r.Min)
 	}
 	if !s.diagDominant(allOnes(n)) {
@@ -176,7 +176,7 @@ func TestDenseSingular(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !s.Singular() || r.Unique || r.Verdict != Yes || r.Method != "nnls" || !math.IsInf(r.Err, 1) {
+	if !s.Singular() || r.Unique || r.Verdict != run.Yes || r.Method != "nnls" || !math.IsInf(r.Err, 1) {
 		t.Errorf("K44: singular %v %+v", s.Singular(), r)
 	}
 	var sum float64
@@ -188,7 +188,7 @@ func TestDenseSingular(t *testing.T) {
 	}
 	s.Factorize(bipartitePhi(2, 10, a))
 	r, _ = s.SolveNonneg(context.Background(), allOnes(12))
-	if r.Verdict != No || r.Certificate != "farkas" || r.Unique {
+	if r.Verdict != run.No || r.Certificate != "farkas" || r.Unique {
 		t.Errorf("K2,10: %+v", r)
 	}
 }
@@ -209,23 +209,5 @@ func TestDenseErrors(t *testing.T) {
 	}
 	if _, err := s.SolveNonneg(context.Background(), []float64{1, math.Inf(1), 1}); err == nil {
 		t.Error("Inf in b accepted")
-	}
-}
-
-func TestVerdictJSON(t *testing.T) {
-	b, err := json.Marshal([]Verdict{Yes, No, Borderline})
-	if err != nil || string(b) != `[true,false,"borderline"]` {
-		t.Errorf("%s %v", b, err)
-	}
-	var v []Verdict
-	if err := json.Unmarshal(b, &v); err != nil || v[0] != Yes || v[1] != No || v[2] != Borderline {
-		t.Errorf("%v %v", v, err)
-	}
-	if _, err := json.Marshal(Verdict("maybe")); err == nil {
-		t.Error("bad verdict marshalled")
-	}
-	var x Verdict
-	if err := json.Unmarshal([]byte(`"maybe"`), &x); err == nil {
-		t.Error("bad verdict unmarshalled")
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // DefaultTol is the default target for the relative residual

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -180,7 +181,7 @@ type FeasResult struct {
 	// Verdict: Yes when X >= 0 has residual at most Tol; No when a Farkas
 	// certificate proves that no x >= 0 solves A x = b exactly; Borderline
 	// otherwise.
-	Verdict Verdict
+	Verdict run.Verdict
 	// X is the NNLS minimiser (non-negative).
 	X []float64
 	// Residual is ||b - A X||_inf.
@@ -236,10 +237,10 @@ func Feasible(ctx context.Context, a mat.Matrix, b []float64) (FeasResult, error
 	}
 	fr := FeasResult{X: nr.X, Residual: res, Tol: 16 * float64(n) * u * (normA*xmax + bmax)}
 	if res <= fr.Tol {
-		fr.Verdict, fr.Certificate = Yes, "nnls-residual"
+		fr.Verdict, fr.Certificate = run.Yes, "nnls-residual"
 		return fr, nil
 	}
-	fr.Verdict = Borderline
+	fr.Verdict = run.Borderline
 	if !unitNonneg {
 		return fr, nil
 	}
@@ -247,7 +248,7 @@ func Feasible(ctx context.Context, a mat.Matrix, b []float64) (FeasResult, error
 	// so a negative b_k is infeasible outright (Farkas with w = e_k).
 	for _, v := range b {
 		if v < 0 {
-			fr.Verdict, fr.Certificate = No, "farkas"
+			fr.Verdict, fr.Certificate = run.No, "farkas"
 			return fr, nil
 		}
 	}
@@ -274,7 +275,7 @@ func Feasible(ctx context.Context, a mat.Matrix, b []float64) (FeasResult, error
 		bwAbs += math.Abs(b[i] * nr.Residual[i])
 	}
 	if bw+gam*bwAbs+delta*bsum < 0 {
-		fr.Verdict, fr.Certificate = No, "farkas"
+		fr.Verdict, fr.Certificate = run.No, "farkas"
 	}
 	return fr, nil
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -95,16 +96,16 @@ func TestFeasible(t *testing.T) {
 	ctx := context.Background()
 	// Identity: x = b when b >= 0; b with a negative entry is infeasible.
 	id := mat.NewDense(3, 3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1})
-	if r, _ := Feasible(ctx, id, []float64{1, 2, 0}); r.Verdict != Yes || r.X[1] != 2 {
+	if r, _ := Feasible(ctx, id, []float64{1, 2, 0}); r.Verdict != run.Yes || r.X[1] != 2 {
 		t.Errorf("identity feasible: %+v", r)
 	}
-	if r, _ := Feasible(ctx, id, []float64{1, -2, 1}); r.Verdict != No || r.Certificate != "farkas" {
+	if r, _ := Feasible(ctx, id, []float64{1, -2, 1}); r.Verdict != run.No || r.Certificate != "farkas" {
 		t.Errorf("identity infeasible: %+v", r)
 	}
 	// Without a unit diagonal there is no bound on ||x||_1: no proof of
 	// infeasibility, so the answer is borderline rather than a guess.
 	neg := mat.NewDense(2, 2, []float64{1, -1, -1, 1})
-	if r, _ := Feasible(ctx, neg, []float64{1, 1}); r.Verdict != Borderline {
+	if r, _ := Feasible(ctx, neg, []float64{1, 1}); r.Verdict != run.Borderline {
 		t.Errorf("indefinite singular: %+v", r)
 	}
 	if _, err := Feasible(ctx, mat.NewDense(2, 3, nil), []float64{1, 1}); err == nil {

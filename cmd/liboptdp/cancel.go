@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // canceller is the object of a cancellation token; it also keeps the

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // TestEncode checks the JSON writer against encoding/json on finite values

@@ -45,8 +45,8 @@ import (
 	"github.com/optdp/optdp/backend"
 	"github.com/optdp/optdp/mech/linear"
 	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/run"
 	"github.com/optdp/optdp/solve"
-	"github.com/optdp/optdp/solve/run"
 )
 
 // abiVersion is OPTDP_ABI_VERSION of optdp.h.

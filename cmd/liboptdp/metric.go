@@ -12,7 +12,7 @@ import (
 	"github.com/optdp/optdp/mech"
 	"unsafe"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 
 	"github.com/optdp/optdp/mech/metric"
 )

@@ -15,7 +15,7 @@ import (
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/optimal"
 	"github.com/optdp/optdp/mech/tight"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 

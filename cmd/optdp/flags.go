@@ -16,7 +16,7 @@ import (
 	"strconv"
 	"strings"
 
-	optrun "github.com/optdp/optdp/solve/run"
+	optrun "github.com/optdp/optdp/run"
 
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/mech/tight"

@@ -17,7 +17,7 @@ import (
 	"strconv"
 	"strings"
 
-	optrun "github.com/optdp/optdp/solve/run"
+	optrun "github.com/optdp/optdp/run"
 )
 
 // command is one optdp subcommand. Each lives in its own file and adds itself

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	optrun "github.com/optdp/optdp/solve/run"
+	optrun "github.com/optdp/optdp/run"
 
 	"github.com/optdp/optdp/mech/optimal"
 	"gonum.org/v1/gonum/mat"

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/optdp/optdp/mech/linear"
-	runpkg "github.com/optdp/optdp/solve/run"
+	runpkg "github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	optrun "github.com/optdp/optdp/solve/run"
+	optrun "github.com/optdp/optdp/run"
 
 	"github.com/optdp/optdp/repro"
 )

@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	optrun "github.com/optdp/optdp/solve/run"
+	optrun "github.com/optdp/optdp/run"
 
 	"github.com/optdp/optdp/mech/tight"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	optrun "github.com/optdp/optdp/solve/run"
+	optrun "github.com/optdp/optdp/run"
 
 	"github.com/optdp/optdp/mech/tight"
 )

@@ -53,7 +53,7 @@
 //     weighted marginals, for marginal workloads under Gaussian noise the
 //     closed form), never returns a strategy worse than identity,
 //     hierarchical or wavelet, and re-checks the optimiser's objective with
-//     this package's own error code. Options follow package solve/run:
+//     this package's own error code. Options follow package run:
 //     *OptimizeOptions embedding run.Settings (memory Budget in bytes,
 //     checked before the Gram matrix and workspaces are allocated;
 //     run.Progress reports); errors wrap run's sentinels (ErrTooLarge,

@@ -3,7 +3,7 @@ package linear
 import (
 	"fmt"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 

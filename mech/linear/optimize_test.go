@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/mech/linear"
+	"github.com/optdp/optdp/run"
 	"github.com/optdp/optdp/sdp"
-	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
 )
 

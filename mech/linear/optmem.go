@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // gcFactor is the ratio of the Go heap's peak to its live data under the

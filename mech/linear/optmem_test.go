@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // heapPeak runs f while a goroutine samples runtime.MemStats.HeapInuse

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // WorkloadSpecHelp lists the workload specs ParseWorkload understands.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/backend"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 

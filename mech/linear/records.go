@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // Histogram reads data records, one per line of CSV (fields separated by

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/optdp/optdp/run"
 	"github.com/optdp/optdp/sdp"
-	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
 )
 

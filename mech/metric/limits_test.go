@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // TestCheckEpsRange checks the documented range [MinEps, MaxEps] and the

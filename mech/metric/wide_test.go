@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // TestRingBallSizesBounded checks that a huge ring reports no ball sizes

@@ -13,7 +13,7 @@ import (
 	"github.com/optdp/optdp/backend"
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/metric"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 

@@ -7,8 +7,8 @@ import (
 	"math"
 
 	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/run"
 	"github.com/optdp/optdp/solve"
-	"github.com/optdp/optdp/solve/run"
 )
 
 // SolverBanded is the banded solver for graph metrics whose vertex order
@@ -220,7 +220,7 @@ func bandedResult(res solve.BandedResult, bw int, delta float64) *Result {
 		Solver: res.Solver, RCond: res.RCond, Utility: meanOf(res.Z),
 		Residual: res.Residual,
 	}
-	if r.Exists = solve.SignVerdict(r.MinZ, r.ZErr); r.Exists != Borderline {
+	if r.Exists = run.SignVerdict(r.MinZ, r.ZErr); r.Exists != Borderline {
 		r.Certificate = "error-bound"
 	}
 	// Phi = I + E, E >= 0, ||E|| <= s < 1, b = 1: z = 1 - E z gives

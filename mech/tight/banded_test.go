@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/mech/metric"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // pathChords is the path 0..n-1 with the chords (i, i+3) for i ≡ 0 mod 5

@@ -8,7 +8,7 @@ import (
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/mech/tight"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // Releasing from the matrix-free mechanism. On a line (a counting query on

@@ -7,7 +7,7 @@ import (
 
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/metric"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // The exact verdict of FreeMechanism.Audit: X[i][k] = exp(-eps·d(i,k))·z_k

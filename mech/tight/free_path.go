@@ -7,7 +7,7 @@ import (
 
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/metric"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // The exact sampler of FreeMechanism on a path (a line, a one-row or

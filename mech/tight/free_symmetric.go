@@ -7,7 +7,7 @@ import (
 
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/metric"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 // Exact matrix-free samplers for the vertex-transitive metrics ring and

@@ -6,7 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 
 	"github.com/optdp/optdp/mech/metric"
 )

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/mech/metric"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 )
 
 func TestPlanTight(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/run"
 	"github.com/optdp/optdp/solve"
-	"github.com/optdp/optdp/solve/run"
 	"gonum.org/v1/gonum/mat"
 )
 

@@ -7,8 +7,8 @@ import (
 	"math"
 
 	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/run"
 	"github.com/optdp/optdp/solve"
-	"github.com/optdp/optdp/solve/run"
 )
 
 // Structured tight-constraints solvers (docs/MATH.md §12): Toeplitz/BTTB systems

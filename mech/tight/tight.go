@@ -9,21 +9,20 @@ import (
 	"github.com/optdp/optdp/backend"
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/metric"
-	"github.com/optdp/optdp/solve"
-	"github.com/optdp/optdp/solve/run"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
 // Verdict is a three-way answer: Yes, No or Borderline (rounding could flip
 // it; the result's error bound says by how much). It marshals to JSON as
 // true, false or "borderline".
-type Verdict = solve.Verdict
+type Verdict = run.Verdict
 
 // The verdicts.
 const (
-	Yes        = solve.Yes
-	No         = solve.No
-	Borderline = solve.Borderline
+	Yes        = run.Yes
+	No         = run.No
+	Borderline = run.Borderline
 )
 
 // DefaultMaxMechanismN is the largest n for which Solve builds the n×n noise

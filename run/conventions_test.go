@@ -10,9 +10,9 @@ import (
 	"github.com/optdp/optdp/mech/linear"
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/mech/tight"
+	"github.com/optdp/optdp/run"
 	"github.com/optdp/optdp/sdp"
 	"github.com/optdp/optdp/solve"
-	"github.com/optdp/optdp/solve/run"
 )
 
 // TestSentinelsShared: every package's sentinel errors are (or wrap) run's,
