@@ -23,8 +23,8 @@ import (
 
 // DefaultThreads returns the OpenBLAS thread count New sets when neither
 // OPTDP_BLAS_THREADS nor OPENBLAS_NUM_THREADS is in the environment: one per
-// CPU. On the 2-core machine optdp was measured on (bench/README.md, "Backend
-// kernels"), two threads made Cholesky 1.2× faster at n = 2000 and 1.65× at
+// CPU. On the 2-core machine optdp was measured on (BenchmarkCholesky,
+// BenchmarkLU, BenchmarkMul; bench/README.md, "Backend kernels"), two threads made Cholesky 1.2× faster at n = 2000 and 1.65× at
 // n = 4000, LU and products 1.3–1.9×, and tied at n = 1000 on an idle
 // machine; when the other core is busy with other work one thread is faster,
 // so set OPTDP_BLAS_THREADS=1 on a loaded machine.

@@ -7,7 +7,7 @@ import (
 	"github.com/optdp/optdp/mech/linear"
 )
 
-// benchL2Optimize is issue 17's L2 target end to end: linear.Optimize on all
+// benchL2Optimize is the L2 optimisation end to end: linear.Optimize on all
 // ranges over n cells, eps = 1, delta = 1e-6 (analytic Gaussian): the dense
 // Gram, sdp.OptimizeL2's structured dual Newton (docs/MATH.md §15.7), the
 // baselines' errors (sdp.L2Error, structured) and the matrix mechanism's

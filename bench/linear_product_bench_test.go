@@ -11,8 +11,8 @@ import (
 
 // Benchmarks of linear.Optimize on product-domain workloads (one iteration
 // = optimise + recompute the exact error), eps = 1. Each reports the TSE
-// and the identity's as metrics; bench/README.md, "Product domains",
-// compares them with HDMM measured in the same session.
+// and the identity's as metrics; bench/README.md, "Product domains and
+// HDMM", compares them with HDMM's own code on the same workloads.
 
 func benchOptimize(b *testing.B, w linear.Workload, delta float64) {
 	b.Helper()

@@ -13,7 +13,7 @@ import (
 // build (lp.Orders, selected through lp.OrderEnv): "md" and "nd" are lp's
 // pure-Go orders, and the netlib build adds CHOLMOD's "metis", "amd",
 // "nesdis" and "cholmod" (bench/README.md, "CHOLMOD/METIS against the
-// pure-Go sparse LDLᵀ (session 3)"). Same LPs as lp_grid_bench_test.go:
+// pure-Go sparse LDLᵀ"). Same LPs as lp_grid_bench_test.go:
 // eps 0.5/km, expected-distance loss, uniform prior, target gap 1e-6. The
 // per-column figures (order, factor, assembly, nnz(L)) are lp's
 // BenchmarkColumnOrder and BenchmarkColumnCholmod.

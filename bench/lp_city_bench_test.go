@@ -10,10 +10,9 @@ import (
 	"github.com/optdp/optdp/run"
 )
 
-// City-scale LPs (issue 16; bench/README.md, "Row-sum Schur complement at
-// city scale (session 3)"): the problems of lp_grid_bench_test.go at 30×30
-// to 50×50 (n = 900 to 2500 rows and outputs), within the issue's 8 GiB
-// budget (lp refuses before allocating when its estimate exceeds it).
+// City-scale LPs (bench/README.md, "Row-sum Schur complement at city
+// scale"): the problems of lp_grid_bench_test.go at 30×30 to 50×50
+// (n = 900 to 2500 rows and outputs), within an 8 GiB budget (lp refuses before allocating when its estimate exceeds it).
 // Besides the figures of reportLP they report the assemblies of the
 // row-sum Schur complement and the conjugate-gradient iterations of the
 // lazy iterations (lp.Result.SchurAssemblies, SchurCG); the "direct"

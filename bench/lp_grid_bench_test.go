@@ -10,8 +10,8 @@ import (
 	"github.com/optdp/optdp/run"
 )
 
-// Benchmarks of lp.Solve on 2-D location grids (issue 16; bench/README.md,
-// "LP on 2-D grids"): a w×w grid with 1 km cells, eps = 0.5 per km, the
+// Benchmarks of lp.Solve on 2-D location grids (bench/README.md, "LP on
+// 2-D grids"): a w×w grid with 1 km cells, eps = 0.5 per km, the
 // expected-distance loss (gain -pi_i d(i,o)), the uniform prior or the
 // hot-spot prior, target relative gap 1e-6. The problems are built here from
 // coordinates, independently of package mech.

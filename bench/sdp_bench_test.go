@@ -50,8 +50,8 @@ type sdpBaseline struct {
 }
 
 // sdpBaselines returns identity, hierarchical b = 2..16 with and without
-// the root (the total; H16 without root is the "best hierarchical"
-// 2,606,200 of issue 6 on all ranges n = 256) and (for powers of two)
+// the root (the total; H16 without root is the best hierarchical
+// strategy, 2,606,200, on all ranges n = 256) and (for powers of two)
 // wavelet.
 func sdpBaselines(n int) []sdpBaseline {
 	bs := []sdpBaseline{{"identity", dense(linear.IdentityStrategy(n))}}
@@ -152,7 +152,7 @@ func BenchmarkSDPL1AllRange2048(b *testing.B) { benchL1(b, sdpAllRangeGram(2048)
 func BenchmarkSDPL1AllRange4096(b *testing.B) { benchL1(b, sdpAllRangeGram(4096)) }
 func BenchmarkSDPL1Prefix1024(b *testing.B)   { benchL1(b, sdpPrefixGram(1024)) }
 
-// benchL1Optimize is issue 17's target, end to end: linear.Optimize on all
+// benchL1Optimize is the eps-DP optimisation end to end: linear.Optimize on all
 // ranges over n cells, eps = 1 (Laplace), seed 1, one restart: the dense
 // Gram matrix, the standard baselines' exact errors, the p-Identity
 // optimisation and the matrix mechanism's recomputation of the returned
@@ -303,7 +303,7 @@ func BenchmarkSDPL2Prefix1024(b *testing.B)   { benchL2(b, sdpPrefixGram(1024)) 
 func BenchmarkSDPL2Marginals8(b *testing.B)   { benchL2(b, marginalsGram(8, 2)) }
 
 // benchL2Certified runs sdp.OptimizeL2 to the default relative gap 1e-9
-// (the target of issue 17) and reports the certified gap and iterations.
+// and reports the certified gap and iterations.
 func benchL2Certified(b *testing.B, g *mat.SymDense) {
 	var r *sdp.L2Result
 	var err error
@@ -324,7 +324,7 @@ func benchL2Certified(b *testing.B, g *mat.SymDense) {
 
 // All ranges and prefixes to a certified relative gap of 1e-9: the
 // structured path of sdp.OptimizeL2 (G^{-1} tridiagonal, docs/MATH.md
-// §15.7). Target (issue 17): n = 1024 under 10 s, n = 4096 under 5 min.
+// §15.7). Figures in bench/README.md, "Strategy optimisation".
 func BenchmarkSDPL2AllRange1024Certified(b *testing.B) { benchL2Certified(b, sdpAllRangeGram(1024)) }
 func BenchmarkSDPL2AllRange2048(b *testing.B)          { benchL2Certified(b, sdpAllRangeGram(2048)) }
 func BenchmarkSDPL2AllRange4096(b *testing.B)          { benchL2Certified(b, sdpAllRangeGram(4096)) }

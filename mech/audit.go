@@ -69,7 +69,7 @@ type Violation struct {
 // ln q - 2^-46·(1+|ln q|) is above an upper bound). Quotients that overflow
 // are compared through ln a - ln b with a = f·2^e split by math.Frexp, so
 // subnormal entries have correct logarithms (math.Log is wrong on them on
-// amd64, Go issue 56600). A column within the margin is decided in
+// amd64: golang/go#56600). A column within the margin is decided in
 // math/big: a <= e^t·b with t = eps·d formed exactly and e^t enclosed by
 // directed rounding (docs/MATH.md §9.5), the precision doubling until the
 // enclosure separates the two sides; since e^t is irrational for rational

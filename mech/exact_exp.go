@@ -77,8 +77,8 @@ func exactTimes(eps, d float64) *big.Float {
 
 // logPos returns ln a for a finite a > 0 to within a few ulps, also for
 // subnormal a: a = f·2^e with f in [0.5, 1) from math.Frexp, ln a =
-// ln f + e·ln 2. (math.Log on amd64 is wrong for subnormal arguments, Go
-// issue 56600; f is always normal.)
+// ln f + e·ln 2. (math.Log on amd64 is wrong for subnormal arguments,
+// golang/go#56600; f is always normal.)
 func logPos(a float64) float64 {
 	f, e := math.Frexp(a)
 	return math.Log(f) + float64(e)*math.Ln2

@@ -7,8 +7,8 @@ import (
 
 // TestMatrixProductQuick: the census identity error equals 37,997,108, the
 // value HDMM's own code (error.expected_error with eps = 1 on its
-// SF1_Persons workload and the identity) printed in the session recorded in
-// bench/README.md; on every workload the optimised strategy is no worse
+// SF1_Persons workload and the identity) prints (bench/README.md, "Product
+// domains and HDMM"); on every workload the optimised strategy is no worse
 // than each baseline, and the experiment reports no discrepancy.
 func TestMatrixProductQuick(t *testing.T) {
 	r, dir := result(t, "matrix-product")

@@ -1,6 +1,6 @@
 package main
 
-// The bad-input corpus of issue 13: malformed command lines and files
+// The bad-input corpus: malformed command lines and files
 // across every command, each of which must end with the documented exit
 // code (see exitCode: 1 the data or the computation said no, 2 the command
 // line was wrong), a short message on stderr that starts with "optdp" and
@@ -50,7 +50,7 @@ const stoch2 = "0.5,0.5\n0.5,0.5\n"
 func badInputCorpus() []badCase {
 	f := func(name, body string) map[string]string { return map[string]string{name: body} }
 	return []badCase{
-		// --- the reproducers of issue 13 ---
+		// --- extreme values and malformed files ---
 		{"answer --workload identity:n=4 --strategy identity --eps 1e308 --data {dir}/x.csv", f("x.csv", "1 2 3 4\n"), usage, "eps"},
 		{"answer --workload identity:n=4 --strategy identity --eps 1.7e299 --data {dir}/x.csv", f("x.csv", "1 2 3 4\n"), usage, "eps"},
 		{"answer --workload identity:n=4 --strategy identity --eps 1e299 --data {dir}/x.csv", f("x.csv", "1 2 3 4\n"), usage, "eps"},
