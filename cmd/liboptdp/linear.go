@@ -171,6 +171,16 @@ func readStrategy(p *C.optdp_cchar) (*linear.Strategy, error) {
 	return o.strategy()
 }
 
+// readPair reads a workload and a strategy argument.
+func readPair(wp, sp *C.optdp_cchar) (linear.Workload, *linear.Strategy, error) {
+	w, err := readWorkload(wp)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := readStrategy(sp)
+	return w, s, err
+}
+
 // matrixNode is the operator tree of a dense matrix.
 type matrixNode struct {
 	Op   string    `json:"op"`
@@ -235,47 +245,47 @@ type strategyInfo struct {
 	L2   float64 `json:"l2"`
 }
 
+// readOperator reads the operator argument of optdp_linear_info and
+// optdp_linear_dense: a workload or a strategy as what says (the other nil).
+func readOperator(op *C.optdp_cchar, what C.int) (w linear.Workload, s *linear.Strategy, err error) {
+	switch what {
+	case C.OPTDP_WORKLOAD:
+		w, err = readWorkload(op)
+	case C.OPTDP_STRATEGY:
+		s, err = readStrategy(op)
+	default:
+		err = badInput("what = %d (want OPTDP_WORKLOAD or OPTDP_STRATEGY)", int(what))
+	}
+	return w, s, err
+}
+
 //export optdp_linear_info
 func optdp_linear_info(op *C.optdp_cchar, what C.int, out **C.char, errOut **C.char) C.int {
 	return call(errOut, func() error {
-		switch what {
-		case C.OPTDP_WORKLOAD:
-			w, err := readWorkload(op)
-			if err != nil {
-				return err
-			}
+		w, s, err := readOperator(op, what)
+		if err != nil {
+			return err
+		}
+		if w != nil {
 			m, n := w.Dims()
 			return putJSON(out, workloadInfo{m, n, w.String(), linear.Shape(w)})
-		case C.OPTDP_STRATEGY:
-			s, err := readStrategy(op)
-			if err != nil {
-				return err
-			}
-			p, n := s.Dims()
-			return putJSON(out, strategyInfo{p, n, s.String(), s.L1(), s.L2()})
 		}
-		return badInput("what = %d (want OPTDP_WORKLOAD or OPTDP_STRATEGY)", int(what))
+		p, n := s.Dims()
+		return putJSON(out, strategyInfo{p, n, s.String(), s.L1(), s.L2()})
 	})
 }
 
 //export optdp_linear_dense
 func optdp_linear_dense(op *C.optdp_cchar, what C.int, out *C.optdp_matrix, errOut **C.char) C.int {
 	return call(errOut, func() error {
-		switch what {
-		case C.OPTDP_WORKLOAD:
-			w, err := readWorkload(op)
-			if err != nil {
-				return err
-			}
-			return denseOut(out)(w.Dense())
-		case C.OPTDP_STRATEGY:
-			s, err := readStrategy(op)
-			if err != nil {
-				return err
-			}
-			return denseOut(out)(s.Dense())
+		w, s, err := readOperator(op, what)
+		if err != nil {
+			return err
 		}
-		return badInput("what = %d (want OPTDP_WORKLOAD or OPTDP_STRATEGY)", int(what))
+		if w != nil {
+			return denseOut(out)(w.Dense())
+		}
+		return denseOut(out)(s.Dense())
 	})
 }
 
@@ -289,11 +299,7 @@ type noiseOptions struct {
 //export optdp_linear_error
 func optdp_linear_error(wp, sp, np *C.optdp_cchar, out **C.char, errOut **C.char) C.int {
 	return call(errOut, func() error {
-		w, err := readWorkload(wp)
-		if err != nil {
-			return err
-		}
-		s, err := readStrategy(sp)
+		w, s, err := readPair(wp, sp)
 		if err != nil {
 			return err
 		}
@@ -321,11 +327,7 @@ func optdp_linear_error(wp, sp, np *C.optdp_cchar, out **C.char, errOut **C.char
 		if err != nil {
 			return err
 		}
-		rep, err := linear.Evaluate(w, s, nz)
-		if err != nil {
-			return err
-		}
-		return putJSON(out, rep)
+		return jsonOut(out)(linear.Evaluate(w, s, nz))
 	})
 }
 
@@ -375,11 +377,7 @@ type release struct {
 func optdp_linear_answer(wp, sp *C.optdp_cchar, x *C.optdp_cdouble, n C.int64_t, eps, delta C.double,
 	rng C.optdp_handle, out **C.char, errOut **C.char) C.int {
 	return call(errOut, func() error {
-		w, err := readWorkload(wp)
-		if err != nil {
-			return err
-		}
-		s, err := readStrategy(sp)
+		w, s, err := readPair(wp, sp)
 		if err != nil {
 			return err
 		}

@@ -210,6 +210,17 @@ func putJSON(out **C.char, v any) error {
 	return nil
 }
 
+// jsonOut returns a function storing the value of a (value, error) pair
+// in *out as JSON (putJSON), or returning the error.
+func jsonOut(out **C.char) func(any, error) error {
+	return func(v any, err error) error {
+		if err != nil {
+			return err
+		}
+		return putJSON(out, v)
+	}
+}
+
 // putFloat stores v in *out.
 func putFloat(out *C.double, v float64) error {
 	if out == nil {

@@ -70,11 +70,7 @@ func optdp_audit(x *C.optdp_cdouble, rows, cols C.int64_t, h C.optdp_handle, eps
 		if err != nil {
 			return err
 		}
-		rep, err := mech.Audit(xd, m, float64(eps))
-		if err != nil {
-			return err
-		}
-		return putJSON(out, rep)
+		return jsonOut(out)(mech.Audit(xd, m, float64(eps)))
 	})
 }
 

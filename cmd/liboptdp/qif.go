@@ -137,11 +137,7 @@ func optdp_shannon_capacity(c *C.optdp_cdouble, cr, cc C.int64_t, op *C.optdp_cc
 			return err
 		}
 		return long(op, true, func(ctx context.Context, o *capacityArgs) error {
-			r, err := mech.ShannonCapacity(ctx, ch, &o.CapacityOptions)
-			if err != nil {
-				return err
-			}
-			return putJSON(out, r)
+			return jsonOut(out)(mech.ShannonCapacity(ctx, ch, &o.CapacityOptions))
 		})
 	})
 }
@@ -159,11 +155,7 @@ func optdp_mul_g_capacity(c *C.optdp_cdouble, cr, cc C.int64_t, g *C.optdp_cdoub
 			return err
 		}
 		return long(op, true, func(ctx context.Context, o *gCapacityArgs) error {
-			r, err := mech.MulGCapacity(ctx, ch, gm, &o.GCapacityOptions)
-			if err != nil {
-				return err
-			}
-			return putJSON(out, r)
+			return jsonOut(out)(mech.MulGCapacity(ctx, ch, gm, &o.GCapacityOptions))
 		})
 	})
 }

@@ -86,11 +86,7 @@ func optdp_threshold(h C.optdp_handle, op *C.optdp_cchar, out **C.char, errOut *
 			return err
 		}
 		return long(op, true, func(ctx context.Context, o *thresholdArgs) error {
-			r, err := tight.Threshold(ctx, m, &o.ThresholdOptions)
-			if err != nil {
-				return err
-			}
-			return putJSON(out, r)
+			return jsonOut(out)(tight.Threshold(ctx, m, &o.ThresholdOptions))
 		})
 	})
 }
@@ -102,15 +98,21 @@ type regularResult struct {
 	Y []float64 `json:"y"`
 }
 
+// metricPrior reads a metric handle, eps (metricEps) and a prior.
+func metricPrior(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.int64_t) (metricType, []float64, error) {
+	m, err := metricEps(h, eps)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := floats(prior, int64(n), "prior", false)
+	return m, p, err
+}
+
 //export optdp_regular
 func optdp_regular(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.int64_t, op *C.optdp_cchar,
 	out **C.char, errOut **C.char) C.int {
 	return call(errOut, func() error {
-		m, err := metricEps(h, eps)
-		if err != nil {
-			return err
-		}
-		p, err := floats(prior, int64(n), "prior", false)
+		m, p, err := metricPrior(h, eps, prior, n)
 		if err != nil {
 			return err
 		}
@@ -129,11 +131,7 @@ func optdp_optimal(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.i
 	gain *C.optdp_cdouble, gr, gc C.int64_t, op *C.optdp_cchar, out **C.char, x *C.optdp_matrix,
 	errOut **C.char) C.int {
 	return call(errOut, func() error {
-		m, err := metricEps(h, eps)
-		if err != nil {
-			return err
-		}
-		p, err := floats(prior, int64(n), "prior", false)
+		m, p, err := metricPrior(h, eps, prior, n)
 		if err != nil {
 			return err
 		}
@@ -222,10 +220,6 @@ func optdp_regular_product(u C.int64_t, eps C.double, p *C.optdp_cdouble, v C.in
 		if err != nil {
 			return err
 		}
-		r, err := tight.RegularProduct(a[0], float64(eps), ps)
-		if err != nil {
-			return err
-		}
-		return putJSON(out, r)
+		return jsonOut(out)(tight.RegularProduct(a[0], float64(eps), ps))
 	})
 }
