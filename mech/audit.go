@@ -18,31 +18,33 @@ type AuditReport struct {
 	// (moved by at most an ulp so that Eps <= eps exactly when Private).
 	// +Inf when some X[i][o] > 0 = X[h][o] for a pair at finite distance;
 	// 0 for a constant mechanism.
-	Eps float64
+	Eps float64 `json:"eps"`
 	// Private is the exact verdict: X[i][o] <= e^{eps·d(i,h)}·X[h][o] holds
 	// in real arithmetic for every pair checked and every output o.
-	Private bool
+	Private bool `json:"private"`
 	// Worst is the (i, h, o) attaining Eps (-1s when nothing constrains it).
-	Worst [3]int
+	Worst [3]int `json:"worst"`
 	// Pairs is the number of answer pairs checked (edges for a graph metric).
-	Pairs int
+	Pairs int `json:"pairs"`
 	// Violation is the violated constraint of largest level, nil when
 	// Private.
-	Violation *Violation
+	Violation *Violation `json:"violation"`
 }
 
 // Violation is one violated privacy constraint of an audit:
 // X[I][O] > e^{eps·d(I,H)}·X[H][O].
 type Violation struct {
 	// I, H are the answers and O the output: X[I][O] is the larger entry.
-	I, H, O int
+	I int `json:"i"`
+	H int `json:"h"`
+	O int `json:"o"`
 	// LogRatio is ln(X[I][O]/X[H][O]) to within a few ulps, computed in
 	// the log domain so that it is right for quotients that overflow and
 	// for subnormal entries; +Inf when X[H][O] = 0 < X[I][O].
-	LogRatio float64
+	LogRatio float64 `json:"log_ratio"`
 	// Dist is d(I,H) (1 for an edge of a Graph metric); the constraint's
 	// level is LogRatio/Dist > eps.
-	Dist float64
+	Dist float64 `json:"dist"`
 }
 
 // Audit measures the privacy level of the noise matrix x (rows: true

@@ -18,9 +18,9 @@ import (
 type CapacityOptions struct {
 	// Tol is the width Upper - Lower in bits at which the iteration stops
 	// (0 = 1e-9).
-	Tol float64
+	Tol float64 `json:"tol"`
 	// MaxIter bounds the iterations (0 = 100000).
-	MaxIter int
+	MaxIter int `json:"max_iter"`
 	run.Settings
 }
 
@@ -28,16 +28,16 @@ type CapacityOptions struct {
 // max_pi I(pi; C): Lower <= capacity <= Upper, in bits.
 type CapacityResult struct {
 	// Lower = I(Prior; C), the mutual information of the prior reached.
-	Lower float64
+	Lower float64 `json:"lower"`
 	// Upper = max_x D( C[x] || q ) with q = Prior·C the output distribution:
 	// for every output distribution q, max_pi I(pi; C) <= max_x D(C[x] || q)
 	// (the minimax form of the capacity, max_pi I = min_q max_x D(C[x] || q);
 	// Blahut 1972).
-	Upper float64
+	Upper float64 `json:"upper"`
 	// Prior is the input distribution attaining Lower.
-	Prior []float64
+	Prior []float64 `json:"prior"`
 	// Iter is the number of Blahut–Arimoto steps taken.
-	Iter int
+	Iter int `json:"iterations"`
 }
 
 // ShannonCapacity brackets the Shannon capacity max_pi I(pi; C) of the
@@ -136,7 +136,7 @@ type GCapacityOptions struct {
 	// outputs to guesses), one small LP each (0 = 4096). Above it, the
 	// capacity is bracketed by an ascent (Lower) and the min-capacity
 	// (Upper).
-	MaxStrategies int
+	MaxStrategies int `json:"max_strategies"`
 	run.Settings
 }
 
@@ -145,19 +145,19 @@ type GCapacityOptions struct {
 type GCapacityResult struct {
 	// Lower = log2(V_g[Prior, C] / V_g(Prior)), recomputed for the prior
 	// found.
-	Lower float64
+	Lower float64 `json:"lower"`
 	// Upper: the LPs' optimum when Exact, otherwise the min-capacity
 	// log2 sum_y max_x C[x][y] (the "miracle" theorem: no non-negative gain
 	// leaks more multiplicatively than the identity gain at its worst prior;
 	// Science of QIF, ch. 7).
-	Upper float64
+	Upper float64 `json:"upper"`
 	// Prior is the prior attaining Lower.
-	Prior []float64
+	Prior []float64 `json:"prior"`
 	// Exact reports that every strategy was tried: Upper is the capacity
 	// (up to the simplex's tolerance) and Lower is attained.
-	Exact bool
+	Exact bool `json:"exact"`
 	// LPs is the number of linear programs solved.
-	LPs int
+	LPs int `json:"lps"`
 }
 
 // MulGCapacity is the multiplicative g-capacity of channel c (n x m) for

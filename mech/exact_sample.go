@@ -27,14 +27,14 @@ type SamplerOptions struct {
 	// whose realised distribution passes; mixing only moves every ratio
 	// towards 1. The γ used is reported by Mix. Without Repair such a
 	// matrix is refused with an error naming the violation.
-	Repair bool
+	Repair bool `json:"repair"`
 	// Unaudited skips the privacy proof, for callers that hold no metric
 	// (a C ABI taking only the matrix): m may be nil and eps is not used,
 	// the realised distribution is still exactly X[i][o]/s_i, but nothing
 	// proves it private (its ratios differ from X's by the factors s_h/s_i,
 	// within about m·2^-53 of 1). Audit then reports Pairs = 0 and
 	// Private = false. Releases should pass the metric instead.
-	Unaudited bool
+	Unaudited bool `json:"unaudited"`
 }
 
 // maxExactTries bounds the rejection loop of one Sampler draw; each try

@@ -28,7 +28,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$PY" -m venv --system-site-packages "$tmp/venv"
 "$tmp/venv/bin/python" -m pip install --quiet --no-index ./python
-# From the repository root, so that `import optdp` is the installed package
-# (python/optdp has no shared library); pytest's exit code 5 (no tests
-# collected) fails the step like any other.
+# The tests import the installed package (the source, python/src/optdp, is
+# not on sys.path and has no shared library); pytest's exit code 5 (no tests
+# collected, e.g. when optdp cannot be imported) fails the step like any
+# other.
 "$tmp/venv/bin/python" -m pytest -q -p no:cacheprovider python/tests

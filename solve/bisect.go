@@ -15,9 +15,10 @@ type SignFunc func(ctx context.Context, eps float64) (float64, error)
 // Crossing is a sign change of a SignFunc between two consecutive points.
 type Crossing struct {
 	// Lo < Hi bracket the change: f(Lo) and f(Hi) have different signs.
-	Lo, Hi float64
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
 	// Up is true for f(Lo) < 0 <= f(Hi) (the property starts to hold).
-	Up bool
+	Up bool `json:"up"`
 }
 
 // ScanResult is the outcome of a coarse scan.

@@ -37,15 +37,15 @@ func (c *canceller) report(p run.Progress) {
 }
 
 //export optdp_cancel_new
-func optdp_cancel_new(out *C.optdp_handle, errOut **C.char) (status C.int) {
-	begin(errOut)
-	defer guard(&status, errOut)
-	if out == nil {
-		return fail(errOut, badInput("the handle pointer is NULL"))
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	*out = register(&canceller{ctx: ctx, cancel: cancel})
-	return C.OPTDP_OK
+func optdp_cancel_new(out *C.optdp_handle, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		if out == nil {
+			return badInput("the handle pointer is NULL")
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		*out = register(&canceller{ctx: ctx, cancel: cancel})
+		return nil
+	})
 }
 
 //export optdp_cancel
@@ -66,16 +66,15 @@ type control struct {
 	TimeoutS float64 `json:"timeout_s"`
 }
 
-// start returns the call's context, the function releasing it, and the
-// run.Settings of a memory budget in bytes (0: the default) whose Progress
-// feeds the token's latest report.
-func (c control) start(budget int64) (context.Context, context.CancelFunc, run.Settings, error) {
-	set := run.Settings{Budget: run.Budget(budget)}
+// start returns the call's context and the function releasing it, and
+// completes set (whose Budget came with the options): its Progress feeds the
+// token's latest report.
+func (c control) start(set *run.Settings) (context.Context, context.CancelFunc, error) {
 	ctx := context.Background()
 	if c.Cancel != 0 {
 		t, err := lookup[*canceller](C.optdp_handle(c.Cancel), "cancellation token")
 		if err != nil {
-			return nil, nil, set, err
+			return nil, nil, err
 		}
 		ctx = t.ctx
 		set.Progress = t.report
@@ -83,29 +82,31 @@ func (c control) start(budget int64) (context.Context, context.CancelFunc, run.S
 	switch {
 	case c.TimeoutS == 0:
 		ctx, cancel := context.WithCancel(ctx)
-		return ctx, cancel, set, nil
+		return ctx, cancel, nil
 	case !(c.TimeoutS > 0) || math.IsInf(c.TimeoutS, 0) || c.TimeoutS > 1e9:
-		return nil, nil, set, badInput("timeout_s = %v (want seconds in (0, 1e9], or 0 for none)", c.TimeoutS)
+		return nil, nil, badInput("timeout_s = %v (want seconds in (0, 1e9], or 0 for none)", c.TimeoutS)
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(c.TimeoutS*float64(time.Second)))
-	return ctx, cancel, set, nil
+	return ctx, cancel, nil
+}
+
+// progressReport is the document of optdp_progress: the number of reports
+// so far and the latest.
+type progressReport struct {
+	Seq int `json:"seq"`
+	run.Progress
 }
 
 //export optdp_progress
-func optdp_progress(h C.optdp_handle, out **C.char, errOut **C.char) (status C.int) {
-	begin(errOut)
-	defer guard(&status, errOut)
-	t, err := lookup[*canceller](h, "cancellation token")
-	if err != nil {
-		return fail(errOut, err)
-	}
-	t.mu.Lock()
-	seq, p := t.seq, t.last
-	t.mu.Unlock()
-	err = putJSON(out, obj{{"seq", seq}, {"stage", p.Stage}, {"iter", p.Iter}, {"max_iter", p.MaxIter},
-		{"frac", p.Frac}, {"gap", p.Gap}, {"value", p.Value}, {"message", p.Message}})
-	if err != nil {
-		return fail(errOut, err)
-	}
-	return C.OPTDP_OK
+func optdp_progress(h C.optdp_handle, out **C.char, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		t, err := lookup[*canceller](h, "cancellation token")
+		if err != nil {
+			return err
+		}
+		t.mu.Lock()
+		r := progressReport{t.seq, t.last}
+		t.mu.Unlock()
+		return putJSON(out, r)
+	})
 }

@@ -99,14 +99,14 @@ func source(h C.optdp_handle) (src mech.Source, release func(), err error) {
 }
 
 //export optdp_rng_seeded
-func optdp_rng_seeded(seed C.uint64_t, out *C.optdp_handle, errOut **C.char) (status C.int) {
-	begin(errOut)
-	defer guard(&status, errOut)
-	if out == nil {
-		return fail(errOut, badInput("the handle pointer is NULL"))
-	}
-	*out = register(&lockedSource{src: mech.SeededSource(uint64(seed))})
-	return C.OPTDP_OK
+func optdp_rng_seeded(seed C.uint64_t, out *C.optdp_handle, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		if out == nil {
+			return badInput("the handle pointer is NULL")
+		}
+		*out = register(&lockedSource{src: mech.SeededSource(uint64(seed))})
+		return nil
+	})
 }
 
 // moduleVersion is the main module's version from the build information

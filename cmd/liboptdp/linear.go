@@ -9,8 +9,7 @@ package main
 import "C"
 
 import (
-	"bytes"
-	"encoding/json"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -39,26 +38,6 @@ type opNode struct {
 	Rows      int       `json:"rows"`
 	Cols      int       `json:"cols"`
 	Data      []float64 `json:"data"`
-}
-
-// decodeJSON decodes a JSON argument into dst, refusing unknown fields and
-// trailing data; NULL or "" leaves dst as it is when optional.
-func decodeJSON(p *C.optdp_cchar, dst any, what string, optional bool) error {
-	if p == nil || C.GoString((*C.char)(p)) == "" {
-		if optional {
-			return nil
-		}
-		return badInput("%s is missing", what)
-	}
-	dec := json.NewDecoder(bytes.NewReader([]byte(C.GoString((*C.char)(p)))))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
-		return badInput("%s: %v", what, err)
-	}
-	if dec.More() {
-		return badInput("%s: trailing data after the JSON value", what)
-	}
-	return nil
 }
 
 // denseOf builds the matrix of a "matrix" node.
@@ -192,14 +171,37 @@ func readStrategy(p *C.optdp_cchar) (*linear.Strategy, error) {
 	return o.strategy()
 }
 
+// readPair reads a workload and a strategy argument.
+func readPair(wp, sp *C.optdp_cchar) (linear.Workload, *linear.Strategy, error) {
+	w, err := readWorkload(wp)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := readStrategy(sp)
+	return w, s, err
+}
+
 // matrixNode is the operator tree of a dense matrix.
-func matrixNode(a *mat.Dense) obj {
+type matrixNode struct {
+	Op   string    `json:"op"`
+	Rows int       `json:"rows"`
+	Cols int       `json:"cols"`
+	Data []float64 `json:"data"`
+}
+
+// kronNode is the operator tree of a Kronecker product of matrices.
+type kronNode struct {
+	Op      string       `json:"op"`
+	Factors []matrixNode `json:"factors"`
+}
+
+func newMatrixNode(a *mat.Dense) matrixNode {
 	r, c := a.Dims()
 	data := make([]float64, 0, r*c)
 	for i := 0; i < r; i++ {
 		data = append(data, a.RawRowView(i)...)
 	}
-	return obj{{"op", "matrix"}, {"rows", r}, {"cols", c}, {"data", data}}
+	return matrixNode{"matrix", r, c, data}
 }
 
 // strategyNode is the operator tree of a strategy's matrices: one matrix,
@@ -208,91 +210,83 @@ func matrixNode(a *mat.Dense) obj {
 // explicit stacked matrix when that fits linear.MaxDenseEntries, and refused
 // otherwise; read back, it is evaluated by least squares on the stack, whose
 // error is at most the one Optimize reported (docs/MATH.md §15.8).
-func strategyNode(s *linear.Strategy) (obj, error) {
+func strategyNode(s *linear.Strategy) (any, error) {
 	fs := s.Factors()
 	if len(fs) == 0 {
 		d, err := s.Dense()
 		if err != nil {
 			return nil, fmt.Errorf("the strategy %s has no Kronecker factors and is too large to return as an explicit matrix: %w", s, err)
 		}
-		return matrixNode(d), nil
+		return newMatrixNode(d), nil
 	}
 	if len(fs) == 1 {
-		return matrixNode(fs[0]), nil
+		return newMatrixNode(fs[0]), nil
 	}
-	kids := make([]any, len(fs))
+	kids := make([]matrixNode, len(fs))
 	for i, f := range fs {
-		kids[i] = matrixNode(f)
+		kids[i] = newMatrixNode(f)
 	}
-	return obj{{"op", "kron"}, {"factors", kids}}, nil
+	return kronNode{"kron", kids}, nil
 }
 
-func noiseObj(n linear.Noise) obj {
-	return obj{{"mechanism", n.Mechanism}, {"eps", n.Eps}, {"delta", n.Delta},
-		{"sensitivity", n.Sensitivity}, {"scale", n.Scale}, {"variance", n.Variance}}
+// workloadInfo and strategyInfo are the documents of optdp_linear_info.
+type workloadInfo struct {
+	M     int    `json:"m"`
+	N     int    `json:"n"`
+	Name  string `json:"name"`
+	Shape []int  `json:"shape"`
 }
 
-func reportObj(r linear.Report) obj {
-	return obj{{"workload", r.Workload}, {"strategy", r.Strategy}, {"m", r.M}, {"n", r.N}, {"p", r.P},
-		{"trace", r.Trace}, {"noise", noiseObj(r.Noise)}, {"tse", r.TSE}, {"rmse", r.RMSE}}
+type strategyInfo struct {
+	P    int     `json:"p"`
+	N    int     `json:"n"`
+	Name string  `json:"name"`
+	L1   float64 `json:"l1"`
+	L2   float64 `json:"l2"`
 }
 
-//export optdp_linear_info
-func optdp_linear_info(op *C.optdp_cchar, what C.int, out **C.char, errOut **C.char) (status C.int) {
-	begin(errOut)
-	defer guard(&status, errOut)
-	var v obj
+// readOperator reads the operator argument of optdp_linear_info and
+// optdp_linear_dense: a workload or a strategy as what says (the other nil).
+func readOperator(op *C.optdp_cchar, what C.int) (w linear.Workload, s *linear.Strategy, err error) {
 	switch what {
 	case C.OPTDP_WORKLOAD:
-		w, err := readWorkload(op)
-		if err != nil {
-			return fail(errOut, err)
-		}
-		m, n := w.Dims()
-		v = obj{{"m", m}, {"n", n}, {"name", w.String()}, {"shape", linear.Shape(w)}}
+		w, err = readWorkload(op)
 	case C.OPTDP_STRATEGY:
-		s, err := readStrategy(op)
-		if err != nil {
-			return fail(errOut, err)
-		}
-		p, n := s.Dims()
-		v = obj{{"p", p}, {"n", n}, {"name", s.String()}, {"l1", s.L1()}, {"l2", s.L2()}}
-	default:
-		return fail(errOut, badInput("what = %d (want OPTDP_WORKLOAD or OPTDP_STRATEGY)", int(what)))
-	}
-	if err := putJSON(out, v); err != nil {
-		return fail(errOut, err)
-	}
-	return C.OPTDP_OK
-}
-
-//export optdp_linear_dense
-func optdp_linear_dense(op *C.optdp_cchar, what C.int, out *C.optdp_matrix, errOut **C.char) (status C.int) {
-	begin(errOut)
-	defer guard(&status, errOut)
-	var a *mat.Dense
-	var err error
-	switch what {
-	case C.OPTDP_WORKLOAD:
-		var w linear.Workload
-		if w, err = readWorkload(op); err == nil {
-			a, err = w.Dense()
-		}
-	case C.OPTDP_STRATEGY:
-		var s *linear.Strategy
-		if s, err = readStrategy(op); err == nil {
-			a, err = s.Dense()
-		}
+		s, err = readStrategy(op)
 	default:
 		err = badInput("what = %d (want OPTDP_WORKLOAD or OPTDP_STRATEGY)", int(what))
 	}
-	if err == nil {
-		err = putDense(out, a)
-	}
-	if err != nil {
-		return fail(errOut, err)
-	}
-	return C.OPTDP_OK
+	return w, s, err
+}
+
+//export optdp_linear_info
+func optdp_linear_info(op *C.optdp_cchar, what C.int, out **C.char, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		w, s, err := readOperator(op, what)
+		if err != nil {
+			return err
+		}
+		if w != nil {
+			m, n := w.Dims()
+			return putJSON(out, workloadInfo{m, n, w.String(), linear.Shape(w)})
+		}
+		p, n := s.Dims()
+		return putJSON(out, strategyInfo{p, n, s.String(), s.L1(), s.L2()})
+	})
+}
+
+//export optdp_linear_dense
+func optdp_linear_dense(op *C.optdp_cchar, what C.int, out *C.optdp_matrix, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		w, s, err := readOperator(op, what)
+		if err != nil {
+			return err
+		}
+		if w != nil {
+			return denseOut(out)(w.Dense())
+		}
+		return denseOut(out)(s.Dense())
+	})
 }
 
 // noiseOptions is the noise argument of optdp_linear_error.
@@ -303,154 +297,116 @@ type noiseOptions struct {
 }
 
 //export optdp_linear_error
-func optdp_linear_error(wp, sp, np *C.optdp_cchar, out **C.char, errOut **C.char) (status C.int) {
-	begin(errOut)
-	defer guard(&status, errOut)
-	w, err := readWorkload(wp)
-	if err != nil {
-		return fail(errOut, err)
-	}
-	s, err := readStrategy(sp)
-	if err != nil {
-		return fail(errOut, err)
-	}
-	var no noiseOptions
-	if err := decodeJSON(np, &no, "noise", false); err != nil {
-		return fail(errOut, err)
-	}
-	if err := checkEps(no.Eps); err != nil {
-		return fail(errOut, err)
-	}
-	var nz linear.Noise
-	switch no.Mechanism {
-	case "", "laplace":
-		if no.Delta != 0 {
-			return fail(errOut, badInput("laplace noise takes no delta (got %v)", no.Delta))
+func optdp_linear_error(wp, sp, np *C.optdp_cchar, out **C.char, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		w, s, err := readPair(wp, sp)
+		if err != nil {
+			return err
 		}
-		nz, err = linear.LaplaceNoise(s, no.Eps)
-	case "gaussian":
-		nz, err = linear.GaussianNoise(s, no.Eps, no.Delta)
-	case "gaussian-analytic":
-		nz, err = linear.AnalyticGaussianNoise(s, no.Eps, no.Delta)
-	default:
-		err = badInput("noise mechanism %q (want laplace, gaussian or gaussian-analytic)", no.Mechanism)
-	}
-	if err != nil {
-		return fail(errOut, err)
-	}
-	rep, err := linear.Evaluate(w, s, nz)
-	if err == nil {
-		err = putJSON(out, reportObj(rep))
-	}
-	if err != nil {
-		return fail(errOut, err)
-	}
-	return C.OPTDP_OK
+		var no noiseOptions
+		if err := decodeJSON(np, &no, "noise", false); err != nil {
+			return err
+		}
+		if err := checkEps(no.Eps); err != nil {
+			return err
+		}
+		var nz linear.Noise
+		switch no.Mechanism {
+		case "", "laplace":
+			if no.Delta != 0 {
+				return badInput("laplace noise takes no delta (got %v)", no.Delta)
+			}
+			nz, err = linear.LaplaceNoise(s, no.Eps)
+		case "gaussian":
+			nz, err = linear.GaussianNoise(s, no.Eps, no.Delta)
+		case "gaussian-analytic":
+			nz, err = linear.AnalyticGaussianNoise(s, no.Eps, no.Delta)
+		default:
+			err = badInput("noise mechanism %q (want laplace, gaussian or gaussian-analytic)", no.Mechanism)
+		}
+		if err != nil {
+			return err
+		}
+		return jsonOut(out)(linear.Evaluate(w, s, nz))
+	})
 }
 
-// optimizeOptions is the options argument of optdp_linear_optimize.
-type optimizeOptions struct {
-	control
-	Eps      float64 `json:"eps"`
-	Delta    float64 `json:"delta"`
-	Restarts int     `json:"restarts"`
-	Seed     uint64  `json:"seed"`
-	P        int     `json:"p"`
-	MaxIter  int     `json:"max_iter"`
-	// Budget is the memory budget in bytes (0: run.DefaultBudget).
-	Budget int64 `json:"budget"`
+// optimizeResult is the document of optdp_linear_optimize: the library's
+// result with the strategy as an operator tree, its name, and the time in
+// seconds.
+type optimizeResult struct {
+	*linear.OptimizeResult
+	Strategy     any     `json:"strategy"`
+	StrategyName string  `json:"strategy_name"`
+	TimeS        float64 `json:"time_s"`
 }
 
 //export optdp_linear_optimize
-func optdp_linear_optimize(wp, op *C.optdp_cchar, out **C.char, errOut **C.char) (status C.int) {
-	begin(errOut)
-	defer guard(&status, errOut)
-	w, err := readWorkload(wp)
-	if err != nil {
-		return fail(errOut, err)
-	}
-	var o optimizeOptions
-	if err := decodeJSON(op, &o, "options", false); err != nil {
-		return fail(errOut, err)
-	}
-	if err := checkEps(o.Eps); err != nil {
-		return fail(errOut, err)
-	}
-	ctx, cancel, set, err := o.start(o.Budget)
-	if err != nil {
-		return fail(errOut, err)
-	}
-	defer cancel()
-	res, err := linear.Optimize(ctx, w, &linear.OptimizeOptions{
-		Settings: set,
-		Eps:      o.Eps, Delta: o.Delta, Restarts: o.Restarts, Seed: o.Seed, P: o.P, MaxIter: o.MaxIter,
+func optdp_linear_optimize(wp, op *C.optdp_cchar, out **C.char, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		w, err := readWorkload(wp)
+		if err != nil {
+			return err
+		}
+		return long(op, false, func(ctx context.Context, o *optimizeArgs) error {
+			if err := checkEps(o.Eps); err != nil {
+				return err
+			}
+			res, err := linear.Optimize(ctx, w, &o.OptimizeOptions)
+			if err != nil {
+				return err
+			}
+			node, err := strategyNode(res.Strategy)
+			if err != nil {
+				return err
+			}
+			return putJSON(out, optimizeResult{res, node, res.Strategy.String(), res.Time.Seconds()})
+		})
 	})
-	if err != nil {
-		return fail(errOut, err)
-	}
-	bl := make([]any, len(res.Baselines))
-	for i, b := range res.Baselines {
-		bl[i] = obj{{"name", b.Name}, {"tse", b.TSE}}
-	}
-	node, err := strategyNode(res.Strategy)
-	if err != nil {
-		return fail(errOut, err)
-	}
-	err = putJSON(out, obj{
-		{"strategy", node}, {"strategy_name", res.Strategy.String()},
-		{"method", res.Method}, {"baseline", res.Baseline}, {"objective", res.Objective},
-		{"noise", noiseObj(res.Noise)}, {"tse", res.TSE}, {"rmse", res.RMSE}, {"classic_tse", res.ClassicTSE},
-		{"baselines", bl}, {"dual", res.Dual}, {"gap", res.Gap}, {"rel_gap", res.RelGap},
-		{"iterations", res.Iterations}, {"time_s", res.Time.Seconds()},
-	})
-	if err != nil {
-		return fail(errOut, err)
-	}
-	return C.OPTDP_OK
+}
+
+// release is the document of optdp_linear_answer: the library's release
+// with the strategy's name, without the releases of a union's groups.
+type release struct {
+	*linear.Release
+	StrategyName string   `json:"strategy_name"`
+	Groups       struct{} `json:"-"`
 }
 
 //export optdp_linear_answer
 func optdp_linear_answer(wp, sp *C.optdp_cchar, x *C.optdp_cdouble, n C.int64_t, eps, delta C.double,
-	rng C.optdp_handle, out **C.char, errOut **C.char) (status C.int) {
-	begin(errOut)
-	defer guard(&status, errOut)
-	w, err := readWorkload(wp)
-	if err != nil {
-		return fail(errOut, err)
-	}
-	s, err := readStrategy(sp)
-	if err != nil {
-		return fail(errOut, err)
-	}
-	xs, err := floats(x, int64(n), "data vector", false)
-	if err == nil {
-		err = checkEps(float64(eps))
-	}
-	if err != nil {
-		return fail(errOut, err)
-	}
-	src, release, err := source(rng)
-	if err != nil {
-		return fail(errOut, err)
-	}
-	var rel *linear.Release
-	if delta == 0 {
-		rel, err = linear.Answer(w, s, xs, float64(eps), src)
-	} else {
-		rel, err = linear.AnswerGaussian(w, s, xs, float64(eps), float64(delta), src)
-	}
-	release()
-	if err != nil {
-		return fail(errOut, err)
-	}
-	err = putJSON(out, obj{
-		{"y", rel.Y}, {"x_hat", rel.XHat}, {"answers", rel.Answers}, {"noise", noiseObj(rel.Noise)},
-		{"grid", rel.Grid}, {"strategy_name", rel.Strategy.String()}, {"expected", reportObj(rel.Expected)},
+	rng C.optdp_handle, out **C.char, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		w, s, err := readPair(wp, sp)
+		if err != nil {
+			return err
+		}
+		xs, err := floats(x, int64(n), "data vector", false)
+		if err == nil {
+			err = checkEps(float64(eps))
+		}
+		if err != nil {
+			return err
+		}
+		src, unlock, err := source(rng)
+		if err != nil {
+			return err
+		}
+		var rel *linear.Release
+		if delta == 0 {
+			rel, err = linear.Answer(w, s, xs, float64(eps), src)
+		} else {
+			rel, err = linear.AnswerGaussian(w, s, xs, float64(eps), float64(delta), src)
+		}
+		unlock()
+		if err != nil {
+			return err
+		}
+		if err := putJSON(out, release{Release: rel, StrategyName: rel.Strategy.String()}); err != nil {
+			return fmt.Errorf("optdp: %w", err)
+		}
+		return nil
 	})
-	if err != nil {
-		return fail(errOut, fmt.Errorf("optdp: %w", err))
-	}
-	return C.OPTDP_OK
 }
 
 // maxWorkloadFileBytes bounds a JSON workload file (64 MiB), as the

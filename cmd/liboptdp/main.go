@@ -22,7 +22,12 @@
 //     table guarded by a mutex (see handles.go); every function may be called
 //     from several threads at once;
 //   - a panic is recovered and reported as OPTDP_ERR_INTERNAL, never
-//     propagated into the caller's process.
+//     propagated into the caller's process (call, which runs every export's
+//     body);
+//   - results are the library's own result types written as JSON under
+//     their JSON tags (encode.go; results lists them and optdp_schema
+//     returns their keys), and options arguments decode into the library's
+//     option types, refusing unknown keys (options.go).
 //
 // The header is included in the cgo preamble, so a prototype in optdp.h
 // that disagrees with an //export below stops the build.
@@ -46,7 +51,6 @@ import (
 	"github.com/optdp/optdp/mech/linear"
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/run"
-	"github.com/optdp/optdp/solve"
 )
 
 // abiVersion is OPTDP_ABI_VERSION of optdp.h.
@@ -69,11 +73,9 @@ func code(err error) C.int {
 	switch {
 	case errors.Is(err, run.ErrBadInput):
 		return C.OPTDP_ERR_BAD_INPUT
-	case errors.Is(err, run.ErrTooLarge), errors.Is(err, solve.ErrTooLarge),
-		errors.Is(err, solve.ErrBandedTooLarge):
+	case errors.Is(err, run.ErrTooLarge):
 		return C.OPTDP_ERR_TOO_LARGE
-	case errors.Is(err, run.ErrNotConverged), errors.Is(err, solve.ErrNotConverged),
-		errors.Is(err, backend.ErrNotConverged):
+	case errors.Is(err, run.ErrNotConverged):
 		return C.OPTDP_ERR_NOT_CONVERGED
 	case errors.Is(err, linear.ErrUnsupported):
 		return C.OPTDP_ERR_UNSUPPORTED
@@ -96,25 +98,28 @@ func fail(errOut **C.char, err error) C.int {
 	return code(err)
 }
 
-// begin clears *errOut; every export calls it first so that *err is NULL
-// on success.
-func begin(errOut **C.char) {
+// call runs the body f of an export and returns its status: *errOut is
+// cleared first (so that it is NULL on success), an error of f becomes its
+// status code and message (fail), a panic OPTDP_ERR_INTERNAL.
+func call(errOut **C.char, f func() error) (status C.int) {
 	if errOut != nil {
 		*errOut = nil
 	}
-}
-
-// guard turns a panic into OPTDP_ERR_INTERNAL; every export defers it.
-func guard(status *C.int, errOut **C.char) {
-	if r := recover(); r != nil {
-		*status = C.OPTDP_ERR_INTERNAL
-		if errOut != nil {
-			if *errOut != nil {
-				C.free(unsafe.Pointer(*errOut))
+	defer func() {
+		if r := recover(); r != nil {
+			status = C.OPTDP_ERR_INTERNAL
+			if errOut != nil {
+				if *errOut != nil {
+					C.free(unsafe.Pointer(*errOut))
+				}
+				*errOut = cstring(fmt.Sprintf("optdp: internal error (please report it): %v", r))
 			}
-			*errOut = cstring(fmt.Sprintf("optdp: internal error (please report it): %v", r))
 		}
+	}()
+	if err := f(); err != nil {
+		return fail(errOut, err)
 	}
+	return C.OPTDP_OK
 }
 
 // floats copies n doubles from C memory into a new Go slice after checking
@@ -191,7 +196,8 @@ func putMatrix(out *C.optdp_matrix, data []float64, r, c int) error {
 	return nil
 }
 
-// putJSON encodes v (see encode) into a malloc'd string stored in *out.
+// putJSON encodes v (see encode) into a malloc'd string stored in *out; v
+// is the document of a function listed in results.
 func putJSON(out **C.char, v any) error {
 	if out == nil {
 		return badInput("the JSON output pointer is NULL")
@@ -202,6 +208,17 @@ func putJSON(out **C.char, v any) error {
 	}
 	*out = cstring(s)
 	return nil
+}
+
+// jsonOut returns a function storing the value of a (value, error) pair
+// in *out as JSON (putJSON), or returning the error.
+func jsonOut(out **C.char) func(any, error) error {
+	return func(v any, err error) error {
+		if err != nil {
+			return err
+		}
+		return putJSON(out, v)
+	}
 }
 
 // putFloat stores v in *out.
@@ -233,19 +250,18 @@ func toInt(v C.int64_t, name string, nonNeg bool) (int, error) {
 //export optdp_free
 func optdp_free(p unsafe.Pointer) { C.free(p) }
 
+// versionInfo is the document of optdp_version.
+type versionInfo struct {
+	Version string `json:"version"`
+	ABI     int    `json:"abi"`
+	Go      string `json:"go"`
+	Backend string `json:"backend"`
+	Threads int    `json:"threads"`
+}
+
 //export optdp_version
-func optdp_version(out **C.char, errOut **C.char) (status C.int) {
-	begin(errOut)
-	defer guard(&status, errOut)
-	err := putJSON(out, obj{
-		{"version", moduleVersion()},
-		{"abi", int(abiVersion)},
-		{"go", runtime.Version()},
-		{"backend", backend.Name()},
-		{"threads", backend.Threads()},
+func optdp_version(out **C.char, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		return putJSON(out, versionInfo{moduleVersion(), int(abiVersion), runtime.Version(), backend.Name(), backend.Threads()})
 	})
-	if err != nil {
-		return fail(errOut, err)
-	}
-	return C.OPTDP_OK
 }

@@ -113,6 +113,14 @@ void optdp_release(optdp_handle h);
  * version, the linear-algebra backend and its threads. */
 int optdp_version(char **json, char **err);
 
+/* optdp_schema writes the keys of the JSON document of every function that
+ * returns one: an object mapping each function's name (optdp_linear_info
+ * as "optdp_linear_info/workload" and "optdp_linear_info/strategy") to the
+ * object of its document's keys, where a key whose value is an object (or a
+ * list of objects) maps to that object's keys, and any other key to null.
+ * Every key it lists is present in every document of that function. */
+int optdp_schema(char **json, char **err);
+
 /* ---- metrics (answer sets with a distance) ---- */
 
 /* optdp_metric_parse builds a metric from a spec of the command-line tool:

@@ -21,24 +21,24 @@ type OptimizeOptions struct {
 	// reports (Stage "l2 newton", "l1 restart 2/4", ...).
 	run.Settings
 	// Eps > 0 is the privacy parameter.
-	Eps float64
+	Eps float64 `json:"eps"`
 	// Delta = 0 optimises for eps-DP Laplace noise (the L1 problem);
 	// 0 < Delta < 1 for (eps, delta)-DP Gaussian noise (the L2 problem).
-	Delta float64
+	Delta float64 `json:"delta"`
 	// Restarts is the number of seeded random starts of the L1 optimisers
 	// (0 means 1, at most MaxRestarts); the L2 problem is convex and
 	// ignores it.
-	Restarts int
+	Restarts int `json:"restarts"`
 	// Seed makes the L1 restarts reproducible: the result is a deterministic
 	// function of (workload, options) on a given backend.
-	Seed uint64
+	Seed uint64 `json:"seed"`
 	// P is the number of extra rows of a p-Identity strategy [I; Θ]
 	// (0 means max(1, n/16) per factor); L1 only.
-	P int
+	P int `json:"p"`
 	// MaxIter bounds the iterations per restart (L-BFGS) or the Newton
 	// iterations (L2); 0 means the sdp package's default; at most
 	// MaxOptimizeIter.
-	MaxIter int
+	MaxIter int `json:"max_iter"`
 }
 
 // MaxRestarts and MaxOptimizeIter bound OptimizeOptions.Restarts and
@@ -65,41 +65,44 @@ type OptimizeResult struct {
 	// Strategy is the optimised strategy (a Kronecker product for
 	// Kronecker and marginal workloads), or the best baseline when no
 	// optimised strategy beat it.
-	Strategy *Strategy
+	Strategy *Strategy `json:"-"`
 	// Method names the optimiser used: "l1-dense", "l1-kron",
 	// "l1-marginals", "l1-marginal-weights", "l2-dense" or "l2-kron", or
 	// "l1-union" / "l2-union" for a union of Kronecker strategies
 	// (UnionStrategy; docs/MATH.md §15.8).
-	Method string
+	Method string `json:"method"`
 	// Baseline is the name of the baseline returned, "" when the optimised
 	// strategy is returned.
-	Baseline string
+	Baseline string `json:"baseline"`
 	// Objective is the optimiser's objective. L1: D1(A)² tr(W^T W (A^T A)^+)
 	// (TSE = (2/eps²) Objective). L2: the trace tr(W^T W X^{-1}) with
 	// X = A^T A of unit diagonal, so D2(A) = 1. Optimize checks that the
 	// matrix-mechanism code (ProfileTrace on Strategy) recomputes it.
-	Objective float64
+	Objective float64 `json:"objective"`
 	// Noise is the noise calibration of the returned strategy: Laplace, or
 	// the analytic Gaussian (Balle and Wang) when Delta > 0.
-	Noise Noise
+	Noise Noise `json:"noise"`
 	// TSE = Noise.Variance · Objective / D² (D the sensitivity, 1 up to
 	// rounding for optimised strategies) is the expected total squared
 	// error; RMSE = sqrt(TSE/m).
-	TSE, RMSE float64
+	TSE  float64 `json:"tse"`
+	RMSE float64 `json:"rmse"`
 	// ClassicTSE is the Gaussian TSE with the paper's calibration
 	// σ = D2 sqrt(2 ln(2/delta))/eps (L2 only, else 0).
-	ClassicTSE float64
+	ClassicTSE float64 `json:"classic_tse"`
 	// Baselines are the errors of the standard strategies compared against
 	// (identity, hierarchical with several branchings with and without
 	// root, wavelet when every dimension is a power of 2).
-	Baselines []BaselineError
+	Baselines []BaselineError `json:"baselines"`
 	// Dual, Gap and RelGap certify the L2 answer: no strategy has trace
 	// below Dual, Gap = Objective - Dual, RelGap = Gap/Objective (0 for L1,
 	// which has no certificate).
-	Dual, Gap, RelGap float64
+	Dual   float64 `json:"dual"`
+	Gap    float64 `json:"gap"`
+	RelGap float64 `json:"rel_gap"`
 	// Iterations counts the optimisers' iterations; Time is the wall time.
-	Iterations int
-	Time       time.Duration
+	Iterations int           `json:"iterations"`
+	Time       time.Duration `json:"-"`
 }
 
 // objectiveTol is the relative tolerance within which the matrix-mechanism

@@ -75,28 +75,28 @@ const SpannerTol = 1e-4
 type Options struct {
 	// Gain is GainBinary (default) or GainDistance; ignored when GainMatrix
 	// or LossMatrix is set.
-	Gain Gain
+	Gain Gain `json:"gain"`
 	// GainMatrix, when not nil, is a general n×n gain g(i,k) (finite
 	// entries): the value is the expected gain, the g-vulnerability of the
 	// mechanism for the prior.
-	GainMatrix *mat.Dense
+	GainMatrix *mat.Dense `json:"-"`
 	// LossMatrix, when not nil (and GainMatrix nil), is a general n×n loss
 	// l(i,k) (finite entries): the gain is g = -l, so Utility is minus the
 	// expected loss.
-	LossMatrix *mat.Dense
+	LossMatrix *mat.Dense `json:"-"`
 	// Method is MethodExact (default), MethodGenerate or MethodSpanner.
-	Method Method
+	Method Method `json:"method"`
 	// Delta is the stretch of MethodSpanner, >= 1; default 1.2.
-	Delta float64
+	Delta float64 `json:"delta"`
 	// Tol is the target relative gap between the certified primal and dual
 	// values; default 1e-8. MethodSpanner applies it to the spanner LP
 	// itself (and solves the relaxation only to 1 % of the spanner's gap, 10 %
 	// at worst, see lp.SolveSpanner); its default there is SpannerTol.
-	Tol float64
+	Tol float64 `json:"tol"`
 	// MaxIter caps the interior-point iterations (default 200).
-	MaxIter int
+	MaxIter int `json:"max_iter"`
 	// Workers is the number of goroutines (default GOMAXPROCS).
-	Workers int
+	Workers int `json:"workers"`
 	// Settings: Budget caps the solver's workspace (default 4 GiB); larger
 	// problems are refused before anything is allocated. Progress, when
 	// set, receives the interior-point method's report after every
@@ -109,36 +109,38 @@ type Options struct {
 type Result struct {
 	// X is the mechanism: n×n, rows true answers, columns reported answers
 	// (which are also the guesses: the identity remap is optimal for it).
-	X *mat.Dense
+	X *mat.Dense `json:"-"`
 	// Utility is the expected gain sum_{i,k} pi_i X[i][k] g(i,k) of X; it
 	// equals Primal.
-	Utility float64
+	Utility float64 `json:"utility"`
 	// Primal is Utility; Dual is an upper bound on the utility of every
 	// eps·d-private mechanism for this prior and gain (an exactly feasible
 	// dual point of the LP); Gap = (Dual-Primal)/max(|Dual|,|Primal|).
-	Primal, Dual, Gap float64
+	Primal float64 `json:"primal"`
+	Dual   float64 `json:"dual"`
+	Gap    float64 `json:"gap"`
 	// AuditEps is the privacy level measured by Audit on X: at most eps,
 	// with no tolerance.
-	AuditEps float64
+	AuditEps float64 `json:"audit_eps"`
 	// Iterations is the number of interior-point iterations (summed over
 	// the relaxations of MethodGenerate).
-	Iterations int
+	Iterations int `json:"iterations"`
 	// Method is the method used; Pairs the number of ratio constraints per
 	// column of the (last) LP solved; Rounds the relaxations solved by
 	// MethodGenerate; Delta the stretch of MethodSpanner.
-	Method Method
-	Pairs  int
-	Rounds int
-	Delta  float64
+	Method Method  `json:"method"`
+	Pairs  int     `json:"pairs"`
+	Rounds int     `json:"rounds"`
+	Delta  float64 `json:"delta"`
 	// Mix is the weight of the uniform mechanism mixed into the solver's
 	// answer to make every privacy constraint hold exactly (see lp.Repair).
-	Mix float64
+	Mix float64 `json:"mix"`
 	// Symmetry is the order of the group of symmetries (isometries of the
 	// metric that the prior and gain respect) by which the solver reduced
 	// the LP (lp.Options.Symmetry); 1 for none.
-	Symmetry int
+	Symmetry int `json:"symmetry"`
 	// TimeS is the wall-clock time of the computation in seconds.
-	TimeS float64
+	TimeS float64 `json:"time_s"`
 }
 
 // Solve computes an eps·d-private mechanism of maximal expected gain for

@@ -37,12 +37,13 @@ const MaxThresholdSteps = 1000
 // ThresholdOptions tunes Threshold. Zero fields take the defaults.
 type ThresholdOptions struct {
 	// Lo and Hi bound the search (defaults 0.01 and 10; 0 < Lo < Hi).
-	Lo, Hi float64
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
 	// Tol is the width of the final bracket in eps (default 1e-6).
-	Tol float64
+	Tol float64 `json:"tol"`
 	// Steps is the number of intervals of the coarse, geometrically
 	// spaced scan of [Lo, Hi] (default 16, at most MaxThresholdSteps).
-	Steps int
+	Steps int `json:"steps"`
 	// Settings: Budget limits the memory of the dense matrices (checked
 	// before they are allocated); Progress receives a report after each
 	// evaluation of the search (Stage "threshold", Iter, Frac, Value =
@@ -51,7 +52,7 @@ type ThresholdOptions struct {
 	// Structured allows the Toeplitz path on lattices above 10^5 points
 	// (thresholdStructuredN), where the search's 30-40 solves take seconds
 	// each; smaller large lattices use it without asking.
-	Structured bool
+	Structured bool `json:"structured"`
 }
 
 // thresholdStructuredN is the largest lattice Threshold solves by the

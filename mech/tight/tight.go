@@ -41,12 +41,12 @@ type Options struct {
 	// or too large for dense, else the banded solver for graphs with a
 	// small bandwidth and n > 2000, else dense), "dense", "closed-form",
 	// "kron", "toeplitz" or "banded"; see Solvers.
-	Solver string
+	Solver string `json:"solver"`
 	// MaxMechanismN is the largest n for which X is built (<= 0:
 	// DefaultMaxMechanismN).
-	MaxMechanismN int
+	MaxMechanismN int `json:"max_mechanism_n"`
 	// NoMechanism skips building (and auditing) X.
-	NoMechanism bool
+	NoMechanism bool `json:"no_mechanism"`
 	// Settings: Budget limits the memory of dense (and banded) matrices,
 	// checked before they are allocated; Progress, when not nil, receives
 	// a report after each iteration of an iterative solver (the Toeplitz

@@ -2,9 +2,9 @@
 
 It builds the Go shared library (``go build -buildmode=c-shared`` of
 ``cmd/liboptdp`` in the repository that contains this directory) and writes a
-wheel holding the ``optdp`` package, the library and its C header. Nothing is
-downloaded: Go uses its module cache (or its usual proxy, if modules are
-missing), and no Python build dependency is required.
+wheel holding the ``optdp`` package (``src/optdp``), the library and its C
+header. Nothing is downloaded: Go uses its module cache (or its usual proxy,
+if modules are missing), and no Python build dependency is required.
 
 Environment variables:
     GO              the go command (default: ``go`` on PATH)
@@ -28,14 +28,15 @@ from pathlib import Path
 
 NAME = "optdp"
 HERE = Path(__file__).resolve().parent.parent  # python/
-PACKAGE = HERE / NAME
+SRC = HERE / "src"
+PACKAGE = SRC / NAME
 
 
 def _version() -> str:
     text = (PACKAGE / "__init__.py").read_text(encoding="utf-8")
     m = re.search(r'^__version__ = "([^"]+)"', text, re.M)
     if not m:
-        raise RuntimeError("optdp/__init__.py has no __version__")
+        raise RuntimeError("src/optdp/__init__.py has no __version__")
     return m.group(1)
 
 
@@ -163,8 +164,9 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
 
 
 # PEP 660 (pip install -e ./python): the library is built into the source
-# package (python/optdp/, ignored by git) and a .pth file puts python/ on
-# sys.path. After changing the Go code, run the install again to rebuild it.
+# package (python/src/optdp/, ignored by git) and a .pth file puts
+# python/src/ on sys.path. After changing the Go code, run the install again
+# to rebuild it.
 
 def get_requires_for_build_editable(config_settings=None):
     return []
@@ -176,7 +178,7 @@ def prepare_metadata_for_build_editable(metadata_directory, config_settings=None
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
     _build_library(PACKAGE / _libname())
-    files = {f"_{NAME}_editable.pth": (str(HERE) + "\n").encode()}
+    files = {f"_{NAME}_editable.pth": (str(SRC) + "\n").encode()}
     return _write_wheel(wheel_directory, files, _tag())
 
 

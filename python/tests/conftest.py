@@ -8,6 +8,33 @@ reference value of the Go tests (which state where it comes from).
 import math
 from fractions import Fraction
 
+# The tests import the installed package (the source is in src/, which is
+# not on sys.path, so `cd python && pytest` cannot pick up a copy without
+# the shared library). Without it, no test is collected and pytest says why.
+try:
+    import optdp  # noqa: F401
+except ImportError as e:
+    NOT_INSTALLED = (
+        f"optdp is not installed ({e}); the tests run against the installed package: "
+        "`pip install ./python` from the repository root (it builds the Go library), "
+        "or put python/src on PYTHONPATH and set OPTDP_LIBRARY to a library built by "
+        "`go build -buildmode=c-shared -o liboptdp.so ./cmd/liboptdp`"
+    )
+    collect_ignore_glob = ["test_*.py"]
+else:
+    NOT_INSTALLED = ""
+
+
+def pytest_report_header(config):
+    if NOT_INSTALLED:
+        return "skipping every test: " + NOT_INSTALLED
+    return None
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if NOT_INSTALLED:
+        terminalreporter.write_line("skipped every test: " + NOT_INSTALLED, yellow=True)
+
 LN2 = math.log(2)
 
 # optdp's closed-form builders construct a mechanism that must be eps-private

@@ -43,6 +43,7 @@ _P_MATRIX = POINTER(_Matrix)
 # Argument types of every function, minus the trailing char **err.
 _SIGNATURES = {
     "optdp_version": [_P_VOID],
+    "optdp_schema": [_P_VOID],
     "optdp_metric_parse": [c_char_p, _P_HANDLE],
     "optdp_metric_from_distances": [_P_DOUBLE, c_int64, _P_HANDLE],
     "optdp_metric_from_edges": [c_int64, _P_INT64, c_int64, _P_HANDLE],
