@@ -165,6 +165,36 @@ def release(handle: int) -> None:
         LIB.optdp_release(handle)
 
 
+class Held:
+    """Base of the classes whose value lives in the library behind a handle
+    (an integer that names the object in this process only).
+
+    Copying an immutable held object returns the object itself. Pickling
+    (which ``multiprocessing`` and ``concurrent.futures`` do to every
+    argument) must carry the object's value, never the handle: in another
+    process the same number names another object, or none. A subclass that
+    can rebuild itself from its value defines ``__reduce__``; the others
+    refuse here with a clear error.
+    """
+
+    __slots__ = ()
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce_ex__(self, protocol):
+        return self.__reduce__()
+
+    def __reduce__(self):
+        raise TypeError(
+            f"optdp: a {type(self).__name__} cannot be pickled: it is held by the library in this process "
+            "and its handle means nothing in another one; build it again in the other process from what "
+            "built it here (for a Metric, its spec or arrays)")
+
+
 def take_json(ptr: c_void_p) -> Any:
     """Decodes and frees a JSON document returned by the library."""
     try:

@@ -193,7 +193,7 @@ def bnd_mechanism(u: int, v: int, eps: float) -> np.ndarray:
 
 # ---- sampling ----
 
-class SeededRng:
+class SeededRng(_lib.Held):
     """A deterministic generator (PCG) for reproducible experiments.
 
     Its output is predictable: noise drawn from it protects nothing, so real
@@ -202,6 +202,13 @@ class SeededRng:
     """
 
     __slots__ = ("_handle", "_finalizer", "seed", "__weakref__")
+
+    def __copy__(self):
+        raise TypeError("optdp: a SeededRng cannot be copied: a copy would share (or silently restart) its "
+                        "stream; make another SeededRng(seed)")
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
 
     def __init__(self, seed: int):
         if not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
@@ -236,7 +243,7 @@ def rng_handle(rng: Optional[Rng], seed: Optional[int]) -> Tuple[int, Optional[S
     raise BadInputError(f"optdp: rng must be \"crypto\" or a SeededRng, got {rng!r}")
 
 
-class Sampler:
+class Sampler(_lib.Held):
     """Draws reported answers from a row-stochastic noise matrix, exactly.
 
     The draws have exactly the probabilities X[i][k] / sum_k X[i][k]

@@ -17,7 +17,7 @@ from .errors import BadInputError
 from .metric import MetricLike, as_metric
 
 
-class Mechanism:
+class Mechanism(_lib.Held):
     """The matrix-free tight-constraints mechanism held by the library: draws
     reported answers at any n (no n x n matrix), in O(1) expected proposals
     on lattices, with probability X[i][k] up to the 2^-53 resolution of

@@ -11,7 +11,7 @@ from . import _lib
 from .errors import BadInputError
 
 
-class Metric:
+class Metric(_lib.Held):
     """A distance on the answers 0..n-1 of a query, held by the library.
 
     Build one from a spec of the command-line tool::
@@ -24,17 +24,22 @@ class Metric:
     dist:file=PATH), or from arrays with :meth:`from_distances` and
     :meth:`from_edges`. Distances are unscaled (hops, km); a privacy level eps
     scales them. Metrics are immutable and safe to share between threads.
+    Pickling carries the metric's value (its spec, distance matrix or edge
+    list), so a Metric passed to another process is the same metric there; a
+    metric read from a file (``graph:file=``, ``dist:file=``) is refused,
+    since the file may differ by then.
     """
 
-    __slots__ = ("_handle", "_n", "_spec", "_finalizer", "__weakref__")
+    __slots__ = ("_handle", "_n", "_spec", "_edges", "_finalizer", "__weakref__")
 
     def __init__(self, spec: str):
         if not isinstance(spec, str):
             raise BadInputError(f"optdp: a metric spec is a string such as 'line:n=6', got {type(spec).__name__}")
         self._adopt(_lib.handle_call("optdp_metric_parse", _lib.cstr(spec)))
 
-    def _adopt(self, handle: int) -> None:
+    def _adopt(self, handle: int, edges: Any = None) -> None:
         self._handle = handle
+        self._edges = edges
         self._finalizer = weakref.finalize(self, _lib.release, handle)
         info = _lib.json_call("optdp_metric_info", handle)
         self._n = int(info["n"])
@@ -66,7 +71,7 @@ class Metric:
             raise BadInputError(f"optdp: edges must be an m x 2 array of vertex pairs, got shape {e.shape}")
         self = cls.__new__(cls)
         ptr = e.ctypes.data_as(_lib._P_INT64)
-        self._adopt(_lib.handle_call("optdp_metric_from_edges", int(n), ptr, e.shape[0]))
+        self._adopt(_lib.handle_call("optdp_metric_from_edges", int(n), ptr, e.shape[0]), (int(n), e.copy()))
         return self
 
     @property
@@ -88,6 +93,18 @@ class Metric:
 
     def __repr__(self) -> str:
         return f"Metric({self._spec!r})"
+
+    def __reduce__(self):
+        if self._edges is not None:
+            return (Metric.from_edges, self._edges)
+        if self._spec.startswith("dist:n="):
+            return (Metric.from_distances, (self.distances(),))
+        if "file=" in self._spec:
+            raise TypeError(
+                f"optdp: Metric({self._spec!r}) cannot be pickled: it was read from a file, which may differ "
+                "in the other process; pass the spec and read it there, or build the metric from arrays "
+                "(Metric.from_distances, Metric.from_edges), which pickle with their values")
+        return (Metric, (self._spec,))
 
 
 MetricLike = Union[Metric, str]
