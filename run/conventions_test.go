@@ -7,11 +7,9 @@ import (
 
 	"github.com/optdp/optdp/backend"
 	"github.com/optdp/optdp/lp"
-	"github.com/optdp/optdp/mech/linear"
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/mech/tight"
 	"github.com/optdp/optdp/run"
-	"github.com/optdp/optdp/sdp"
 	"github.com/optdp/optdp/solve"
 )
 
@@ -24,10 +22,6 @@ func TestSentinelsShared(t *testing.T) {
 	}{
 		{"lp.ErrTooLarge", lp.ErrTooLarge, run.ErrTooLarge},
 		{"lp.ErrNotConverged", lp.ErrNotConverged, run.ErrNotConverged},
-		{"linear.ErrTooLarge", linear.ErrTooLarge, run.ErrTooLarge},
-		{"sdp.ErrTooLarge", sdp.ErrTooLarge, run.ErrTooLarge},
-		{"solve.ErrTooLarge", solve.ErrTooLarge, run.ErrTooLarge},
-		{"solve.ErrNotConverged", solve.ErrNotConverged, run.ErrNotConverged},
 		{"solve.ErrBandedTooLarge", solve.ErrBandedTooLarge, run.ErrTooLarge},
 		{"solve.ErrShape", solve.ErrShape, run.ErrBadInput},
 		{"backend.ErrShape", backend.ErrShape, run.ErrBadInput},

@@ -12,6 +12,13 @@
 //     Settings;
 //   - errors are wrapped with %w behind the package's prefix ("tight: ...",
 //     "lp: ...");
+//   - the error classes live only here: no package re-exports ErrTooLarge,
+//     ErrNotConverged or ErrBadInput, and callers test errors.Is(err,
+//     run.ErrTooLarge) whichever package returned err. A package defines a
+//     sentinel of its own only when it says more than the class
+//     (solve.ErrBadKernel, solve.ErrBandedNotPD, backend.ErrSingular,
+//     linear.ErrUnsupported); its message starts with the package's prefix
+//     and it wraps the class that applies, if one does;
 //   - an allocation whose size depends on the input is estimated first and
 //     refused with ErrTooLarge, the estimate and what to do instead, when it
 //     is over the Budget.

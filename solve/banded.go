@@ -14,8 +14,9 @@ import (
 // ErrBandedNotPD is wrapped by SolveBanded's error when the banded matrix is
 // not (numerically) positive definite: the band Cholesky factorisation
 // failed or its reciprocal condition is below SingularRCond. Callers fall
-// back to a dense (indefinite or singular) solve.
-var ErrBandedNotPD = errors.New("banded matrix is not numerically positive definite")
+// back to a dense (indefinite or singular) solve. It wraps none of run's
+// classes: the input is valid, only this solver does not apply.
+var ErrBandedNotPD = errors.New("solve: banded matrix is not numerically positive definite")
 
 // ErrBandedTooLarge is wrapped by SolveBanded's error when the band storage
 // would exceed the memory limit; nothing was allocated.

@@ -18,11 +18,6 @@ const DefaultTol = 1e-12
 // DefaultMaxIter is the default iteration limit of the iterative solvers.
 const DefaultMaxIter = 2000
 
-// ErrNotConverged means an iterative solver stopped at its iteration limit
-// before reaching the residual target. The Result returned with it holds the
-// last iterate and its true residual.
-var ErrNotConverged = run.ErrNotConverged
-
 // Options controls the iterative solvers. A nil pointer or the zero value
 // gives the defaults.
 type Options struct {
@@ -141,7 +136,7 @@ func checkSystem(a Operator, m Operator, b []float64) error {
 // (symmetric positive definite) or is nil for none. The iteration stops when
 // the true relative residual is at most opt.Tol (the recurrence residual is
 // used to decide when to check it), after opt.MaxIter iterations
-// (ErrNotConverged), or when ctx is done (ctx.Err()); in those cases the
+// (run.ErrNotConverged), or when ctx is done (ctx.Err()); in those cases the
 // Result still holds the last iterate. A non-positive curvature p·Ap <= 0,
 // which proves A is not positive definite, stops it with ErrBreakdown.
 func PCG(ctx context.Context, a, minv Operator, b []float64, opts *Options) (Result, error) {
@@ -217,7 +212,7 @@ func PCG(ctx context.Context, a, minv Operator, b []float64, opts *Options) (Res
 		res.Converged = true
 		return res, nil
 	}
-	return res, fmt.Errorf("pcg: relative residual %.3g after %d iterations (target %.3g): %w", res.Residual, res.Iterations, tol, ErrNotConverged)
+	return res, fmt.Errorf("pcg: relative residual %.3g after %d iterations (target %.3g): %w", res.Residual, res.Iterations, tol, run.ErrNotConverged)
 }
 
 // MINRES solves A z = b for a symmetric, possibly indefinite, A by the
@@ -225,7 +220,7 @@ func PCG(ctx context.Context, a, minv Operator, b []float64, opts *Options) (Res
 // form of Choi (2006) / SciPy. minv applies M^{-1}, which must be symmetric
 // positive definite (nil for none). Stopping and the Result are as for PCG;
 // MINRES does not break down on indefinite matrices, and a singular A shows
-// up as a residual that stalls (ErrNotConverged) or as ErrBreakdown.
+// up as a residual that stalls (run.ErrNotConverged) or as ErrBreakdown.
 func MINRES(ctx context.Context, a, minv Operator, b []float64, opts *Options) (Result, error) {
 	opt := opts.value()
 	if err := checkSystem(a, minv, b); err != nil {
@@ -341,5 +336,5 @@ func MINRES(ctx context.Context, a, minv Operator, b []float64, opts *Options) (
 		res.Converged = true
 		return res, nil
 	}
-	return res, fmt.Errorf("minres: relative residual %.3g after %d iterations (target %.3g): %w", res.Residual, res.Iterations, tol, ErrNotConverged)
+	return res, fmt.Errorf("minres: relative residual %.3g after %d iterations (target %.3g): %w", res.Residual, res.Iterations, tol, run.ErrNotConverged)
 }

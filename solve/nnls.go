@@ -37,7 +37,7 @@ func NNLS(ctx context.Context, a mat.Matrix, b []float64) (NNLSResult, error) {
 		return NNLSResult{}, fmt.Errorf("nnls: b has length %d, want %d: %w", len(b), m, backend.ErrShape)
 	}
 	if n > MaxNNLS {
-		return NNLSResult{}, fmt.Errorf("nnls: %d columns exceed the limit %d (cubic cost per iteration): %w", n, MaxNNLS, ErrTooLarge)
+		return NNLSResult{}, fmt.Errorf("nnls: %d columns exceed the limit %d (cubic cost per iteration): %w", n, MaxNNLS, run.ErrTooLarge)
 	}
 	var norm1 float64
 	for j := 0; j < n; j++ {

@@ -69,11 +69,9 @@ func code(err error) C.int {
 	switch {
 	case errors.Is(err, run.ErrBadInput):
 		return C.OPTDP_ERR_BAD_INPUT
-	case errors.Is(err, run.ErrTooLarge), errors.Is(err, solve.ErrTooLarge),
-		errors.Is(err, solve.ErrBandedTooLarge):
+	case errors.Is(err, run.ErrTooLarge), errors.Is(err, solve.ErrBandedTooLarge):
 		return C.OPTDP_ERR_TOO_LARGE
-	case errors.Is(err, run.ErrNotConverged), errors.Is(err, solve.ErrNotConverged),
-		errors.Is(err, backend.ErrNotConverged):
+	case errors.Is(err, run.ErrNotConverged), errors.Is(err, backend.ErrNotConverged):
 		return C.OPTDP_ERR_NOT_CONVERGED
 	case errors.Is(err, linear.ErrUnsupported):
 		return C.OPTDP_ERR_UNSUPPORTED

@@ -13,8 +13,10 @@ import (
 
 // ErrUnsupported is returned (wrapped) when a strategy does not have full
 // column rank and the workload asks about a direction outside its row space,
-// so the workload cannot be estimated from the strategy's answers.
-var ErrUnsupported = errors.New("strategy does not support the workload")
+// so the workload cannot be estimated from the strategy's answers. It is a
+// class of its own (the C ABI's OPTDP_ERR_UNSUPPORTED), wrapping none of
+// run's: the strategy and the workload are each valid.
+var ErrUnsupported = errors.New("linear: strategy does not support the workload")
 
 // choleskyMinRCond is the reciprocal condition number of A^T A below which
 // the error is computed from the SVD of A instead of the Cholesky factor of
@@ -435,7 +437,7 @@ func Evaluate(w Workload, a *Strategy, nz Noise) (Report, error) {
 		// Variance ∝ D1(A)² and tr ∝ 1/scale² of A: entries near 1e154 or
 		// beyond overflow one and underflow the other (1e308 gave NaN).
 		return Report{}, fmt.Errorf("evaluate: %v with strategy %v: the error %v·%v is not representable in float64 (noise scale %v); rescale the strategy, its error does not depend on its scale: %w",
-			w, a, nz.Variance, tr, nz.Scale, ErrBadInput)
+			w, a, nz.Variance, tr, nz.Scale, run.ErrBadInput)
 	}
 	return Report{Workload: w.String(), Strategy: a.String(), M: m, N: n, P: p,
 		Trace: tr, Noise: nz, TSE: tse, RMSE: math.Sqrt(tse / float64(m))}, nil
@@ -462,7 +464,7 @@ func QueryVariances(w Workload, a *Strategy, nz Noise) ([]float64, error) {
 	}
 	m, _ := w.Dims()
 	if m > MaxDenseEntries {
-		return nil, fmt.Errorf("%v has %d queries: %w", w, m, ErrTooLarge)
+		return nil, fmt.Errorf("%v has %d queries: %w", w, m, run.ErrTooLarge)
 	}
 	if a.union != nil {
 		return nil, fmt.Errorf("query variances: %v is a union strategy (per-group estimates): %w", a, ErrUnsupported)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -307,8 +308,8 @@ func TestKronError(t *testing.T) {
 	if got != 2*2829056.0*2829056.0 {
 		t.Errorf("range2d(256), identity: TSE %v, want 2·2829056²", got)
 	}
-	if _, err := IdentityStrategy(65536); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("dense 65536² strategy: err = %v, want ErrTooLarge", err)
+	if _, err := IdentityStrategy(65536); !errors.Is(err, run.ErrTooLarge) {
+		t.Errorf("dense 65536² strategy: err = %v, want run.ErrTooLarge", err)
 	}
 }
 

@@ -9,20 +9,10 @@ import (
 
 // MaxDenseEntries is the largest number of float64 entries (1 GiB) that a
 // function of this package allocates for one dense matrix; larger requests
-// are refused with an error wrapping ErrTooLarge before anything is
+// are refused with an error wrapping run.ErrTooLarge before anything is
 // allocated. Whole computations are bounded by a run.Budget in bytes
 // (OptimizeOptions.Budget; run.DefaultBudget for Evaluate).
 const MaxDenseEntries = 1 << 27
-
-// The sentinel errors of package linear are those of package run, so that
-// errors.Is works whichever optdp package returned the error.
-var (
-	// ErrTooLarge: a dense matrix would exceed MaxDenseEntries entries,
-	// or a computation's memory estimate is over its run.Budget.
-	ErrTooLarge = run.ErrTooLarge
-	// ErrBadInput: an argument outside its documented domain.
-	ErrBadInput = run.ErrBadInput
-)
 
 // checkDense refuses an r×c dense matrix larger than MaxDenseEntries.
 func checkDense(what string, r, c int) error {
@@ -31,7 +21,7 @@ func checkDense(what string, r, c int) error {
 	}
 	if r > MaxDenseEntries/c {
 		return fmt.Errorf("%s: a dense %d×%d matrix needs %s, over the limit of %s for one matrix: %w",
-			what, r, c, run.FormatBytes(run.DenseBytes(r, c, 1)), run.FormatBytes(8*MaxDenseEntries), ErrTooLarge)
+			what, r, c, run.FormatBytes(run.DenseBytes(r, c, 1)), run.FormatBytes(8*MaxDenseEntries), run.ErrTooLarge)
 	}
 	return nil
 }
@@ -147,7 +137,7 @@ func (g Gram) Trace() float64 {
 	return s
 }
 
-// Dense returns G as one dense symmetric matrix, refusing (ErrTooLarge)
+// Dense returns G as one dense symmetric matrix, refusing (run.ErrTooLarge)
 // before allocating when n² exceeds MaxDenseEntries. This is the form an
 // optimiser that works on W^T W directly takes.
 func (g Gram) Dense() (*mat.SymDense, error) {

@@ -286,7 +286,7 @@ func (s *Strategy) Attributes() []int {
 	return append([]int(nil), s.sum.dims...)
 }
 
-// Dense returns A as one dense matrix, refusing (ErrTooLarge) before
+// Dense returns A as one dense matrix, refusing (run.ErrTooLarge) before
 // allocating when p·n exceeds MaxDenseEntries.
 func (s *Strategy) Dense() (*mat.Dense, error) {
 	p, n := s.Dims()

@@ -90,7 +90,7 @@ func latticeSolve(ctx context.Context, lat metric.Lattice, eps float64, progress
 		ones[i] = 1
 	}
 	res, err := solve.SolveToeplitz(ctx, t, ones, &solve.Options{Settings: run.Settings{Progress: progress}})
-	if err != nil && !errors.Is(err, solve.ErrNotConverged) {
+	if err != nil && !errors.Is(err, run.ErrNotConverged) {
 		return res, solve.Certificate{}, "", err
 	}
 	hint, name := metric.PhiLambdaMin(lat, eps)
