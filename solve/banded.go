@@ -59,17 +59,18 @@ func BandedBytes(n, bw int) float64 { return 2 * 8 * float64(n) * float64(bw+1) 
 // lazily (as a breadth-first search from i does).
 //
 // Errors: bad sizes, NaN or Inf entries (backend.ErrNotFinite), band storage
-// above maxBytes (<= 0: no limit; ErrBandedTooLarge, checked before
-// allocating), and A not numerically positive definite (ErrBandedNotPD).
-func SolveBanded(n, bw int, entry func(i, j int) float64, b []float64, maxBytes int64) (BandedResult, error) {
+// over budget (ErrBandedTooLarge, checked before allocating; 0 means
+// run.DefaultBudget, negative no limit), and A not numerically positive
+// definite (ErrBandedNotPD).
+func SolveBanded(n, bw int, entry func(i, j int) float64, b []float64, budget run.Budget) (BandedResult, error) {
 	if n < 1 || bw < 0 || bw > n-1 {
 		return BandedResult{}, fmt.Errorf("solve banded: need n >= 1 and 0 <= bw <= n-1, got n=%d bw=%d: %w", n, bw, backend.ErrShape)
 	}
 	if len(b) != n {
 		return BandedResult{}, fmt.Errorf("solve banded: right-hand side has length %d, want %d: %w", len(b), n, backend.ErrShape)
 	}
-	if need := BandedBytes(n, bw); maxBytes > 0 && need > float64(maxBytes) {
-		return BandedResult{}, fmt.Errorf("solve banded: n=%d, bandwidth %d needs %.4g bytes, above the limit of %d: %w", n, bw, need, maxBytes, ErrBandedTooLarge)
+	if need := BandedBytes(n, bw); budget >= 0 && need > float64(budget.Bytes()) {
+		return BandedResult{}, fmt.Errorf("solve banded: n=%d, bandwidth %d needs %.4g bytes, above the limit of %d: %w", n, bw, need, budget.Bytes(), ErrBandedTooLarge)
 	}
 	bmax := 0.0
 	for i, v := range b {

@@ -171,7 +171,7 @@ func tightBanded(ctx context.Context, m metric.Metric, eps float64, o *Options) 
 	for i := range ones {
 		ones[i] = 1
 	}
-	res, err := solve.SolveBanded(n, bw, entry, ones, o.Budget.Bytes())
+	res, err := solve.SolveBanded(n, bw, entry, ones, o.Budget)
 	if errors.Is(err, solve.ErrBandedNotPD) {
 		r, derr := tightDense(ctx, m, eps, o)
 		if derr != nil {
