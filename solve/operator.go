@@ -44,10 +44,6 @@ var (
 	ErrBreakdown = errors.New("solve: Krylov breakdown")
 )
 
-// MaxWorkBytes is the largest workspace, in bytes, that a structured solver's
-// constructor agrees to allocate: 8 GiB (on 32-bit platforms, math.MaxInt).
-const MaxWorkBytes = min(8<<30, math.MaxInt)
-
 // unit roundoff of float64.
 const unitRoundoff = 0x1p-53
 

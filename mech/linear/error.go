@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
@@ -457,13 +458,13 @@ func TSE(w Workload, a *Strategy, eps float64) (float64, error) {
 // QueryVariances returns the variance of each workload query's estimate,
 // Var · w_q (A^T A)^+ w_q^T. For a Kronecker workload whose factors match the
 // strategy's, it is the product of the factors' variances and W is never
-// formed; otherwise W is made dense (under MaxDenseEntries).
+// formed; otherwise W is made dense (under mech.MaxDenseEntries).
 func QueryVariances(w Workload, a *Strategy, nz Noise) ([]float64, error) {
 	if _, err := Evaluate(w, a, nz); err != nil { // validates support
 		return nil, err
 	}
 	m, _ := w.Dims()
-	if m > MaxDenseEntries {
+	if m > mech.MaxDenseEntries {
 		return nil, fmt.Errorf("%v has %d queries: %w", w, m, run.ErrTooLarge)
 	}
 	if a.union != nil {

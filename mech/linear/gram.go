@@ -3,25 +3,19 @@ package linear
 import (
 	"fmt"
 
+	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
-// MaxDenseEntries is the largest number of float64 entries (1 GiB) that a
-// function of this package allocates for one dense matrix; larger requests
-// are refused with an error wrapping run.ErrTooLarge before anything is
-// allocated. Whole computations are bounded by a run.Budget in bytes
-// (OptimizeOptions.Budget; run.DefaultBudget for Evaluate).
-const MaxDenseEntries = 1 << 27
-
-// checkDense refuses an r×c dense matrix larger than MaxDenseEntries.
+// checkDense refuses an r×c dense matrix larger than mech.MaxDenseEntries.
 func checkDense(what string, r, c int) error {
 	if r <= 0 || c <= 0 {
 		return fmt.Errorf("%s: %d×%d matrix has no entries", what, r, c)
 	}
-	if r > MaxDenseEntries/c {
+	if r > mech.MaxDenseEntries/c {
 		return fmt.Errorf("%s: a dense %d×%d matrix needs %s, over the limit of %s for one matrix: %w",
-			what, r, c, run.FormatBytes(run.DenseBytes(r, c, 1)), run.FormatBytes(8*MaxDenseEntries), run.ErrTooLarge)
+			what, r, c, run.FormatBytes(run.DenseBytes(r, c, 1)), run.FormatBytes(8*mech.MaxDenseEntries), run.ErrTooLarge)
 	}
 	return nil
 }
@@ -138,7 +132,7 @@ func (g Gram) Trace() float64 {
 }
 
 // Dense returns G as one dense symmetric matrix, refusing (run.ErrTooLarge)
-// before allocating when n² exceeds MaxDenseEntries. This is the form an
+// before allocating when n² exceeds mech.MaxDenseEntries. This is the form an
 // optimiser that works on W^T W directly takes.
 func (g Gram) Dense() (*mat.SymDense, error) {
 	n := g.Dim()

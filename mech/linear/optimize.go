@@ -41,15 +41,6 @@ type OptimizeOptions struct {
 	MaxIter int
 }
 
-// MaxRestarts and MaxOptimizeIter bound OptimizeOptions.Restarts and
-// MaxIter: each restart is a full L-BFGS run (seconds on a large domain)
-// and each iteration a Gram-sized product, so larger values are mistakes
-// (--restarts 1e9 ran for days); they are refused before any work.
-const (
-	MaxRestarts     = 1000
-	MaxOptimizeIter = 1000000
-)
-
 // BaselineError is the error of one standard strategy that Optimize
 // compared against.
 type BaselineError struct {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
@@ -242,7 +243,7 @@ func parseBlock(raw json.RawMessage, n int, load MatrixLoader) (Workload, error)
 		if len(obj.Rows) == 0 {
 			return nil, fmt.Errorf("%w: empty rows", run.ErrBadInput)
 		}
-		if len(obj.Rows) > MaxDenseEntries/n {
+		if len(obj.Rows) > mech.MaxDenseEntries/n {
 			return nil, fmt.Errorf("rows: %d×%d: %w", len(obj.Rows), n, run.ErrTooLarge)
 		}
 		a = mat.NewDense(len(obj.Rows), n, nil)

@@ -214,7 +214,7 @@ func (u *unionStrategy) sens(q int) float64 {
 	return s
 }
 
-// dense stacks the blocks (within MaxDenseEntries).
+// dense stacks the blocks (within mech.MaxDenseEntries).
 func (u *unionStrategy) dense() (*mat.Dense, error) {
 	p, n := u.dims()
 	if err := checkDense("union strategy", p, n); err != nil {

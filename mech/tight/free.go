@@ -181,10 +181,6 @@ func (f *FreeMechanism) Utility(prior []float64) (float64, error) {
 	return s, nil
 }
 
-// MaxFreeAuditOutputs is the number of outputs per pair above which
-// FreeMechanism.Audit samples the outputs instead of scanning all n.
-const MaxFreeAuditOutputs = 1 << 20
-
 // Audit checks that the mechanism is eps·d-private.
 //
 // The analytic argument (docs/MATH.md §3.3, §9.4): for z_k > 0,

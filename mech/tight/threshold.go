@@ -28,12 +28,6 @@ import (
 //     is what the bound formula gives there, but the prior is not regular at
 //     0.5 so the bound is not established.
 
-// MaxThresholdSteps is the largest ThresholdOptions.Steps: each step of the
-// coarse scan is one solve (dense: O(n³)), and bisection needs only a
-// bracket, so more than a thousand steps is a mistake (--steps 1e8 ran for
-// hours).
-const MaxThresholdSteps = 1000
-
 // ThresholdOptions tunes Threshold. Zero fields take the defaults.
 type ThresholdOptions struct {
 	// Lo and Hi bound the search (defaults 0.01 and 10; 0 < Lo < Hi).

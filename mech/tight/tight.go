@@ -25,14 +25,6 @@ const (
 	Borderline = run.Borderline
 )
 
-// DefaultMaxMechanismN is the largest n for which Solve builds the n×n noise
-// matrix X unless Options.MaxMechanismN says otherwise.
-const DefaultMaxMechanismN = 4096
-
-// MaxVectorN is the largest n for which results carry n-vectors (Z, Y);
-// symbolic metrics above it (Hamming with v^u huge) report constants only.
-const MaxVectorN = 1 << 24
-
 // Options tunes Solve. The zero value (or nil) selects the defaults.
 type Options struct {
 	// Solver is "auto" (default: the closed form for lines and
