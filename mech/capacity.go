@@ -112,7 +112,7 @@ func ShannonCapacity(ctx context.Context, c *mat.Dense, opts *CapacityOptions) (
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("Shannon capacity: %w", err)
 			}
-			pr := run.NewProgress("blahut-arimoto")
+			pr := run.NewProgress(run.StageBlahutArimoto)
 			pr.Iter, pr.MaxIter, pr.Gap, pr.Value = it, maxIter, res.Upper-res.Lower, res.Lower
 			opts.Report(pr)
 		}
@@ -253,7 +253,7 @@ func MulGCapacity(ctx context.Context, c, g *mat.Dense, opts *GCapacityOptions) 
 				if err := ctx.Err(); err != nil {
 					return nil, fmt.Errorf("g-capacity: %w", err)
 				}
-				pr := run.NewProgress("g-capacity")
+				pr := run.NewProgress(run.StageGCapacity)
 				pr.Iter, pr.MaxIter, pr.Frac = res.LPs, int(total), float64(res.LPs)/total
 				opts.Report(pr)
 			}

@@ -545,7 +545,7 @@ func lbfgsReporter(s *run.Settings, what string, restart, restarts, maxIter int)
 	if s == nil || s.Progress == nil {
 		return nil
 	}
-	stage := fmt.Sprintf("%s restart %d/%d", what, restart+1, restarts)
+	stage := run.Stage(fmt.Sprintf("%s restart %d/%d", what, restart+1, restarts))
 	return func(k int, fx float64) {
 		p := run.NewProgress(stage)
 		p.Iter, p.MaxIter, p.Value = k, maxIter, fx

@@ -451,7 +451,7 @@ func newtonL2(ctx context.Context, g, x0 *mat.SymDense, maxIter, maxCG int, tol 
 			return nil, nil, 0, 0, err
 		}
 		if settings.Progress != nil {
-			p := run.NewProgress("l2 newton")
+			p := run.NewProgress(run.StageL2Newton)
 			p.Iter, p.MaxIter, p.Value, p.Gap = it, maxIter, f, (f-dual)/f
 			p.Message = fmt.Sprintf("tr(G X^-1) = %.10g, dual bound %.10g", f, dual)
 			settings.Report(p)

@@ -69,7 +69,7 @@ func (o *Options) value() Options {
 
 // report sends the progress of iteration it with estimated relative residual
 // rel.
-func (o Options) report(stage string, it int, rel float64) {
+func (o Options) report(stage run.Stage, it int, rel float64) {
 	if o.Progress == nil {
 		return
 	}
@@ -186,7 +186,7 @@ func PCG(ctx context.Context, a, minv Operator, b []float64, opts *Options) (Res
 		}
 		res.Iterations = it
 		est := norm2(r) / nb
-		opt.report("pcg", it, est)
+		opt.report(run.StagePCG, it, est)
 		if est <= target {
 			res.Residual = trueResidual(a, b, z, q)
 			if res.Residual <= tol {
@@ -318,7 +318,7 @@ func MINRES(ctx context.Context, a, minv Operator, b []float64, opts *Options) (
 		rhs2 = -epsln * zz
 		res.Iterations = it
 		est := phibar / beta1
-		opt.report("minres", it, est)
+		opt.report(run.StageMINRES, it, est)
 		if est <= target || beta == 0 {
 			res.Residual = trueResidual(a, b, x, w1) // w1 is dead until the next rotation
 			if res.Residual <= tol {

@@ -102,7 +102,7 @@ func optdp_progress(h C.optdp_handle, out **C.char, errOut **C.char) (status C.i
 	t.mu.Lock()
 	seq, p := t.seq, t.last
 	t.mu.Unlock()
-	err = putJSON(out, obj{{"seq", seq}, {"stage", p.Stage}, {"iter", p.Iter}, {"max_iter", p.MaxIter},
+	err = putJSON(out, obj{{"seq", seq}, {"stage", string(p.Stage)}, {"iter", p.Iter}, {"max_iter", p.MaxIter},
 		{"frac", p.Frac}, {"gap", p.Gap}, {"value", p.Value}, {"message", p.Message}})
 	if err != nil {
 		return fail(errOut, err)

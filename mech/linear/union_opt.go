@@ -96,7 +96,7 @@ func tryUnion(ctx context.Context, w Workload, g Gram, opts *OptimizeOptions, si
 		}
 	}
 	if s.opts.Progress != nil {
-		pr := run.NewProgress("union search")
+		pr := run.NewProgress(run.StageUnionSearch)
 		pr.Message = fmt.Sprintf("%d distinct parts: one group each, then greedy merging", len(s.atoms))
 		s.opts.Progress(pr)
 	}

@@ -171,7 +171,7 @@ func Threshold(ctx context.Context, m metric.Metric, opts *ThresholdOptions) (*T
 	eval := func(ctx context.Context, eps float64) (float64, error) {
 		v, err := w.eval(ctx, eps)
 		evals++
-		p := run.NewProgress("threshold")
+		p := run.NewProgress(run.StageThreshold)
 		p.Iter, p.Value = evals, eps
 		p.Message = fmt.Sprintf("%s solve %d at eps %.6g: min z %.4g", solver, evals, eps, v)
 		o.Report(p)
