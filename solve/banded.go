@@ -41,8 +41,8 @@ type BandedResult struct {
 	// LAPACK's dpbcon: an estimate, usually within a factor 3, see
 	// ErrorSafety).
 	RCond float64
-	// Solver is "banded-cholesky".
-	Solver string
+	// Solver is SolverBandedCholesky.
+	Solver Solver
 }
 
 // BandedBytes is the memory SolveBanded needs for an n×n matrix of
@@ -82,7 +82,7 @@ func SolveBanded(n, bw int, entry func(i, j int) float64, b []float64, budget ru
 	// Upper band storage: row i holds A[i][i..i+bw] (gonum's SymBandDense).
 	stride := bw + 1
 	data := make([]float64, n*stride)
-	r := BandedResult{UnitNonneg: true, Solver: "banded-cholesky"}
+	r := BandedResult{UnitNonneg: true, Solver: SolverBandedCholesky}
 	for i := 0; i < n; i++ {
 		for j := i; j <= min(i+bw, n-1); j++ {
 			a := entry(i, j)

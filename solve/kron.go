@@ -149,7 +149,7 @@ func (k *Kron) Solve(b []float64) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("kronecker solve: %w", err)
 	}
-	res := Result{Z: z, Solver: "kron"}
+	res := Result{Z: z, Solver: SolverKron}
 	r := make([]float64, k.n)
 	res.Residual = trueResidual(k, b, z, r)
 	res.Converged = true

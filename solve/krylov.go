@@ -95,9 +95,8 @@ type Result struct {
 	// Residual is the true relative residual ||b - A Z||_2 / ||b||_2,
 	// recomputed from Z at the end (not the recurrence's estimate).
 	Residual float64
-	// Solver names the method, e.g. "toeplitz-pcg-strang", "kron",
-	// "closed-form-line".
-	Solver string
+	// Solver names the method, e.g. SolverToeplitzPCGStrang, SolverKron.
+	Solver Solver
 	// Converged reports whether Residual reached the target.
 	Converged bool
 }
@@ -145,7 +144,7 @@ func PCG(ctx context.Context, a, minv Operator, b []float64, opts *Options) (Res
 		return Result{}, err
 	}
 	n := a.Len()
-	res := Result{Z: make([]float64, n), Solver: "pcg"}
+	res := Result{Z: make([]float64, n), Solver: SolverPCG}
 	nb := norm2(b)
 	if nb == 0 {
 		res.Converged = true
@@ -227,7 +226,7 @@ func MINRES(ctx context.Context, a, minv Operator, b []float64, opts *Options) (
 		return Result{}, err
 	}
 	n := a.Len()
-	res := Result{Z: make([]float64, n), Solver: "minres"}
+	res := Result{Z: make([]float64, n), Solver: SolverMINRES}
 	nb := norm2(b)
 	if nb == 0 {
 		res.Converged = true

@@ -131,7 +131,7 @@ func TestSolveToeplitzMethods(t *testing.T) {
 	for _, tc := range []struct {
 		c      toeplitzCase
 		opt    Options
-		solver string
+		solver Solver
 		fail   error
 	}{
 		{spd, Options{}, "toeplitz-pcg-tchan", nil}, // Strang is indefinite here

@@ -364,16 +364,16 @@ func SolveToeplitz(ctx context.Context, t *Toeplitz, b []float64, opts *Options)
 			minv, _ = c.inverseOperator(false, precondFloor)
 		}
 		res, err := PCG(ctx, t, minv, b, &opt)
-		res.Solver = "toeplitz-pcg-" + kind.String()
+		res.Solver = toeplitzSolver(false, kind)
 		if !errors.Is(err, ErrBreakdown) || opt.Method == MethodPCG {
 			return res, err
 		}
 	}
 	var minv Operator
-	name := "toeplitz-minres-none"
+	name := toeplitzSolver(true, PrecondNone)
 	if c != nil {
 		minv, _ = c.inverseOperator(true, precondFloor)
-		name = "toeplitz-minres-abs-" + kind.String()
+		name = toeplitzSolver(true, kind)
 	}
 	res, err := MINRES(ctx, t, minv, b, &opt)
 	res.Solver = name

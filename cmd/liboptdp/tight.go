@@ -47,7 +47,7 @@ type tightOptions struct {
 }
 
 func (o tightOptions) options(set run.Settings) *tight.Options {
-	return &tight.Options{Solver: o.Solver, MaxMechanismN: o.MaxMechanismN, NoMechanism: o.NoMechanism, Settings: set}
+	return &tight.Options{Solver: tight.Solver(o.Solver), MaxMechanismN: o.MaxMechanismN, NoMechanism: o.NoMechanism, Settings: set}
 }
 
 //export optdp_tight
@@ -80,7 +80,7 @@ func optdp_tight(h C.optdp_handle, eps C.double, op *C.optdp_cchar, out **C.char
 	}
 	err = putJSON(out, obj{
 		{"n", r.N}, {"eps", r.Eps}, {"exists", string(r.Exists)}, {"constant_z", r.ConstantZ},
-		{"min_z", r.MinZ}, {"z_err", r.ZErr}, {"unique", r.Unique}, {"solver", r.Solver},
+		{"min_z", r.MinZ}, {"z_err", r.ZErr}, {"unique", r.Unique}, {"solver", string(r.Solver)},
 		{"backend", r.Backend}, {"rcond", r.RCond}, {"certificate", r.Certificate},
 		{"utility", r.Utility}, {"mix", r.Mix}, {"audit", auditObj(r.Audit)}, {"note", r.Note},
 		{"iterations", r.Iterations}, {"residual", r.Residual},
@@ -152,7 +152,7 @@ func optdp_threshold(h C.optdp_handle, op *C.optdp_cchar, out **C.char, errOut *
 		{"eps_star", r.EpsStar}, {"lo", r.Lo}, {"hi", r.Hi}, {"status", r.Status}, {"bracketed", r.Bracketed},
 		{"reason", r.Reason}, {"evaluations", r.Evaluations}, {"crossings", cr},
 		{"scan_eps", r.ScanEps}, {"scan_min_z", r.ScanMinZ}, {"min_z", r.MinZ},
-		{"exists", string(r.Verdict)}, {"solver", r.Solver},
+		{"exists", string(r.Verdict)}, {"solver", string(r.Solver)},
 	})
 	if err != nil {
 		return fail(errOut, err)
@@ -192,7 +192,7 @@ func optdp_regular(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.i
 	err = putJSON(out, obj{
 		{"n", r.N}, {"eps", r.Eps}, {"regular", string(r.Regular)}, {"y", r.Y}, {"min_y", r.MinY},
 		{"y_err", r.YErr}, {"unique", r.Unique}, {"sum_y", r.SumY}, {"utility_bound", r.UtilityBound},
-		{"leakage_bound_bits", r.LeakageBoundBits}, {"solver", r.Solver}, {"rcond", r.RCond},
+		{"leakage_bound_bits", r.LeakageBoundBits}, {"solver", string(r.Solver)}, {"rcond", r.RCond},
 		{"certificate", r.Certificate},
 	})
 	if err != nil {

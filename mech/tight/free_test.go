@@ -24,7 +24,7 @@ func TestFreeMatchesDense(t *testing.T) {
 	for _, c := range []struct {
 		m      metric.Metric
 		eps    float64
-		solver string
+		solver Solver
 	}{
 		{must(metric.Grid(7, 5, 1, metric.Euclid)), 1, SolverToeplitz},
 		{must(metric.Grid(7, 5, 1, metric.Manhattan)), 0.7, SolverKron},

@@ -26,7 +26,7 @@ func TestPlanTight(t *testing.T) {
 	}
 	for _, c := range []struct {
 		m      metric.Metric
-		solver string
+		solver Solver
 	}{{line, SolverClosedForm}, {grid, SolverToeplitz}, {g, SolverDense}} {
 		p, err := Estimate(c.m, nil)
 		if err != nil {

@@ -94,7 +94,7 @@ type ThresholdResult struct {
 	Verdict Verdict `json:"exists"`
 	// Solver is how each evaluation solved Phi z = 1: "dense" or
 	// "toeplitz" (empty when nothing was solved).
-	Solver string `json:"solver,omitempty"`
+	Solver Solver `json:"solver,omitempty"`
 }
 
 // Threshold finds the smallest eps at which the tight-constraints mechanism
@@ -146,7 +146,7 @@ func Threshold(ctx context.Context, m metric.Metric, opts *ThresholdOptions) (*T
 	}
 	n := m.Len()
 	var w *thresholdWork
-	solver := "dense"
+	solver := SolverDense
 	lat, isLat := symmetricLattice(m)
 	bigLat := isLat && (n > autoToeplitzN || o.Budget.CheckDense("", n, 3, denseAdvice) != nil)
 	if bigLat && n > thresholdStructuredN && !o.Structured {
@@ -156,7 +156,7 @@ func Threshold(ctx context.Context, m metric.Metric, opts *ThresholdOptions) (*T
 		// Large lattices: each evaluation is a certified Toeplitz solve
 		// (latticeSolve, as in Solve's "toeplitz" solver).
 		w = &thresholdWork{lat: lat}
-		solver = "toeplitz"
+		solver = SolverToeplitz
 	} else {
 		if err := o.Budget.CheckDense("threshold of "+m.String(), n, 3, denseAdvice); err != nil {
 			return nil, err

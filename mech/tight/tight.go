@@ -33,7 +33,7 @@ type Options struct {
 	// or too large for dense, else the banded solver for graphs with a
 	// small bandwidth and n > 2000, else dense), "dense", "closed-form",
 	// "kron", "toeplitz" or "banded"; see Solvers.
-	Solver string
+	Solver Solver
 	// MaxMechanismN is the largest n for which X is built (<= 0:
 	// DefaultMaxMechanismN).
 	MaxMechanismN int
@@ -87,7 +87,7 @@ type Result struct {
 	// truncated geometric), "closed-form-ball-symmetric", "kron",
 	// "toeplitz-pcg-strang", "toeplitz-pcg-tchan",
 	// "toeplitz-minres-abs-tchan", "banded-cholesky", ...
-	Solver string `json:"solver"`
+	Solver Solver `json:"solver"`
 	// Backend is the linear-algebra backend's name.
 	Backend string `json:"backend"`
 	// RCond is Phi's reciprocal condition estimate (1 for closed forms of
