@@ -34,10 +34,10 @@ func aliasRealised(t *AliasTable) []*big.Rat {
 	return out
 }
 
-// TestAliasTableNotExact documents issue 13: the truncated geometric
-// mechanism (formed exactly at eps = 0.2, n = 200) is 0.2-private as a
-// matrix up to rounding, but the distributions its alias tables realise,
-// computed exactly, have a level of about 0.405 on the line. Sampler, which
+// TestAliasTableNotExact documents why AliasTable is not for releases: the
+// truncated geometric mechanism (formed exactly at eps = 0.2, n = 200) is
+// 0.2-private as a matrix up to rounding, but the distributions its alias
+// tables realise, computed exactly, have a level of about 0.405 on the line. Sampler, which
 // realises exactly X[i][o]/Σ_o X[i][o], is what releases use.
 func TestAliasTableNotExact(t *testing.T) {
 	const n, eps = 200, 0.2

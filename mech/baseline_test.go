@@ -212,7 +212,7 @@ func TestExponential(t *testing.T) {
 	}
 }
 
-// TestPlanarGeometricTakesItsLevel (issue 13): PlanarGeometric at eps uses
+// TestPlanarGeometricTakesItsLevel: PlanarGeometric at eps uses
 // the exponent eps/2 (less the margin), so it is the exponential mechanism
 // on the grid at eps and passes the exact audit at eps; the row-normalised
 // shape with exponent eps itself (Exponential at 2·eps) measures a level

@@ -193,8 +193,8 @@ func checkSamplerMapping(t *testing.T, name string, s *Sampler, x *mat.Dense, rn
 	}
 }
 
-// TestSamplerRealisedPrivate: issue 13's cases. The truncated geometric
-// mechanism sampled through float alias tables realised the levels 0.405,
+// TestSamplerRealisedPrivate: the truncated geometric mechanism sampled
+// through float alias tables realises the levels 0.405,
 // 0.693, 0.693, 1.030; through Sampler the realised distribution
 // X[i][o]/s_i is eps-private exactly, checked by the brute-force reference
 // on the integer weights. The mechanism's float entries formed exactly at

@@ -237,7 +237,7 @@ func TestL2SingularGram(t *testing.T) {
 	}
 }
 
-// The target of issue 6: all ranges on n = 256 reach tr(G X^{-1}) about
+// All ranges on n = 256 reach tr(G X^{-1}) about
 // 276,929 to 1e-4 relative with a certificate. The SVD bound, RMSE 2.876
 // over the 32,896 queries, is 2.876^2 * 32896 = 272,1xx.
 func TestL2AllRange256(t *testing.T) {

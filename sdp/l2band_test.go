@@ -227,7 +227,7 @@ func TestL2BandKernels(t *testing.T) {
 
 // The dual Newton's certificate on all ranges n = 256 equals the dense
 // eigenvalue bound L2Dual at the same multipliers, and the objective is
-// the known optimum 276,929.308 (issue 6; also TestL2AllRange256).
+// the known optimum 276,929.308 (also TestL2AllRange256).
 func TestL2BandAllRange256(t *testing.T) {
 	if testing.Short() {
 		t.Skip("dense check at n = 256")

@@ -111,7 +111,7 @@ func relClose(got, want, tol float64) bool {
 
 // TestIdentityAllRange: with the identity strategy the TSE is
 // (2/eps²)·tr(W^T W) = 2·n(n+1)(n+2)/6; for n = 256, eps = 1 it is exactly
-// 5,658,112 (the baseline of issue 6), and it scales as 1/eps².
+// 5,658,112 (the baseline of sdp.TestL2AllRange256), and it scales as 1/eps².
 func TestIdentityAllRange(t *testing.T) {
 	mw, ms := mwf(t), msf(t)
 	w := mw(AllRange(256))

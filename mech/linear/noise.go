@@ -20,7 +20,7 @@ func CryptoSource() Source { return mech.CryptoSource() }
 // it protects nothing (mech.SeededSource).
 func SeededSource(seed uint64) Source { return mech.SeededSource(seed) }
 
-// Timing of the exact samplers below (issue 13). They are exact but NOT
+// Timing of the exact samplers below. They are exact but NOT
 // constant-time, and cannot be made so without giving up exactness: an
 // exact sample from a distribution with irrational or non-dyadic
 // probabilities (exp(-|y|/t), a Gaussian) needs an unbounded number of

@@ -62,7 +62,7 @@ func allocDuring(f func()) uint64 {
 	return b.TotalAlloc - a.TotalAlloc
 }
 
-// TestEdgeListBounded: the inputs of issue 13 that cost gigabytes are
+// TestEdgeListBounded: inputs that would cost gigabytes are
 // refused with a message naming the limit, allocating little; inputs
 // within the limits still give the right distances (a 5-cycle read from a
 // file has the ring's distances, computed here by min(|i-j|, 5-|i-j|)).

@@ -383,9 +383,9 @@ func factorX(kf kronFactor, eps float64) (*mat.Dense, error) {
 // mech.SeededSource (an error wrapping run.ErrBadInput). These draw from
 // float64 probabilities: the realised probabilities differ from X[i][k]
 // by about 2^-53 relative and by the solve's residual (below), so realised
-// ratios can exceed e^{eps·d} (issue 13 measured level 0.405 instead of 0.2
-// for a float sampler of the truncated geometric mechanism). For a
-// release, build the dense X (tight.Options.MaxMechanismN >= n, Result.X)
+// ratios can exceed e^{eps·d} (a float sampler of the truncated geometric
+// mechanism at eps = 0.2 realises level 0.405; mech.TestAliasTableNotExact).
+// For a release, build the dense X (tight.Options.MaxMechanismN >= n, Result.X)
 // and draw with mech.NewSampler, which proves the realised distribution
 // private; the dense X needs n² entries, so this is for n up to a few
 // thousand.

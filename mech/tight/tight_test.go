@@ -411,7 +411,7 @@ func TestTightLargeEps(t *testing.T) {
 	// At eps = 40 the entries e^-40 ≈ 4e-18 are representable: X is built.
 	r := mustTight(t, k, 40, nil)
 	checkMechanism(t, r, k, 40)
-	// Beyond metric.MaxEps (1e300 used to be accepted) eps is bad input.
+	// Beyond metric.MaxEps eps is bad input.
 	if _, err := Solve(context.Background(), k, 1e300, nil); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("eps 1e300: %v, want run.ErrBadInput", err)
 	}
