@@ -3,10 +3,12 @@ package run_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/optdp/optdp/backend"
 	"github.com/optdp/optdp/lp"
+	"github.com/optdp/optdp/mech/linear"
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/mech/tight"
 	"github.com/optdp/optdp/run"
@@ -26,10 +28,36 @@ func TestSentinelsShared(t *testing.T) {
 		{"solve.ErrShape", solve.ErrShape, run.ErrBadInput},
 		{"backend.ErrShape", backend.ErrShape, run.ErrBadInput},
 		{"backend.ErrNotConverged", backend.ErrNotConverged, run.ErrNotConverged},
+		{"solve.ErrBadKernel", solve.ErrBadKernel, run.ErrBadInput},
+		{"solve.ErrNotFinite", solve.ErrNotFinite, run.ErrBadInput},
 	} {
-		if !errors.Is(c.err, c.want) {
-			t.Errorf("%s = %q does not match %q", c.name, c.err, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if !errors.Is(c.err, c.want) {
+				t.Errorf("%s = %q does not match %q", c.name, c.err, c.want)
+			}
+		})
+	}
+}
+
+// TestSentinelPrefixes: a package's own sentinel names its package.
+func TestSentinelPrefixes(t *testing.T) {
+	for _, c := range []struct {
+		prefix string
+		err    error
+	}{
+		{"solve: ", solve.ErrBandedNotPD},
+		{"solve: ", solve.ErrBandedTooLarge},
+		{"solve: ", solve.ErrBadKernel},
+		{"solve: ", solve.ErrBreakdown},
+		{"solve: ", solve.ErrShape},
+		{"linear: ", linear.ErrUnsupported},
+		{"backend: ", backend.ErrSingular},
+	} {
+		t.Run(c.err.Error(), func(t *testing.T) {
+			if !strings.HasPrefix(c.err.Error(), c.prefix) {
+				t.Errorf("%q does not start with %q", c.err, c.prefix)
+			}
+		})
 	}
 }
 

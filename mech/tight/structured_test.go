@@ -143,10 +143,12 @@ func TestAutoSolverSelection(t *testing.T) {
 		{must(metric.Sum(1000, 5)), SolverToeplitz},
 		{must(metric.KCount(60, 2)), SolverToeplitz},
 	} {
-		s, err := selectTightSolver(c.m, SolverAuto, &o)
-		if err != nil || s.name != c.want {
-			t.Errorf("%s: auto chose %q (%v), want %q", c.m, s.name, err, c.want)
-		}
+		t.Run(c.m.String(), func(t *testing.T) {
+			s, err := selectTightSolver(c.m, SolverAuto, &o)
+			if err != nil || s.name != c.want {
+				t.Errorf("%s: auto chose %q (%v), want %q", c.m, s.name, err, c.want)
+			}
+		})
 	}
 	for _, name := range []Solver{SolverKron, SolverToeplitz} {
 		if !slices.Contains(Solvers(), name) {
