@@ -39,14 +39,6 @@ func checkGram(g *mat.SymDense) (int, error) {
 	return n, nil
 }
 
-// settingsOf returns the run.Settings of options that may be nil.
-func settingsOf(s *run.Settings) *run.Settings {
-	if s == nil {
-		return &run.Settings{}
-	}
-	return s
-}
-
 // ctxErr wraps a context error with the stage it interrupted.
 func ctxErr(ctx context.Context, stage string) error {
 	if err := ctx.Err(); err != nil {

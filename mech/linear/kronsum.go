@@ -31,17 +31,6 @@ type kronSum struct {
 	lambda []float64      // eigenvalue of A^T A on E_T, indexed by the mask T
 }
 
-// maskSize returns Π_{f ∈ T} dims[f] (the rows of a marginal on T).
-func maskSize(dims []int, t uint) int {
-	r := 1
-	for f, n := range dims {
-		if t>>uint(f)&1 == 1 {
-			r *= n
-		}
-	}
-	return r
-}
-
 func checkAlgebraDims(what string, dims []int) error {
 	if len(dims) == 0 || len(dims) > maxAlgebraAttrs {
 		return fmt.Errorf("%s: %w: %d attributes, want 1..%d", what, run.ErrBadInput, len(dims), maxAlgebraAttrs)

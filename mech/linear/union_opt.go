@@ -473,16 +473,6 @@ func (s *unionSearch) groupErrors(groups [][]int) ([]float64, []int) {
 	return errs, cands
 }
 
-// unionTotal is the closed-form error of groups with errors errs
-// ((Σ e^{1/3})³ or (Σ √e)²), +Inf when a group is unsupported.
-func unionTotal(errs []float64, p int) float64 {
-	_, t, err := sdp.UnionSplit(errs, p)
-	if err != nil {
-		return math.Inf(1)
-	}
-	return t
-}
-
 // greedy merges pairs of groups while a merge lowers the union's error,
 // each time the pair lowering it most; a merged group's error is the best
 // over the pool (so every step is exact for the strategies at hand).
