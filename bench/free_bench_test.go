@@ -54,7 +54,7 @@ func peakDuring(f func()) float64 {
 
 // benchTight runs tight.Solve on m at eps with solver, then (when the
 // mechanism exists) the uniform utility and samples draws.
-func benchTight(b *testing.B, m metric.Metric, eps float64, solver string, samples int) {
+func benchTight(b *testing.B, m metric.Metric, eps float64, solver tight.Solver, samples int) {
 	b.Helper()
 	var r *tight.Result
 	var peak float64

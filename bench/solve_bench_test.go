@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/run"
+	"github.com/optdp/optdp/spectrum"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -54,7 +55,7 @@ func (h *heapPeak) sample() {
 // benchEuclid builds, solves and certifies a Euclidean w×h grid at rate c
 // (eps per km times the step in km).
 func benchEuclid(b *testing.B, w, h int, c float64) {
-	lam, err := solve.EuclidLambdaMin(c)
+	lam, err := spectrum.EuclidLambdaMin(c)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -316,9 +316,9 @@ func auditWithBudget(name string, x *mat.Dense, m metric.Metric, eps float64) er
 // guaranteed 2c·d-private (the audit of a 3 x 3 grid at exponent c measures
 // a level strictly between c and 2c), so c = eps/2 (less the strict margin
 // of BuildLevel) is what makes it eps·d-private. It is then Exponential on
-// the grid metric at eps. (The argument is the privacy level, not the
-// exponent: an exponent of eps would yield only 2·eps.) It is meant for
-// comparisons.
+// the grid metric at eps (the argument is the privacy level, not the
+// exponent: an exponent of eps would yield only 2·eps;
+// TestPlanarGeometricTakesItsLevel). It is meant for comparisons.
 //
 // The result is audited exactly against Grid(w, h, step, Euclid) at eps
 // before it is returned (the full mech.Audit up to 900 points, above that

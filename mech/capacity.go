@@ -57,7 +57,7 @@ type CapacityResult struct {
 // The binary symmetric channel with crossover p has capacity 1 - h(p).
 func ShannonCapacity(ctx context.Context, c *mat.Dense, opts *CapacityOptions) (*CapacityResult, error) {
 	if err := ValidateStochastic(c, "channel"); err != nil {
-		return nil, fmt.Errorf("Shannon capacity: %w", err)
+		return nil, fmt.Errorf("mech: Shannon capacity: %w", err)
 	}
 	if opts == nil {
 		opts = &CapacityOptions{}
@@ -70,7 +70,7 @@ func ShannonCapacity(ctx context.Context, c *mat.Dense, opts *CapacityOptions) (
 		maxIter = 100000
 	}
 	if math.IsNaN(tol) || tol < 0 || maxIter < 0 {
-		return nil, run.BadInputf("Shannon capacity: Tol = %v and MaxIter = %d must be >= 0", opts.Tol, opts.MaxIter)
+		return nil, run.BadInputf("mech: Shannon capacity: Tol = %v and MaxIter = %d must be >= 0", opts.Tol, opts.MaxIter)
 	}
 	n, m := c.Dims()
 	p := make([]float64, n)
@@ -106,13 +106,13 @@ func ShannonCapacity(ctx context.Context, c *mat.Dense, opts *CapacityOptions) (
 			return res, nil
 		}
 		if it >= maxIter {
-			return res, fmt.Errorf("Shannon capacity: bracket [%.12g, %.12g] bits after %d steps, width above %g: %w", res.Lower, res.Upper, it, tol, run.ErrNotConverged)
+			return res, fmt.Errorf("mech: Shannon capacity: bracket [%.12g, %.12g] bits after %d steps, width above %g: %w", res.Lower, res.Upper, it, tol, run.ErrNotConverged)
 		}
 		if it%64 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("Shannon capacity: %w", err)
+				return nil, fmt.Errorf("mech: Shannon capacity: %w", err)
 			}
-			pr := run.NewProgress("blahut-arimoto")
+			pr := run.NewProgress(run.StageBlahutArimoto)
 			pr.Iter, pr.MaxIter, pr.Gap, pr.Value = it, maxIter, res.Upper-res.Lower, res.Lower
 			opts.Report(pr)
 		}
@@ -253,7 +253,7 @@ func MulGCapacity(ctx context.Context, c, g *mat.Dense, opts *GCapacityOptions) 
 				if err := ctx.Err(); err != nil {
 					return nil, fmt.Errorf("g-capacity: %w", err)
 				}
-				pr := run.NewProgress("g-capacity")
+				pr := run.NewProgress(run.StageGCapacity)
 				pr.Iter, pr.MaxIter, pr.Frac = res.LPs, int(total), float64(res.LPs)/total
 				opts.Report(pr)
 			}

@@ -30,10 +30,6 @@ type MapPriorOptions struct {
 	run.Settings
 }
 
-// MaxMapCells is the largest grid (w·h cells) for which a map prior is
-// built: 2^27 cells, a 1 GiB vector.
-const MaxMapCells = MaxDenseEntries
-
 // maxLineBytes bounds one line of a points or raster file.
 const maxLineBytes = 1 << 20
 
@@ -55,8 +51,8 @@ func mapSetup(g *metric.GridMetric, opts *MapPriorOptions) (MapPriorOptions, err
 	if g == nil {
 		return o, run.BadInputf("no grid")
 	}
-	if n := g.Len(); n > MaxMapCells {
-		return o, fmt.Errorf("%s has %d cells, above the limit of %d for a map prior: %w", g, n, MaxMapCells, run.ErrTooLarge)
+	if n := g.Len(); n > MaxDenseEntries {
+		return o, fmt.Errorf("%s has %d cells, above the limit of %d for a map prior: %w", g, n, MaxDenseEntries, run.ErrTooLarge)
 	}
 	if math.IsNaN(o.Pseudo) || math.IsInf(o.Pseudo, 0) || o.Pseudo < 0 {
 		return o, run.BadInputf("pseudo-count %v: want a finite number >= 0", o.Pseudo)

@@ -130,10 +130,10 @@ func MulGLeakage(c *mat.Dense, prior []float64, g *mat.Dense) (float64, error) {
 // negated gain: BayesRisk(pi, L) = -GVulnerability(pi, -L).
 func BayesRisk(prior []float64, l *mat.Dense) (float64, error) {
 	if err := ValidatePrior(prior, len(prior)); err != nil {
-		return 0, fmt.Errorf("Bayes risk: %w", err)
+		return 0, fmt.Errorf("mech: Bayes risk: %w", err)
 	}
 	if err := validateGain(l, len(prior), "loss"); err != nil {
-		return 0, fmt.Errorf("Bayes risk: %w", err)
+		return 0, fmt.Errorf("mech: Bayes risk: %w", err)
 	}
 	v, _ := priorExtreme(prior, l, -1)
 	return v, nil
@@ -221,7 +221,7 @@ func joint(c *mat.Dense, prior []float64) *mat.Dense {
 // ShannonEntropy is H(pi) = -sum_x pi_x log2 pi_x in bits (0 log 0 = 0).
 func ShannonEntropy(prior []float64) (float64, error) {
 	if err := ValidatePrior(prior, len(prior)); err != nil {
-		return 0, fmt.Errorf("Shannon entropy: %w", err)
+		return 0, fmt.Errorf("mech: Shannon entropy: %w", err)
 	}
 	return entropy(prior), nil
 }
@@ -281,7 +281,7 @@ func outputDist(j *mat.Dense) []float64 {
 // entropies); rounding below 0 is returned as 0.
 func ShannonLeakage(c *mat.Dense, prior []float64) (float64, error) {
 	if err := validateChannel(c, prior); err != nil {
-		return 0, fmt.Errorf("Shannon leakage: %w", err)
+		return 0, fmt.Errorf("mech: Shannon leakage: %w", err)
 	}
 	return mutualInfo(c, prior), nil
 }

@@ -77,11 +77,11 @@ func UniformInt(src Source, n int) int {
 //
 // It is NOT exact: the realised probabilities are multiples of about
 // 2^-53/n, so the realised ratios of two tables can exceed those of the
-// distributions they were built from (the truncated geometric
-// mechanism at eps = 0.2 on 200 answers realises 0.405 through alias
-// tables). Release noise with Sampler, which is exact; AliasTable is for
-// experiments and for proposals whose errors are corrected exactly
-// elsewhere.
+// distributions they were built from (the truncated geometric mechanism at
+// eps = 0.2 on 200 answers realises 0.405 through alias tables;
+// TestAliasTableNotExact). Release noise with Sampler, which is exact;
+// AliasTable is for experiments and for proposals whose errors are
+// corrected exactly elsewhere.
 type AliasTable struct {
 	prob  []float64 // probability of keeping column k when k is proposed
 	alias []int     // the outcome drawn instead

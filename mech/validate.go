@@ -13,13 +13,6 @@ import (
 // matrix or remap, must sum to 1.
 const SumTol = 1e-9
 
-// MaxDenseEntries is the largest number of float64 entries (1 GiB) that a
-// function of this package allocates for a dense mechanism matrix; larger
-// requests are refused with run.ErrTooLarge before anything is allocated.
-// It is below run.DefaultBudget on purpose: it bounds the work too (the
-// audit every mechanism passes costs O(n²) per constrained pair).
-const MaxDenseEntries = 1 << 27
-
 // ValidatePrior checks that prior is a probability distribution on n
 // answers: length n, every entry finite and >= 0, summing to 1 within SumTol.
 func ValidatePrior(prior []float64, n int) error {

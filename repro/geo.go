@@ -67,7 +67,7 @@ func runGeo(ctx context.Context, cfg *Config) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		z, solver, iters := t.Z, t.Solver, t.Iterations
+		z, solver, iters := t.Z, string(t.Solver), t.Iterations
 		if !slices.Contains(solvers, solver) {
 			solvers = append(solvers, solver)
 		}

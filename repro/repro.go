@@ -36,7 +36,7 @@ type Config struct {
 
 func (c *Config) progress(frac float64, format string, a ...any) {
 	if c.Progress != nil {
-		p := run.NewProgress("reproduce")
+		p := run.NewProgress(run.StageReproduce)
 		if frac >= 0 {
 			p.Frac = frac
 		}

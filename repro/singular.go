@@ -102,9 +102,9 @@ func runSingular(ctx context.Context, cfg *Config) (*Result, error) {
 	rows := [][]string{
 		{"eigenvalues", fmt.Sprint(ev)},
 		{"max |sum_even c_i - sum_odd c_i|", ff(dep)},
-		{"dense tight: solver", td.Solver}, {"dense tight: unique", fb(td.Unique)}, {"dense tight: exists", fv(td.Exists)},
+		{"dense tight: solver", string(td.Solver)}, {"dense tight: unique", fb(td.Unique)}, {"dense tight: exists", fv(td.Exists)},
 		{"dense tight: utility mean(z)", ff(td.Utility)}, {"dense tight: certificate", td.Certificate},
-		{"auto tight: solver", ta.Solver}, {"auto tight: exists", fv(ta.Exists)}, {"auto tight: utility", ff(ta.Utility)},
+		{"auto tight: solver", string(ta.Solver)}, {"auto tight: exists", fv(ta.Exists)}, {"auto tight: utility", ff(ta.Utility)},
 		{"prior respecting the dependency: regular", fv(rg.Regular)}, {"prior respecting the dependency: certificate", rg.Certificate},
 		{"prior violating the dependency: regular", fv(rb.Regular)}, {"prior violating the dependency: certificate", rb.Certificate},
 		{"eps = 1: unique", fb(tn.Unique)}, {"eps = 1: rcond", ff(tn.RCond)},

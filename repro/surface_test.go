@@ -34,18 +34,18 @@ func TestGeoNamesSolverUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, row := range rows[1:] {
-		if row[col] != ts.Solver {
+		if row[col] != string(ts.Solver) {
 			t.Errorf("CSV solver %q, tight.Solve uses %q", row[col], ts.Solver)
 		}
 		if (ts.Iterations == 0) != (row[it] == "") {
 			t.Errorf("iterations cell %q for solver %s (%d iterations)", row[it], ts.Solver, ts.Iterations)
 		}
 	}
-	if want := "the solver it chose for this metric: " + ts.Solver + " "; !strings.Contains(r.Markdown, want) {
+	if want := "the solver it chose for this metric: " + string(ts.Solver) + " "; !strings.Contains(r.Markdown, want) {
 		t.Errorf("report does not name the solver used (%q):\n%s", want, r.Markdown)
 	}
 	for _, s := range tight.Solvers() {
-		if s != ts.Solver && strings.Contains(r.Markdown, "solver "+s) {
+		if s != ts.Solver && strings.Contains(r.Markdown, "solver "+string(s)) {
 			t.Errorf("report names solver %q, not used", s)
 		}
 	}

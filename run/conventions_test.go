@@ -3,6 +3,7 @@ package run_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/optdp/optdp/backend"
@@ -11,7 +12,6 @@ import (
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/mech/tight"
 	"github.com/optdp/optdp/run"
-	"github.com/optdp/optdp/sdp"
 	"github.com/optdp/optdp/solve"
 )
 
@@ -24,18 +24,40 @@ func TestSentinelsShared(t *testing.T) {
 	}{
 		{"lp.ErrTooLarge", lp.ErrTooLarge, run.ErrTooLarge},
 		{"lp.ErrNotConverged", lp.ErrNotConverged, run.ErrNotConverged},
-		{"linear.ErrTooLarge", linear.ErrTooLarge, run.ErrTooLarge},
-		{"sdp.ErrTooLarge", sdp.ErrTooLarge, run.ErrTooLarge},
-		{"solve.ErrTooLarge", solve.ErrTooLarge, run.ErrTooLarge},
-		{"solve.ErrNotConverged", solve.ErrNotConverged, run.ErrNotConverged},
 		{"solve.ErrBandedTooLarge", solve.ErrBandedTooLarge, run.ErrTooLarge},
 		{"solve.ErrShape", solve.ErrShape, run.ErrBadInput},
 		{"backend.ErrShape", backend.ErrShape, run.ErrBadInput},
 		{"backend.ErrNotConverged", backend.ErrNotConverged, run.ErrNotConverged},
+		{"solve.ErrBadKernel", solve.ErrBadKernel, run.ErrBadInput},
+		{"solve.ErrNotFinite", solve.ErrNotFinite, run.ErrBadInput},
 	} {
-		if !errors.Is(c.err, c.want) {
-			t.Errorf("%s = %q does not match %q", c.name, c.err, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if !errors.Is(c.err, c.want) {
+				t.Errorf("%s = %q does not match %q", c.name, c.err, c.want)
+			}
+		})
+	}
+}
+
+// TestSentinelPrefixes: a package's own sentinel names its package.
+func TestSentinelPrefixes(t *testing.T) {
+	for _, c := range []struct {
+		prefix string
+		err    error
+	}{
+		{"solve: ", solve.ErrBandedNotPD},
+		{"solve: ", solve.ErrBandedTooLarge},
+		{"solve: ", solve.ErrBadKernel},
+		{"solve: ", solve.ErrBreakdown},
+		{"solve: ", solve.ErrShape},
+		{"linear: ", linear.ErrUnsupported},
+		{"backend: ", backend.ErrSingular},
+	} {
+		t.Run(c.err.Error(), func(t *testing.T) {
+			if !strings.HasPrefix(c.err.Error(), c.prefix) {
+				t.Errorf("%q does not start with %q", c.err, c.prefix)
+			}
+		})
 	}
 }
 

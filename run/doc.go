@@ -12,7 +12,20 @@
 //     Settings;
 //   - errors are wrapped with %w behind the package's prefix ("tight: ...",
 //     "lp: ...");
+//   - the error classes live only here: no package re-exports ErrTooLarge,
+//     ErrNotConverged or ErrBadInput, and callers test errors.Is(err,
+//     run.ErrTooLarge) whichever package returned err. A package defines a
+//     sentinel of its own only when it says more than the class
+//     (solve.ErrBadKernel, solve.ErrBandedNotPD, backend.ErrSingular,
+//     linear.ErrUnsupported); its message starts with the package's prefix
+//     and it wraps the class that applies, if one does;
 //   - an allocation whose size depends on the input is estimated first and
 //     refused with ErrTooLarge, the estimate and what to do instead, when it
-//     is over the Budget.
+//     is over the Budget;
+//   - a memory limit is always a Budget (0 = DefaultBudget, negative = no
+//     limit): Settings.Budget in the options of long work, a trailing
+//     budget Budget parameter of a function that has no options
+//     (metric.PhiLimit, linear.Histogram, linear.Sensitivity,
+//     solve.SolveBanded). Fixed size limits (the Max* constants) are listed
+//     in each package's limits.go, and all together below.
 package run

@@ -2,13 +2,35 @@ package run
 
 import "math"
 
+// Stage names the part of a long computation that a Progress reports on.
+// The stages optdp's packages report are the constants below, and for the
+// restarts of an L-BFGS search (package sdp) "<what> restart r/R", e.g.
+// "l1 restart 2/8".
+type Stage string
+
+// The stages reported by optdp's packages.
+const (
+	StageIPM           Stage = "ipm"            // lp: interior-point iterations
+	StageCuts          Stage = "cuts"           // lp: one round of constraint generation
+	StagePCG           Stage = "pcg"            // solve: conjugate-gradient iterations
+	StageMINRES        Stage = "minres"         // solve: MINRES iterations
+	StageL2Newton      Stage = "l2 newton"      // sdp: Newton steps of the L2 strategy
+	StageThreshold     Stage = "threshold"      // mech/tight: the threshold scan
+	StageUnionSearch   Stage = "union search"   // mech/linear: the union strategy search
+	StageBlahutArimoto Stage = "blahut-arimoto" // mech: channel capacity
+	StageGCapacity     Stage = "g-capacity"     // mech: g-leakage capacity
+	StageReproduce     Stage = "reproduce"      // repro: an experiment of optdp reproduce
+)
+
+// String returns the stage's name.
+func (s Stage) String() string { return string(s) }
+
 // Progress is one report from a long computation, the one shape every
 // package's progress callback receives. Fields that do not apply are zero
 // (Iter, MaxIter), NaN (Frac, Gap, Value) or empty (Stage, Message).
 type Progress struct {
-	// Stage names the part of the work, e.g. "ipm", "newton", "restart 3/8",
-	// "threshold", or an experiment of optdp reproduce.
-	Stage string `json:"stage"`
+	// Stage names the part of the work (StageIPM, StageThreshold, ...).
+	Stage Stage `json:"stage"`
 	// Iter is the iteration (or step) reached within the stage, from 1;
 	// MaxIter its limit (0 when unknown).
 	Iter    int `json:"iter"`
@@ -27,7 +49,7 @@ type Progress struct {
 
 // NewProgress returns a Progress for stage with the numeric fields not
 // applicable (NaN), to be filled in by the caller.
-func NewProgress(stage string) Progress {
+func NewProgress(stage Stage) Progress {
 	return Progress{Stage: stage, Frac: math.NaN(), Gap: math.NaN(), Value: math.NaN()}
 }
 

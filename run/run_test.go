@@ -38,9 +38,11 @@ func TestFormatBytes(t *testing.T) {
 		b    float64
 		want string
 	}{{0, "0 B"}, {1023, "1023 B"}, {1024, "1.0 KiB"}, {1536 << 20, "1.5 GiB"}, {math.Ldexp(1, 60), "1.0 EiB"}, {math.Ldexp(1, 70), "1024.0 EiB"}, {math.Ldexp(1, 80), "1.05e+06 EiB"}} {
-		if got := FormatBytes(c.b); got != c.want {
-			t.Errorf("FormatBytes(%g) = %q, want %q", c.b, got, c.want)
-		}
+		t.Run(c.want, func(t *testing.T) {
+			if got := FormatBytes(c.b); got != c.want {
+				t.Errorf("FormatBytes(%g) = %q, want %q", c.b, got, c.want)
+			}
+		})
 	}
 }
 

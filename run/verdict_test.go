@@ -2,6 +2,7 @@ package run
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 )
 
@@ -13,9 +14,11 @@ func TestSignVerdict(t *testing.T) {
 		{0.5, 0.1, Yes}, {-0.5, 0.1, No}, {0.05, 0.1, Borderline}, {-0.05, 0.1, Borderline},
 		{0.1, 0.1, Borderline}, {1e-300, 0, Yes}, {0, 0, Borderline},
 	} {
-		if got := SignVerdict(c.min, c.err); got != c.want {
-			t.Errorf("SignVerdict(%v, %v) = %v, want %v", c.min, c.err, got, c.want)
-		}
+		t.Run(fmt.Sprint(c.min, "±", c.err), func(t *testing.T) {
+			if got := SignVerdict(c.min, c.err); got != c.want {
+				t.Errorf("SignVerdict(%v, %v) = %v, want %v", c.min, c.err, got, c.want)
+			}
+		})
 	}
 }
 

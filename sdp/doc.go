@@ -46,7 +46,7 @@
 // run.Settings, whose Budget is checked (in bytes, before the workspaces
 // are allocated; [L2Bytes]) and whose Progress callback receives
 // run.Progress reports (Stage "l2 newton", "l1 restart 2/8", ...); errors
-// wrap run's sentinels ([ErrBadInput], [ErrTooLarge]). Results are
+// wrap run's sentinels ([run.ErrBadInput], [run.ErrTooLarge]). Results are
 // deterministic for a given seed. Linear algebra runs
 // through gonum's mat types and package backend, so `-tags netlib` moves it
 // to OpenBLAS.

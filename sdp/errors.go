@@ -9,54 +9,34 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The sentinel errors of package sdp are those of package run, so that
-// errors.Is works whichever optdp package returned the error.
-var (
-	// ErrBadInput reports an invalid argument (wrong shape, non-finite
-	// entries, a Gram matrix that is not positive semidefinite, bad
-	// options); messages read "sdp: invalid input: ...".
-	ErrBadInput = run.ErrBadInput
-	// ErrTooLarge reports a problem whose estimated memory is over the
-	// caller's run.Budget.
-	ErrTooLarge = run.ErrTooLarge
-)
-
 // checkGram validates a Gram matrix: finite, non-empty, symmetric positive
 // semidefinite up to rounding (diagonal >= 0, trace > 0). Memory is
 // checked separately by each solver against its Budget.
 func checkGram(g *mat.SymDense) (int, error) {
 	if g == nil {
-		return 0, fmt.Errorf("sdp: %w: nil Gram matrix", ErrBadInput)
+		return 0, fmt.Errorf("sdp: %w: nil Gram matrix", run.ErrBadInput)
 	}
 	n := g.SymmetricDim()
 	if n == 0 {
-		return 0, fmt.Errorf("sdp: %w: empty Gram matrix", ErrBadInput)
+		return 0, fmt.Errorf("sdp: %w: empty Gram matrix", run.ErrBadInput)
 	}
 	tr := 0.0
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
 			v := g.At(i, j)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return 0, fmt.Errorf("sdp: %w: Gram entry (%d,%d) is %v", ErrBadInput, i, j, v)
+				return 0, fmt.Errorf("sdp: %w: Gram entry (%d,%d) is %v", run.ErrBadInput, i, j, v)
 			}
 		}
 		if g.At(i, i) < 0 {
-			return 0, fmt.Errorf("sdp: %w: Gram diagonal entry %d is negative (%v); G = W^T W is positive semidefinite", ErrBadInput, i, g.At(i, i))
+			return 0, fmt.Errorf("sdp: %w: Gram diagonal entry %d is negative (%v); G = W^T W is positive semidefinite", run.ErrBadInput, i, g.At(i, i))
 		}
 		tr += g.At(i, i)
 	}
 	if tr == 0 {
-		return 0, fmt.Errorf("sdp: %w: Gram matrix is zero (empty workload)", ErrBadInput)
+		return 0, fmt.Errorf("sdp: %w: Gram matrix is zero (empty workload)", run.ErrBadInput)
 	}
 	return n, nil
-}
-
-// settingsOf returns the run.Settings of options that may be nil.
-func settingsOf(s *run.Settings) *run.Settings {
-	if s == nil {
-		return &run.Settings{}
-	}
-	return s
 }
 
 // ctxErr wraps a context error with the stage it interrupted.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -34,16 +35,16 @@ func factorSeed(seed uint64, f int) uint64 { return seed + uint64(f)*0x9e3779b97
 // Objective is the product. opt.Baselines must be nil (use baselines).
 func OptimizeL1Kron(ctx context.Context, grams []*mat.SymDense, baselines [][]*mat.Dense, opt *L1Options) (*KronResult, error) {
 	if len(grams) == 0 {
-		return nil, fmt.Errorf("sdp: %w: no Kronecker factors", ErrBadInput)
+		return nil, fmt.Errorf("sdp: %w: no Kronecker factors", run.ErrBadInput)
 	}
 	if opt == nil {
 		opt = &L1Options{}
 	}
 	if opt.Baselines != nil {
-		return nil, fmt.Errorf("sdp: %w: OptimizeL1Kron takes per-factor baselines, not L1Options.Baselines", ErrBadInput)
+		return nil, fmt.Errorf("sdp: %w: OptimizeL1Kron takes per-factor baselines, not L1Options.Baselines", run.ErrBadInput)
 	}
 	if baselines != nil && len(baselines) != len(grams) {
-		return nil, fmt.Errorf("sdp: %w: %d baseline lists for %d factors", ErrBadInput, len(baselines), len(grams))
+		return nil, fmt.Errorf("sdp: %w: %d baseline lists for %d factors", run.ErrBadInput, len(baselines), len(grams))
 	}
 	res := &KronResult{Objective: 1}
 	for f, g := range grams {
@@ -81,7 +82,7 @@ func KronError(terms []KronTerm, factors []*mat.Dense) (float64, error) {
 		return 0, err
 	}
 	if len(factors) != len(terms[0].Factors) {
-		return 0, fmt.Errorf("sdp: %w: %d strategy factors for %d workload factors", ErrBadInput, len(factors), len(terms[0].Factors))
+		return 0, fmt.Errorf("sdp: %w: %d strategy factors for %d workload factors", run.ErrBadInput, len(factors), len(terms[0].Factors))
 	}
 	d := 1.0
 	for f, a := range factors {
@@ -112,18 +113,18 @@ func KronError(terms []KronTerm, factors []*mat.Dense) (float64, error) {
 
 func checkTerms(terms []KronTerm) error {
 	if len(terms) == 0 {
-		return fmt.Errorf("sdp: %w: no workload terms", ErrBadInput)
+		return fmt.Errorf("sdp: %w: no workload terms", run.ErrBadInput)
 	}
 	nf := len(terms[0].Factors)
 	if nf == 0 {
-		return fmt.Errorf("sdp: %w: workload term without factors", ErrBadInput)
+		return fmt.Errorf("sdp: %w: workload term without factors", run.ErrBadInput)
 	}
 	for t, term := range terms {
 		if !(term.Weight > 0) || math.IsInf(term.Weight, 0) {
-			return fmt.Errorf("sdp: %w: term %d has weight %v, want finite > 0", ErrBadInput, t, term.Weight)
+			return fmt.Errorf("sdp: %w: term %d has weight %v, want finite > 0", run.ErrBadInput, t, term.Weight)
 		}
 		if len(term.Factors) != nf {
-			return fmt.Errorf("sdp: %w: term %d has %d factors, term 0 has %d", ErrBadInput, t, len(term.Factors), nf)
+			return fmt.Errorf("sdp: %w: term %d has %d factors, term 0 has %d", run.ErrBadInput, t, len(term.Factors), nf)
 		}
 		for f, g := range term.Factors {
 			n, err := checkGram(g)
@@ -131,7 +132,7 @@ func checkTerms(terms []KronTerm) error {
 				return fmt.Errorf("term %d factor %d: %w", t, f, err)
 			}
 			if n != terms[0].Factors[f].SymmetricDim() {
-				return fmt.Errorf("sdp: %w: term %d factor %d is %d x %d, term 0's is %d x %d", ErrBadInput, t, f, n, n,
+				return fmt.Errorf("sdp: %w: term %d factor %d is %d x %d, term 0's is %d x %d", run.ErrBadInput, t, f, n, n,
 					terms[0].Factors[f].SymmetricDim(), terms[0].Factors[f].SymmetricDim())
 			}
 		}
@@ -165,7 +166,7 @@ func OptimizeL1Marginals(ctx context.Context, terms []KronTerm, baselines [][]*m
 		opt = &L1Options{}
 	}
 	if opt.Baselines != nil {
-		return nil, fmt.Errorf("sdp: %w: OptimizeL1Marginals takes baseline factor lists, not L1Options.Baselines", ErrBadInput)
+		return nil, fmt.Errorf("sdp: %w: OptimizeL1Marginals takes baseline factor lists, not L1Options.Baselines", run.ErrBadInput)
 	}
 	nf := len(terms[0].Factors)
 	o, err := opt.defaults(terms[0].Factors[0].SymmetricDim())
@@ -307,7 +308,7 @@ func OptimizeL1Marginals(ctx context.Context, terms []KronTerm, baselines [][]*m
 	cands := make([][]*mat.Dense, nf)
 	for i, b := range baselines {
 		if len(b) != nf {
-			return nil, fmt.Errorf("sdp: %w: baseline %d has %d factors, want %d", ErrBadInput, i, len(b), nf)
+			return nil, fmt.Errorf("sdp: %w: baseline %d has %d factors, want %d", run.ErrBadInput, i, len(b), nf)
 		}
 		for f, a := range b {
 			cands[f] = append(cands[f], a)
@@ -360,7 +361,7 @@ type L2KronResult struct {
 // relative gap.
 func OptimizeL2Kron(ctx context.Context, grams []*mat.SymDense, opt *L2Options) (*L2KronResult, error) {
 	if len(grams) == 0 {
-		return nil, fmt.Errorf("sdp: %w: no Kronecker factors", ErrBadInput)
+		return nil, fmt.Errorf("sdp: %w: no Kronecker factors", run.ErrBadInput)
 	}
 	res := &L2KronResult{Objective: 1, Dual: 1}
 	for f, g := range grams {

@@ -52,7 +52,7 @@ func L2Error(g *mat.SymDense, a *mat.Dense) (float64, error) {
 	n := g.SymmetricDim()
 	r, c := a.Dims()
 	if c != n {
-		return 0, fmt.Errorf("sdp: %w: strategy has %d columns, Gram matrix is %d x %d", ErrBadInput, c, n, n)
+		return 0, fmt.Errorf("sdp: %w: strategy has %d columns, Gram matrix is %d x %d", run.ErrBadInput, c, n, n)
 	}
 	col := make([]float64, n)
 	for i := 0; i < r; i++ {
@@ -65,7 +65,7 @@ func L2Error(g *mat.SymDense, a *mat.Dense) (float64, error) {
 		d2 = math.Max(d2, s)
 	}
 	if math.IsNaN(d2) || math.IsInf(d2, 0) {
-		return 0, fmt.Errorf("sdp: %w: strategy has non-finite entries", ErrBadInput)
+		return 0, fmt.Errorf("sdp: %w: strategy has non-finite entries", run.ErrBadInput)
 	}
 	t, ok := traceStructured(newGramOp(g, false), a)
 	if !ok {
@@ -84,7 +84,7 @@ func L2Error(g *mat.SymDense, a *mat.Dense) (float64, error) {
 func maxColNorm1(a *mat.Dense, n int) (float64, error) {
 	r, c := a.Dims()
 	if c != n {
-		return 0, fmt.Errorf("sdp: %w: strategy has %d columns, Gram matrix is %d x %d", ErrBadInput, c, n, n)
+		return 0, fmt.Errorf("sdp: %w: strategy has %d columns, Gram matrix is %d x %d", run.ErrBadInput, c, n, n)
 	}
 	// Row by row (the column sums accumulated in order of rows, as a
 	// column walk would): a strided walk down the columns of a 2n×n
@@ -100,7 +100,7 @@ func maxColNorm1(a *mat.Dense, n int) (float64, error) {
 		d1 = math.Max(d1, s)
 	}
 	if math.IsNaN(d1) || math.IsInf(d1, 0) {
-		return 0, fmt.Errorf("sdp: %w: strategy has non-finite entries", ErrBadInput)
+		return 0, fmt.Errorf("sdp: %w: strategy has non-finite entries", run.ErrBadInput)
 	}
 	return d1, nil
 }
@@ -235,7 +235,7 @@ func (o *L1Options) defaults(n int) (L1Options, error) {
 		v = *o
 	}
 	if v.P < 0 || v.Restarts < 0 || v.MaxIter < 0 {
-		return v, fmt.Errorf("sdp: %w: negative L1 options (P=%d, Restarts=%d, MaxIter=%d)", ErrBadInput, v.P, v.Restarts, v.MaxIter)
+		return v, fmt.Errorf("sdp: %w: negative L1 options (P=%d, Restarts=%d, MaxIter=%d)", run.ErrBadInput, v.P, v.Restarts, v.MaxIter)
 	}
 	if v.P == 0 {
 		v.P = max(1, n/16)
@@ -414,7 +414,7 @@ func baselineObjectives(baselines []*mat.Dense, obj func(*mat.Dense) (float64, e
 	best := -1
 	for i, b := range baselines {
 		if b == nil {
-			return nil, -1, fmt.Errorf("sdp: %w: baseline %d is nil", ErrBadInput, i)
+			return nil, -1, fmt.Errorf("sdp: %w: baseline %d is nil", run.ErrBadInput, i)
 		}
 		v, err := obj(b)
 		if err != nil {
@@ -469,11 +469,11 @@ func OptimizeL1(ctx context.Context, g *mat.SymDense, opt *L1Options) (*L1Result
 	res := &L1Result{Baseline: -1, BaselineObjectives: bvals, Objective: math.Inf(1)}
 	if o.Init != nil {
 		if r, c := o.Init.Dims(); r != o.P || c != n {
-			return nil, fmt.Errorf("sdp: %w: Init is %d×%d, want P×n = %d×%d", ErrBadInput, r, c, o.P, n)
+			return nil, fmt.Errorf("sdp: %w: Init is %d×%d, want P×n = %d×%d", run.ErrBadInput, r, c, o.P, n)
 		}
 		for _, v := range o.Init.RawMatrix().Data {
 			if !(v >= 0) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("sdp: %w: Init has entry %v, want finite >= 0", ErrBadInput, v)
+				return nil, fmt.Errorf("sdp: %w: Init has entry %v, want finite >= 0", run.ErrBadInput, v)
 			}
 		}
 	}
@@ -545,7 +545,7 @@ func lbfgsReporter(s *run.Settings, what string, restart, restarts, maxIter int)
 	if s == nil || s.Progress == nil {
 		return nil
 	}
-	stage := fmt.Sprintf("%s restart %d/%d", what, restart+1, restarts)
+	stage := run.Stage(fmt.Sprintf("%s restart %d/%d", what, restart+1, restarts))
 	return func(k int, fx float64) {
 		p := run.NewProgress(stage)
 		p.Iter, p.MaxIter, p.Value = k, maxIter, fx

@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -190,31 +191,31 @@ func TestOptimizeL1Marginals(t *testing.T) {
 func TestL1BadInput(t *testing.T) {
 	ctx := context.Background()
 	g := allRangeGram(4)
-	if _, err := OptimizeL1(ctx, g, &L1Options{Restarts: -1}); !errors.Is(err, ErrBadInput) {
+	if _, err := OptimizeL1(ctx, g, &L1Options{Restarts: -1}); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("negative restarts: %v", err)
 	}
-	if _, err := OptimizeL1(ctx, g, &L1Options{Baselines: []*mat.Dense{identity(3)}}); !errors.Is(err, ErrBadInput) {
+	if _, err := OptimizeL1(ctx, g, &L1Options{Baselines: []*mat.Dense{identity(3)}}); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("baseline with wrong width: %v", err)
 	}
-	if _, err := OptimizeL1(ctx, nil, &L1Options{}); !errors.Is(err, ErrBadInput) {
+	if _, err := OptimizeL1(ctx, nil, &L1Options{}); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("nil Gram: %v", err)
 	}
-	if _, err := OptimizeL1Kron(ctx, nil, nil, &L1Options{}); !errors.Is(err, ErrBadInput) {
+	if _, err := OptimizeL1Kron(ctx, nil, nil, &L1Options{}); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("no factors: %v", err)
 	}
 	bad := []KronTerm{{Weight: 1, Factors: []*mat.SymDense{g}}, {Weight: 1, Factors: []*mat.SymDense{allRangeGram(3)}}}
-	if _, err := OptimizeL1Marginals(ctx, bad, nil, &L1Options{}); !errors.Is(err, ErrBadInput) {
+	if _, err := OptimizeL1Marginals(ctx, bad, nil, &L1Options{}); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("mismatched factor sizes: %v", err)
 	}
-	if _, err := OptimizeL1Marginals(ctx, []KronTerm{{Weight: -1, Factors: []*mat.SymDense{g}}}, nil, &L1Options{}); !errors.Is(err, ErrBadInput) {
+	if _, err := OptimizeL1Marginals(ctx, []KronTerm{{Weight: -1, Factors: []*mat.SymDense{g}}}, nil, &L1Options{}); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("negative weight: %v", err)
 	}
 	small := &L1Options{}
 	small.Budget = 1 << 10 // n = 64: the Gram copy alone is 32 KiB
-	if _, err := OptimizeL1(ctx, allRangeGram(64), small); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("1 KiB budget: %v, want ErrTooLarge", err)
+	if _, err := OptimizeL1(ctx, allRangeGram(64), small); !errors.Is(err, run.ErrTooLarge) {
+		t.Errorf("1 KiB budget: %v, want run.ErrTooLarge", err)
 	}
-	if _, err := L1Error(g, identity(3)); !errors.Is(err, ErrBadInput) {
+	if _, err := L1Error(g, identity(3)); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("L1Error with a 3-column strategy on n = 4: %v", err)
 	}
 }

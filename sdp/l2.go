@@ -75,7 +75,7 @@ func L2Bytes(n int) float64 { return run.DenseBytes(n, n, 14) }
 func L2Objective(g, x *mat.SymDense) (float64, error) {
 	n := g.SymmetricDim()
 	if x.SymmetricDim() != n {
-		return 0, fmt.Errorf("sdp: %w: X is %d x %d, G is %d x %d", ErrBadInput, x.SymmetricDim(), x.SymmetricDim(), n, n)
+		return 0, fmt.Errorf("sdp: %w: X is %d x %d, G is %d x %d", run.ErrBadInput, x.SymmetricDim(), x.SymmetricDim(), n, n)
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(x) {
@@ -114,13 +114,13 @@ func traceProd(a, b mat.Symmetric) float64 {
 func L2Dual(g *mat.SymDense, y []float64) (float64, error) {
 	n := g.SymmetricDim()
 	if len(y) != n {
-		return 0, fmt.Errorf("sdp: %w: %d multipliers for a %d x %d Gram matrix", ErrBadInput, len(y), n, n)
+		return 0, fmt.Errorf("sdp: %w: %d multipliers for a %d x %d Gram matrix", run.ErrBadInput, len(y), n, n)
 	}
 	sum := 0.0
 	s := make([]float64, n)
 	for i, v := range y {
 		if !(v >= 0) || math.IsInf(v, 0) {
-			return 0, fmt.Errorf("sdp: %w: multiplier y[%d] = %v, want finite >= 0", ErrBadInput, i, v)
+			return 0, fmt.Errorf("sdp: %w: multiplier y[%d] = %v, want finite >= 0", run.ErrBadInput, i, v)
 		}
 		sum += v
 		s[i] = math.Sqrt(v)
@@ -244,7 +244,7 @@ func OptimizeL2(ctx context.Context, g *mat.SymDense, opt *L2Options) (*L2Result
 // checkL2Options refuses negative or NaN options.
 func checkL2Options(opt *L2Options) error {
 	if opt.MaxIter < 0 || opt.MaxCG < 0 || opt.RelGap < 0 || math.IsNaN(opt.RelGap) {
-		return fmt.Errorf("sdp: %w: negative or NaN L2 options (MaxIter=%d, MaxCG=%d, RelGap=%v)", ErrBadInput, opt.MaxIter, opt.MaxCG, opt.RelGap)
+		return fmt.Errorf("sdp: %w: negative or NaN L2 options (MaxIter=%d, MaxCG=%d, RelGap=%v)", run.ErrBadInput, opt.MaxIter, opt.MaxCG, opt.RelGap)
 	}
 	return nil
 }
@@ -451,7 +451,7 @@ func newtonL2(ctx context.Context, g, x0 *mat.SymDense, maxIter, maxCG int, tol 
 			return nil, nil, 0, 0, err
 		}
 		if settings.Progress != nil {
-			p := run.NewProgress("l2 newton")
+			p := run.NewProgress(run.StageL2Newton)
 			p.Iter, p.MaxIter, p.Value, p.Gap = it, maxIter, f, (f-dual)/f
 			p.Message = fmt.Sprintf("tr(G X^-1) = %.10g, dual bound %.10g", f, dual)
 			settings.Report(p)

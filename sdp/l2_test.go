@@ -5,9 +5,10 @@ import (
 
 	"context"
 	"errors"
-	"github.com/optdp/optdp/run"
 	"math"
 	"testing"
+
+	"github.com/optdp/optdp/run"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -259,17 +260,17 @@ func TestL2BadInput(t *testing.T) {
 	ctx := context.Background()
 	bad := []*mat.SymDense{nil, mat.NewSymDense(2, []float64{-1, 0, 0, 1}), mat.NewSymDense(2, []float64{math.NaN(), 0, 0, 1}), mat.NewSymDense(2, nil)}
 	for i, g := range bad {
-		if _, err := OptimizeL2(ctx, g, &L2Options{}); !errors.Is(err, ErrBadInput) {
-			t.Errorf("case %d: err %v, want ErrBadInput", i, err)
+		if _, err := OptimizeL2(ctx, g, &L2Options{}); !errors.Is(err, run.ErrBadInput) {
+			t.Errorf("case %d: err %v, want run.ErrBadInput", i, err)
 		}
 	}
-	if _, err := OptimizeL2(ctx, allRangeGram(3), &L2Options{RelGap: -1}); !errors.Is(err, ErrBadInput) {
+	if _, err := OptimizeL2(ctx, allRangeGram(3), &L2Options{RelGap: -1}); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("negative RelGap: err %v", err)
 	}
-	if _, err := L2Dual(allRangeGram(3), []float64{1, -1, 1}); !errors.Is(err, ErrBadInput) {
+	if _, err := L2Dual(allRangeGram(3), []float64{1, -1, 1}); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("negative multiplier: err %v", err)
 	}
-	if _, err := L2Dual(allRangeGram(3), []float64{1, 1}); !errors.Is(err, ErrBadInput) {
+	if _, err := L2Dual(allRangeGram(3), []float64{1, 1}); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("short multipliers: err %v", err)
 	}
 }
@@ -290,12 +291,12 @@ func TestL2Budget(t *testing.T) {
 	opt := &L2Options{}
 	opt.Budget = 100 << 10
 	_, err := OptimizeL2(context.Background(), gramOf(randomW(70, 64, 3)), opt)
-	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "448.0 KiB") {
-		t.Fatalf("err %v, want ErrTooLarge with the 448.0 KiB estimate", err)
+	if !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), "448.0 KiB") {
+		t.Fatalf("err %v, want run.ErrTooLarge with the 448.0 KiB estimate", err)
 	}
 	_, err = OptimizeL2(context.Background(), allRangeGram(64), opt)
-	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "328.0 KiB") {
-		t.Fatalf("err %v, want ErrTooLarge with the 328.0 KiB estimate", err)
+	if !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), "328.0 KiB") {
+		t.Fatalf("err %v, want run.ErrTooLarge with the 328.0 KiB estimate", err)
 	}
 	var stages []run.Progress
 	opt = &L2Options{}

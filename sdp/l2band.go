@@ -462,7 +462,7 @@ func optimizeL2Band(ctx context.Context, g *mat.SymDense, t *tridiagGram, maxIte
 		}
 		gap := (prim - dual) / prim
 		if settings.Progress != nil {
-			p := run.NewProgress("l2 newton")
+			p := run.NewProgress(run.StageL2Newton)
 			p.Iter, p.MaxIter, p.Value, p.Gap = it, maxIter, prim, gap
 			p.Message = fmt.Sprintf("dual Newton (%s): feasible %.10g, dual bound %.10g", t.name, prim, dual)
 			settings.Report(p)
@@ -551,7 +551,7 @@ func optimizeL2Band(ctx context.Context, g *mat.SymDense, t *tridiagGram, maxIte
 		return nil, err
 	}
 	if settings.Progress != nil {
-		p := run.NewProgress("l2 newton")
+		p := run.NewProgress(run.StageL2Newton)
 		p.Iter, p.MaxIter, p.Value, p.Gap = res.Iterations+1, maxIter, res.Objective, res.RelGap
 		p.Message = fmt.Sprintf("dual Newton (%s): tr(G X^-1) = %.10g recomputed, dual bound %.10g", t.name, res.Objective, res.Dual)
 		settings.Report(p)

@@ -53,14 +53,14 @@ const maxMarginalAttrs = 16
 func newMarginalSpectrum(dims []int, workload []Marginal) (*marginalSpectrum, error) {
 	d := len(dims)
 	if d == 0 || d > maxMarginalAttrs {
-		return nil, fmt.Errorf("sdp: %w: %d attributes, want 1..%d", ErrBadInput, d, maxMarginalAttrs)
+		return nil, fmt.Errorf("sdp: %w: %d attributes, want 1..%d", run.ErrBadInput, d, maxMarginalAttrs)
 	}
 	if len(workload) == 0 {
-		return nil, fmt.Errorf("sdp: %w: empty marginal workload", ErrBadInput)
+		return nil, fmt.Errorf("sdp: %w: empty marginal workload", run.ErrBadInput)
 	}
 	for f, n := range dims {
 		if n < 1 {
-			return nil, fmt.Errorf("sdp: %w: attribute %d has %d values", ErrBadInput, f, n)
+			return nil, fmt.Errorf("sdp: %w: attribute %d has %d values", run.ErrBadInput, f, n)
 		}
 	}
 	full := uint(1)<<d - 1
@@ -78,10 +78,10 @@ func newMarginalSpectrum(dims []int, workload []Marginal) (*marginalSpectrum, er
 	}
 	for i, w := range workload {
 		if w.Attrs > full {
-			return nil, fmt.Errorf("sdp: %w: marginal %d uses attribute bits %b beyond the %d attributes", ErrBadInput, i, w.Attrs, d)
+			return nil, fmt.Errorf("sdp: %w: marginal %d uses attribute bits %b beyond the %d attributes", run.ErrBadInput, i, w.Attrs, d)
 		}
 		if !(w.Weight > 0) || math.IsInf(w.Weight, 0) {
-			return nil, fmt.Errorf("sdp: %w: marginal %d has weight %v, want finite > 0", ErrBadInput, i, w.Weight)
+			return nil, fmt.Errorf("sdp: %w: marginal %d has weight %v, want finite > 0", run.ErrBadInput, i, w.Weight)
 		}
 		for t := w.Attrs; ; t = (t - 1) & w.Attrs { // subsets T of S
 			s.g[t] += w.Weight * s.c[w.Attrs]
@@ -193,7 +193,7 @@ func OptimizeL1MarginalWeights(ctx context.Context, dims []int, workload []Margi
 func OptimizeL1MarginalWeightsSpectrum(ctx context.Context, dims []int, h []float64, opt *L1Options) (*MarginalsResult, error) {
 	d := len(dims)
 	if d == 0 || d > maxMarginalAttrs || len(h) != 1<<d {
-		return nil, fmt.Errorf("sdp: %w: %d attributes with %d spectrum entries (want 1..%d attributes and 2^d entries)", ErrBadInput, d, len(h), maxMarginalAttrs)
+		return nil, fmt.Errorf("sdp: %w: %d attributes with %d spectrum entries (want 1..%d attributes and 2^d entries)", run.ErrBadInput, d, len(h), maxMarginalAttrs)
 	}
 	s := &marginalSpectrum{d: d, c: make([]float64, 1<<d), mult: make([]float64, 1<<d), g: make([]float64, 1<<d)}
 	any := false
@@ -201,20 +201,20 @@ func OptimizeL1MarginalWeightsSpectrum(ctx context.Context, dims []int, h []floa
 		c := 1.0
 		for f := 0; f < d; f++ {
 			if dims[f] < 1 {
-				return nil, fmt.Errorf("sdp: %w: attribute %d has %d values", ErrBadInput, f, dims[f])
+				return nil, fmt.Errorf("sdp: %w: attribute %d has %d values", run.ErrBadInput, f, dims[f])
 			}
 			if m>>f&1 == 0 {
 				c *= float64(dims[f])
 			}
 		}
 		if !(h[m] >= 0) || math.IsInf(h[m], 0) {
-			return nil, fmt.Errorf("sdp: %w: h[%d] = %v, want finite >= 0", ErrBadInput, m, h[m])
+			return nil, fmt.Errorf("sdp: %w: h[%d] = %v, want finite >= 0", run.ErrBadInput, m, h[m])
 		}
 		any = any || h[m] > 0
 		s.c[m], s.mult[m], s.g[m] = c, 1, h[m]
 	}
 	if !any {
-		return nil, fmt.Errorf("sdp: %w: the workload is zero", ErrBadInput)
+		return nil, fmt.Errorf("sdp: %w: the workload is zero", run.ErrBadInput)
 	}
 	own := make([]float64, 1<<d)
 	for m := range h {
@@ -238,7 +238,7 @@ func OptimizeL1MarginalWeightsSpectrum(ctx context.Context, dims []int, h []floa
 // starts and the identity and own baselines.
 func optimizeWeights(ctx context.Context, s *marginalSpectrum, own []float64, opt *L1Options) (*MarginalsResult, error) {
 	if opt != nil && opt.Baselines != nil {
-		return nil, fmt.Errorf("sdp: %w: OptimizeL1MarginalWeights has built-in baselines; L1Options.Baselines must be nil", ErrBadInput)
+		return nil, fmt.Errorf("sdp: %w: OptimizeL1MarginalWeights has built-in baselines; L1Options.Baselines must be nil", run.ErrBadInput)
 	}
 	o, err := opt.defaults(1)
 	if err != nil {
@@ -290,16 +290,16 @@ func optimizeWeights(ctx context.Context, s *marginalSpectrum, own []float64, op
 func MarginalStrategy(dims []int, weights []float64) (*mat.Dense, error) {
 	d := len(dims)
 	if d == 0 || d > maxMarginalAttrs || len(weights) != 1<<d {
-		return nil, fmt.Errorf("sdp: %w: %d attributes with %d weights (want 2^d)", ErrBadInput, d, len(weights))
+		return nil, fmt.Errorf("sdp: %w: %d attributes with %d weights (want 2^d)", run.ErrBadInput, d, len(weights))
 	}
 	cells := 1
 	for f, n := range dims {
 		if n < 1 {
-			return nil, fmt.Errorf("sdp: %w: attribute %d has %d values", ErrBadInput, f, n)
+			return nil, fmt.Errorf("sdp: %w: attribute %d has %d values", run.ErrBadInput, f, n)
 		}
 		cells *= n
 		if cells > 1<<16 {
-			return nil, fmt.Errorf("sdp: %w: domain of more than 2^16 cells is too large for an explicit strategy", ErrBadInput)
+			return nil, fmt.Errorf("sdp: %w: domain of more than 2^16 cells is too large for an explicit strategy", run.ErrBadInput)
 		}
 	}
 	rows := 0
@@ -314,7 +314,7 @@ func MarginalStrategy(dims []int, weights []float64) (*mat.Dense, error) {
 	}
 	for m, w := range weights {
 		if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
-			return nil, fmt.Errorf("sdp: %w: weight %d is %v", ErrBadInput, m, w)
+			return nil, fmt.Errorf("sdp: %w: weight %d is %v", run.ErrBadInput, m, w)
 		}
 		if w > 0 {
 			rows += size(uint(m))

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/optdp/optdp/run"
 )
 
 func twoWay(d int) []Marginal {
@@ -112,11 +114,11 @@ func TestMarginalBadInput(t *testing.T) {
 		{[]int{2, 2}, []Marginal{{Attrs: 4, Weight: 1}}},
 		{[]int{2, 2}, []Marginal{{Attrs: 1, Weight: math.NaN()}}},
 	} {
-		if _, err := OptimizeL1MarginalWeights(ctx, c.dims, c.w, &L1Options{}); !errors.Is(err, ErrBadInput) {
+		if _, err := OptimizeL1MarginalWeights(ctx, c.dims, c.w, &L1Options{}); !errors.Is(err, run.ErrBadInput) {
 			t.Errorf("case %d: %v", i, err)
 		}
 	}
-	if _, err := MarginalStrategy([]int{2, 2}, []float64{1}); !errors.Is(err, ErrBadInput) {
+	if _, err := MarginalStrategy([]int{2, 2}, []float64{1}); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("short weights: %v", err)
 	}
 }

@@ -3,6 +3,8 @@ package sdp
 import (
 	"fmt"
 	"math"
+
+	"github.com/optdp/optdp/run"
 )
 
 // UnionSplit returns the optimal budget split of a union (stack) of
@@ -24,13 +26,13 @@ import (
 //
 // It returns the multipliers β_g and the minimum (in the units of errs: the
 // TSE is the noise variance at sensitivity 1 times it). Errors: p not 1 or
-// 2, no groups, or an entry that is not finite and > 0 (ErrBadInput).
+// 2, no groups, or an entry that is not finite and > 0 (run.ErrBadInput).
 func UnionSplit(errs []float64, p int) (beta []float64, total float64, err error) {
 	if p != 1 && p != 2 {
-		return nil, 0, fmt.Errorf("sdp: %w: union split: p = %d, want 1 or 2", ErrBadInput, p)
+		return nil, 0, fmt.Errorf("sdp: %w: union split: p = %d, want 1 or 2", run.ErrBadInput, p)
 	}
 	if len(errs) == 0 {
-		return nil, 0, fmt.Errorf("sdp: %w: union split: no groups", ErrBadInput)
+		return nil, 0, fmt.Errorf("sdp: %w: union split: no groups", run.ErrBadInput)
 	}
 	root := math.Cbrt
 	if p == 2 {
@@ -39,7 +41,7 @@ func UnionSplit(errs []float64, p int) (beta []float64, total float64, err error
 	s := 0.0
 	for g, e := range errs {
 		if !(e > 0) || math.IsInf(e, 0) {
-			return nil, 0, fmt.Errorf("sdp: %w: union split: group %d has error %v, want finite > 0", ErrBadInput, g, e)
+			return nil, 0, fmt.Errorf("sdp: %w: union split: group %d has error %v, want finite > 0", run.ErrBadInput, g, e)
 		}
 		s += root(e)
 	}
@@ -64,15 +66,15 @@ func UnionSplit(errs []float64, p int) (beta []float64, total float64, err error
 // 1e-12), β_g > 0. It is the objective that UnionSplit minimises.
 func UnionError(errs, beta []float64, p int) (float64, error) {
 	if p != 1 && p != 2 {
-		return 0, fmt.Errorf("sdp: %w: union error: p = %d, want 1 or 2", ErrBadInput, p)
+		return 0, fmt.Errorf("sdp: %w: union error: p = %d, want 1 or 2", run.ErrBadInput, p)
 	}
 	if len(errs) != len(beta) || len(errs) == 0 {
-		return 0, fmt.Errorf("sdp: %w: union error: %d errors, %d multipliers", ErrBadInput, len(errs), len(beta))
+		return 0, fmt.Errorf("sdp: %w: union error: %d errors, %d multipliers", run.ErrBadInput, len(errs), len(beta))
 	}
 	budget, total := 0.0, 0.0
 	for g, b := range beta {
 		if !(b > 0) || math.IsInf(b, 0) || !(errs[g] >= 0) || math.IsInf(errs[g], 0) {
-			return 0, fmt.Errorf("sdp: %w: union error: group %d has error %v, multiplier %v", ErrBadInput, g, errs[g], b)
+			return 0, fmt.Errorf("sdp: %w: union error: group %d has error %v, multiplier %v", run.ErrBadInput, g, errs[g], b)
 		}
 		if p == 1 {
 			budget += b
@@ -82,7 +84,7 @@ func UnionError(errs, beta []float64, p int) (float64, error) {
 		total += errs[g] / (b * b)
 	}
 	if budget > 1+1e-12 {
-		return 0, fmt.Errorf("sdp: %w: union error: the multipliers spend %v > 1 of the budget", ErrBadInput, budget)
+		return 0, fmt.Errorf("sdp: %w: union error: the multipliers spend %v > 1 of the budget", run.ErrBadInput, budget)
 	}
 	return total, nil
 }

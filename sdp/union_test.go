@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/optdp/optdp/run"
 )
 
 // TestUnionSplitBruteForce checks the closed forms of UnionSplit against a
@@ -77,14 +79,14 @@ func TestUnionSplitKnown(t *testing.T) {
 
 func TestUnionSplitBadInput(t *testing.T) {
 	for _, errs := range [][]float64{nil, {0, 1}, {math.Inf(1)}, {math.NaN()}, {-1}} {
-		if _, _, err := UnionSplit(errs, 1); !errors.Is(err, ErrBadInput) {
-			t.Errorf("%v: err %v, want ErrBadInput", errs, err)
+		if _, _, err := UnionSplit(errs, 1); !errors.Is(err, run.ErrBadInput) {
+			t.Errorf("%v: err %v, want run.ErrBadInput", errs, err)
 		}
 	}
-	if _, _, err := UnionSplit([]float64{1}, 3); !errors.Is(err, ErrBadInput) {
+	if _, _, err := UnionSplit([]float64{1}, 3); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("p = 3: err %v", err)
 	}
-	if _, err := UnionError([]float64{1, 1}, []float64{0.6, 0.6}, 1); !errors.Is(err, ErrBadInput) {
+	if _, err := UnionError([]float64{1, 1}, []float64{0.6, 0.6}, 1); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("overspent budget: err %v", err)
 	}
 }

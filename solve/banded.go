@@ -14,8 +14,9 @@ import (
 // ErrBandedNotPD is wrapped by SolveBanded's error when the banded matrix is
 // not (numerically) positive definite: the band Cholesky factorisation
 // failed or its reciprocal condition is below SingularRCond. Callers fall
-// back to a dense (indefinite or singular) solve.
-var ErrBandedNotPD = errors.New("banded matrix is not numerically positive definite")
+// back to a dense (indefinite or singular) solve. It wraps none of run's
+// classes: the input is valid, only this solver does not apply.
+var ErrBandedNotPD = errors.New("solve: banded matrix is not numerically positive definite")
 
 // ErrBandedTooLarge is wrapped by SolveBanded's error when the band storage
 // would exceed the memory limit; nothing was allocated.
@@ -40,8 +41,8 @@ type BandedResult struct {
 	// LAPACK's dpbcon: an estimate, usually within a factor 3, see
 	// ErrorSafety).
 	RCond float64
-	// Solver is "banded-cholesky".
-	Solver string
+	// Solver is SolverBandedCholesky.
+	Solver Solver
 }
 
 // BandedBytes is the memory SolveBanded needs for an n×n matrix of
@@ -58,17 +59,18 @@ func BandedBytes(n, bw int) float64 { return 2 * 8 * float64(n) * float64(bw+1) 
 // lazily (as a breadth-first search from i does).
 //
 // Errors: bad sizes, NaN or Inf entries (backend.ErrNotFinite), band storage
-// above maxBytes (<= 0: no limit; ErrBandedTooLarge, checked before
-// allocating), and A not numerically positive definite (ErrBandedNotPD).
-func SolveBanded(n, bw int, entry func(i, j int) float64, b []float64, maxBytes int64) (BandedResult, error) {
+// over budget (ErrBandedTooLarge, checked before allocating; 0 means
+// run.DefaultBudget, negative no limit), and A not numerically positive
+// definite (ErrBandedNotPD).
+func SolveBanded(n, bw int, entry func(i, j int) float64, b []float64, budget run.Budget) (BandedResult, error) {
 	if n < 1 || bw < 0 || bw > n-1 {
 		return BandedResult{}, fmt.Errorf("solve banded: need n >= 1 and 0 <= bw <= n-1, got n=%d bw=%d: %w", n, bw, backend.ErrShape)
 	}
 	if len(b) != n {
 		return BandedResult{}, fmt.Errorf("solve banded: right-hand side has length %d, want %d: %w", len(b), n, backend.ErrShape)
 	}
-	if need := BandedBytes(n, bw); maxBytes > 0 && need > float64(maxBytes) {
-		return BandedResult{}, fmt.Errorf("solve banded: n=%d, bandwidth %d needs %.4g bytes, above the limit of %d: %w", n, bw, need, maxBytes, ErrBandedTooLarge)
+	if need := BandedBytes(n, bw); budget >= 0 && need > float64(budget.Bytes()) {
+		return BandedResult{}, fmt.Errorf("solve banded: n=%d, bandwidth %d needs %.4g bytes, above the limit of %d: %w", n, bw, need, budget.Bytes(), ErrBandedTooLarge)
 	}
 	bmax := 0.0
 	for i, v := range b {
@@ -80,7 +82,7 @@ func SolveBanded(n, bw int, entry func(i, j int) float64, b []float64, maxBytes 
 	// Upper band storage: row i holds A[i][i..i+bw] (gonum's SymBandDense).
 	stride := bw + 1
 	data := make([]float64, n*stride)
-	r := BandedResult{UnitNonneg: true, Solver: "banded-cholesky"}
+	r := BandedResult{UnitNonneg: true, Solver: SolverBandedCholesky}
 	for i := 0; i < n; i++ {
 		for j := i; j <= min(i+bw, n-1); j++ {
 			a := entry(i, j)

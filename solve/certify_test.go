@@ -2,7 +2,6 @@ package solve
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/optdp/optdp/backend"
 	"github.com/optdp/optdp/run"
+	"github.com/optdp/optdp/spectrum"
 )
 
 func denseEig(t *testing.T, a *mat.SymDense) (lo, hi, minAbs float64) {
@@ -36,70 +36,15 @@ func TestSymbolBounds(t *testing.T) {
 		return math.Exp(-0.7 * math.Sqrt(float64(o[0]*o[0]+o[1]*o[1]+o[2]*o[2])))
 	}})
 	for _, tc := range cases {
-		tp := mustToeplitz(t, tc.dims, tc.k)
-		lo, hi, _ := denseEig(t, denseFromKernel(tc.dims, tc.k))
-		sb := tp.SymbolBounds()
-		t.Logf("%s: bounds [%.4g, %.4g], true [%.4g, %.4g]", tc.name, sb.Lo, sb.Hi, lo, hi)
-		if sb.Lo > lo || sb.Hi < hi {
-			t.Errorf("%s: bounds [%.6g, %.6g] do not enclose the spectrum [%.6g, %.6g]", tc.name, sb.Lo, sb.Hi, lo, hi)
-		}
-	}
-}
-
-// TestLineLambdaMin compares (1-a)/(1+a) with dense eigenvalues: a lower
-// bound for every n, approached as n grows (within 1% at n = 300).
-func TestLineLambdaMin(t *testing.T) {
-	for _, eps := range []float64{0.05, 0.5, 2} {
-		a := math.Exp(-eps)
-		bound, err := LineLambdaMin(a)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, n := range []int{2, 10, 300} {
-			lo, _, _ := denseEig(t, denseFromKernel([]int{n}, lineKernel(eps)))
-			if bound > lo {
-				t.Errorf("eps=%g n=%d: bound %.6g > lambda_min %.6g", eps, n, bound, lo)
+		t.Run(tc.name, func(t *testing.T) {
+			tp := mustToeplitz(t, tc.dims, tc.k)
+			lo, hi, _ := denseEig(t, denseFromKernel(tc.dims, tc.k))
+			sb := tp.SymbolBounds()
+			t.Logf("%s: bounds [%.4g, %.4g], true [%.4g, %.4g]", tc.name, sb.Lo, sb.Hi, lo, hi)
+			if sb.Lo > lo || sb.Hi < hi {
+				t.Errorf("%s: bounds [%.6g, %.6g] do not enclose the spectrum [%.6g, %.6g]", tc.name, sb.Lo, sb.Hi, lo, hi)
 			}
-			if n == 300 && lo > 1.01*bound {
-				t.Errorf("eps=%g n=300: bound %.6g not within 1%% of lambda_min %.6g", eps, bound, lo)
-			}
-		}
-	}
-	if _, err := LineLambdaMin(1); !errors.Is(err, ErrBadKernel) {
-		t.Errorf("a=1: err = %v", err)
-	}
-}
-
-// TestEuclidLambdaMin checks the Poisson-summation bound against dense
-// eigenvalues of Euclidean grids: below lambda_min always, and within 15%
-// of it on a 24×20 grid (lambda_min(T_n) decreases to min f as n grows).
-func TestEuclidLambdaMin(t *testing.T) {
-	for _, c := range []float64{0.05, 0.3, 1, 3} {
-		bound, err := EuclidLambdaMin(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, dims := range [][]int{{12, 9}, {24, 20}} {
-			lo, _, _ := denseEig(t, denseFromKernel(dims, euclidKernel(c)))
-			t.Logf("c=%g %v: bound %.6g, lambda_min %.6g", c, dims, bound, lo)
-			if bound > lo {
-				t.Errorf("c=%g %v: bound %.6g > lambda_min %.6g", c, dims, bound, lo)
-			}
-			if dims[0] == 24 && c >= 0.3 && lo > 1.15*bound {
-				t.Errorf("c=%g 24×20: bound %.6g not within 15%% of %.6g", c, bound, lo)
-			}
-		}
-	}
-	for _, c := range []float64{0.05, 0.3, 1, 3} {
-		bound, _ := ChebyshevLambdaMin(c)
-		lo, _, _ := denseEig(t, denseFromKernel([]int{12, 9}, chebyshevKernel(c)))
-		t.Logf("chebyshev c=%g: bound %.4g, lambda_min %.4g", c, bound, lo)
-		if !(bound > 0) || bound > lo {
-			t.Errorf("chebyshev c=%g: bound %.6g, lambda_min %.6g", c, bound, lo)
-		}
-	}
-	if _, err := EuclidLambdaMin(0); !errors.Is(err, ErrBadKernel) {
-		t.Errorf("c=0: err = %v", err)
+		})
 	}
 }
 
@@ -122,9 +67,9 @@ func TestKronLambdaMin(t *testing.T) {
 // deliberately inaccurate solution (PCG stopped at 1e-4) and of an accurate
 // one, against the dense solution, and that Sign follows.
 func TestCertify(t *testing.T) {
-	lineBound := func(c float64) float64 { v, _ := LineLambdaMin(math.Exp(-c)); return v }
-	euclidBound := func(c float64) float64 { v, _ := EuclidLambdaMin(c); return v }
-	chebBound := func(c float64) float64 { v, _ := ChebyshevLambdaMin(c); return v }
+	lineBound := func(c float64) float64 { v, _ := spectrum.LineLambdaMin(math.Exp(-c)); return v }
+	euclidBound := func(c float64) float64 { v, _ := spectrum.EuclidLambdaMin(c); return v }
+	chebBound := func(c float64) float64 { v, _ := spectrum.ChebyshevLambdaMin(c); return v }
 	for _, tc := range []struct {
 		toeplitzCase
 		hint float64
@@ -218,7 +163,7 @@ func ExampleCertifyToeplitz() {
 		b[i] = 1
 	}
 	res, _ := SolveToeplitz(context.Background(), tp, b, &Options{})
-	lam, _ := EuclidLambdaMin(0.5)
+	lam, _ := spectrum.EuclidLambdaMin(0.5)
 	cert, _ := CertifyToeplitz(tp, b, res.Z, lam)
 	// Sign -1: min z* < 0 is proven, the mechanism does not exist at this eps.
 	fmt.Println(res.Solver, res.Converged, cert.Certified, cert.ErrBound < 1e-9, cert.Sign(slices.Min(res.Z)))

@@ -3,6 +3,8 @@ package solve
 import (
 	"fmt"
 	"math"
+
+	"github.com/optdp/optdp/run"
 )
 
 // Circulant is a multi-level symmetric circulant matrix: a circulant matrix
@@ -42,7 +44,7 @@ func NewCirculant(dims []int, col []float64) (*Circulant, error) {
 		return nil, err
 	}
 	if bytes := circulantBytes(dims); bytes < 0 || bytes > MaxWorkBytes {
-		return nil, fmt.Errorf("circulant %v needs %s of workspace: %w", dims, fmtBytes(bytes), ErrTooLarge)
+		return nil, fmt.Errorf("circulant %v needs %s of workspace: %w", dims, fmtBytes(bytes), run.ErrTooLarge)
 	}
 	var scale float64
 	for _, v := range col {
@@ -192,7 +194,7 @@ func checkDims(dims []int) (int, error) {
 			return 0, fmt.Errorf("dimension %d in %v: %w", v, dims, ErrShape)
 		}
 		if n > math.MaxInt/v/64 {
-			return 0, fmt.Errorf("dimensions %v overflow: %w", dims, ErrTooLarge)
+			return 0, fmt.Errorf("dimensions %v overflow: %w", dims, run.ErrTooLarge)
 		}
 		n *= v
 	}

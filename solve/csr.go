@@ -115,3 +115,10 @@ func (a *CSR) Distances(src int, dist []int, queue []int) error {
 	}
 	return nil
 }
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/optdp/optdp/internal/lattice"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -32,29 +33,9 @@ func chebyshevKernel(c float64) func([]int) float64 {
 }
 
 // denseFromKernel builds the dense matrix on a lattice of shape dims
-// directly from coordinates (index = x0 + dims[0]*(x1 + ...)).
+// directly from coordinates.
 func denseFromKernel(dims []int, k func([]int) float64) *mat.SymDense {
-	n := 1
-	for _, v := range dims {
-		n *= v
-	}
-	a := mat.NewSymDense(n, nil)
-	off := make([]int, len(dims))
-	for i := range n {
-		for j := i; j < n; j++ {
-			ii, jj := i, j
-			for d, v := range dims {
-				off[d] = ii%v - jj%v
-				if off[d] < 0 {
-					off[d] = -off[d]
-				}
-				ii /= v
-				jj /= v
-			}
-			a.SetSym(i, j, k(off))
-		}
-	}
-	return a
+	return lattice.DenseFromKernel(dims, k)
 }
 
 // relDiff returns max|x-y| / max|y|.

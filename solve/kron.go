@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/run"
 )
 
 // Kron is a Kronecker product A = F_0 ⊗ F_1 ⊗ ... ⊗ F_{d-1} of small
@@ -60,11 +61,11 @@ func (k *Kron) Len() int { return k.n }
 // Factors returns the factors (shared, not copied).
 func (k *Kron) Factors() []*mat.SymDense { return k.factors }
 
-// checkVec reports ErrTooLarge when n-vectors cannot be formed (over
+// checkVec reports run.ErrTooLarge when n-vectors cannot be formed (over
 // MaxWorkBytes for three of them) and ErrShape for a wrong length.
 func (k *Kron) checkVec(what string, v []float64) error {
 	if k.n < 0 || k.n > MaxWorkBytes/24 {
-		return fmt.Errorf("kronecker product of sizes %v: vectors of that length: %w", k.sizes, ErrTooLarge)
+		return fmt.Errorf("kronecker product of sizes %v: vectors of that length: %w", k.sizes, run.ErrTooLarge)
 	}
 	return checkLen(what, v, k.n)
 }
@@ -148,7 +149,7 @@ func (k *Kron) Solve(b []float64) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("kronecker solve: %w", err)
 	}
-	res := Result{Z: z, Solver: "kron"}
+	res := Result{Z: z, Solver: SolverKron}
 	r := make([]float64, k.n)
 	res.Residual = trueResidual(k, b, z, r)
 	res.Converged = true

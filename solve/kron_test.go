@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -187,8 +188,8 @@ func TestKronErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := k.Solve(nil); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("4^20 solve: err = %v, want ErrTooLarge", err)
+	if _, err := k.Solve(nil); !errors.Is(err, run.ErrTooLarge) {
+		t.Errorf("4^20 solve: err = %v, want run.ErrTooLarge", err)
 	}
 	sing := cliqueMatrix(2, 1) // [[1,1],[1,1]]
 	if _, err := KronOnes(f, sing); err == nil {

@@ -18,11 +18,6 @@ const DefaultTol = 1e-12
 // DefaultMaxIter is the default iteration limit of the iterative solvers.
 const DefaultMaxIter = 2000
 
-// ErrNotConverged means an iterative solver stopped at its iteration limit
-// before reaching the residual target. The Result returned with it holds the
-// last iterate and its true residual.
-var ErrNotConverged = run.ErrNotConverged
-
 // Options controls the iterative solvers. A nil pointer or the zero value
 // gives the defaults.
 type Options struct {
@@ -74,7 +69,7 @@ func (o *Options) value() Options {
 
 // report sends the progress of iteration it with estimated relative residual
 // rel.
-func (o Options) report(stage string, it int, rel float64) {
+func (o Options) report(stage run.Stage, it int, rel float64) {
 	if o.Progress == nil {
 		return
 	}
@@ -100,9 +95,8 @@ type Result struct {
 	// Residual is the true relative residual ||b - A Z||_2 / ||b||_2,
 	// recomputed from Z at the end (not the recurrence's estimate).
 	Residual float64
-	// Solver names the method, e.g. "toeplitz-pcg-strang", "kron",
-	// "closed-form-line".
-	Solver string
+	// Solver names the method, e.g. SolverToeplitzPCGStrang, SolverKron.
+	Solver Solver
 	// Converged reports whether Residual reached the target.
 	Converged bool
 }
@@ -141,7 +135,7 @@ func checkSystem(a Operator, m Operator, b []float64) error {
 // (symmetric positive definite) or is nil for none. The iteration stops when
 // the true relative residual is at most opt.Tol (the recurrence residual is
 // used to decide when to check it), after opt.MaxIter iterations
-// (ErrNotConverged), or when ctx is done (ctx.Err()); in those cases the
+// (run.ErrNotConverged), or when ctx is done (ctx.Err()); in those cases the
 // Result still holds the last iterate. A non-positive curvature p·Ap <= 0,
 // which proves A is not positive definite, stops it with ErrBreakdown.
 func PCG(ctx context.Context, a, minv Operator, b []float64, opts *Options) (Result, error) {
@@ -150,7 +144,7 @@ func PCG(ctx context.Context, a, minv Operator, b []float64, opts *Options) (Res
 		return Result{}, err
 	}
 	n := a.Len()
-	res := Result{Z: make([]float64, n), Solver: "pcg"}
+	res := Result{Z: make([]float64, n), Solver: SolverPCG}
 	nb := norm2(b)
 	if nb == 0 {
 		res.Converged = true
@@ -191,7 +185,7 @@ func PCG(ctx context.Context, a, minv Operator, b []float64, opts *Options) (Res
 		}
 		res.Iterations = it
 		est := norm2(r) / nb
-		opt.report("pcg", it, est)
+		opt.report(run.StagePCG, it, est)
 		if est <= target {
 			res.Residual = trueResidual(a, b, z, q)
 			if res.Residual <= tol {
@@ -217,7 +211,7 @@ func PCG(ctx context.Context, a, minv Operator, b []float64, opts *Options) (Res
 		res.Converged = true
 		return res, nil
 	}
-	return res, fmt.Errorf("pcg: relative residual %.3g after %d iterations (target %.3g): %w", res.Residual, res.Iterations, tol, ErrNotConverged)
+	return res, fmt.Errorf("pcg: relative residual %.3g after %d iterations (target %.3g): %w", res.Residual, res.Iterations, tol, run.ErrNotConverged)
 }
 
 // MINRES solves A z = b for a symmetric, possibly indefinite, A by the
@@ -225,14 +219,14 @@ func PCG(ctx context.Context, a, minv Operator, b []float64, opts *Options) (Res
 // form of Choi (2006) / SciPy. minv applies M^{-1}, which must be symmetric
 // positive definite (nil for none). Stopping and the Result are as for PCG;
 // MINRES does not break down on indefinite matrices, and a singular A shows
-// up as a residual that stalls (ErrNotConverged) or as ErrBreakdown.
+// up as a residual that stalls (run.ErrNotConverged) or as ErrBreakdown.
 func MINRES(ctx context.Context, a, minv Operator, b []float64, opts *Options) (Result, error) {
 	opt := opts.value()
 	if err := checkSystem(a, minv, b); err != nil {
 		return Result{}, err
 	}
 	n := a.Len()
-	res := Result{Z: make([]float64, n), Solver: "minres"}
+	res := Result{Z: make([]float64, n), Solver: SolverMINRES}
 	nb := norm2(b)
 	if nb == 0 {
 		res.Converged = true
@@ -323,7 +317,7 @@ func MINRES(ctx context.Context, a, minv Operator, b []float64, opts *Options) (
 		rhs2 = -epsln * zz
 		res.Iterations = it
 		est := phibar / beta1
-		opt.report("minres", it, est)
+		opt.report(run.StageMINRES, it, est)
 		if est <= target || beta == 0 {
 			res.Residual = trueResidual(a, b, x, w1) // w1 is dead until the next rotation
 			if res.Residual <= tol {
@@ -341,5 +335,5 @@ func MINRES(ctx context.Context, a, minv Operator, b []float64, opts *Options) (
 		res.Converged = true
 		return res, nil
 	}
-	return res, fmt.Errorf("minres: relative residual %.3g after %d iterations (target %.3g): %w", res.Residual, res.Iterations, tol, ErrNotConverged)
+	return res, fmt.Errorf("minres: relative residual %.3g after %d iterations (target %.3g): %w", res.Residual, res.Iterations, tol, run.ErrNotConverged)
 }

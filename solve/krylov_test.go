@@ -87,7 +87,7 @@ func TestKrylovDense(t *testing.T) {
 		if d := relDiff(res.Z, denseSolve(t, a, b)); d > 1e-8 {
 			t.Errorf("pcg on indefinite: no error but z off by %.3g", d)
 		}
-	} else if !errors.Is(err, ErrBreakdown) && !errors.Is(err, ErrNotConverged) {
+	} else if !errors.Is(err, ErrBreakdown) && !errors.Is(err, run.ErrNotConverged) {
 		t.Errorf("pcg on indefinite: err = %v", err)
 	}
 }
@@ -97,7 +97,7 @@ func TestKrylovStops(t *testing.T) {
 	b := ones(tp.Len())
 	for name, solve := range map[string]func(context.Context, Operator, Operator, []float64, *Options) (Result, error){"pcg": PCG, "minres": MINRES} {
 		res, err := solve(context.Background(), tp, nil, b, &Options{MaxIter: 3})
-		if !errors.Is(err, ErrNotConverged) || res.Iterations != 3 || res.Converged || len(res.Z) != tp.Len() {
+		if !errors.Is(err, run.ErrNotConverged) || res.Iterations != 3 || res.Converged || len(res.Z) != tp.Len() {
 			t.Errorf("%s MaxIter=3: err %v, %d iterations, converged %v", name, err, res.Iterations, res.Converged)
 		}
 		if want := trueResidual(tp, b, res.Z, make([]float64, tp.Len())); res.Residual != want {
@@ -131,7 +131,7 @@ func TestSolveToeplitzMethods(t *testing.T) {
 	for _, tc := range []struct {
 		c      toeplitzCase
 		opt    Options
-		solver string
+		solver Solver
 		fail   error
 	}{
 		{spd, Options{}, "toeplitz-pcg-tchan", nil}, // Strang is indefinite here

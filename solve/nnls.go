@@ -20,11 +20,6 @@ type NNLSResult struct {
 	Iterations int
 }
 
-// MaxNNLS is the largest number of columns NNLS accepts: each iteration
-// re-solves a dense least-squares problem, O(n^3), so larger problems would
-// take hours; they need a structured method.
-const MaxNNLS = 2000
-
 // NNLS solves min ||A x - b||_2 subject to x >= 0 by the Lawson–Hanson active
 // set method (Lawson & Hanson, Solving Least Squares Problems, 1974, ch. 23).
 // A is m×n with n <= MaxNNLS. The iteration stops when no inactive column
@@ -37,7 +32,7 @@ func NNLS(ctx context.Context, a mat.Matrix, b []float64) (NNLSResult, error) {
 		return NNLSResult{}, fmt.Errorf("nnls: b has length %d, want %d: %w", len(b), m, backend.ErrShape)
 	}
 	if n > MaxNNLS {
-		return NNLSResult{}, fmt.Errorf("nnls: %d columns exceed the limit %d (cubic cost per iteration): %w", n, MaxNNLS, ErrTooLarge)
+		return NNLSResult{}, fmt.Errorf("nnls: %d columns exceed the limit %d (cubic cost per iteration): %w", n, MaxNNLS, run.ErrTooLarge)
 	}
 	var norm1 float64
 	for j := 0; j < n; j++ {

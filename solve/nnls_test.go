@@ -114,7 +114,7 @@ func TestFeasible(t *testing.T) {
 	if _, err := NNLS(ctx, id, []float64{1}); err == nil {
 		t.Error("short b accepted")
 	}
-	if _, err := NNLS(ctx, mat.NewDense(1, MaxNNLS+1, nil), []float64{1}); !errors.Is(err, ErrTooLarge) {
+	if _, err := NNLS(ctx, mat.NewDense(1, MaxNNLS+1, nil), []float64{1}); !errors.Is(err, run.ErrTooLarge) {
 		t.Errorf("huge nnls: %v", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)

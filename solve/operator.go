@@ -33,22 +33,16 @@ type RoundingBounder interface {
 var (
 	// ErrShape means a vector, dimension list or factor has the wrong size.
 	ErrShape = fmt.Errorf("solve: dimension mismatch: %w", run.ErrBadInput)
-	// ErrTooLarge means the workspaces a solver needs would not fit in
-	// memory (the limit is MaxWorkBytes); nothing was allocated.
-	ErrTooLarge = run.ErrTooLarge
 	// ErrBadKernel means a kernel value was NaN, infinite, or not a valid
 	// privacy-constraints entry.
 	ErrBadKernel = fmt.Errorf("solve: invalid kernel value: %w", run.ErrBadInput)
 	// ErrNotFinite means a right-hand side held NaN or Inf.
 	ErrNotFinite = fmt.Errorf("solve: NaN or Inf in the right-hand side: %w", run.ErrBadInput)
 	// ErrBreakdown means a Krylov iteration broke down (a zero or negative
-	// curvature in CG, a singular operator in MINRES).
+	// curvature in CG, a singular operator in MINRES). It wraps none of
+	// run's classes: callers fall back to another method.
 	ErrBreakdown = errors.New("solve: Krylov breakdown")
 )
-
-// MaxWorkBytes is the largest workspace, in bytes, that a structured solver's
-// constructor agrees to allocate: 8 GiB (on 32-bit platforms, math.MaxInt).
-const MaxWorkBytes = min(8<<30, math.MaxInt)
 
 // unit roundoff of float64.
 const unitRoundoff = 0x1p-53

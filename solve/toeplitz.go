@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -43,7 +44,7 @@ var _ RoundingBounder = (*Toeplitz)(nil)
 // values, as the Euclidean, Manhattan and Chebyshev distances and the line
 // and sum-query metrics do.
 //
-// It returns an ErrTooLarge error, before allocating, when the workspaces
+// It returns an run.ErrTooLarge error, before allocating, when the workspaces
 // (about 8n + 20 prod(m) bytes, plus FFT plans) would exceed MaxWorkBytes.
 // A solve needs in addition a preconditioner (about a quarter of that) and
 // 8n bytes per Krylov vector (PCG keeps 5, MINRES 8).
@@ -57,7 +58,7 @@ func NewToeplitz(dims []int, kernel func(off []int) float64) (*Toeplitz, error) 
 		m[i] = nextFast(2*v - 1)
 	}
 	if bytes := toeplitzBytes(n, m); bytes < 0 || bytes > MaxWorkBytes {
-		return nil, fmt.Errorf("toeplitz %v needs %s of workspace (limit %s): %w", dims, fmtBytes(bytes), fmtBytes(MaxWorkBytes), ErrTooLarge)
+		return nil, fmt.Errorf("toeplitz %v needs %s of workspace (limit %s): %w", dims, fmtBytes(bytes), fmtBytes(MaxWorkBytes), run.ErrTooLarge)
 	}
 	t := &Toeplitz{dims: append([]int(nil), dims...), n: n, table: make([]float64, n)}
 	off := make([]int, len(dims))
@@ -189,10 +190,10 @@ func (t *Toeplitz) RoundingBound(x []float64) float64 {
 }
 
 // Dense returns T as a dense matrix (for tests and small problems). It
-// returns ErrTooLarge when n > 20000.
+// returns run.ErrTooLarge when n > 20000.
 func (t *Toeplitz) Dense() (*mat.SymDense, error) {
 	if t.n > 20000 {
-		return nil, fmt.Errorf("dense %d×%d toeplitz: %w", t.n, t.n, ErrTooLarge)
+		return nil, fmt.Errorf("dense %d×%d toeplitz: %w", t.n, t.n, run.ErrTooLarge)
 	}
 	a := mat.NewSymDense(t.n, nil)
 	for i := range t.n {
@@ -320,7 +321,7 @@ const precondFloor = 1e-8
 // that exceeds dims[i] (see precond). Result.Solver says what ran, e.g.
 // "toeplitz-pcg-strang", "toeplitz-pcg-tchan", "toeplitz-minres-abs-tchan".
 //
-// Errors: ErrShape for a b of the wrong length, ErrNotConverged (with the
+// Errors: ErrShape for a b of the wrong length, run.ErrNotConverged (with the
 // last iterate in the Result) when the target is not reached, ctx.Err() when
 // cancelled.
 func SolveToeplitz(ctx context.Context, t *Toeplitz, b []float64, opts *Options) (Result, error) {
@@ -363,16 +364,16 @@ func SolveToeplitz(ctx context.Context, t *Toeplitz, b []float64, opts *Options)
 			minv, _ = c.inverseOperator(false, precondFloor)
 		}
 		res, err := PCG(ctx, t, minv, b, &opt)
-		res.Solver = "toeplitz-pcg-" + kind.String()
+		res.Solver = toeplitzSolver(false, kind)
 		if !errors.Is(err, ErrBreakdown) || opt.Method == MethodPCG {
 			return res, err
 		}
 	}
 	var minv Operator
-	name := "toeplitz-minres-none"
+	name := toeplitzSolver(true, PrecondNone)
 	if c != nil {
 		minv, _ = c.inverseOperator(true, precondFloor)
-		name = "toeplitz-minres-abs-" + kind.String()
+		name = toeplitzSolver(true, kind)
 	}
 	res, err := MINRES(ctx, t, minv, b, &opt)
 	res.Solver = name

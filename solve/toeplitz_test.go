@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -82,8 +83,8 @@ func TestToeplitzErrors(t *testing.T) {
 	}
 	called := false
 	_, err := NewToeplitz([]int{1 << 20, 1 << 20}, func([]int) float64 { called = true; return 1 })
-	if !errors.Is(err, ErrTooLarge) {
-		t.Errorf("2^40 points: err = %v, want ErrTooLarge", err)
+	if !errors.Is(err, run.ErrTooLarge) {
+		t.Errorf("2^40 points: err = %v, want run.ErrTooLarge", err)
 	}
 	if called {
 		t.Error("kernel was evaluated before the memory check")

@@ -50,7 +50,7 @@ const stoch2 = "0.5,0.5\n0.5,0.5\n"
 func badInputCorpus() []badCase {
 	f := func(name, body string) map[string]string { return map[string]string{name: body} }
 	return []badCase{
-		// --- extreme values and malformed files ---
+		// --- eps out of range, and out-of-range values in files ---
 		{"answer --workload identity:n=4 --strategy identity --eps 1e308 --data {dir}/x.csv", f("x.csv", "1 2 3 4\n"), usage, "eps"},
 		{"answer --workload identity:n=4 --strategy identity --eps 1.7e299 --data {dir}/x.csv", f("x.csv", "1 2 3 4\n"), usage, "eps"},
 		{"answer --workload identity:n=4 --strategy identity --eps 1e299 --data {dir}/x.csv", f("x.csv", "1 2 3 4\n"), usage, "eps"},
@@ -81,7 +81,7 @@ func badInputCorpus() []badCase {
 		{"matrix --workload identity:n=2 --strategy file:{dir}/s.csv --eps 1", f("s.csv", "1e200,0\n0,1e200\n"), data, "not representable"},
 		{"answer --workload identity:n=2 --strategy file:{dir}/s.csv --eps 1 --data {dir}/x.csv", map[string]string{"s.csv": "1e200,0\n0,1e200\n", "x.csv": "1 2\n"}, data, "not representable"},
 
-		// --- sizes that used to hang or allocate before the refusal ---
+		// --- sizes refused before they hang or allocate ---
 		{"tight --metric sum:u=1000000000000,v=1000 --eps 1", nil, data, "too large"},
 		{"tight --metric sum:u=100000000,v=100 --eps 1", nil, data, "too large"},
 		{"threshold --metric sum:u=1000000000000,v=1000 --structured", nil, data, "too large"},

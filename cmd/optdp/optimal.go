@@ -143,7 +143,7 @@ func runOptimal(env *runEnv, args []string) error {
 	round := ""
 	opts.Progress = func(p optrun.Progress) {
 		switch p.Stage {
-		case "cuts":
+		case optrun.StageCuts:
 			// One line per round of constraint generation: the certified
 			// gap so far and the violated pairs.
 			round = fmt.Sprintf("round %d, ", p.Iter+1)

@@ -131,7 +131,7 @@ func runRegular(env *runEnv, args []string) error {
 			return tooLarge(err, hint)
 		}
 		res.Regular, res.SumY, res.UtilityBound, res.LeakageBoundBits = r.Regular, num(r.SumY), num(r.UtilityBound), num(r.LeakageBoundBits)
-		res.MinY, res.YErr, res.Unique, res.Solver = num(r.MinY), numPtr(r.YErr), &r.Unique, r.Solver
+		res.MinY, res.YErr, res.Unique, res.Solver = num(r.MinY), numPtr(r.YErr), &r.Unique, string(r.Solver)
 		res.RCond, res.Certificate = &rcondField{}, r.Certificate
 		if r.RCond > 0 {
 			res.RCond.v = numPtr(r.RCond)

@@ -79,7 +79,7 @@ func newTightOutput(spec string, r *tight.Result, secs float64) tightOutput {
 	if r.Exists == tight.Yes {
 		res.Utility = numPtr(r.Utility)
 	}
-	if r.RCond > 0 && !strings.HasPrefix(r.Solver, "closed-form") {
+	if r.RCond > 0 && !strings.HasPrefix(string(r.Solver), string(tight.SolverClosedForm)) {
 		res.RCond = numPtr(r.RCond)
 	}
 	if r.X != nil || (r.Free != nil && r.Audit.Pairs > 0) {
@@ -89,11 +89,20 @@ func newTightOutput(spec string, r *tight.Result, secs float64) tightOutput {
 	return res
 }
 
+// tightSolverList is tight.Solvers joined by ", ".
+func tightSolverList() string {
+	names := make([]string, 0, len(tight.Solvers()))
+	for _, s := range tight.Solvers() {
+		names = append(names, string(s))
+	}
+	return strings.Join(names, ", ")
+}
+
 func runTight(env *runEnv, args []string) error {
 	fs := newFlags(env, "tight")
 	metricSpec := fs.String("metric", "", metricFlagHelp)
 	eps := fs.Float64("eps", 0, epsFlagHelp)
-	solver := fs.String("solver", tight.SolverAuto, "solver: "+strings.Join(tight.Solvers(), ", ")+" (auto picks a closed form or structured solver when one applies, else dense)")
+	solver := fs.String("solver", string(tight.SolverAuto), "solver: "+tightSolverList()+" (auto picks a closed form or structured solver when one applies, else dense)")
 	out := fs.String("out", "", "write the noise matrix X to FILE: CSV, or NumPy .npy (float64) when FILE ends in .npy")
 	force := fs.Bool("force", false, "raise the dense memory limit from 4 GiB to the machine's physical memory, and with --out build X for n above 4096")
 	noMatrix := fs.Bool("no-matrix", false, "skip building and auditing X (faster for large n; audit_eps is then null)")
@@ -106,10 +115,10 @@ func runTight(env *runEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(tight.Solvers(), *solver) {
-		return usagef("--solver %q: want one of %s", *solver, strings.Join(tight.Solvers(), ", "))
+	if !slices.Contains(tight.Solvers(), tight.Solver(*solver)) {
+		return usagef("--solver %q: want one of %s", *solver, tightSolverList())
 	}
-	opts := &tight.Options{Solver: *solver, Settings: budget(*force), NoMechanism: *noMatrix && *out == ""}
+	opts := &tight.Options{Solver: tight.Solver(*solver), Settings: budget(*force), NoMechanism: *noMatrix && *out == ""}
 	if *force && *out != "" {
 		opts.MaxMechanismN = m.Len() // build X for --out whatever n, within the memory limit
 	}
@@ -125,7 +134,7 @@ func runTight(env *runEnv, args []string) error {
 	})
 	if err != nil {
 		hint := "--solver auto picks a structured solver where the metric has one (lattices, separable or ball-symmetric metrics, banded graphs)"
-		if *solver == tight.SolverAuto {
+		if tight.Solver(*solver) == tight.SolverAuto {
 			hint = "no structured solver applies to this metric at this size"
 		}
 		if !*force {

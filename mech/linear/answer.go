@@ -126,7 +126,7 @@ func answerShare(w Workload, a *Strategy, x []float64, eps, delta, share float64
 	_, n := w.Dims()
 	if a.sum != nil {
 		// A stacked strategy is answered as the explicit matrix (within
-		// MaxDenseEntries).
+		// mech.MaxDenseEntries).
 		d, err := a.Dense()
 		if err != nil {
 			return nil, fmt.Errorf("answer: strategy %v: %w", a, err)

@@ -56,6 +56,6 @@
 //     this package's own error code. Options follow package run:
 //     *OptimizeOptions embedding run.Settings (memory Budget in bytes,
 //     checked before the Gram matrix and workspaces are allocated;
-//     run.Progress reports); errors wrap run's sentinels (ErrTooLarge,
-//     ErrBadInput).
+//     run.Progress reports); errors wrap run's sentinels (run.ErrTooLarge,
+//     run.ErrBadInput).
 package linear

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
@@ -13,8 +14,10 @@ import (
 
 // ErrUnsupported is returned (wrapped) when a strategy does not have full
 // column rank and the workload asks about a direction outside its row space,
-// so the workload cannot be estimated from the strategy's answers.
-var ErrUnsupported = errors.New("strategy does not support the workload")
+// so the workload cannot be estimated from the strategy's answers. It is a
+// class of its own (the C ABI's OPTDP_ERR_UNSUPPORTED), wrapping none of
+// run's: the strategy and the workload are each valid.
+var ErrUnsupported = errors.New("linear: strategy does not support the workload")
 
 // choleskyMinRCond is the reciprocal condition number of A^T A below which
 // the error is computed from the SVD of A instead of the Cholesky factor of
@@ -435,7 +438,7 @@ func Evaluate(w Workload, a *Strategy, nz Noise) (Report, error) {
 		// Variance ∝ D1(A)² and tr ∝ 1/scale² of A: entries near 1e154 or
 		// beyond overflow one and underflow the other (1e308 gave NaN).
 		return Report{}, fmt.Errorf("evaluate: %v with strategy %v: the error %v·%v is not representable in float64 (noise scale %v); rescale the strategy, its error does not depend on its scale: %w",
-			w, a, nz.Variance, tr, nz.Scale, ErrBadInput)
+			w, a, nz.Variance, tr, nz.Scale, run.ErrBadInput)
 	}
 	return Report{Workload: w.String(), Strategy: a.String(), M: m, N: n, P: p,
 		Trace: tr, Noise: nz, TSE: tse, RMSE: math.Sqrt(tse / float64(m))}, nil
@@ -455,14 +458,14 @@ func TSE(w Workload, a *Strategy, eps float64) (float64, error) {
 // QueryVariances returns the variance of each workload query's estimate,
 // Var · w_q (A^T A)^+ w_q^T. For a Kronecker workload whose factors match the
 // strategy's, it is the product of the factors' variances and W is never
-// formed; otherwise W is made dense (under MaxDenseEntries).
+// formed; otherwise W is made dense (under mech.MaxDenseEntries).
 func QueryVariances(w Workload, a *Strategy, nz Noise) ([]float64, error) {
 	if _, err := Evaluate(w, a, nz); err != nil { // validates support
 		return nil, err
 	}
 	m, _ := w.Dims()
-	if m > MaxDenseEntries {
-		return nil, fmt.Errorf("%v has %d queries: %w", w, m, ErrTooLarge)
+	if m > mech.MaxDenseEntries {
+		return nil, fmt.Errorf("%v has %d queries: %w", w, m, run.ErrTooLarge)
 	}
 	if a.union != nil {
 		return nil, fmt.Errorf("query variances: %v is a union strategy (per-group estimates): %w", a, ErrUnsupported)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -110,7 +111,7 @@ func relClose(got, want, tol float64) bool {
 
 // TestIdentityAllRange: with the identity strategy the TSE is
 // (2/eps²)·tr(W^T W) = 2·n(n+1)(n+2)/6; for n = 256, eps = 1 it is exactly
-// 5,658,112 (the identity baseline on all ranges), and it scales as 1/eps².
+// 5,658,112 (the baseline of sdp.TestL2AllRange256), and it scales as 1/eps².
 func TestIdentityAllRange(t *testing.T) {
 	mw, ms := mwf(t), msf(t)
 	w := mw(AllRange(256))
@@ -307,8 +308,8 @@ func TestKronError(t *testing.T) {
 	if got != 2*2829056.0*2829056.0 {
 		t.Errorf("range2d(256), identity: TSE %v, want 2·2829056²", got)
 	}
-	if _, err := IdentityStrategy(65536); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("dense 65536² strategy: err = %v, want ErrTooLarge", err)
+	if _, err := IdentityStrategy(65536); !errors.Is(err, run.ErrTooLarge) {
+		t.Errorf("dense 65536² strategy: err = %v, want run.ErrTooLarge", err)
 	}
 }
 

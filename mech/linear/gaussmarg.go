@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/optdp/optdp/run"
 )
 
 // WeightedMarginal is one marginal of a marginal workload: the counts of
@@ -56,20 +58,20 @@ const maxGaussianMarginalSubspaces = 1 << 24
 // not finite and > 0, more than 2^24 subspaces, bad eps or delta.
 func OptimalGaussianMarginals(dims []int, marginals []WeightedMarginal, eps, delta float64) (*GaussianMarginalsResult, error) {
 	if len(dims) == 0 {
-		return nil, fmt.Errorf("gaussian marginals: %w: no attributes", ErrBadInput)
+		return nil, fmt.Errorf("gaussian marginals: %w: no attributes", run.ErrBadInput)
 	}
 	nAll := 1.0
 	for f, n := range dims {
 		if n < 1 {
-			return nil, fmt.Errorf("gaussian marginals: %w: attribute %d has %d values", ErrBadInput, f, n)
+			return nil, fmt.Errorf("gaussian marginals: %w: attribute %d has %d values", run.ErrBadInput, f, n)
 		}
 		nAll *= float64(n)
 	}
 	if nAll > 1e300 {
-		return nil, fmt.Errorf("gaussian marginals: a domain of %g cells is beyond float64's range: %w", nAll, ErrTooLarge)
+		return nil, fmt.Errorf("gaussian marginals: a domain of %g cells is beyond float64's range: %w", nAll, run.ErrTooLarge)
 	}
 	if len(marginals) == 0 {
-		return nil, fmt.Errorf("gaussian marginals: %w: no marginals", ErrBadInput)
+		return nil, fmt.Errorf("gaussian marginals: %w: no marginals", run.ErrBadInput)
 	}
 	sigma, err := AnalyticGaussianSigma(1, eps, delta)
 	if err != nil {
@@ -87,17 +89,17 @@ func OptimalGaussianMarginals(dims []int, marginals []WeightedMarginal, eps, del
 	res := &GaussianMarginalsResult{}
 	for i, m := range marginals {
 		if !(m.Weight > 0) || math.IsInf(m.Weight, 0) {
-			return nil, fmt.Errorf("gaussian marginals: %w: marginal %d has weight %v", ErrBadInput, i, m.Weight)
+			return nil, fmt.Errorf("gaussian marginals: %w: marginal %d has weight %v", run.ErrBadInput, i, m.Weight)
 		}
 		if len(m.Attrs) > 30 {
-			return nil, fmt.Errorf("gaussian marginals: %w: marginal %d has %d attributes, the limit is 30", ErrBadInput, i, len(m.Attrs))
+			return nil, fmt.Errorf("gaussian marginals: %w: marginal %d has %d attributes, the limit is 30", run.ErrBadInput, i, len(m.Attrs))
 		}
 		s := append([]int(nil), m.Attrs...)
 		sort.Ints(s)
 		rows, off := 1.0, nAll // off = Π_{f ∉ S} n_f
 		for k, a := range s {
 			if a < 0 || a >= len(dims) || (k > 0 && s[k-1] == a) {
-				return nil, fmt.Errorf("gaussian marginals: %w: marginal %d has attributes %v (repeated or outside 0..%d)", ErrBadInput, i, m.Attrs, len(dims)-1)
+				return nil, fmt.Errorf("gaussian marginals: %w: marginal %d has attributes %v (repeated or outside 0..%d)", run.ErrBadInput, i, m.Attrs, len(dims)-1)
 			}
 			rows *= float64(dims[a])
 			off /= float64(dims[a])
@@ -119,7 +121,7 @@ func OptimalGaussianMarginals(dims []int, marginals []WeightedMarginal, eps, del
 			kt := key(t)
 			if _, ok := h[kt]; !ok {
 				if len(h) >= maxGaussianMarginalSubspaces {
-					return nil, fmt.Errorf("gaussian marginals: more than %d residual subspaces: %w", maxGaussianMarginalSubspaces, ErrTooLarge)
+					return nil, fmt.Errorf("gaussian marginals: more than %d residual subspaces: %w", maxGaussianMarginalSubspaces, run.ErrTooLarge)
 				}
 				tAttrs[kt] = t
 			}

@@ -3,35 +3,19 @@ package linear
 import (
 	"fmt"
 
+	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
-// MaxDenseEntries is the largest number of float64 entries (1 GiB) that a
-// function of this package allocates for one dense matrix; larger requests
-// are refused with an error wrapping ErrTooLarge before anything is
-// allocated. Whole computations are bounded by a run.Budget in bytes
-// (OptimizeOptions.Budget; run.DefaultBudget for Evaluate).
-const MaxDenseEntries = 1 << 27
-
-// The sentinel errors of package linear are those of package run, so that
-// errors.Is works whichever optdp package returned the error.
-var (
-	// ErrTooLarge: a dense matrix would exceed MaxDenseEntries entries,
-	// or a computation's memory estimate is over its run.Budget.
-	ErrTooLarge = run.ErrTooLarge
-	// ErrBadInput: an argument outside its documented domain.
-	ErrBadInput = run.ErrBadInput
-)
-
-// checkDense refuses an r×c dense matrix larger than MaxDenseEntries.
+// checkDense refuses an r×c dense matrix larger than mech.MaxDenseEntries.
 func checkDense(what string, r, c int) error {
 	if r <= 0 || c <= 0 {
 		return fmt.Errorf("%s: %d×%d matrix has no entries", what, r, c)
 	}
-	if r > MaxDenseEntries/c {
+	if r > mech.MaxDenseEntries/c {
 		return fmt.Errorf("%s: a dense %d×%d matrix needs %s, over the limit of %s for one matrix: %w",
-			what, r, c, run.FormatBytes(run.DenseBytes(r, c, 1)), run.FormatBytes(8*MaxDenseEntries), ErrTooLarge)
+			what, r, c, run.FormatBytes(run.DenseBytes(r, c, 1)), run.FormatBytes(8*mech.MaxDenseEntries), run.ErrTooLarge)
 	}
 	return nil
 }
@@ -147,8 +131,8 @@ func (g Gram) Trace() float64 {
 	return s
 }
 
-// Dense returns G as one dense symmetric matrix, refusing (ErrTooLarge)
-// before allocating when n² exceeds MaxDenseEntries. This is the form an
+// Dense returns G as one dense symmetric matrix, refusing (run.ErrTooLarge)
+// before allocating when n² exceeds mech.MaxDenseEntries. This is the form an
 // optimiser that works on W^T W directly takes.
 func (g Gram) Dense() (*mat.SymDense, error) {
 	n := g.Dim()

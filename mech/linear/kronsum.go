@@ -31,30 +31,19 @@ type kronSum struct {
 	lambda []float64      // eigenvalue of A^T A on E_T, indexed by the mask T
 }
 
-// maskSize returns Π_{f ∈ T} dims[f] (the rows of a marginal on T).
-func maskSize(dims []int, t uint) int {
-	r := 1
-	for f, n := range dims {
-		if t>>uint(f)&1 == 1 {
-			r *= n
-		}
-	}
-	return r
-}
-
 func checkAlgebraDims(what string, dims []int) error {
 	if len(dims) == 0 || len(dims) > maxAlgebraAttrs {
-		return fmt.Errorf("%s: %w: %d attributes, want 1..%d", what, ErrBadInput, len(dims), maxAlgebraAttrs)
+		return fmt.Errorf("%s: %w: %d attributes, want 1..%d", what, run.ErrBadInput, len(dims), maxAlgebraAttrs)
 	}
 	cells := 1.0
 	for f, n := range dims {
 		if n < 1 {
-			return fmt.Errorf("%s: %w: attribute %d has %d values", what, ErrBadInput, f, n)
+			return fmt.Errorf("%s: %w: attribute %d has %d values", what, run.ErrBadInput, f, n)
 		}
 		cells *= float64(n)
 	}
 	if cells > 1<<40 {
-		return fmt.Errorf("%s: %w: a domain of %g cells is too large to index", what, ErrTooLarge, cells)
+		return fmt.Errorf("%s: %w: a domain of %g cells is too large to index", what, run.ErrTooLarge, cells)
 	}
 	return nil
 }
@@ -83,12 +72,12 @@ func MarginalsStrategy(dims []int, theta []float64) (*Strategy, error) {
 	}
 	d := len(dims)
 	if len(theta) != 1<<d {
-		return nil, fmt.Errorf("marginals strategy: %w: %d weights for %d attributes, want 2^%d", ErrBadInput, len(theta), d, d)
+		return nil, fmt.Errorf("marginals strategy: %w: %d weights for %d attributes, want 2^%d", run.ErrBadInput, len(theta), d, d)
 	}
 	ks := &kronSum{dims: append([]int(nil), dims...), lambda: make([]float64, 1<<d)}
 	for s, th := range theta {
 		if !(th >= 0) || math.IsInf(th, 0) {
-			return nil, fmt.Errorf("marginals strategy: %w: weight %d = %v, want finite >= 0", ErrBadInput, s, th)
+			return nil, fmt.Errorf("marginals strategy: %w: weight %d = %v, want finite >= 0", run.ErrBadInput, s, th)
 		}
 		if th == 0 {
 			continue
@@ -113,7 +102,7 @@ func MarginalsStrategy(dims []int, theta []float64) (*Strategy, error) {
 		}
 	}
 	if len(ks.blocks) == 0 {
-		return nil, fmt.Errorf("marginals strategy: %w: all weights are zero", ErrBadInput)
+		return nil, fmt.Errorf("marginals strategy: %w: all weights are zero", run.ErrBadInput)
 	}
 	return &Strategy{name: fmt.Sprintf("marginals(dims=%s,%d marginals)", dimsString(dims), len(ks.blocks)), sum: ks}, nil
 }
@@ -131,12 +120,12 @@ func ResidualStrategy(dims []int, nu []float64) (*Strategy, error) {
 	}
 	d := len(dims)
 	if len(nu) != 1<<d {
-		return nil, fmt.Errorf("residual strategy: %w: %d weights for %d attributes, want 2^%d", ErrBadInput, len(nu), d, d)
+		return nil, fmt.Errorf("residual strategy: %w: %d weights for %d attributes, want 2^%d", run.ErrBadInput, len(nu), d, d)
 	}
 	ks := &kronSum{dims: append([]int(nil), dims...), lambda: make([]float64, 1<<d)}
 	for t, v := range nu {
 		if !(v >= 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("residual strategy: %w: weight %d = %v, want finite >= 0", ErrBadInput, t, v)
+			return nil, fmt.Errorf("residual strategy: %w: weight %d = %v, want finite >= 0", run.ErrBadInput, t, v)
 		}
 		if v == 0 {
 			continue
@@ -162,7 +151,7 @@ func ResidualStrategy(dims []int, nu []float64) (*Strategy, error) {
 		ks.lambda[t] = v
 	}
 	if len(ks.blocks) == 0 {
-		return nil, fmt.Errorf("residual strategy: %w: all weights are zero", ErrBadInput)
+		return nil, fmt.Errorf("residual strategy: %w: all weights are zero", run.ErrBadInput)
 	}
 	return &Strategy{name: fmt.Sprintf("residual(dims=%s,%d blocks)", dimsString(dims), len(ks.blocks)), sum: ks}, nil
 }
@@ -400,18 +389,18 @@ func termSpectrum(a, b []float64) []float64 {
 func algebraSpectrum(g Gram, dims []int) (h []float64, inAlgebra bool, err error) {
 	d := len(dims)
 	if d == 0 || d > maxAlgebraAttrs {
-		return nil, false, fmt.Errorf("%w: %d attributes, the marginal algebra handles 1..%d", ErrTooLarge, d, maxAlgebraAttrs)
+		return nil, false, fmt.Errorf("%w: %d attributes, the marginal algebra handles 1..%d", run.ErrTooLarge, d, maxAlgebraAttrs)
 	}
 	h = make([]float64, 1<<d)
 	inAlgebra = true
 	a, b := make([]float64, d), make([]float64, d)
 	for _, term := range g.Terms {
 		if len(term) != d {
-			return nil, false, fmt.Errorf("%w: Gram terms split the domain differently", ErrBadInput)
+			return nil, false, fmt.Errorf("%w: Gram terms split the domain differently", run.ErrBadInput)
 		}
 		for f, gf := range term {
 			if gf.SymmetricDim() != dims[f] {
-				return nil, false, fmt.Errorf("%w: Gram terms split the domain differently", ErrBadInput)
+				return nil, false, fmt.Errorf("%w: Gram terms split the domain differently", run.ErrBadInput)
 			}
 			a[f], b[f] = projTraces(gf)
 			inAlgebra = inAlgebra && isIdentityPlusOnes(gf)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/run"
 	"github.com/optdp/optdp/sdp"
 	"gonum.org/v1/gonum/mat"
 )
@@ -246,8 +247,8 @@ func TestOptimalGaussianMarginals(t *testing.T) {
 		t.Errorf("%d subspaces %v, want 5", r.Subspaces, r.Nu)
 	}
 	for _, bad := range [][]WeightedMarginal{{{[]int{0, 0}, 1}}, {{[]int{3}, 1}}, {{[]int{0}, 0}}, nil} {
-		if _, err := OptimalGaussianMarginals(dims, bad, 1, 1e-6); !errors.Is(err, ErrBadInput) {
-			t.Errorf("%v: %v, want ErrBadInput", bad, err)
+		if _, err := OptimalGaussianMarginals(dims, bad, 1, 1e-6); !errors.Is(err, run.ErrBadInput) {
+			t.Errorf("%v: %v, want run.ErrBadInput", bad, err)
 		}
 	}
 }

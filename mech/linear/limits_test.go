@@ -11,8 +11,8 @@ import (
 )
 
 // TestEpsRange: the matrix mechanism applies optdp's one eps range
-// (metric.CheckEps). eps = 1e-308 used to release NaN answers and eps =
-// 1e308 to panic in math/big; both are now bad input, for Answer, the
+// (metric.CheckEps). eps = 1e-308 would release NaN answers and eps =
+// 1e308 overflow math/big; both are bad input, for Answer, the
 // noise calibrations and Optimize, while the ends of the range work.
 func TestEpsRange(t *testing.T) {
 	w, _ := Identity(4)
@@ -62,8 +62,8 @@ func TestOptimizeOptionsBounded(t *testing.T) {
 }
 
 // TestEvaluateNotRepresentable: a strategy with entries 1e308 (or 1e200)
-// has noise variance 2(D1/eps)² = +Inf and trace 0 in float64; its error
-// used to be reported as NaN. It is refused, while the same strategy
+// has noise variance 2(D1/eps)² = +Inf and trace 0 in float64, so its
+// error would be NaN. It is refused, while the same strategy
 // scaled to 1 gives the error 2·(1/eps)²·n = 4 of the identity on n = 2
 // (the error does not depend on the strategy's scale).
 func TestEvaluateNotRepresentable(t *testing.T) {

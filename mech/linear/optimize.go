@@ -41,15 +41,6 @@ type OptimizeOptions struct {
 	MaxIter int `json:"max_iter"`
 }
 
-// MaxRestarts and MaxOptimizeIter bound OptimizeOptions.Restarts and
-// MaxIter: each restart is a full L-BFGS run (seconds on a large domain)
-// and each iteration a Gram-sized product, so larger values are mistakes
-// (--restarts 1e9 ran for days); they are refused before any work.
-const (
-	MaxRestarts     = 1000
-	MaxOptimizeIter = 1000000
-)
-
 // BaselineError is the error of one standard strategy that Optimize
 // compared against.
 type BaselineError struct {
@@ -246,10 +237,10 @@ func kronTerms(g Gram) (terms []sdp.KronTerm, dims []int, ok bool) {
 func Optimize(ctx context.Context, w Workload, opts *OptimizeOptions) (*OptimizeResult, error) {
 	start := time.Now()
 	if w == nil {
-		return nil, fmt.Errorf("optimize: %w: nil workload", ErrBadInput)
+		return nil, fmt.Errorf("optimize: %w: nil workload", run.ErrBadInput)
 	}
 	if opts == nil {
-		return nil, fmt.Errorf("optimize: %w: nil options (Eps is required)", ErrBadInput)
+		return nil, fmt.Errorf("optimize: %w: nil options (Eps is required)", run.ErrBadInput)
 	}
 	if err := checkEps(opts.Eps); err != nil {
 		return nil, fmt.Errorf("optimize: %w", err)
@@ -265,7 +256,7 @@ func Optimize(ctx context.Context, w Workload, opts *OptimizeOptions) (*Optimize
 	}
 	if opts.Restarts > MaxRestarts || opts.MaxIter > MaxOptimizeIter {
 		return nil, fmt.Errorf("optimize: %w: Restarts=%d, MaxIter=%d: at most %d restarts (MaxRestarts) and %d iterations (MaxOptimizeIter)",
-			ErrBadInput, opts.Restarts, opts.MaxIter, MaxRestarts, MaxOptimizeIter)
+			run.ErrBadInput, opts.Restarts, opts.MaxIter, MaxRestarts, MaxOptimizeIter)
 	}
 	if err := checkOptimizeBytes(w, opts); err != nil {
 		return nil, fmt.Errorf("optimize: %w", err)
@@ -628,7 +619,7 @@ func optimizeL2Marginals(dims []int, h []float64) (*OptimizeResult, error) {
 		}
 	}
 	if !(d2 > 0) {
-		return nil, fmt.Errorf("optimize: %w: the workload is zero", ErrBadInput)
+		return nil, fmt.Errorf("optimize: %w: the workload is zero", run.ErrBadInput)
 	}
 	obj, svd := 0.0, 0.0
 	for t := range nu {

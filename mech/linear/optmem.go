@@ -117,7 +117,7 @@ func OptimizeBytes(w Workload, opts *OptimizeOptions) float64 {
 	if w == nil {
 		return 0
 	}
-	if s := gramSplit(w); s != nil && len(s) > 1 {
+	if s := gramSplit(w); len(s) > 1 {
 		return 0
 	}
 	_, n := w.Dims()

@@ -104,7 +104,7 @@ func TestOptimizeBytesBoundsPeak(t *testing.T) {
 }
 
 // TestOptimizeRefusesLargeDense checks that allrange on 8192 counts
-// (measured at 18 GB before the estimate) is refused with ErrTooLarge
+// (measured at 18 GB before the estimate) is refused with run.ErrTooLarge
 // before the Gram matrix (512 MiB) is allocated, and that Kronecker
 // workloads are left to the per-factor checks.
 func TestOptimizeRefusesLargeDense(t *testing.T) {
@@ -119,7 +119,7 @@ func TestOptimizeRefusesLargeDense(t *testing.T) {
 		_, err = Optimize(context.Background(), w, &OptimizeOptions{Eps: 1, Delta: delta})
 		runtime.ReadMemStats(&after)
 		if !errors.Is(err, run.ErrTooLarge) {
-			t.Fatalf("delta=%g: err = %v, want ErrTooLarge", delta, err)
+			t.Fatalf("delta=%g: err = %v, want run.ErrTooLarge", delta, err)
 		}
 		if grew := after.TotalAlloc - before.TotalAlloc; grew >= 64<<20 {
 			t.Errorf("delta=%g: allocated %d bytes before the refusal", delta, grew)

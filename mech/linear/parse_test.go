@@ -42,12 +42,12 @@ func TestParseWorkloadAndStrategy(t *testing.T) {
 	}
 	for _, bad := range []string{"allrnage:n=8", "allrange", "allrange:n=x", "allrange:n=4,k=2", "allrange:n=4,n=5", "allrange:n", "file:", "file:w.csv"} {
 		if _, err := linear.ParseWorkload(bad, nil); !errors.Is(err, run.ErrBadInput) {
-			t.Errorf("workload %q: %v, want ErrBadInput", bad, err)
+			t.Errorf("workload %q: %v, want run.ErrBadInput", bad, err)
 		}
 	}
 	for _, bad := range []string{"hier:b=x", "hier:root=maybe", "opt", "nonsense", "identity:x=1"} {
 		if _, err := linear.ParseStrategy(bad, w, nil); !errors.Is(err, run.ErrBadInput) {
-			t.Errorf("strategy %q: %v, want ErrBadInput", bad, err)
+			t.Errorf("strategy %q: %v, want run.ErrBadInput", bad, err)
 		}
 	}
 }

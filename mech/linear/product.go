@@ -22,10 +22,10 @@ var _ Workload = (*scaledWorkload)(nil)
 // weighted union Σ_i c_i² W_i^T W_i is stated.
 func Scale(w Workload, c float64) (Workload, error) {
 	if w == nil {
-		return nil, fmt.Errorf("scale: %w: nil workload", ErrBadInput)
+		return nil, fmt.Errorf("scale: %w: nil workload", run.ErrBadInput)
 	}
 	if c == 0 || math.IsNaN(c) || math.IsInf(c, 0) {
-		return nil, fmt.Errorf("scale: %w: factor %v must be finite and non-zero", ErrBadInput, c)
+		return nil, fmt.Errorf("scale: %w: factor %v must be finite and non-zero", run.ErrBadInput, c)
 	}
 	if c == 1 {
 		return w, nil
@@ -194,10 +194,10 @@ func columnNorms(w Workload, p int) ([]normTerm, error) {
 // 8n bytes checked against budget, never a matrix over the domain.
 func Sensitivity(w Workload, p int, budget run.Budget) (float64, error) {
 	if w == nil {
-		return 0, fmt.Errorf("sensitivity: %w: nil workload", ErrBadInput)
+		return 0, fmt.Errorf("sensitivity: %w: nil workload", run.ErrBadInput)
 	}
 	if p != 1 && p != 2 {
-		return 0, fmt.Errorf("sensitivity: %w: p = %d, want 1 or 2", ErrBadInput, p)
+		return 0, fmt.Errorf("sensitivity: %w: p = %d, want 1 or 2", run.ErrBadInput, p)
 	}
 	terms, err := columnNorms(w, p)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/optdp/optdp/run"
 )
 
 // zeros is an endless reader of NUL bytes, like /dev/zero.
@@ -18,7 +20,7 @@ func (zeros) Read(p []byte) (int, error) {
 
 // TestReadMatrixBounded checks the line and byte limits of ReadMatrix:
 // endless input without a newline (/dev/zero cost 39 s and 2.1 GB before
-// the bound) is refused with ErrTooLarge after reading about
+// the bound) is refused with run.ErrTooLarge after reading about
 // MaxMatrixLine bytes, and rows up to the limit still parse.
 func TestReadMatrixBounded(t *testing.T) {
 	runtime.GC()
@@ -26,16 +28,16 @@ func TestReadMatrixBounded(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	_, err := ReadMatrix(zeros{})
 	runtime.ReadMemStats(&after)
-	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "MaxMatrixLine") {
-		t.Fatalf("ReadMatrix(zeros) = %v, want ErrTooLarge naming MaxMatrixLine", err)
+	if !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), "MaxMatrixLine") {
+		t.Fatalf("ReadMatrix(zeros) = %v, want run.ErrTooLarge naming MaxMatrixLine", err)
 	}
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4*MaxMatrixLine {
 		t.Errorf("ReadMatrix(zeros) allocated %d bytes, want at most 4·MaxMatrixLine", grew)
 	}
 	// A line just over the limit is refused; one row of 10^6 entries
 	// (2 MB) parses, with the entries in order.
-	if _, err := ReadMatrix(strings.NewReader(strings.Repeat("1,", MaxMatrixLine/2+1) + "1\n")); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("line over MaxMatrixLine: err = %v, want ErrTooLarge", err)
+	if _, err := ReadMatrix(strings.NewReader(strings.Repeat("1,", MaxMatrixLine/2+1) + "1\n")); !errors.Is(err, run.ErrTooLarge) {
+		t.Errorf("line over MaxMatrixLine: err = %v, want run.ErrTooLarge", err)
 	}
 	var b strings.Builder
 	for i := range 1000000 {
@@ -77,7 +79,7 @@ func TestBoundedReader(t *testing.T) {
 			t.Errorf("%d bytes: read %d", tc.n, len(got))
 		}
 	}
-	if !errors.Is(errMatrixBytes, ErrTooLarge) {
-		t.Error("errMatrixBytes does not wrap ErrTooLarge")
+	if !errors.Is(errMatrixBytes, run.ErrTooLarge) {
+		t.Error("errMatrixBytes does not wrap run.ErrTooLarge")
 	}
 }

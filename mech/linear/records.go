@@ -23,17 +23,17 @@ import (
 // the domain squared is ever formed.
 func Histogram(attrs []Attribute, r io.Reader, budget run.Budget) ([]float64, error) {
 	if len(attrs) == 0 {
-		return nil, fmt.Errorf("histogram: %w: no attributes", ErrBadInput)
+		return nil, fmt.Errorf("histogram: %w: no attributes", run.ErrBadInput)
 	}
 	cells := 1.0
 	for i, a := range attrs {
 		if a.Size < 1 {
-			return nil, fmt.Errorf("histogram: %w: attribute %d (%q) has size %d", ErrBadInput, i, a.Name, a.Size)
+			return nil, fmt.Errorf("histogram: %w: attribute %d (%q) has size %d", run.ErrBadInput, i, a.Name, a.Size)
 		}
 		cells *= float64(a.Size)
 	}
 	if cells > 1<<40 {
-		return nil, fmt.Errorf("histogram: a domain of %g cells: %w", cells, ErrTooLarge)
+		return nil, fmt.Errorf("histogram: a domain of %g cells: %w", cells, run.ErrTooLarge)
 	}
 	if err := budget.Check(fmt.Sprintf("histogram: the data vector over %g cells", cells), 8*cells, ""); err != nil {
 		return nil, err
@@ -66,7 +66,7 @@ func Histogram(attrs []Attribute, r io.Reader, budget run.Budget) ([]float64, er
 				for i, a := range attrs {
 					k, ok := pos[a.Name]
 					if !ok {
-						return nil, fmt.Errorf("histogram: %w: the header (line %d) has no column %q", ErrBadInput, line, a.Name)
+						return nil, fmt.Errorf("histogram: %w: the header (line %d) has no column %q", run.ErrBadInput, line, a.Name)
 					}
 					col[i] = k
 				}
@@ -76,11 +76,11 @@ func Histogram(attrs []Attribute, r io.Reader, budget run.Budget) ([]float64, er
 		idx := 0
 		for i, a := range attrs {
 			if col[i] >= len(fields) {
-				return nil, fmt.Errorf("histogram: %w: line %d has %d fields, attribute %q is column %d", ErrBadInput, line, len(fields), a.Name, col[i]+1)
+				return nil, fmt.Errorf("histogram: %w: line %d has %d fields, attribute %q is column %d", run.ErrBadInput, line, len(fields), a.Name, col[i]+1)
 			}
 			v, err := strconv.Atoi(fields[col[i]])
 			if err != nil || v < 0 || v >= a.Size {
-				return nil, fmt.Errorf("histogram: %w: line %d: %s = %q is not an integer in [0, %d)", ErrBadInput, line, a.Name, fields[col[i]], a.Size)
+				return nil, fmt.Errorf("histogram: %w: line %d: %s = %q is not an integer in [0, %d)", run.ErrBadInput, line, a.Name, fields[col[i]], a.Size)
 			}
 			idx = idx*a.Size + v
 		}
@@ -91,7 +91,7 @@ func Histogram(attrs []Attribute, r io.Reader, budget run.Budget) ([]float64, er
 		return nil, fmt.Errorf("histogram: reading records: %w", err)
 	}
 	if records == 0 {
-		return nil, fmt.Errorf("histogram: %w: no records", ErrBadInput)
+		return nil, fmt.Errorf("histogram: %w: no records", run.ErrBadInput)
 	}
 	return x, nil
 }

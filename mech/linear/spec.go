@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/optdp/optdp/mech"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -75,10 +77,10 @@ func ParseWorkloadJSON(data []byte, load MatrixLoader) (Workload, []Attribute, e
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&spec); err != nil {
-		return nil, nil, fmt.Errorf("workload file: %w: %v", ErrBadInput, err)
+		return nil, nil, fmt.Errorf("workload file: %w: %v", run.ErrBadInput, err)
 	}
 	bad := func(format string, a ...any) error {
-		return fmt.Errorf("workload file: %w: %s", ErrBadInput, fmt.Sprintf(format, a...))
+		return fmt.Errorf("workload file: %w: %s", run.ErrBadInput, fmt.Sprintf(format, a...))
 	}
 	if len(spec.Workload) == 0 {
 		return nil, nil, bad(`no "workload" entries`)
@@ -204,11 +206,11 @@ func parseBlock(raw json.RawMessage, n int, load MatrixLoader) (Workload, error)
 		case strings.HasPrefix(name, "width:"):
 			k, err := strconv.Atoi(strings.TrimPrefix(name, "width:"))
 			if err != nil {
-				return nil, fmt.Errorf("%w: block %q: the width is not an integer", ErrBadInput, name)
+				return nil, fmt.Errorf("%w: block %q: the width is not an integer", run.ErrBadInput, name)
 			}
 			return WidthRange(n, k)
 		}
-		return nil, fmt.Errorf("%w: unknown block %q (want identity, total, identity+total, prefix, allrange, width:K, or an object with ranges, rows or matrix)", ErrBadInput, name)
+		return nil, fmt.Errorf("%w: unknown block %q (want identity, total, identity+total, prefix, allrange, width:K, or an object with ranges, rows or matrix)", run.ErrBadInput, name)
 	}
 	var obj struct {
 		Ranges [][2]int    `json:"ranges"`
@@ -218,7 +220,7 @@ func parseBlock(raw json.RawMessage, n int, load MatrixLoader) (Workload, error)
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&obj); err != nil {
-		return nil, fmt.Errorf("%w: block: %v", ErrBadInput, err)
+		return nil, fmt.Errorf("%w: block: %v", run.ErrBadInput, err)
 	}
 	given := 0
 	for _, b := range []bool{obj.Ranges != nil, obj.Rows != nil, obj.Matrix != ""} {
@@ -227,7 +229,7 @@ func parseBlock(raw json.RawMessage, n int, load MatrixLoader) (Workload, error)
 		}
 	}
 	if given != 1 {
-		return nil, fmt.Errorf(`%w: a block object needs exactly one of "ranges", "rows" and "matrix"`, ErrBadInput)
+		return nil, fmt.Errorf(`%w: a block object needs exactly one of "ranges", "rows" and "matrix"`, run.ErrBadInput)
 	}
 	var a *mat.Dense
 	switch {
@@ -239,28 +241,28 @@ func parseBlock(raw json.RawMessage, n int, load MatrixLoader) (Workload, error)
 		return Ranges(n, iv)
 	case obj.Rows != nil:
 		if len(obj.Rows) == 0 {
-			return nil, fmt.Errorf("%w: empty rows", ErrBadInput)
+			return nil, fmt.Errorf("%w: empty rows", run.ErrBadInput)
 		}
-		if len(obj.Rows) > MaxDenseEntries/n {
-			return nil, fmt.Errorf("rows: %d×%d: %w", len(obj.Rows), n, ErrTooLarge)
+		if len(obj.Rows) > mech.MaxDenseEntries/n {
+			return nil, fmt.Errorf("rows: %d×%d: %w", len(obj.Rows), n, run.ErrTooLarge)
 		}
 		a = mat.NewDense(len(obj.Rows), n, nil)
 		for q, r := range obj.Rows {
 			if len(r) != n {
-				return nil, fmt.Errorf("%w: row %d has %d entries, the attribute has %d values", ErrBadInput, q, len(r), n)
+				return nil, fmt.Errorf("%w: row %d has %d entries, the attribute has %d values", run.ErrBadInput, q, len(r), n)
 			}
 			a.SetRow(q, r)
 		}
 	default:
 		if load == nil {
-			return nil, fmt.Errorf("%w: matrix %q: no loader for matrix files", ErrBadInput, obj.Matrix)
+			return nil, fmt.Errorf("%w: matrix %q: no loader for matrix files", run.ErrBadInput, obj.Matrix)
 		}
 		var err error
 		if a, err = load(obj.Matrix); err != nil {
 			return nil, fmt.Errorf("matrix %q: %w", obj.Matrix, err)
 		}
 		if _, c := a.Dims(); c != n {
-			return nil, fmt.Errorf("%w: matrix %q has %d columns, the attribute has %d values", ErrBadInput, obj.Matrix, c, n)
+			return nil, fmt.Errorf("%w: matrix %q has %d columns, the attribute has %d values", run.ErrBadInput, obj.Matrix, c, n)
 		}
 	}
 	return FromMatrix(a)

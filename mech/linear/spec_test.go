@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -82,8 +83,8 @@ func TestParseWorkloadJSONErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one mentioning %q", c.file, err, c.want)
 		}
-		if err != nil && !errors.Is(err, ErrBadInput) && !strings.Contains(c.want, "interval") {
-			t.Errorf("%s: error %v does not wrap ErrBadInput", c.file, err)
+		if err != nil && !errors.Is(err, run.ErrBadInput) && !strings.Contains(c.want, "interval") {
+			t.Errorf("%s: error %v does not wrap run.ErrBadInput", c.file, err)
 		}
 	}
 }
@@ -123,7 +124,7 @@ func TestHistogram(t *testing.T) {
 			t.Errorf("%q: error %v, want %q", c.in, err, c.want)
 		}
 	}
-	if _, err := Histogram([]Attribute{{"a", 1 << 20}, {"b", 1 << 10}}, strings.NewReader("0,0\n"), 1<<20); !errors.Is(err, ErrTooLarge) {
+	if _, err := Histogram([]Attribute{{"a", 1 << 20}, {"b", 1 << 10}}, strings.NewReader("0,0\n"), 1<<20); !errors.Is(err, run.ErrTooLarge) {
 		t.Errorf("8 GiB vector under a 1 MiB budget: %v", err)
 	}
 }

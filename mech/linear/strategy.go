@@ -175,7 +175,7 @@ func bitsLen(n int) int {
 
 // WorkloadStrategy returns the workload itself as a strategy, keeping a
 // Kronecker workload's factors (each factor is made dense, under the
-// MaxDenseEntries limit).
+// mech.MaxDenseEntries limit).
 func WorkloadStrategy(w Workload) (*Strategy, error) {
 	var fs []*mat.Dense
 	for _, f := range Factors(w) {
@@ -286,8 +286,8 @@ func (s *Strategy) Attributes() []int {
 	return append([]int(nil), s.sum.dims...)
 }
 
-// Dense returns A as one dense matrix, refusing (ErrTooLarge) before
-// allocating when p·n exceeds MaxDenseEntries.
+// Dense returns A as one dense matrix, refusing (run.ErrTooLarge) before
+// allocating when p·n exceeds mech.MaxDenseEntries.
 func (s *Strategy) Dense() (*mat.Dense, error) {
 	p, n := s.Dims()
 	if err := checkDense(s.name, p, n); err != nil {

@@ -54,25 +54,25 @@ type UnionBlock struct {
 // groups sharing an identical Gram term.
 func UnionStrategy(w Workload, blocks []*Strategy, assign []int) (*Strategy, error) {
 	if w == nil {
-		return nil, fmt.Errorf("union strategy: %w: nil workload", ErrBadInput)
+		return nil, fmt.Errorf("union strategy: %w: nil workload", run.ErrBadInput)
 	}
 	parts := WorkloadParts(w)
 	if len(assign) != len(parts) {
-		return nil, fmt.Errorf("union strategy: %w: %d assignments for the %d parts of %v", ErrBadInput, len(assign), len(parts), w)
+		return nil, fmt.Errorf("union strategy: %w: %d assignments for the %d parts of %v", run.ErrBadInput, len(assign), len(parts), w)
 	}
 	_, n := w.Dims()
 	for g, b := range blocks {
 		if b == nil || b.sum != nil || b.union != nil {
-			return nil, fmt.Errorf("union strategy: %w: block %d must be a Kronecker or explicit strategy", ErrBadInput, g)
+			return nil, fmt.Errorf("union strategy: %w: block %d must be a Kronecker or explicit strategy", run.ErrBadInput, g)
 		}
 		if _, bn := b.Dims(); bn != n {
-			return nil, fmt.Errorf("union strategy: %w: block %d (%v) has domain size %d, the workload %d", ErrBadInput, g, b, bn, n)
+			return nil, fmt.Errorf("union strategy: %w: block %d (%v) has domain size %d, the workload %d", run.ErrBadInput, g, b, bn, n)
 		}
 	}
 	terms := make([][][]*mat.SymDense, len(blocks))
 	for k, g := range assign {
 		if g < 0 || g >= len(blocks) {
-			return nil, fmt.Errorf("union strategy: %w: part %d assigned to block %d of %d", ErrBadInput, k, g, len(blocks))
+			return nil, fmt.Errorf("union strategy: %w: part %d assigned to block %d of %d", run.ErrBadInput, k, g, len(blocks))
 		}
 		for _, t := range parts[k].Gram().Terms {
 			if !containsTerm(terms[g], t) {
@@ -86,16 +86,16 @@ func UnionStrategy(w Workload, blocks []*Strategy, assign []int) (*Strategy, err
 // newUnion checks and wraps the blocks and their groups of Gram terms.
 func newUnion(blocks []*Strategy, terms [][][]*mat.SymDense) (*Strategy, error) {
 	if len(blocks) == 0 {
-		return nil, fmt.Errorf("union strategy: %w: no blocks", ErrBadInput)
+		return nil, fmt.Errorf("union strategy: %w: no blocks", run.ErrBadInput)
 	}
 	for g := range blocks {
 		if len(terms[g]) == 0 {
-			return nil, fmt.Errorf("union strategy: %w: block %d answers no query", ErrBadInput, g)
+			return nil, fmt.Errorf("union strategy: %w: block %d answers no query", run.ErrBadInput, g)
 		}
 		for h := 0; h < g; h++ {
 			for _, t := range terms[g] {
 				if containsTerm(terms[h], t) {
-					return nil, fmt.Errorf("union strategy: %w: blocks %d and %d answer an identical Gram term", ErrBadInput, h, g)
+					return nil, fmt.Errorf("union strategy: %w: blocks %d and %d answer an identical Gram term", run.ErrBadInput, h, g)
 				}
 			}
 		}
@@ -214,7 +214,7 @@ func (u *unionStrategy) sens(q int) float64 {
 	return s
 }
 
-// dense stacks the blocks (within MaxDenseEntries).
+// dense stacks the blocks (within mech.MaxDenseEntries).
 func (u *unionStrategy) dense() (*mat.Dense, error) {
 	p, n := u.dims()
 	if err := checkDense("union strategy", p, n); err != nil {

@@ -96,7 +96,7 @@ func tryUnion(ctx context.Context, w Workload, g Gram, opts *OptimizeOptions, si
 		}
 	}
 	if s.opts.Progress != nil {
-		pr := run.NewProgress("union search")
+		pr := run.NewProgress(run.StageUnionSearch)
 		pr.Message = fmt.Sprintf("%d distinct parts: one group each, then greedy merging", len(s.atoms))
 		s.opts.Progress(pr)
 	}
@@ -471,16 +471,6 @@ func (s *unionSearch) groupErrors(groups [][]int) ([]float64, []int) {
 		errs[k], cands[k] = s.groupError(gr)
 	}
 	return errs, cands
-}
-
-// unionTotal is the closed-form error of groups with errors errs
-// ((Σ e^{1/3})³ or (Σ √e)²), +Inf when a group is unsupported.
-func unionTotal(errs []float64, p int) float64 {
-	_, t, err := sdp.UnionSplit(errs, p)
-	if err != nil {
-		return math.Inf(1)
-	}
-	return t
 }
 
 // greedy merges pairs of groups while a merge lowers the union's error,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -206,8 +207,8 @@ func TestUnionStrategyRefusals(t *testing.T) {
 	w, u, _, _, _ := unionTestCase(t)
 	blocks := []*Strategy{u.Union()[0].Strategy, u.Union()[1].Strategy}
 	for _, assign := range [][]int{{0, 1}, {0, 2, 0}, {0, 0, 0}, {-1, 0, 1}} {
-		if _, err := UnionStrategy(w, blocks, assign); !errors.Is(err, ErrBadInput) {
-			t.Errorf("assign %v: err %v, want ErrBadInput", assign, err)
+		if _, err := UnionStrategy(w, blocks, assign); !errors.Is(err, run.ErrBadInput) {
+			t.Errorf("assign %v: err %v, want run.ErrBadInput", assign, err)
 		}
 	}
 	other, _ := AllRange(24)

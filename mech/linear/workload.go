@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/optdp/optdp/mech"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -23,7 +25,7 @@ type Workload interface {
 	// workload has one (error depends on W only through it).
 	Gram() Gram
 	// Dense returns W as a dense m×n matrix, or an error wrapping
-	// ErrTooLarge, before allocating, when m·n exceeds MaxDenseEntries.
+	// run.ErrTooLarge, before allocating, when m·n exceeds mech.MaxDenseEntries.
 	Dense() (*mat.Dense, error)
 	// MulVec returns W x for x of length n without forming W when the
 	// structure allows it.
@@ -669,17 +671,8 @@ func (w *matrixWorkload) MulVec(x []float64) ([]float64, error) {
 	return y.RawVector().Data, nil
 }
 
-// MaxMatrixLine and MaxMatrixBytes bound what ReadMatrix reads: a line
-// (one row) of at most 16 MiB and a file of at most 1 GiB (MaxDenseEntries
-// entries of 8 characters); longer input is refused with an error wrapping
-// ErrTooLarge as soon as the limit is passed, before more is read.
-const (
-	MaxMatrixLine  = 16 << 20
-	MaxMatrixBytes = 1 << 30
-)
-
 // errMatrixBytes is returned by boundedReader past MaxMatrixBytes.
-var errMatrixBytes = fmt.Errorf("more than %d bytes (MaxMatrixBytes): %w", MaxMatrixBytes, ErrTooLarge)
+var errMatrixBytes = fmt.Errorf("more than %d bytes (MaxMatrixBytes): %w", MaxMatrixBytes, run.ErrTooLarge)
 
 // boundedReader reads at most left-1 bytes of r and then fails with
 // errMatrixBytes (left starts at the limit + 1, so input of exactly the
@@ -706,7 +699,7 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 // are skipped. Every row must have the same number of finite entries.
 // Entries are decoded as the lines are read; a line longer than
 // MaxMatrixLine, input longer than MaxMatrixBytes or more than
-// MaxDenseEntries entries is refused with an error wrapping ErrTooLarge.
+// mech.MaxDenseEntries entries is refused with an error wrapping run.ErrTooLarge.
 func ReadMatrix(r io.Reader) (*mat.Dense, error) {
 	sc := bufio.NewScanner(&boundedReader{r: r, left: MaxMatrixBytes + 1})
 	sc.Buffer(make([]byte, 64<<10), MaxMatrixLine)
@@ -742,8 +735,8 @@ func ReadMatrix(r io.Reader) (*mat.Dense, error) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("line %d, entry %d: %v is not finite", line, k, v)
 			}
-			if len(data) >= MaxDenseEntries {
-				return nil, fmt.Errorf("line %d: more than %d entries: %w", line, MaxDenseEntries, ErrTooLarge)
+			if len(data) >= mech.MaxDenseEntries {
+				return nil, fmt.Errorf("line %d: more than %d entries: %w", line, mech.MaxDenseEntries, run.ErrTooLarge)
 			}
 			data = append(data, v)
 		}
@@ -755,7 +748,7 @@ func ReadMatrix(r io.Reader) (*mat.Dense, error) {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("reading matrix: line %d is longer than %d bytes (MaxMatrixLine): %w", line+1, MaxMatrixLine, ErrTooLarge)
+			return nil, fmt.Errorf("reading matrix: line %d is longer than %d bytes (MaxMatrixLine): %w", line+1, MaxMatrixLine, run.ErrTooLarge)
 		}
 		return nil, fmt.Errorf("reading matrix: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -191,11 +192,11 @@ func TestKronGram(t *testing.T) {
 	if got := big.Gram().Trace(); got != 2829056.0*2829056.0 {
 		t.Errorf("tr for range2d(256) = %v, want 2829056²", got)
 	}
-	if _, err := big.Gram().Dense(); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("dense Gram of range2d(256): err = %v, want ErrTooLarge", err)
+	if _, err := big.Gram().Dense(); !errors.Is(err, run.ErrTooLarge) {
+		t.Errorf("dense Gram of range2d(256): err = %v, want run.ErrTooLarge", err)
 	}
-	if _, err := big.Dense(); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("dense range2d(256): err = %v, want ErrTooLarge", err)
+	if _, err := big.Dense(); !errors.Is(err, run.ErrTooLarge) {
+		t.Errorf("dense range2d(256): err = %v, want run.ErrTooLarge", err)
 	}
 }
 

@@ -3,7 +3,7 @@ package metric
 import (
 	"math"
 
-	"github.com/optdp/optdp/solve"
+	"github.com/optdp/optdp/spectrum"
 )
 
 // The structural facts the tight-constraints solvers exploit are methods of
@@ -30,7 +30,7 @@ type PositiveDefinite interface {
 }
 
 // LambdaMinBounder is a metric with a rigorous closed-form lower bound on
-// the smallest eigenvalue of Phi (solve's symbol bounds, docs/MATH.md §12.3).
+// the smallest eigenvalue of Phi (package spectrum, docs/MATH.md §12.3).
 type LambdaMinBounder interface {
 	Metric
 	// PhiLambdaMin returns the bound at eps and its name, or 0 and "" when
@@ -73,9 +73,9 @@ func BallSizesOf(m Metric) []int {
 }
 
 // lineLambdaMin is the bound for a path with per-step level e
-// (Kac–Murdock–Szegő matrix, solve.LineLambdaMin).
+// (Kac–Murdock–Szegő matrix, spectrum.LineLambdaMin).
 func lineLambdaMin(e float64) (float64, string) {
-	if v, err := solve.LineLambdaMin(math.Exp(-e)); err == nil {
+	if v, err := spectrum.LineLambdaMin(math.Exp(-e)); err == nil {
 		return v, "line-poisson"
 	}
 	return 0, ""
@@ -135,7 +135,7 @@ func (m *KCountMetric) PhiLambdaMin(eps float64) (float64, string) {
 	case 1:
 		return lineLambdaMin(eps)
 	case 2:
-		if v, err := solve.ChebyshevLambdaMin(eps); err == nil {
+		if v, err := spectrum.ChebyshevLambdaMin(eps); err == nil {
 			return v, "chebyshev-poisson"
 		}
 	}
@@ -152,11 +152,11 @@ func (g *GridMetric) PhiLambdaMin(eps float64) (float64, string) {
 	case g.PathStep() > 0:
 		return lineLambdaMin(c)
 	case g.norm == Euclid:
-		if v, err := solve.EuclidLambdaMin(c); err == nil {
+		if v, err := spectrum.EuclidLambdaMin(c); err == nil {
 			return v, "euclid-poisson"
 		}
 	case g.norm == Chebyshev:
-		if v, err := solve.ChebyshevLambdaMin(c); err == nil {
+		if v, err := spectrum.ChebyshevLambdaMin(c); err == nil {
 			return v, "chebyshev-poisson"
 		}
 	case g.norm == Manhattan:

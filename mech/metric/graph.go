@@ -14,16 +14,6 @@ import (
 	"sync"
 )
 
-// MaxGraphTableBytes is the largest all-pairs distance table a GraphMetric
-// stores (2 bytes per pair up to 65535 vertices, 4 above). Larger graphs
-// answer Dist by a breadth-first search from i, caching the last source's
-// row, so Dist stays correct at any size (only slower).
-const MaxGraphTableBytes = 1 << 30
-
-// MaxBallDetect is the largest graph whose ball-size symmetry GraphMetric
-// checks (one BFS per vertex); larger graphs report BallSizes() == nil.
-const MaxBallDetect = 4096
-
 // GraphMetric is the shortest-path metric of an undirected, unweighted answer
 // graph, stored as a compact CSR adjacency. Distances come from breadth-first
 // searches: all pairs are computed lazily on first use and kept in a compact
@@ -52,28 +42,6 @@ type GraphMetric struct {
 var (
 	_ Graph         = (*GraphMetric)(nil)
 	_ BallSymmetric = (*GraphMetric)(nil)
-)
-
-// Limits of NewGraph and ReadEdgeList, checked before anything of that
-// size is allocated. NewGraph keeps about 24 bytes per vertex (degrees,
-// offsets) and 8 per edge (both directions of the int32 adjacency);
-// ReadEdgeList holds 8 more per edge while reading. At the limits that is
-// about 100 MiB for the vertices and 130 MiB for the edges. Larger graphs
-// could not be used anyway: the tight-constraints mechanism of a graph
-// without structure is dense (8n² bytes, n ≈ 23 000 at the default 4 GiB
-// budget).
-const (
-	// MaxGraphVertices is the largest vertex count (given to NewGraph or
-	// declared by an edge list's "n N" line, or implied by its largest
-	// index).
-	MaxGraphVertices = 1 << 22
-	// MaxGraphEdges is the largest number of edge lines an edge list may
-	// hold (and of edges given to NewGraph).
-	MaxGraphEdges = 1 << 23
-	// MaxEdgeListBytes is the largest edge-list file ReadEdgeList reads, and
-	// MaxEdgeListLine its longest line.
-	MaxEdgeListBytes = 256 << 20
-	MaxEdgeListLine  = 64 << 10
 )
 
 // NewGraph returns the shortest-path metric of the undirected graph on the

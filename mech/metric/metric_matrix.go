@@ -18,10 +18,6 @@ import (
 // absorb the rounding of distances written in decimal.
 const TriangleTol = 1e-12
 
-// MaxMatrixAnswers is the largest explicit distance matrix NewMatrix
-// validates (the triangle check is cubic).
-const MaxMatrixAnswers = 4096
-
 // MatrixMetric is an explicit, validated distance matrix (in the unit of the
 // caller, e.g. km or hops).
 type MatrixMetric struct {
@@ -81,14 +77,6 @@ func newMatrix(n int, d []float64) (*MatrixMetric, error) {
 	}
 	return m, nil
 }
-
-// Limits of ReadDistCSV: the file and each of its lines. A row of
-// MaxMatrixAnswers entries written with 17 significant digits takes about
-// 100 KiB, the whole matrix about 400 MiB.
-const (
-	MaxDistCSVBytes = 512 << 20
-	MaxDistCSVLine  = 1 << 20
-)
 
 // ReadDistCSV reads a square distance matrix, one row per CSV record
 // (lines starting with '#' are comments), and validates it with NewMatrix.

@@ -8,10 +8,6 @@ import (
 	"strconv"
 )
 
-// MaxAnswers is the largest answer-set size a metric constructor accepts:
-// indices must fit an int on every platform and in a float64 exactly.
-const MaxAnswers = min(1<<53, math.MaxInt)
-
 // LineMetric is the path 0 - 1 - ... - n-1: d(i,j) = |i-j|. The counting
 // query on u records has the answers 0..u, i.e. Line(u+1).
 type LineMetric struct{ n int }
@@ -96,13 +92,6 @@ func (r *RingMetric) Edges() iter.Seq2[int, int] {
 		}
 	}
 }
-
-// MaxBallSizes is the longest ball-size list a metric returns (n_r for
-// r = 0..diameter, 8 bytes each: 64 MiB). A ring of more than 2^24 answers
-// (diameter above 2^23) reports BallSizes() == nil, so solvers fall back to
-// the general paths and their memory checks instead of allocating (and
-// printing) a list of n/2 sizes.
-const MaxBallSizes = 1<<23 + 1
 
 // BallSizes is n_0 = 1, n_r = 2 for 0 < r < n/2, and n_{n/2} = 1 for even n;
 // nil when n/2+1 > MaxBallSizes.

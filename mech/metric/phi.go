@@ -91,24 +91,6 @@ func (c *DistCache) PhiTo(dst *mat.SymDense, eps float64) {
 	}
 }
 
-// MinEps and MaxEps bound the privacy level eps (per unit of distance) that
-// optdp accepts; CheckEps enforces MinEps <= eps <= MaxEps.
-//
-// Why these values. Every computation uses e^{-eps·d} in float64. For
-// eps·d < 2^-53 it rounds to exactly 1 (Phi becomes the all-ones matrix),
-// and for eps·d = 1e-12 the difference 1 - e^{-eps·d} keeps only about 4
-// significant digits, so below MinEps = 1e-12 per hop no result would carry
-// meaning. Above, e^{-eps·d} underflows to 0 once eps·d > 745 (2^-1074 =
-// e^{-744.4}): hop metrics reach that at eps = 745 (the tight mechanism is
-// then matrix-free), a grid with 1 m steps (d = 1e-3 km) at 7.45e5 per km,
-// so MaxEps = 1e6 admits every unit optdp uses. Larger values only arise
-// from mistakes (1e308) and make 1/eps, e^{eps} and the exact-arithmetic
-// conversions of the samplers overflow.
-const (
-	MinEps = 1e-12
-	MaxEps = 1e6
-)
-
 // CheckEps is the one validation of a privacy level eps (per unit of
 // distance) that every function of optdp taking eps applies: eps must be a
 // number in [MinEps, MaxEps] (see there for why). The error matches

@@ -14,8 +14,8 @@ import (
 )
 
 // TestRingBallSizesBounded checks that a huge ring reports no ball sizes
-// instead of allocating n/2 of them (ring:n=2^53 used to panic, ring:n=1e9
-// to take 7.8 GB), and that rings up to 2^24 answers keep them: the sizes
+// instead of allocating n/2 of them (ring:n=2^53 would overflow, ring:n=1e9
+// take 7.8 GB), and that rings up to 2^24 answers keep them: the sizes
 // count every answer once (Σ n_r = n) and follow the cycle's geometry.
 func TestRingBallSizesBounded(t *testing.T) {
 	for _, n := range []int{1 << 53, 9007199254740992, 1e9, 1<<24 + 2} {

@@ -61,6 +61,9 @@ const (
 	MethodSpanner Method = "spanner"
 )
 
+// String returns the method's name.
+func (m Method) String() string { return string(m) }
+
 // SpannerTol is MethodSpanner's default Tol: the spanner's answer is
 // typically 5-7 % from the optimum on grids (its Gap), so solving the
 // spanner LP beyond 1e-4 changes the mechanism's loss by a negligible

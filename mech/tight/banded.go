@@ -11,10 +11,6 @@ import (
 	"github.com/optdp/optdp/solve"
 )
 
-// SolverBanded is the banded solver for graph metrics whose vertex order
-// has a small bandwidth (every edge joins i and j with |i-j| <= b).
-const SolverBanded = "banded"
-
 // autoBandedN is the size above which "auto" prefers the banded solver to
 // the dense one for a graph of small bandwidth.
 const autoBandedN = 2000
@@ -171,7 +167,7 @@ func tightBanded(ctx context.Context, m metric.Metric, eps float64, o *Options) 
 	for i := range ones {
 		ones[i] = 1
 	}
-	res, err := solve.SolveBanded(n, bw, entry, ones, o.Budget.Bytes())
+	res, err := solve.SolveBanded(n, bw, entry, ones, o.Budget)
 	if errors.Is(err, solve.ErrBandedNotPD) {
 		r, derr := tightDense(ctx, m, eps, o)
 		if derr != nil {
@@ -217,7 +213,7 @@ func bandedResult(res solve.BandedResult, bw int, delta float64) *Result {
 	}
 	r := &Result{
 		Z: res.Z, MinZ: minZ, ZErr: invNorm * rTrue, Unique: true,
-		Solver: res.Solver, RCond: res.RCond, Utility: meanOf(res.Z),
+		Solver: Solver(res.Solver), RCond: res.RCond, Utility: meanOf(res.Z),
 		Residual: res.Residual,
 	}
 	if r.Exists = run.SignVerdict(r.MinZ, r.ZErr); r.Exists != Borderline {

@@ -76,7 +76,7 @@ func TestTightBandedAgreesWithDense(t *testing.T) {
 			what := fmt.Sprintf("%s eps=%v", m, eps)
 			compareTight(t, what, b, d, true)
 			switch {
-			case strings.HasPrefix(d.Solver, "dense-cholesky"):
+			case strings.HasPrefix(string(d.Solver), "dense-cholesky"):
 				if b.Solver != "banded-cholesky" || !b.Unique {
 					t.Errorf("%s: solver %q unique %v, want banded-cholesky, unique", what, b.Solver, b.Unique)
 				}
@@ -206,7 +206,7 @@ func TestTightBandedAuto(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(small.Solver, "dense-") {
+	if !strings.HasPrefix(string(small.Solver), "dense-") {
 		t.Errorf("auto at n = 300 used %q, want dense", small.Solver)
 	}
 }
@@ -215,8 +215,8 @@ func TestTightBandedAuto(t *testing.T) {
 // path with chords, n = 3000, eps = 1 (no mechanism built).
 func BenchmarkTightBanded3000(b *testing.B) {
 	g := pathChords(b, 3000)
-	for _, solver := range []string{SolverBanded, SolverDense} {
-		b.Run(solver, func(b *testing.B) {
+	for _, solver := range []Solver{SolverBanded, SolverDense} {
+		b.Run(string(solver), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := Solve(context.Background(), g, 1, &Options{Solver: solver, NoMechanism: true}); err != nil {
 					b.Fatal(err)

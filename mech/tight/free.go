@@ -181,10 +181,6 @@ func (f *FreeMechanism) Utility(prior []float64) (float64, error) {
 	return s, nil
 }
 
-// MaxFreeAuditOutputs is the number of outputs per pair above which
-// FreeMechanism.Audit samples the outputs instead of scanning all n.
-const MaxFreeAuditOutputs = 1 << 20
-
 // Audit checks that the mechanism is eps·d-private.
 //
 // The analytic argument (docs/MATH.md §3.3, §9.4): for z_k > 0,
@@ -388,8 +384,8 @@ func factorX(kf kronFactor, eps float64) (*mat.Dense, error) {
 // float64 probabilities: the realised probabilities differ from X[i][k]
 // by about 2^-53 relative and by the solve's residual (below), so realised
 // ratios can exceed e^{eps·d} (a float sampler of the truncated geometric
-// mechanism at eps = 0.2 realises the level 0.405). For a
-// release, build the dense X (tight.Options.MaxMechanismN >= n, Result.X)
+// mechanism at eps = 0.2 realises level 0.405; mech.TestAliasTableNotExact).
+// For a release, build the dense X (tight.Options.MaxMechanismN >= n, Result.X)
 // and draw with mech.NewSampler, which proves the realised distribution
 // private; the dense X needs n² entries, so this is for n up to a few
 // thousand.

@@ -24,7 +24,7 @@ func TestFreeMatchesDense(t *testing.T) {
 	for _, c := range []struct {
 		m      metric.Metric
 		eps    float64
-		solver string
+		solver Solver
 	}{
 		{must(metric.Grid(7, 5, 1, metric.Euclid)), 1, SolverToeplitz},
 		{must(metric.Grid(7, 5, 1, metric.Manhattan)), 0.7, SolverKron},
@@ -32,50 +32,52 @@ func TestFreeMatchesDense(t *testing.T) {
 		{must(metric.Ring(9)), 0.4, SolverClosedForm},
 		{must(metric.Sum(10, 2)), 1.5, SolverDense},
 	} {
-		r := mustTight(t, c.m, c.eps, &Options{Solver: c.solver})
-		if r.X == nil || r.Free == nil {
-			t.Fatalf("%s: X %v, Free %v", c.m, r.X != nil, r.Free != nil)
-		}
-		f := r.Free
-		n := c.m.Len()
-		row := make([]float64, n)
-		var diag float64
-		prior := make([]float64, n)
-		for i := range prior {
-			prior[i] = float64(i+1) / float64(n*(n+1)/2)
-		}
-		var wantU float64
-		for i := range n {
-			if _, err := f.Row(i, row); err != nil {
-				t.Fatal(err)
+		t.Run(c.m.String()+"/"+string(c.solver), func(t *testing.T) {
+			r := mustTight(t, c.m, c.eps, &Options{Solver: c.solver})
+			if r.X == nil || r.Free == nil {
+				t.Fatalf("%s: X %v, Free %v", c.m, r.X != nil, r.Free != nil)
 			}
-			for k := range n {
-				// r.X is mixed with the uniform row by r.Mix (mech.Harden).
-				if x := (r.X.At(i, k) - r.Mix/float64(n)) / (1 - r.Mix); math.Abs(row[k]-x) > 1e-14 || math.Abs(f.At(i, k)-x) > 1e-14 {
-					t.Fatalf("%s: X[%d][%d] = %v, free row %v, At %v", c.m, i, k, x, row[k], f.At(i, k))
+			f := r.Free
+			n := c.m.Len()
+			row := make([]float64, n)
+			var diag float64
+			prior := make([]float64, n)
+			for i := range prior {
+				prior[i] = float64(i+1) / float64(n*(n+1)/2)
+			}
+			var wantU float64
+			for i := range n {
+				if _, err := f.Row(i, row); err != nil {
+					t.Fatal(err)
 				}
+				for k := range n {
+					// r.X is mixed with the uniform row by r.Mix (mech.Harden).
+					if x := (r.X.At(i, k) - r.Mix/float64(n)) / (1 - r.Mix); math.Abs(row[k]-x) > 1e-14 || math.Abs(f.At(i, k)-x) > 1e-14 {
+						t.Fatalf("%s: X[%d][%d] = %v, free row %v, At %v", c.m, i, k, x, row[k], f.At(i, k))
+					}
+				}
+				xii := (r.X.At(i, i) - r.Mix/float64(n)) / (1 - r.Mix) // unmixed
+				diag += xii
+				wantU += prior[i] * xii
 			}
-			xii := (r.X.At(i, i) - r.Mix/float64(n)) / (1 - r.Mix) // unmixed
-			diag += xii
-			wantU += prior[i] * xii
-		}
-		if u := f.UtilityUniform(); math.Abs(u-diag/float64(n)) > 1e-14 {
-			t.Errorf("%s: uniform utility %v, dense trace/n %v", c.m, u, diag/float64(n))
-		}
-		if u, err := f.Utility(prior); err != nil || math.Abs(u-wantU) > 1e-14 {
-			t.Errorf("%s: utility %v (%v), want %v", c.m, u, err, wantU)
-		}
-		rep, err := f.Audit(3, mech.SeededSource(7))
-		// Exact verdict; float64 Euclidean distances may break the triangle
-		// inequality by an ulp (then not private, by rounding only).
-		if err != nil || (!rep.Private && !roundingOnlyFree(rep, c.eps)) || rep.Pairs == 0 {
-			t.Errorf("%s: free audit %+v, %v", c.m, rep, err)
-		}
-		// The explicit audit attains eps: at output k = h the ratio is
-		// exactly e^{eps d(i,h)} (z_h > 0), so the measured level is eps.
-		if math.Abs(rep.Eps-c.eps) > 1e-12 {
-			t.Errorf("%s: free audit level %v, want %v", c.m, rep.Eps, c.eps)
-		}
+			if u := f.UtilityUniform(); math.Abs(u-diag/float64(n)) > 1e-14 {
+				t.Errorf("%s: uniform utility %v, dense trace/n %v", c.m, u, diag/float64(n))
+			}
+			if u, err := f.Utility(prior); err != nil || math.Abs(u-wantU) > 1e-14 {
+				t.Errorf("%s: utility %v (%v), want %v", c.m, u, err, wantU)
+			}
+			rep, err := f.Audit(3, mech.SeededSource(7))
+			// Exact verdict; float64 Euclidean distances may break the triangle
+			// inequality by an ulp (then not private, by rounding only).
+			if err != nil || (!rep.Private && !roundingOnlyFree(rep, c.eps)) || rep.Pairs == 0 {
+				t.Errorf("%s: free audit %+v, %v", c.m, rep, err)
+			}
+			// The explicit audit attains eps: at output k = h the ratio is
+			// exactly e^{eps d(i,h)} (z_h > 0), so the measured level is eps.
+			if math.Abs(rep.Eps-c.eps) > 1e-12 {
+				t.Errorf("%s: free audit level %v, want %v", c.m, rep.Eps, c.eps)
+			}
+		})
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 // the estimate (or refuse) before committing to a long computation.
 type Plan struct {
 	// Solver is the solver Solve would run ("dense", "toeplitz", ...).
-	Solver string `json:"solver"`
+	Solver Solver `json:"solver"`
 	// N is the number of answers.
 	N int `json:"n"`
 	// DenseBytes is the memory of the dense matrices (0 for the other

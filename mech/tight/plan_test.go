@@ -26,18 +26,20 @@ func TestPlanTight(t *testing.T) {
 	}
 	for _, c := range []struct {
 		m      metric.Metric
-		solver string
+		solver Solver
 	}{{line, SolverClosedForm}, {grid, SolverToeplitz}, {g, SolverDense}} {
-		p, err := Estimate(c.m, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p.Solver != c.solver || p.N != c.m.Len() {
-			t.Errorf("%s: plan %+v, want solver %s", c.m, p, c.solver)
-		}
-		if c.solver != SolverDense && (p.DenseBytes != 0 || p.DenseSeconds != 0) {
-			t.Errorf("%s: structured plan with dense costs %+v", c.m, p)
-		}
+		t.Run(c.m.String(), func(t *testing.T) {
+			p, err := Estimate(c.m, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Solver != c.solver || p.N != c.m.Len() {
+				t.Errorf("%s: plan %+v, want solver %s", c.m, p, c.solver)
+			}
+			if c.solver != SolverDense && (p.DenseBytes != 0 || p.DenseSeconds != 0) {
+				t.Errorf("%s: structured plan with dense costs %+v", c.m, p)
+			}
+		})
 	}
 	p, _ := Estimate(g, nil)
 	// Phi, its factor and X (n <= MaxMechanismN): three n×n float64 matrices.

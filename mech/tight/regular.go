@@ -39,7 +39,7 @@ type RegularResult struct {
 	// Yes; they are reported regardless.
 	LeakageBoundBits float64 `json:"leakage_bound_bits"`
 	// Solver and Certificate are as in Result.
-	Solver      string  `json:"solver"`
+	Solver      Solver  `json:"solver"`
 	RCond       float64 `json:"rcond"`
 	Certificate string  `json:"certificate,omitempty"`
 }
@@ -78,7 +78,7 @@ func Regular(ctx context.Context, m metric.Metric, eps float64, prior []float64,
 	}
 	r := &RegularResult{
 		N: n, Eps: eps, Regular: s.Verdict, Y: s.X, MinY: s.Min, YErr: s.Err,
-		Unique: s.Unique, Solver: "dense-" + s.Method, RCond: s.RCond,
+		Unique: s.Unique, Solver: denseSolver(s.Method), RCond: s.RCond,
 		Certificate: s.Certificate,
 	}
 	for _, v := range s.X {

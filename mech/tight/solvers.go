@@ -11,15 +11,47 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Solver names accepted by Options.Solver.
 // denseAdvice is what to do instead when dense matrices are over the budget.
 const denseAdvice = "use a structured solver (toeplitz, kron or banded, where the metric allows) or raise the budget"
 
+// Solver names a tight-constraints solver: the one Options.Solver asks for
+// and the method a Result reports.
+type Solver string
+
+// The solvers Options.Solver accepts (see Solvers).
 const (
-	SolverAuto       = "auto"
-	SolverDense      = "dense"
-	SolverClosedForm = "closed-form"
+	SolverAuto       Solver = "auto"
+	SolverClosedForm Solver = "closed-form"
+	SolverKron       Solver = "kron"
+	SolverToeplitz   Solver = "toeplitz"
+	// SolverBanded is the banded solver for graph metrics whose vertex
+	// order has a small bandwidth (every edge joins i and j with
+	// |i-j| <= b).
+	SolverBanded Solver = "banded"
+	SolverDense  Solver = "dense"
 )
+
+// The methods a Result reports, besides SolverKron and the names of
+// package solve's Toeplitz and banded solvers (solve.Solver, e.g.
+// "toeplitz-pcg-strang", "banded-cholesky").
+const (
+	// SolverClosedFormLine is the truncated geometric mechanism of a line.
+	SolverClosedFormLine          Solver = "closed-form-line"
+	SolverClosedFormBallSymmetric Solver = "closed-form-ball-symmetric"
+	// The dense solves, by factorisation (backend.Method); SolverDenseNNLS
+	// for a singular Phi.
+	SolverDenseCholesky     Solver = "dense-cholesky"
+	SolverDenseBunchKaufman Solver = "dense-bunch-kaufman"
+	SolverDenseLU           Solver = "dense-lu"
+	SolverDenseNNLS         Solver = "dense-nnls"
+)
+
+// String returns the solver's name.
+func (s Solver) String() string { return string(s) }
+
+// denseSolver is the name of a dense solve whose factorisation was method
+// (solve.NonnegResult.Method).
+func denseSolver(method string) Solver { return Solver("dense-" + method) }
 
 // tightSolver is one way of computing the tight-constraints mechanism. To add
 // a structured solver (Toeplitz, Kronecker, ...): append an entry to
@@ -28,7 +60,7 @@ const (
 // with ConstantZ), MinZ, ZErr, Unique, Solver, RCond, Certificate and
 // Utility. Solve then builds and audits X.
 type tightSolver struct {
-	name    string
+	name    Solver
 	applies func(m metric.Metric) bool
 	// auto, when not nil, further restricts when "auto" picks the solver.
 	auto func(m metric.Metric, o *Options) bool
@@ -54,8 +86,8 @@ func tightSolvers() []tightSolver {
 }
 
 // Solvers returns the solver names Options.Solver accepts.
-func Solvers() []string {
-	names := []string{SolverAuto}
+func Solvers() []Solver {
+	names := []Solver{SolverAuto}
 	for _, s := range tightSolvers() {
 		names = append(names, s.name)
 	}
@@ -64,7 +96,7 @@ func Solvers() []string {
 
 // selectTightSolver picks the solver named name ("auto": the first that
 // applies), or says why the named one does not apply.
-func selectTightSolver(m metric.Metric, name string, o *Options) (tightSolver, error) {
+func selectTightSolver(m metric.Metric, name Solver, o *Options) (tightSolver, error) {
 	for _, s := range tightSolvers() {
 		if name == SolverAuto && s.applies(m) && (s.auto == nil || s.auto(m, o)) {
 			return s, nil
@@ -76,7 +108,19 @@ func selectTightSolver(m metric.Metric, name string, o *Options) (tightSolver, e
 			return s, nil
 		}
 	}
-	return tightSolver{}, fmt.Errorf("unknown solver %q (want one of %s)", name, strings.Join(Solvers(), ", "))
+	return tightSolver{}, fmt.Errorf("unknown solver %q (want one of %s)", name, solverList())
+}
+
+// solverList is Solvers joined by ", ".
+func solverList() string {
+	var b strings.Builder
+	for i, s := range Solvers() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(string(s))
+	}
+	return b.String()
 }
 
 // tightDense solves Phi z = 1 with a dense factorisation (solve.DenseSystem).
@@ -112,7 +156,7 @@ func denseTightResult(ctx context.Context, sys *solve.DenseSystem, n int) (*Resu
 	}
 	return &Result{
 		Exists: s.Verdict, Z: s.X, MinZ: s.Min, ZErr: s.Err, Unique: s.Unique,
-		Solver: "dense-" + s.Method, RCond: s.RCond, Certificate: s.Certificate,
+		Solver: denseSolver(s.Method), RCond: s.RCond, Certificate: s.Certificate,
 		Utility: meanOf(s.X), Note: s.Note,
 	}, nil
 }
@@ -131,7 +175,7 @@ func tightClosedForm(ctx context.Context, m metric.Metric, eps float64, o *Optio
 	z, zerr := BallTightZ(sizes, eps)
 	r := &Result{
 		Exists: Yes, ConstantZ: true, MinZ: z, ZErr: zerr, Utility: z,
-		Solver: "closed-form-ball-symmetric", Certificate: "closed-form",
+		Solver: SolverClosedFormBallSymmetric, Certificate: "closed-form",
 	}
 	if n := m.Len(); n <= MaxVectorN {
 		r.Z = make([]float64, n)
@@ -197,7 +241,7 @@ func tightLine(n int, e float64) *Result {
 	}
 	r := &Result{
 		Exists: Yes, MinZ: min(end, mid), ZErr: 8 * 0x1p-53 * end,
-		Unique: true, RCond: 1, Solver: "closed-form-line", Certificate: "closed-form",
+		Unique: true, RCond: 1, Solver: SolverClosedFormLine, Certificate: "closed-form",
 	}
 	if n <= 2 {
 		r.MinZ = end

@@ -17,12 +17,6 @@ import (
 // Kronecker products for separable metrics, solved factor-wise without ever
 // forming the product.
 
-// Solver names of the structured solvers (Options.Solver).
-const (
-	SolverToeplitz = "toeplitz"
-	SolverKron     = "kron"
-)
-
 // autoToeplitzN is the size above which "auto" prefers the Toeplitz solver
 // to the dense one on lattice metrics (below it a dense solve takes well
 // under a second and gives the sharper dense certificate).
@@ -90,7 +84,7 @@ func latticeSolve(ctx context.Context, lat metric.Lattice, eps float64, progress
 		ones[i] = 1
 	}
 	res, err := solve.SolveToeplitz(ctx, t, ones, &solve.Options{Settings: run.Settings{Progress: progress}})
-	if err != nil && !errors.Is(err, solve.ErrNotConverged) {
+	if err != nil && !errors.Is(err, run.ErrNotConverged) {
 		return res, solve.Certificate{}, "", err
 	}
 	hint, name := metric.PhiLambdaMin(lat, eps)
@@ -152,7 +146,7 @@ func tightToeplitz(ctx context.Context, m metric.Metric, eps float64, o *Options
 	r := &Result{
 		Exists: cert.Verdict(minZ), Z: res.Z, MinZ: minZ, ZErr: cert.ErrBound,
 		Unique:      cert.Certified || knownPD != "",
-		Solver:      res.Solver,
+		Solver:      Solver(res.Solver),
 		Certificate: "residual-bound/" + bound,
 		Utility:     meanOf(res.Z),
 		Iterations:  res.Iterations,
@@ -302,7 +296,7 @@ func tightKron(ctx context.Context, m metric.Metric, eps float64, o *Options) (*
 	v, minZ, zerr := kronVerdict(fs)
 	r := &Result{
 		Exists: v, MinZ: minZ, ZErr: zerr, Unique: true,
-		Solver: "kron", Certificate: "kron-factor-bounds", Utility: 1, RCond: 0,
+		Solver: SolverKron, Certificate: "kron-factor-bounds", Utility: 1, RCond: 0,
 		kron: fs,
 	}
 	for _, kf := range fs {
@@ -343,6 +337,6 @@ func latticeEval(ctx context.Context, lat metric.Lattice, eps float64) (solve.No
 	}
 	return solve.NonnegResult{
 		Verdict: cert.Verdict(minZ), Min: minZ, Err: cert.ErrBound, Unique: cert.Certified,
-		Method: res.Solver, Residual: res.Residual, Certificate: "residual-bound/" + bound,
+		Method: string(res.Solver), Residual: res.Residual, Certificate: "residual-bound/" + bound,
 	}, nil
 }

@@ -15,7 +15,7 @@ import (
 // structuredCase is a metric with the structured solvers that apply to it.
 type structuredCase struct {
 	m       metric.Metric
-	solvers []string
+	solvers []Solver
 }
 
 func structuredCases(t *testing.T) []structuredCase {
@@ -28,17 +28,17 @@ func structuredCases(t *testing.T) []structuredCase {
 		return m
 	}
 	return []structuredCase{
-		{must(metric.Line(40)), []string{SolverToeplitz, SolverClosedForm}},
-		{must(metric.Sum(30, 3)), []string{SolverToeplitz}},
-		{must(metric.KCount(9, 2)), []string{SolverToeplitz}},
+		{must(metric.Line(40)), []Solver{SolverToeplitz, SolverClosedForm}},
+		{must(metric.Sum(30, 3)), []Solver{SolverToeplitz}},
+		{must(metric.KCount(9, 2)), []Solver{SolverToeplitz}},
 		// 12×9: a non-square grid catches any mix-up of the lattice's
 		// slowest-first dims with solve's fastest-first ones.
-		{must(metric.Grid(12, 9, 1, metric.Euclid)), []string{SolverToeplitz}},
-		{must(metric.Grid(12, 9, 0.5, metric.Manhattan)), []string{SolverToeplitz, SolverKron}},
-		{must(metric.Grid(12, 9, 1, metric.Chebyshev)), []string{SolverToeplitz}},
-		{must(metric.Hamming(3, 3)), []string{SolverKron, SolverClosedForm}},
-		{must(metric.Ring(30)), []string{SolverClosedForm}},
-		{must(metric.Clique(20)), []string{SolverClosedForm}},
+		{must(metric.Grid(12, 9, 1, metric.Euclid)), []Solver{SolverToeplitz}},
+		{must(metric.Grid(12, 9, 0.5, metric.Manhattan)), []Solver{SolverToeplitz, SolverKron}},
+		{must(metric.Grid(12, 9, 1, metric.Chebyshev)), []Solver{SolverToeplitz}},
+		{must(metric.Hamming(3, 3)), []Solver{SolverKron, SolverClosedForm}},
+		{must(metric.Ring(30)), []Solver{SolverClosedForm}},
+		{must(metric.Clique(20)), []Solver{SolverClosedForm}},
 	}
 }
 
@@ -94,7 +94,7 @@ func TestStructuredAgreesWithDense(t *testing.T) {
 				} else if r.X != nil || r.Free != nil {
 					t.Errorf("%s eps %v solver %s: a mechanism returned although it does not exist", c.m, eps, s)
 				}
-				if s == SolverToeplitz && (r.Iterations < 1 || !(r.Residual <= 1e-12) || !strings.HasPrefix(r.Solver, "toeplitz-")) {
+				if s == SolverToeplitz && (r.Iterations < 1 || !(r.Residual <= 1e-12) || !strings.HasPrefix(string(r.Solver), "toeplitz-")) {
 					t.Errorf("%s eps %v: toeplitz solver %q, %d iterations, residual %v", c.m, eps, r.Solver, r.Iterations, r.Residual)
 				}
 			}
@@ -116,7 +116,7 @@ func TestStructuredAgreesWithDense(t *testing.T) {
 func TestToeplitzIndefiniteCertified(t *testing.T) {
 	s, _ := metric.Sum(30, 3)
 	r := mustTight(t, s, 0.2, &Options{Solver: SolverToeplitz})
-	if !strings.Contains(r.Solver, "minres") || r.Certificate != "residual-bound/dense-eigen" || r.Exists != No {
+	if !strings.Contains(string(r.Solver), "minres") || r.Certificate != "residual-bound/dense-eigen" || r.Exists != No {
 		t.Errorf("solver %s, certificate %s, exists %v", r.Solver, r.Certificate, r.Exists)
 	}
 }
@@ -132,7 +132,7 @@ func TestAutoSolverSelection(t *testing.T) {
 	o := (&Options{}).orDefault()
 	for _, c := range []struct {
 		m    metric.Metric
-		want string
+		want Solver
 	}{
 		{must(metric.Line(10)), SolverClosedForm},
 		{must(metric.Hamming(3, 4)), SolverClosedForm},
@@ -143,12 +143,14 @@ func TestAutoSolverSelection(t *testing.T) {
 		{must(metric.Sum(1000, 5)), SolverToeplitz},
 		{must(metric.KCount(60, 2)), SolverToeplitz},
 	} {
-		s, err := selectTightSolver(c.m, SolverAuto, &o)
-		if err != nil || s.name != c.want {
-			t.Errorf("%s: auto chose %q (%v), want %q", c.m, s.name, err, c.want)
-		}
+		t.Run(c.m.String(), func(t *testing.T) {
+			s, err := selectTightSolver(c.m, SolverAuto, &o)
+			if err != nil || s.name != c.want {
+				t.Errorf("%s: auto chose %q (%v), want %q", c.m, s.name, err, c.want)
+			}
+		})
 	}
-	for _, name := range []string{SolverKron, SolverToeplitz} {
+	for _, name := range []Solver{SolverKron, SolverToeplitz} {
 		if !slices.Contains(Solvers(), name) {
 			t.Errorf("TightSolvers() lacks %q", name)
 		}
@@ -172,7 +174,7 @@ func TestKronHammingHuge(t *testing.T) {
 	}
 	for _, eps := range []float64{0.5, 1, 2} {
 		want := math.Pow(1/(1+3*math.Exp(-eps)), 20)
-		for _, s := range []string{SolverKron, SolverAuto} {
+		for _, s := range []Solver{SolverKron, SolverAuto} {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			r, err := Solve(context.Background(), h, eps, &Options{Solver: s})

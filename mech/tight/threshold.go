@@ -28,12 +28,6 @@ import (
 //     is what the bound formula gives there, but the prior is not regular at
 //     0.5 so the bound is not established.
 
-// MaxThresholdSteps is the largest ThresholdOptions.Steps: each step of the
-// coarse scan is one solve (dense: O(n³)), and bisection needs only a
-// bracket, so more than a thousand steps is a mistake (--steps 1e8 ran for
-// hours).
-const MaxThresholdSteps = 1000
-
 // ThresholdOptions tunes Threshold. Zero fields take the defaults.
 type ThresholdOptions struct {
 	// Lo and Hi bound the search (defaults 0.01 and 10; 0 < Lo < Hi).
@@ -101,7 +95,7 @@ type ThresholdResult struct {
 	Verdict Verdict `json:"exists"`
 	// Solver is how each evaluation solved Phi z = 1: "dense" or
 	// "toeplitz" (empty when nothing was solved).
-	Solver string `json:"solver,omitempty"`
+	Solver Solver `json:"solver,omitempty"`
 }
 
 // Threshold finds the smallest eps at which the tight-constraints mechanism
@@ -153,7 +147,7 @@ func Threshold(ctx context.Context, m metric.Metric, opts *ThresholdOptions) (*T
 	}
 	n := m.Len()
 	var w *thresholdWork
-	solver := "dense"
+	solver := SolverDense
 	lat, isLat := symmetricLattice(m)
 	bigLat := isLat && (n > autoToeplitzN || o.Budget.CheckDense("", n, 3, denseAdvice) != nil)
 	if bigLat && n > thresholdStructuredN && !o.Structured {
@@ -163,7 +157,7 @@ func Threshold(ctx context.Context, m metric.Metric, opts *ThresholdOptions) (*T
 		// Large lattices: each evaluation is a certified Toeplitz solve
 		// (latticeSolve, as in Solve's "toeplitz" solver).
 		w = &thresholdWork{lat: lat}
-		solver = "toeplitz"
+		solver = SolverToeplitz
 	} else {
 		if err := o.Budget.CheckDense("threshold of "+m.String(), n, 3, denseAdvice); err != nil {
 			return nil, err
@@ -178,7 +172,7 @@ func Threshold(ctx context.Context, m metric.Metric, opts *ThresholdOptions) (*T
 	eval := func(ctx context.Context, eps float64) (float64, error) {
 		v, err := w.eval(ctx, eps)
 		evals++
-		p := run.NewProgress("threshold")
+		p := run.NewProgress(run.StageThreshold)
 		p.Iter, p.Value = evals, eps
 		p.Message = fmt.Sprintf("%s solve %d at eps %.6g: min z %.4g", solver, evals, eps, v)
 		o.Report(p)

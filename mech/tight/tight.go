@@ -25,14 +25,6 @@ const (
 	Borderline = run.Borderline
 )
 
-// DefaultMaxMechanismN is the largest n for which Solve builds the n×n noise
-// matrix X unless Options.MaxMechanismN says otherwise.
-const DefaultMaxMechanismN = 4096
-
-// MaxVectorN is the largest n for which results carry n-vectors (Z, Y);
-// symbolic metrics above it (Hamming with v^u huge) report constants only.
-const MaxVectorN = 1 << 24
-
 // Options tunes Solve. The zero value (or nil) selects the defaults.
 type Options struct {
 	// Solver is "auto" (default: the closed form for lines and
@@ -41,7 +33,7 @@ type Options struct {
 	// or too large for dense, else the banded solver for graphs with a
 	// small bandwidth and n > 2000, else dense), "dense", "closed-form",
 	// "kron", "toeplitz" or "banded"; see Solvers.
-	Solver string `json:"solver"`
+	Solver Solver `json:"solver"`
 	// MaxMechanismN is the largest n for which X is built (<= 0:
 	// DefaultMaxMechanismN).
 	MaxMechanismN int `json:"max_mechanism_n"`
@@ -95,7 +87,7 @@ type Result struct {
 	// truncated geometric), "closed-form-ball-symmetric", "kron",
 	// "toeplitz-pcg-strang", "toeplitz-pcg-tchan",
 	// "toeplitz-minres-abs-tchan", "banded-cholesky", ...
-	Solver string `json:"solver"`
+	Solver Solver `json:"solver"`
 	// Backend is the linear-algebra backend's name.
 	Backend string `json:"backend"`
 	// RCond is Phi's reciprocal condition estimate (1 for closed forms of

@@ -63,7 +63,7 @@ func checkMechanism(t *testing.T, r *Result, m metric.Metric, eps float64) {
 // mechanism has diagonal 2/7 and off-diagonal 1/7: z = 1/(1 + 5/2) = 2/7.
 func TestTightSixCities(t *testing.T) {
 	m, _ := metric.Clique(6)
-	for _, solver := range []string{"auto", "dense", "closed-form"} {
+	for _, solver := range []Solver{"auto", "dense", "closed-form"} {
 		r := mustTight(t, m, ln2, &Options{Solver: solver})
 		if r.Exists != Yes || !r.Unique {
 			t.Fatalf("%s: exists %v unique %v", solver, r.Exists, r.Unique)
@@ -145,7 +145,7 @@ func TestTightCountingQuery(t *testing.T) {
 	if ring.String() != "ring:n=6" {
 		t.Fatalf("closure is %s", ring)
 	}
-	for _, solver := range []string{"closed-form", "dense"} {
+	for _, solver := range []Solver{"closed-form", "dense"} {
 		rr := mustTight(t, ring, ln2, &Options{Solver: solver})
 		if math.Abs(rr.Utility-8.0/21) > 1e-12 {
 			t.Errorf("%s: ring utility %.17g, want 8/21", solver, rr.Utility)
@@ -411,7 +411,7 @@ func TestTightLargeEps(t *testing.T) {
 	// At eps = 40 the entries e^-40 ≈ 4e-18 are representable: X is built.
 	r := mustTight(t, k, 40, nil)
 	checkMechanism(t, r, k, 40)
-	// Beyond metric.MaxEps (1e300 used to be accepted) eps is bad input.
+	// Beyond metric.MaxEps eps is bad input.
 	if _, err := Solve(context.Background(), k, 1e300, nil); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("eps 1e300: %v, want run.ErrBadInput", err)
 	}
