@@ -123,12 +123,7 @@ func TestHardenedExactAudit(t *testing.T) {
 // laid on a map (step in km from a bbox), a Chebyshev grid, a sum-query
 // lattice, a 2-count lattice and a graph.
 func TestHardenedIrregular(t *testing.T) {
-	must := func(m metric.Metric, err error) metric.Metric {
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
+	must := metricMust(t)
 	for _, c := range []struct {
 		m   metric.Metric
 		eps float64
@@ -217,6 +212,18 @@ func TestHardenedRefusesUnboundedMetric(t *testing.T) {
 	}
 	if want := "no proven bound on the rounding"; !strings.Contains(r.Note, want) {
 		t.Errorf("note %q lacks %q", r.Note, want)
+	}
+}
+
+// metricMust returns a function that unwraps a metric constructor's
+// result, failing t on an error.
+func metricMust(t *testing.T) func(metric.Metric, error) metric.Metric {
+	return func(m metric.Metric, err error) metric.Metric {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
 	}
 }
 

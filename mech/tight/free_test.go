@@ -15,12 +15,7 @@ import (
 // utilities, and passes its audit, for each representation of z (vector on
 // a lattice, Kronecker factors, constant).
 func TestFreeMatchesDense(t *testing.T) {
-	must := func(m metric.Metric, err error) metric.Metric {
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
+	must := metricMust(t)
 	for _, c := range []struct {
 		m      metric.Metric
 		eps    float64
