@@ -12,8 +12,10 @@ import (
 
 // A 60×60 grid of 1 km cells (3600 locations) at eps = 1/km: "auto" picks
 // the FFT-based Toeplitz solver, certifies min z > 0, and returns the
-// matrix-free mechanism, which samples reported locations without any n×n
-// table.
+// matrix-free mechanism, hardened: built at a level eps_b just below eps
+// (solved again there) so that, with the proven rounding of the float64
+// distances and the certified error of z, it is exactly eps·d-private as
+// sampled. It samples reported locations exactly, without any n×n table.
 func ExampleFreeMechanism() {
 	g, err := metric.Grid(60, 60, 1, metric.Euclid)
 	if err != nil {
@@ -25,14 +27,15 @@ func ExampleFreeMechanism() {
 	}
 	fmt.Println(r.Solver, r.Exists, r.Certificate)
 	fmt.Printf("utility %.6f = %.6f\n", r.Utility, r.Free.UtilityUniform())
-	// Exactly private as represented? Not quite: the float64 Euclidean
-	// distances break the triangle inequality by an ulp somewhere, and the
-	// audit has no tolerance (r.Note says so).
-	fmt.Println("private:", r.Audit.Private)
-	// A seeded source: on a Euclidean grid the matrix-free sampler draws from
-	// float64 probabilities, so it refuses mech.CryptoSource(); a release
-	// builds the dense X and draws with mech.NewSampler.
-	src := mech.SeededSource(1)
+	// One verdict, a proof for the whole mechanism: Result.Audit is Free's.
+	rep, err := r.Free.Audit()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("private:", r.Audit.Private, rep.Private, r.Audit.Eps == rep.Eps && rep.Eps <= 1)
+	fmt.Println("hardened below eps:", r.Free.BuildEps() < 1 && r.Free.BuildEps() > 1-1e-6)
+	// The sampler is exact, so crypto/rand serves releases.
+	src := mech.CryptoSource()
 	k, err := r.Free.Sample(30*60+30, src)
 	if err != nil {
 		panic(err)
@@ -41,7 +44,8 @@ func ExampleFreeMechanism() {
 	// Output:
 	// toeplitz-pcg-strang yes residual-bound/euclid-poisson
 	// utility 0.163261 = 0.163261
-	// private: false
+	// private: true true true
+	// hardened below eps: true
 	// reported cell within 10 km: true
 }
 

@@ -16,17 +16,37 @@ import (
 // and z define X[i][k] = exp(-eps·d(i,k))·z_k, which is never stored.
 
 // maxSampleTries bounds the proposals of one rejection-sampling draw; the
-// expected number is at most maxZ·Σ_offsets e^{-eps·d} (see Sample), far
-// below it for every metric Solve accepts.
+// expected number is about max z times the proposal's normalising sum on a
+// lattice (4.7 on the 100×100 grid at eps = 1) and n·max z for uniform
+// proposals (see Sample), far below it for every metric Solve accepts.
 const maxSampleTries = 1 << 26
 
-// FreeMechanism is the tight-constraints mechanism X[i][k] =
-// exp(-eps·d(i,k))·z_k of a metric kept as the metric and z (or, for a
-// separable metric, the factors' z_f with z = ⊗ z_f, or a constant z): row
-// access, utility, a DP audit and sampling in O(n) memory, nothing of size
-// n² (docs/MATH.md §3.8). Sampling is exact for paths and separable metrics
-// and for seeded experiments only on other metrics (see Sample). Solve returns one (Result.Free) whenever the
-// mechanism exists. Its methods are safe for concurrent use.
+// FreeMechanism is the tight-constraints mechanism of a metric kept as the
+// metric and z (or, for a separable metric, the factors' z_f with
+// z = ⊗ z_f, or a constant z): row access, utility, the privacy verdict and
+// exact sampling in O(n) memory, nothing of size n² (docs/MATH.md §3.8,
+// §3.9). Solve returns one (Result.Free) whenever the mechanism exists and
+// its privacy is proven. Its methods are safe for concurrent use.
+//
+// The mechanism handed out is exactly eps·d-private for the metric's
+// float64 distances d̂, as realised by Sample:
+//
+//   - paths, rings, cliques and separable metrics: the forms of Sample's
+//     doc, each exact at eps by its own proof (X[i][k] =
+//     exp(-eps·d̂(i,k))·z_k, BuildEps = eps);
+//   - every other metric (Euclidean and Chebyshev grids, Sum, KCount,
+//     graphs, distance matrices): hardened. Row i is the distribution
+//     P_i(k) = exp(-eps_b·d̂(i,k))·z_k / S_i, S_i = Σ_k exp(-eps_b·d̂(i,k))·z_k,
+//     with the build level eps_b = BuildEps() < eps and z solved at eps_b,
+//     and it is proven that eps_b(1+δ) + 2ρ/((1-ρ)·d_min) <= eps in rational
+//     arithmetic, δ and d_min from the metric's proven rounding bound
+//     (metric.DistRounding) and ρ >= max_i |S_i - 1| from the solver's
+//     certified error bound on z. Then every ratio P_i(k)/P_h(k) is at most
+//     exp(eps·d̂(i,h)).
+//
+// At, Row and Z give exp(-eps_b·d̂(i,k))·z_k (the rows sum to S_i, within ρ
+// of 1); Audit returns the one verdict, the same as Result.Audit when X is
+// not built.
 type FreeMechanism struct {
 	m   metric.Metric
 	eps float64
@@ -42,10 +62,14 @@ type FreeMechanism struct {
 	minZ, maxZ, meanZ float64
 	certified         bool
 
-	once sync.Once // builds the lattice offset table on first Sample
-	box  *mech.AliasTable
-	lat  metric.Lattice
-	berr error
+	// epsB is the build level: the rows are exp(-epsB·d(i,k))·z_k; epsB <
+	// eps when the mechanism is hardened (proof != nil), else eps.
+	epsB  float64
+	proof *freeProof
+
+	exOnce sync.Once // the hardened mechanism's exact sampler
+	ex     *exactSampler
+	exErr  error
 
 	facOnce sync.Once // builds the exact factor samplers on first Sample
 	facs    []*mech.Sampler
@@ -60,9 +84,11 @@ type FreeMechanism struct {
 	symErr  error
 }
 
-// newFreeMechanism wraps a tight result whose mechanism exists.
+// newFreeMechanism wraps a tight result whose mechanism exists, solved at
+// level (eps, or the build level of a hardened mechanism) for the privacy
+// level eps.
 func newFreeMechanism(m metric.Metric, eps float64, r *Result) (*FreeMechanism, error) {
-	f := &FreeMechanism{m: m, eps: eps, n: m.Len(), certified: r.Exists == Yes, minZ: r.MinZ}
+	f := &FreeMechanism{m: m, eps: eps, epsB: eps, n: m.Len(), certified: r.Exists == Yes, minZ: r.MinZ}
 	var facs []kronFactor
 	if sep := separableFactors(m); sep != nil {
 		// Sampling and auditing go factor-wise (X = ⊗ X_f); recompute the
@@ -75,6 +101,15 @@ func newFreeMechanism(m metric.Metric, eps float64, r *Result) (*FreeMechanism, 
 			}
 		}
 	}
+	if err := f.setZ(r, facs); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// setZ sets f's representation of z from r (and the factors facs).
+func (f *FreeMechanism) setZ(r *Result, facs []kronFactor) error {
+	f.z, f.kron, f.cz = nil, nil, 0
 	switch {
 	case r.Z != nil:
 		f.z = r.Z
@@ -96,16 +131,44 @@ func newFreeMechanism(m metric.Metric, eps float64, r *Result) (*FreeMechanism, 
 	case r.ConstantZ:
 		f.cz, f.maxZ, f.meanZ = r.MinZ, r.MinZ, r.MinZ
 	default:
-		return nil, fmt.Errorf("free mechanism of %s: z is not available", m)
+		return fmt.Errorf("free mechanism of %s: z is not available", f.m)
 	}
-	return f, nil
+	f.certified, f.minZ = r.Exists == Yes, r.MinZ
+	return nil
+}
+
+// harden replaces f's z by the one solved at a build level below eps and
+// proves the result eps·d̂-private (free_harden.go); r is the solve at eps.
+func (f *FreeMechanism) harden(r *Result, resolve func(float64) (*Result, error)) error {
+	rb, p, err := hardenFree(f.m, f.eps, r, resolve)
+	if err != nil {
+		return err
+	}
+	if err := f.setZ(rb, nil); err != nil {
+		return err
+	}
+	if !f.certified || f.minZ < 0 {
+		return fmt.Errorf("at the build level %v min z >= 0 is not certified", p.epsB)
+	}
+	f.epsB, f.proof = p.epsB, p
+	return nil
 }
 
 // Len is the number of answers n.
 func (f *FreeMechanism) Len() int { return f.n }
 
-// Eps is the privacy level per unit of distance.
+// Eps is the privacy level per unit of distance that the mechanism is
+// proven to satisfy.
 func (f *FreeMechanism) Eps() float64 { return f.eps }
+
+// BuildEps is the level eps_b at which the rows are built:
+// X[i][k] = exp(-eps_b·d(i,k))·z_k. It equals Eps unless the mechanism is
+// hardened (see FreeMechanism), where it is below Eps by the proven margin.
+func (f *FreeMechanism) BuildEps() float64 { return f.epsB }
+
+// Hardened reports that the mechanism is the hardened form (see
+// FreeMechanism).
+func (f *FreeMechanism) Hardened() bool { return f.proof != nil }
 
 // Metric is the mechanism's metric.
 func (f *FreeMechanism) Metric() metric.Metric { return f.m }
@@ -130,13 +193,13 @@ func (f *FreeMechanism) Z(k int) float64 {
 // MaxZ is max_k z_k.
 func (f *FreeMechanism) MaxZ() float64 { return f.maxZ }
 
-// At returns X[i][k] = exp(-eps·d(i,k))·z_k. It panics for indices outside
+// At returns X[i][k] = exp(-eps_b·d(i,k))·z_k (eps_b = BuildEps). It panics for indices outside
 // 0..n-1, like a matrix.
 func (f *FreeMechanism) At(i, k int) float64 {
 	if i < 0 || i >= f.n || k < 0 || k >= f.n {
 		panic(fmt.Sprintf("mech: FreeMechanism.At(%d, %d) outside 0..%d", i, k, f.n-1))
 	}
-	return math.Exp(-f.eps*f.m.Dist(i, k)) * f.Z(k)
+	return math.Exp(-f.epsB*f.m.Dist(i, k)) * f.Z(k)
 }
 
 // Row writes row i of X into dst (length n) in O(n) and returns it; a nil
@@ -155,7 +218,7 @@ func (f *FreeMechanism) Row(i int, dst []float64) ([]float64, error) {
 		return nil, fmt.Errorf("free mechanism: dst has length %d, want %d", len(dst), f.n)
 	}
 	for k := range dst {
-		dst[k] = math.Exp(-f.eps*f.m.Dist(i, k)) * f.Z(k)
+		dst[k] = math.Exp(-f.epsB*f.m.Dist(i, k)) * f.Z(k)
 	}
 	return dst, nil
 }
@@ -181,26 +244,31 @@ func (f *FreeMechanism) Utility(prior []float64) (float64, error) {
 	return s, nil
 }
 
-// Audit checks that the mechanism is eps·d-private.
+// Audit returns the privacy verdict of the mechanism as handed out (what
+// Sample realises): one proof for the whole mechanism, deterministic, never
+// a sample of pairs, and Result.Audit when X is not built (docs/MATH.md
+// §3.9, §9.4). Private is true when z >= 0 is certified (Audit refuses an
+// uncertified z) and
 //
-// The analytic argument (docs/MATH.md §3.3, §9.4): for z_k > 0,
-// X[i][k]/X[h][k] = exp(-eps(d(i,k) - d(h,k))) <= exp(eps·d(i,h)) by the
-// triangle inequality, and z_k = 0 makes both entries 0; so X is private
-// exactly when z >= 0, which the solver certified (the verdict Yes), and d
-// is a metric (every built-in metric is; NewMatrix checks the triangle
-// inequality). Audit refuses an uncertified z. As a belt-and-braces check
-// it then measures the privacy level explicitly: for a separable metric on
-// every factor's (small, dense) X_f with the dense Audit — complete, since
-// X = ⊗ X_f and ln(X[i][k]/X[h][k]) = Σ_f ln(X_f[i_f][k_f]/X_f[h_f][k_f])
-// <= Σ_f eps_f d_f(i_f,h_f) <= max_f eps_f · d(i,h); otherwise on rows
-// drawn at random from src (rows of them, at least 1), each against a
-// random other answer and its lattice neighbours, over all n outputs (O(n)
-// per pair) when n <= MaxFreeAuditOutputs, else over k = i, k = h and
-// MaxFreeAuditOutputs outputs drawn from src (clique:n=2^31 scanned 2^31
-// outputs per pair for hours), with ln X[i][k] - ln X[h][k] =
-// eps(d(h,k) - d(i,k)) computed in the log domain so that underflowing
-// entries are still compared.
-func (f *FreeMechanism) Audit(rows int, src mech.Source) (mech.AuditReport, error) {
+//   - hardened metrics: eps_b(1+δ) + 2ρ/((1-ρ)·d_min) <= eps was proven in
+//     rational arithmetic (see FreeMechanism); Eps is that bound rounded
+//     up (<= eps);
+//   - paths: the exact sampler's rational rate gamma satisfies
+//     gamma·|i-h| <= eps·d̂(i,h) (pathRate); Eps = eps;
+//   - rings and cliques: the exact sampler's constants were proven (the
+//     clique's reverse ratio checked exactly); Eps = eps;
+//   - separable metrics: z_f >= 0 and each factor's triangle inequality
+//     decided exactly, and each factor's dense X_f measured by mech.Audit
+//     (complete, since X = ⊗ X_f and ln(X[i][k]/X[h][k]) =
+//     Σ_f ln(X_f[i_f][k_f]/X_f[h_f][k_f]) <= Σ_f eps·d_f = eps·d); the
+//     factors' samplers are hardened and proven by mech.NewSampler; Eps
+//     is the factors' measured level.
+//
+// Pairs is the number of answer pairs the proof covers (all of them:
+// n(n-1)/2, saturating; the factors' pairs for a separable metric), and
+// Worst is -1s except for a separable metric. MeasureLevel measures the
+// level on sampled pairs, for information only.
+func (f *FreeMechanism) Audit() (mech.AuditReport, error) {
 	if !f.certified {
 		return mech.AuditReport{}, fmt.Errorf("free mechanism audit: min z >= 0 is not certified, so privacy is not established")
 	}
@@ -210,11 +278,87 @@ func (f *FreeMechanism) Audit(rows int, src mech.Source) (mech.AuditReport, erro
 	if f.kron != nil {
 		return f.auditFactors()
 	}
-	if src == nil {
-		return mech.AuditReport{}, fmt.Errorf("free mechanism audit: nil randomness source")
+	rep := mech.AuditReport{Worst: [3]int{-1, -1, -1}, Pairs: allPairs(f.n)}
+	switch {
+	case f.proof != nil:
+		rep.Eps = f.proof.level
+	case metric.PathStep(f.m) > 0:
+		if _, _, err := f.pathRate(); err != nil {
+			return mech.AuditReport{}, fmt.Errorf("free mechanism audit: %w", err)
+		}
+		rep.Eps = f.eps
+	default:
+		ss, err := f.symmetric()
+		if err != nil {
+			return mech.AuditReport{}, fmt.Errorf("free mechanism audit: %w", err)
+		}
+		if ss == nil {
+			return mech.AuditReport{}, fmt.Errorf("free mechanism audit: the privacy of the mechanism of %s is not proven (it was not hardened)", f.m)
+		}
+		rep.Eps = f.eps
 	}
-	rep := mech.AuditReport{Worst: [3]int{-1, -1, -1}}
-	violated := false // the exact verdict: triangleHolds on every (i, h, k) checked
+	rep.Private = true
+	if f.n < 2 {
+		rep.Eps = 0
+	}
+	return rep, nil
+}
+
+// allPairs is n(n-1)/2, saturating at math.MaxInt.
+func allPairs(n int) int {
+	if n < 2 {
+		return 0
+	}
+	a, b := n, n-1
+	if a%2 == 0 {
+		a /= 2
+	} else {
+		b /= 2
+	}
+	if a > math.MaxInt/b {
+		return math.MaxInt
+	}
+	return a * b
+}
+
+// pathRate is the exact path sampler's rate s/t (free_path.go), computed
+// once.
+func (f *FreeMechanism) pathRate() (s, t *big.Int, err error) {
+	f.pathOnce.Do(func() { f.pathS, f.pathT, f.pathErr = pathRate(f.m, f.eps) })
+	return f.pathS, f.pathT, f.pathErr
+}
+
+// symmetric is the exact ring or clique sampler (nil for other metrics),
+// built once.
+func (f *FreeMechanism) symmetric() (*symmetricSampler, error) {
+	f.symOnce.Do(func() { f.sym, f.symErr = newSymmetricSampler(f.m, f.eps) })
+	return f.sym, f.symErr
+}
+
+// LevelSample is the outcome of FreeMechanism.MeasureLevel.
+type LevelSample struct {
+	// Eps is the largest eps_b·(d(h,k) - d(i,k))/d(i,h) found: the level
+	// of the unnormalised rows exp(-eps_b·d(i,k))·z_k on the pairs checked
+	// (float64; the normalisation S_h/S_i is not included).
+	Eps float64
+	// Worst is the (i, h, k) attaining Eps, Pairs the number of pairs.
+	Worst [3]int
+	Pairs int
+}
+
+// MeasureLevel measures the privacy level of the rows on sampled pairs,
+// for information only (the verdict is Audit's proof): rows drawn at random
+// from src (rows of them, at least 1), each against a random other answer
+// and its lattice neighbours, over all n outputs (O(n) per pair) when
+// n <= MaxFreeAuditOutputs, else over k = i, k = h and MaxFreeAuditOutputs
+// outputs drawn from src, with ln X[i][k] - ln X[h][k] =
+// eps_b(d(h,k) - d(i,k)) computed in the log domain so that underflowing
+// entries are still compared.
+func (f *FreeMechanism) MeasureLevel(rows int, src mech.Source) (LevelSample, error) {
+	if src == nil {
+		return LevelSample{}, fmt.Errorf("free mechanism level: nil randomness source")
+	}
+	rep := LevelSample{Worst: [3]int{-1, -1, -1}}
 	lat, isLat := symmetricLattice(f.m)
 	for range max(rows, 1) {
 		i := mech.UniformInt(src, f.n)
@@ -232,19 +376,14 @@ func (f *FreeMechanism) Audit(rows int, src mech.Source) (mech.AuditReport, erro
 		for _, h := range hs {
 			dih := f.m.Dist(i, h)
 			if !(dih > 0) {
-				return rep, fmt.Errorf("free mechanism audit: d(%d,%d) = %v, want > 0 for distinct answers", i, h, dih)
+				return rep, fmt.Errorf("free mechanism level: d(%d,%d) = %v, want > 0 for distinct answers", i, h, dih)
 			}
 			rep.Pairs++
 			check := func(k int) {
 				if f.Z(k) == 0 {
 					return // both entries are 0
 				}
-				dhk, dik := f.m.Dist(h, k), f.m.Dist(i, k)
-				lev := f.eps * (dhk - dik) / dih
-				if !triangleHolds(dhk, dih, dik) && !violated {
-					violated = true
-					rep.Violation = &mech.Violation{I: i, H: h, O: k, LogRatio: f.eps * (dhk - dik), Dist: dih}
-				}
+				lev := f.epsB * (f.m.Dist(h, k) - f.m.Dist(i, k)) / dih
 				if lev > rep.Eps || rep.Worst[0] < 0 {
 					rep.Eps, rep.Worst = lev, [3]int{i, h, k}
 				}
@@ -261,13 +400,6 @@ func (f *FreeMechanism) Audit(rows int, src mech.Source) (mech.AuditReport, erro
 				check(mech.UniformInt(src, f.n))
 			}
 		}
-	}
-	// Exact: the ratio is exp(eps(d(h,k) - d(i,k))) <= exp(eps d(i,h)) iff
-	// the triangle inequality holds exactly; the float level is reported.
-	rep.Private = !violated
-	rep.Eps = min(rep.Eps, f.eps)
-	if violated {
-		rep.Eps = max(rep.Eps, math.Nextafter(f.eps, math.Inf(1)))
 	}
 	return rep, nil
 }
@@ -345,71 +477,47 @@ func factorX(kf kronFactor, eps float64) (*mat.Dense, error) {
 }
 
 // Sample draws the reported answer for trueAnswer i with randomness from
-// src, with no table of size n². Which guarantee it gives depends on the
-// metric (docs/MATH.md §10.3):
+// src, with no table of size n². Every sampler is exact — it realises the
+// mechanism Audit proves private, with integer arithmetic and exact
+// Bernoulli trials — so any src will do; use mech.CryptoSource() for
+// releases and a seeded source only for reproducible experiments
+// (docs/MATH.md §10.3):
 //
-// Paths (metric.PathStep(m) > 0: lines, one-row or one-column grids):
-// exact, any src. The mechanism is the truncated geometric mechanism, and
-// the answer is clamp(i + Y, 0, n-1) with Y two-sided geometric drawn by
-// mech.DiscreteLaplace (integer arithmetic, exact Bernoulli(e^-gamma)
-// trials) at a rational rate gamma <= eps·step: gamma = eps·step computed
-// exactly, times 1-2^-52 unless step is a power of two (a line: gamma =
-// eps exactly), so that gamma·|i-h| <= eps·d(i,h) for the float64
-// distances. The realised law is exactly X at level gamma,
+// Paths (metric.PathStep(m) > 0: lines, one-row or one-column grids): the
+// mechanism is the truncated geometric mechanism, and the answer is
+// clamp(i + Y, 0, n-1) with Y two-sided geometric drawn by
+// mech.DiscreteLaplace at a rational rate gamma <= eps·step: gamma =
+// eps·step computed exactly, times 1-2^-52 unless step is a power of two
+// (a line: gamma = eps exactly), so that gamma·|i-h| <= eps·d(i,h) for the
+// float64 distances. The realised law is exactly X at level gamma,
 // P(k|i) = z'_k e^{-gamma|i-k|} (z'_0 = z'_{n-1} = 1/(1+a'),
 // z'_k = (1-a')/(1+a') inside, a' = e^{-gamma}), whose ratios are at most
-// e^{gamma|i-h|} <= e^{eps·d(i,h)}: exactly eps·d-private. O(1) expected
-// work per draw, not constant-time (see mech.DiscreteLaplace).
+// e^{gamma|i-h|} <= e^{eps·d(i,h)}.
 //
-// Separable metrics (Manhattan grids with w, h > 1, Hamming spaces):
-// exact, any src. Each factor's answer is drawn by a mech.Sampler of the
-// factor's dense X_f hardened by mech.Harden (mixed with the uniform row by
-// about 1e-12), whose realised distribution NewSampler proves
-// eps·d_f-private exactly; the factors' answers are independent given i,
-// so the product's ratios multiply and are at most e^{eps·Σ_f d_f} =
-// e^{eps·d}. The factor samplers are built on the first Sample
-// (O(Σ_f n_f²) memory).
+// Separable metrics (Manhattan grids with w, h > 1, Hamming spaces): each
+// factor's answer is drawn by a mech.Sampler of the factor's dense X_f
+// hardened by mech.Harden (mixed with the uniform row by about 1e-12),
+// whose realised distribution NewSampler proves eps·d_f-private exactly;
+// the factors' answers are independent given i, so the product's ratios
+// multiply and are at most e^{eps·Σ_f d_f} = e^{eps·d}. The factor samplers
+// are built on the first Sample (O(Σ_f n_f²) memory).
 //
-// Rings and cliques: exact, any src (free_symmetric.go). X[i][k] =
-// e^{-eps·d(i,k)}/r with a constant r; a ring draws k = i + Y mod n with Y
-// two-sided geometric at rate eps (mech.DiscreteLaplace) restricted to one
-// offset per answer, a clique keeps i with a dyadic probability p' at most
-// X's (never less private, p - p' below 2^-60 relative) or draws by an
-// exact rejection at eps when eps is small; O(1) expected work per draw.
+// Rings and cliques (free_symmetric.go): X[i][k] = e^{-eps·d(i,k)}/r with a
+// constant r; a ring draws k = i + Y mod n with Y two-sided geometric at
+// rate eps restricted to one offset per answer, a clique keeps i with a
+// dyadic probability p' at most X's or draws by an exact rejection at eps
+// when eps is small.
 //
-// Other metrics (Euclidean and Chebyshev grids, Sum, KCount, graphs): NOT
-// exact, so for reproducible experiments only, and
-// Sample refuses any src that mech.Seeded does not report as a
-// mech.SeededSource (an error wrapping run.ErrBadInput). These draw from
-// float64 probabilities: the realised probabilities differ from X[i][k]
-// by about 2^-53 relative and by the solve's residual (below), so realised
-// ratios can exceed e^{eps·d} (a float sampler of the truncated geometric
-// mechanism at eps = 0.2 realises level 0.405; mech.TestAliasTableNotExact).
-// For a release, build the dense X (tight.Options.MaxMechanismN >= n, Result.X)
-// and draw with mech.NewSampler, which proves the realised distribution
-// private; the dense X needs n² entries, so this is for n up to a few
-// thousand.
-//
-// Lattice metrics (Sum, KCount, grids) use rejection: propose k with
-// probability q_k = Phi[i][k]/S_i, S_i = Σ_k Phi[i][k], and accept it with
-// probability z_k/M, M = max z. One proposal is accepted with probability
-// Σ_k q_k z_k/M = (Phi z)_i/(S_i M) = 1/(S_i M), since Phi z = 1; so the
-// accepted k has probability
-//
-//	(q_k z_k/M) / (1/(S_i M)) = Phi[i][k] z_k = X[i][k].
-//
-// (With the computed z the accepted k has probability
-// Phi[i][k] z_k / (Phi z)_i, where (Phi z)_i differs from 1 by the solve's
-// residual.) The proposal needs no n-sized row: Phi[i][k] = w(k-i),
-// w(delta) = exp(-eps·Offset(delta)). One alias table over the
-// non-negative offsets o (a box of the lattice's shape, n entries) with
-// weights w(o)·2^{#nonzero coordinates}, followed by an independent random
-// sign for each nonzero coordinate, draws delta from the full offset box
-// with probability w(delta)/W; a k = i + delta outside the lattice is
-// rejected and drawn again, which leaves q_k on the lattice. The expected
-// number of proposals is W·M <= M·Σ_{delta in Z^d} w(delta). Offsets whose
-// weight underflows float64 (eps·d > 745) are never proposed. Metrics that
-// are not lattices draw from the row of X by inversion in O(n).
+// Every other metric is hardened (see FreeMechanism) and drawn from
+// P_i(k) = exp(-eps_b·d(i,k))·z_k/S_i by rejection (free_sample.go): on a
+// lattice an offset with independent two-sided geometric coordinates at
+// the rational rate c = eps_b·L1 (metric.RoundingBound), rejected off the
+// lattice, accepted with probability exp(-(eps_b·d(delta) - c·|delta|_1))
+// by mech.BernoulliExp and then with probability z_k/max z by an exact
+// rational Bernoulli trial; elsewhere a uniform proposal accepted with
+// probability exp(-eps_b·d(i,k))·z_k/max z (about n·max z proposals). O(1)
+// expected proposals on a lattice; no sampler is constant-time (see
+// mech.DiscreteLaplace).
 func (f *FreeMechanism) Sample(trueAnswer int, src mech.Source) (int, error) {
 	if trueAnswer < 0 || trueAnswer >= f.n {
 		return 0, fmt.Errorf("free sampler: true answer %d outside 0..%d", trueAnswer, f.n-1)
@@ -423,94 +531,35 @@ func (f *FreeMechanism) Sample(trueAnswer int, src mech.Source) (int, error) {
 	if f.kron != nil {
 		return f.sampleFactors(trueAnswer, src)
 	}
+	if f.proof != nil {
+		k, _, err := f.sampleHardened(trueAnswer, src)
+		return k, err
+	}
 	if metric.PathStep(f.m) > 0 {
-		f.pathOnce.Do(func() { f.pathS, f.pathT, f.pathErr = pathRate(f.m, f.eps) })
-		if f.pathErr != nil {
-			return 0, f.pathErr
+		s, t, err := f.pathRate()
+		if err != nil {
+			return 0, err
 		}
-		return samplePath(f.n, trueAnswer, f.pathS, f.pathT, src), nil
+		return samplePath(f.n, trueAnswer, s, t, src), nil
 	}
-	f.symOnce.Do(func() { f.sym, f.symErr = newSymmetricSampler(f.m, f.eps) })
-	if f.symErr != nil {
-		return 0, f.symErr
-	}
-	if f.sym != nil {
-		return f.sym.sample(trueAnswer, src)
-	}
-	if !mech.Seeded(src) {
-		return 0, fmt.Errorf("free sampler: the matrix-free sampler for %s is for reproducible experiments only (it draws from float64 probabilities, not exactly from the audited X) and takes only mech.SeededSource; for a release build the dense X (tight.Options.MaxMechanismN >= %d, then Result.X) and draw with mech.NewSampler, which proves the realised distribution private: %w", f.m, f.n, run.ErrBadInput)
-	}
-	if lat, ok := symmetricLattice(f.m); ok {
-		f.once.Do(func() { f.lat = lat; f.box, f.berr = offsetTable(lat, f.eps) })
-		if f.berr != nil {
-			return 0, f.berr
-		}
-		return f.sampleLattice(trueAnswer, src)
-	}
-	return sampleInversion(f.n, src, func(k int) float64 { return f.At(trueAnswer, k) }), nil
-}
-
-// offsetTable is the alias table over the non-negative offsets of a lattice
-// (see Sample).
-func offsetTable(lat metric.Lattice, eps float64) (*mech.AliasTable, error) {
-	dims := lat.Dims()
-	n := lat.Len()
-	w := make([]float64, n)
-	off := make([]int, len(dims))
-	var sum float64
-	for k := range w {
-		nz := 0
-		r := k
-		for j := len(dims) - 1; j >= 0; j-- {
-			off[j] = r % dims[j]
-			r /= dims[j]
-			if off[j] != 0 {
-				nz++
-			}
-		}
-		w[k] = math.Exp(-eps*lat.Offset(off)) * math.Ldexp(1, nz)
-		sum += w[k]
-	}
-	for k := range w {
-		w[k] /= sum
-	}
-	t, err := mech.NewAliasTable(w)
+	ss, err := f.symmetric()
 	if err != nil {
-		return nil, fmt.Errorf("free sampler: offset table: %w", err)
+		return 0, err
 	}
-	return t, nil
+	if ss == nil {
+		return 0, fmt.Errorf("free sampler: the mechanism of %s was not hardened, so no exact sampler realises a proven mechanism", f.m)
+	}
+	return ss.sample(trueAnswer, src)
 }
 
-// sampleLattice is the rejection sampler of Sample for lattice metrics.
-func (f *FreeMechanism) sampleLattice(i int, src mech.Source) (int, error) {
-	dims := f.lat.Dims()
-	for range maxSampleTries {
-		o := f.box.Sample(src)
-		signs := src.Uint64()
-		k, stride, inside := 0, 1, true
-		for j := len(dims) - 1; j >= 0; j-- {
-			c := (i / stride) % dims[j]
-			d := o % dims[j]
-			o /= dims[j]
-			if d != 0 && signs>>uint(j)&1 == 1 {
-				d = -d
-			}
-			c += d
-			if c < 0 || c >= dims[j] {
-				inside = false
-				break
-			}
-			k += c * stride
-			stride *= dims[j]
-		}
-		if !inside {
-			continue
-		}
-		if mech.Uniform01(src)*f.maxZ < f.Z(k) {
-			return k, nil
-		}
+// sampleHardened draws from the hardened mechanism; it also returns the
+// number of proposals.
+func (f *FreeMechanism) sampleHardened(i int, src mech.Source) (int, int, error) {
+	f.exOnce.Do(func() { f.ex, f.exErr = newExactSampler(f) })
+	if f.exErr != nil {
+		return 0, 0, f.exErr
 	}
-	return 0, fmt.Errorf("free sampler: no proposal accepted after %d tries", maxSampleTries)
+	return f.ex.sample(f, i, src)
 }
 
 // sampleFactors draws each factor's answer from its row of X_f.
@@ -534,26 +583,4 @@ func (f *FreeMechanism) sampleFactors(i int, src mech.Source) (int, error) {
 		k = k*len(f.kron[j].z) + kj
 	}
 	return k, nil
-}
-
-// sampleInversion draws c in 0..n-1 with probability weight(c)/Σ weight by
-// inversion (two passes, O(n), no allocation).
-func sampleInversion(n int, src mech.Source, weight func(c int) float64) int {
-	var total float64
-	for c := range n {
-		total += weight(c)
-	}
-	u := mech.Uniform01(src) * total
-	last := 0
-	for c := range n {
-		w := weight(c)
-		if w > 0 {
-			last = c
-			if u < w {
-				return c
-			}
-			u -= w
-		}
-	}
-	return last // rounding left u just above the sum
 }

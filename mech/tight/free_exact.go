@@ -77,14 +77,6 @@ func factorTriangle(m metric.Metric) (bool, [3]int) {
 	return true, [3]int{}
 }
 
-// roundingOnlyFree reports that a failed matrix-free audit exceeds eps by
-// no more than the rounding of float64 distances explains: the violation's
-// log-ratio is at most eps·d·(1+2^-48).
-func roundingOnlyFree(rep mech.AuditReport, eps float64) bool {
-	v := rep.Violation
-	return v != nil && !math.IsInf(v.LogRatio, 0) && v.Dist > 0 && v.LogRatio <= eps*v.Dist*(1+0x1p-48)
-}
-
 // factorSamplers builds one exact mech.Sampler per factor of a separable
 // metric: the factor's dense X_f = exp(-eps·d_f)·z_f, hardened by
 // mech.Harden (mixed with the uniform row by a γ_f of about 1e-12 so that

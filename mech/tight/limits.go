@@ -19,5 +19,5 @@ const MaxVectorN = 1 << 24
 const MaxThresholdSteps = 1000
 
 // MaxFreeAuditOutputs is the number of outputs per pair above which
-// FreeMechanism.Audit samples the outputs instead of scanning all n.
+// FreeMechanism.MeasureLevel samples the outputs instead of scanning all n.
 const MaxFreeAuditOutputs = 1 << 20

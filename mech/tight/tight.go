@@ -2,6 +2,7 @@ package tight
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -162,23 +163,21 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, opts *Options) (*R
 	if err := attachMechanism(r, m, eps, &o); err != nil {
 		return nil, fmt.Errorf("tight %s at eps=%v: %w", m, eps, err)
 	}
-	if err := attachFree(r, m, eps); err != nil {
+	resolve := func(e float64) (*Result, error) { return s.run(ctx, m, e, &o) }
+	if err := attachFree(r, m, eps, resolve); err != nil {
 		return nil, fmt.Errorf("tight %s at eps=%v: %w", m, eps, err)
 	}
 	return r, nil
 }
 
-// freeAuditRows is the number of random rows the matrix-free audit checks
-// (each against a random answer and its lattice neighbours, O(n) apiece).
-const freeAuditRows = 4
-
-// freeAuditSeed seeds the choice of the audited rows: the audit is a check,
-// not a release, so it is reproducible.
-const freeAuditSeed = 0x6f70746470
-
-// attachFree sets r.Free when the mechanism exists and, when X was not
-// built, audits the matrix-free form (FreeMechanism.Audit) into r.Audit.
-func attachFree(r *Result, m metric.Metric, eps float64) error {
+// attachFree sets r.Free when the mechanism exists and its privacy is
+// proven: for metrics other than paths, rings, cliques and separable
+// metrics it is first hardened (FreeMechanism, docs/MATH.md §3.9), solved
+// again by resolve at a build level below eps. When X was not built,
+// r.Audit is Free's verdict (FreeMechanism.Audit), the one proof every
+// entry point reports. When no proof is found, no Free is handed out and
+// Note says why.
+func attachFree(r *Result, m metric.Metric, eps float64, resolve func(float64) (*Result, error)) error {
 	if r.Exists != Yes {
 		return nil
 	}
@@ -187,28 +186,25 @@ func attachFree(r *Result, m metric.Metric, eps float64) error {
 		r.Note = joinNote(r.Note, err.Error())
 		return nil
 	}
+	if needsHardening(m, f.kron) {
+		if err := f.harden(r, resolve); err != nil {
+			if re := (*resolveError)(nil); errors.As(err, &re) {
+				return err
+			}
+			r.Note = joinNote(r.Note, "no matrix-free mechanism: its privacy is not proven: "+err.Error())
+			return nil
+		}
+	}
 	r.Free = f
 	if r.X != nil {
 		return nil
 	}
-	rep, err := f.Audit(freeAuditRows, mech.SeededSource(freeAuditSeed))
+	rep, err := f.Audit()
 	if err != nil {
-		return fmt.Errorf("matrix-free audit: %w", err)
-	}
-	if !rep.Private && roundingOnlyFree(rep, eps) {
-		// The float64 distances of a geometric metric satisfy the triangle
-		// inequality only to within rounding, so the represented mechanism
-		// exceeds e^{eps d} by about an ulp: say so, never call it private.
-		v := rep.Violation
-		r.Audit = rep
-		r.Note = joinNote(r.Note, fmt.Sprintf("matrix-free mechanism in Free; it is NOT exactly %v·d-private as represented: the float64 distances break the triangle inequality by rounding (d(%d,%d) > d(%d,%d) + d(%d,%d) by about an ulp), so its level is within eps·2^-48 above eps; its sampler is not exact either", eps, v.H, v.O, v.I, v.H, v.I, v.O))
-		return nil
-	}
-	if !rep.Private {
-		return fmt.Errorf("internal error: the matrix-free tight-constraints mechanism failed its DP audit (measured eps %v at %v, wanted %v)", rep.Eps, rep.Worst, eps)
+		return fmt.Errorf("internal error: matrix-free verdict: %w", err)
 	}
 	r.Audit = rep
-	r.Note = joinNote(r.Note, fmt.Sprintf("matrix-free mechanism in Free; its audit: z >= 0 certified, privacy levels measured on %d pairs", rep.Pairs))
+	r.Note = joinNote(r.Note, f.verdictNote())
 	return nil
 }
 
