@@ -10,6 +10,18 @@ Environment variables:
     GO              the go command (default: ``go`` on PATH)
     OPTDP_GO_ROOT   the repository root holding go.mod (default: the parent of
                     this package's directory)
+
+Config settings of build_wheel (``pip wheel --config-settings KEY=VALUE``),
+which build/wheel.sh passes through the command line below:
+    library         a prebuilt liboptdp.so to package instead of running go
+                    build (so the wheel needs no Go)
+    platform        the wheel's platform tag (default: this interpreter's,
+                    e.g. linux_x86_64); a manylinux tag is only written after
+                    wheel_check.py has checked the library against it (its
+                    NEEDED libraries and glibc symbol versions)
+
+Command line (the distributable wheel; build/wheel.sh runs it):
+    python3 optdp_build.py --library LIB --platform manylinux_2_17_x86_64 --outdir DIR
 """
 
 from __future__ import annotations
@@ -80,19 +92,47 @@ def _build_library(dest: Path) -> None:
         raise RuntimeError("optdp: go build of the shared library failed:\n" + proc.stdout + proc.stderr)
 
 
+def _project() -> dict:
+    """pyproject.toml's [project] table (tomllib from Python 3.11; before
+    that a reading of its simple ``key = "string"`` and string-list keys,
+    which is all this pyproject.toml uses)."""
+    text = (HERE / "pyproject.toml").read_text(encoding="utf-8")
+    try:
+        import tomllib
+    except ImportError:
+        m = re.search(r"^\[project\]\s*$(.*?)(?=^\[|\Z)", text, re.M | re.S)
+        table = {}
+        for key, value in re.findall(r'^([\w-]+)\s*=\s*("[^"]*"|\[[^\]]*\])', m.group(1), re.M | re.S):
+            if value.startswith("["):
+                table[key] = re.findall(r'"([^"]*)"', value)
+            else:
+                table[key] = value[1:-1]
+        return table
+    return tomllib.loads(text)["project"]
+
+
+def _license_file() -> Path:
+    return _go_root() / "LICENSE"
+
+
 def _metadata() -> str:
-    readme = HERE / "README.md"
+    project = _project()
+    if project["name"] != NAME:
+        raise RuntimeError(f"optdp: pyproject.toml names the project {project['name']!r}")
+    readme = HERE / project.get("readme", "README.md")
     body = readme.read_text(encoding="utf-8") if readme.is_file() else ""
-    return (
-        "Metadata-Version: 2.1\n"
-        f"Name: {NAME}\n"
-        f"Version: {_version()}\n"
-        "Summary: Provably optimal differentially private mechanisms (Python bindings of the optdp Go library)\n"
-        "Requires-Python: >=3.9\n"
-        "Requires-Dist: numpy\n"
-        "Description-Content-Type: text/markdown\n"
-        "\n" + body
-    )
+    lines = [
+        "Metadata-Version: 2.4",
+        f"Name: {NAME}",
+        f"Version: {_version()}",
+        f"Summary: {project['description']}",
+        f"License-Expression: {project['license']}",
+        f"License-File: {_license_file().name}",
+        f"Requires-Python: {project['requires-python']}",
+    ]
+    lines += [f"Requires-Dist: {dep}" for dep in project.get("dependencies", [])]
+    lines.append("Description-Content-Type: text/markdown")
+    return "\n".join(lines) + "\n\n" + body
 
 
 def _dist_info() -> str:
@@ -107,6 +147,8 @@ def _write_dist_info(files: dict, tag: str) -> None:
         f"Tag: {tag}\n"
     ).encode()
     files[f"{di}/top_level.txt"] = f"{NAME}\n".encode()
+    lic = _license_file()
+    files[f"{di}/licenses/{lic.name}"] = lic.read_bytes()
 
 
 def _record_line(name: str, data: bytes) -> str:
@@ -151,16 +193,30 @@ def _write_wheel(wheel_directory, files: dict, tag: str) -> str:
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    settings = config_settings or {}
+    tag = _tag()
+    if settings.get("platform"):
+        tag = "py3-none-" + settings["platform"]
     files: dict = {}
     for path in sorted(PACKAGE.rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".typed"):
             files[f"{NAME}/{path.relative_to(PACKAGE).as_posix()}"] = path.read_bytes()
     with tempfile.TemporaryDirectory() as tmp:
         lib = Path(tmp) / _libname()
-        _build_library(lib)
+        if settings.get("library"):
+            shutil.copyfile(settings["library"], lib)
+        else:
+            _build_library(lib)
+        if settings.get("platform"):
+            import wheel_check  # next to this file (backend-path)
+
+            problems = wheel_check.check_library(lib, settings["platform"])
+            if problems:
+                raise RuntimeError(f"optdp: the library does not satisfy {settings['platform']}:\n  "
+                                   + "\n  ".join(problems))
         files[f"{NAME}/{_libname()}"] = lib.read_bytes()
     files[f"{NAME}/include/optdp.h"] = (_go_root() / "cmd" / "liboptdp" / "optdp.h").read_bytes()
-    return _write_wheel(wheel_directory, files, _tag())
+    return _write_wheel(wheel_directory, files, tag)
 
 
 # PEP 660 (pip install -e ./python): the library is built into the source
@@ -187,3 +243,21 @@ def build_sdist(sdist_directory, config_settings=None):
         "optdp: the Python package is built from a clone of the repository "
         "(it compiles the Go library); there is no source distribution"
     )
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Write optdp's wheel around a prebuilt library.")
+    ap.add_argument("--library", required=True, help="the liboptdp.so to package")
+    ap.add_argument("--platform", required=True, help="platform tag, e.g. manylinux_2_17_x86_64")
+    ap.add_argument("--outdir", required=True, help="directory for the .whl")
+    args = ap.parse_args(argv)
+    Path(args.outdir).mkdir(parents=True, exist_ok=True)
+    wheel = build_wheel(args.outdir, {"library": args.library, "platform": args.platform})
+    print(Path(args.outdir) / wheel)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
