@@ -19,11 +19,10 @@ from .metric import MetricLike, as_metric
 
 class Mechanism(_lib.Held):
     """The matrix-free tight-constraints mechanism held by the library: draws
-    reported answers at any n (no n x n matrix), in O(1) expected proposals
-    on lattices, with probability X[i][k] up to the 2^-53 resolution of
-    float64 uniforms and the rounding of exp and of the solve. For a release
-    of a mechanism small enough to hold, prefer Sampler(result.x, metric,
-    eps), which samples exactly what the audit proved private."""
+    reported answers at any n (no n x n matrix), exactly from the
+    distribution its audit proves private (for metrics whose float
+    distances are inexact, a mechanism built at a level hardened just below
+    eps), in O(1) expected proposals on lattices."""
 
     __slots__ = ("_handle", "_finalizer", "n", "__weakref__")
 
@@ -35,13 +34,9 @@ class Mechanism(_lib.Held):
     def sample(self, true_answer: int, size: Optional[int] = None, *, rng: Optional[Rng] = None,
                seed: Optional[int] = None) -> Union[int, np.ndarray]:
         """Draws one reported answer for true_answer (an int), or size of them
-        (an int64 array): answer k with probability X[i][k]. The randomness
-        must be chosen explicitly: rng="crypto" for a real release, seed=N or
-        rng=SeededRng(N) for experiments. Exact for paths (lines, one-row
-        grids) and separable metrics (Manhattan grids, Hamming spaces);
-        other metrics draw from float64 probabilities and accept only a
-        seeded rng (rng="crypto" raises BadInputError): release them with
-        optdp.Sampler on the result's matrix x."""
+        (an int64 array), exactly with the mechanism's probabilities. The
+        randomness must be chosen explicitly: rng="crypto" for a real
+        release, seed=N or rng=SeededRng(N) for experiments."""
         h, keep = rng_handle(rng, seed)
         count = 1 if size is None else int(size)
         if count < 0:
@@ -52,7 +47,9 @@ class Mechanism(_lib.Held):
         return int(out[0]) if size is None else out
 
     def row(self, i: int) -> np.ndarray:
-        """Row i of X, X[i][k] = exp(-eps d(i,k)) z_k, in O(n)."""
+        """Row i of the mechanism, exp(-eps_b d(i,k)) z_k, in O(n) (eps_b is
+        eps, or the hardened level just below it; see the Go
+        FreeMechanism)."""
         out = np.zeros(self.n, dtype=np.float64)
         _lib.call("optdp_mechanism_row", self._handle, int(i), _lib.dptr(out))
         return out
