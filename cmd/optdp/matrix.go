@@ -82,7 +82,7 @@ func (mf matrixFlags) build(fs *flag.FlagSet) (linear.Workload, *linear.Strategy
 }
 
 // maxWorkloadFileBytes bounds a JSON workload file (64 MiB).
-const maxWorkloadFileBytes = 64 << 20
+const maxWorkloadFileBytes = linear.MaxWorkloadFileBytes
 
 // readWorkloadFile reads a JSON workload file (linear.ParseWorkloadJSON);
 // matrix files it names are read relative to its directory, as CSV or .npy.
