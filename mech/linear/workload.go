@@ -298,7 +298,7 @@ func Kron(ws ...Workload) (Workload, error) {
 		n *= float64(b)
 	}
 	if m > math.MaxInt32*float64(1<<20) || n > 1<<40 {
-		return nil, fmt.Errorf("kron: %g queries over %g cells is too large to index: %w", m, n, run.ErrTooLarge)
+		return nil, run.BadInputf("kron: %g queries over %g cells is too large to index", m, n)
 	}
 	return &kronWorkload{fs: append([]Workload(nil), ws...)}, nil
 }
