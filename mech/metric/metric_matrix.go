@@ -74,7 +74,7 @@ func newMatrix(n int, d []float64) (*MatrixMetric, error) {
 	}
 	if i, j, k, ok := firstTriangleViolation(n, m.d); ok {
 		dij, dik, dkj := m.d[i*n+j], m.d[i*n+k], m.d[k*n+j]
-		return nil, fmt.Errorf("distance matrix: triangle inequality fails for (i,j,k) = (%d,%d,%d): d(%d,%d) = %v > d(%d,%d) + d(%d,%d) = %v + %v",
+		return nil, run.BadInputf("distance matrix: triangle inequality fails for (i,j,k) = (%d,%d,%d): d(%d,%d) = %v > d(%d,%d) + d(%d,%d) = %v + %v",
 			i, j, k, i, j, dij, i, k, k, j, dik, dkj)
 	}
 	return m, nil
