@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Python package's CI step (called by .ci/run): Debian's python3 with
-# python3-numpy and python3-pytest, a fresh virtual environment that sees
+# python3-numpy, python3-pytest and python3-hypothesis (the property tests), a fresh virtual environment that sees
 # them (--system-site-packages), `pip install --no-index ./python` (the
 # documented install, proven offline: the build backend is in-tree and numpy
 # comes from Debian), then the tests against the installed package.
@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 PY=/usr/bin/python3
 need=()
-for p in python3 python3-numpy python3-pytest python3-venv python3-pip gcc; do
+for p in python3 python3-numpy python3-pytest python3-hypothesis python3-venv python3-pip gcc; do
 	dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
