@@ -20,7 +20,8 @@ ARRAYS = st.one_of(
     hnp.arrays(np.dtype(object), SHAPES, elements=st.one_of(st.floats(), st.integers(), st.text(max_size=3),
                                                              st.complex_numbers(), st.booleans(), st.none())),
 )
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+# database=None: no example database written into the checkout.
+SETTINGS = settings(max_examples=150, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 
 
 @SETTINGS
