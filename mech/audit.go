@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -85,19 +86,19 @@ func Audit(x *mat.Dense, m metric.Metric, eps float64) (AuditReport, error) {
 		return AuditReport{}, fmt.Errorf("audit: %w", err)
 	}
 	if m == nil {
-		return AuditReport{}, fmt.Errorf("audit: nil metric")
+		return AuditReport{}, run.BadInputf("audit: nil metric")
 	}
 	if x == nil || x.IsEmpty() {
-		return AuditReport{}, fmt.Errorf("audit: empty noise matrix")
+		return AuditReport{}, run.BadInputf("audit: empty noise matrix")
 	}
 	r, _ := x.Dims()
 	if r != m.Len() {
-		return AuditReport{}, fmt.Errorf("audit: matrix has %d rows, metric %s has %d answers", r, m, m.Len())
+		return AuditReport{}, run.BadInputf("audit: matrix has %d rows, metric %s has %d answers", r, m, m.Len())
 	}
 	for i := 0; i < r; i++ {
 		for o, v := range x.RawRowView(i) {
 			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-				return AuditReport{}, fmt.Errorf("audit: X[%d][%d] = %v: entries must be finite and >= 0", i, o, v)
+				return AuditReport{}, run.BadInputf("audit: X[%d][%d] = %v: entries must be finite and >= 0", i, o, v)
 			}
 		}
 	}

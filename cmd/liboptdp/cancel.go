@@ -69,7 +69,15 @@ type control struct {
 // start returns the call's context and the function releasing it, and
 // completes set (whose Budget came with the options): its Progress feeds the
 // token's latest report.
+//
+// A negative budget, which the Go API reads as "no limit", is refused: from
+// C or Python it is a mistake (or an attempt to lift the limit of a
+// process that cannot survive an out-of-memory abort); budget 0 is the
+// default.
 func (c control) start(set *run.Settings) (context.Context, context.CancelFunc, error) {
+	if set.Budget < 0 {
+		return nil, nil, badInput("budget = %d (want bytes >= 0; 0 for the default %s)", int64(set.Budget), run.FormatBytes(float64(run.DefaultBudget)))
+	}
 	ctx := context.Background()
 	if c.Cancel != 0 {
 		t, err := lookup[*canceller](C.optdp_handle(c.Cancel), "cancellation token")

@@ -10,11 +10,13 @@ import "C"
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
+	"github.com/optdp/optdp/internal/readlimit"
 	"github.com/optdp/optdp/mech/linear"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -40,9 +42,39 @@ type opNode struct {
 	Data      []float64 `json:"data"`
 }
 
+// maxOpDepth bounds the nesting of an operator tree (optdp.h): deeper trees
+// are refused before anything is built.
+const maxOpDepth = 64
+
+// checkDepth refuses a tree nested deeper than maxOpDepth (the root is at
+// depth 1); what names the argument.
+func (o *opNode) checkDepth(what string) error {
+	if d := o.depth(maxOpDepth + 1); d > maxOpDepth {
+		return badInput("%s: the operator tree is nested more than %d levels deep", what, maxOpDepth)
+	}
+	return nil
+}
+
+// depth is the nesting depth of the tree, counted up to limit.
+func (o *opNode) depth(limit int) int {
+	if o == nil || limit <= 0 {
+		return 0
+	}
+	d := 0
+	for _, kids := range [][]*opNode{o.Factors, o.Parts, {o.Workload}} {
+		for _, k := range kids {
+			d = max(d, k.depth(limit-1))
+		}
+	}
+	return d + 1
+}
+
 // denseOf builds the matrix of a "matrix" node.
 func (o *opNode) denseOf() (*mat.Dense, error) {
-	if o.Rows <= 0 || o.Cols <= 0 || o.Rows > maxInputEntries/o.Cols || len(o.Data) != o.Rows*o.Cols {
+	if err := checkShape(int64(o.Rows), int64(o.Cols), "matrix node"); err != nil {
+		return nil, err
+	}
+	if len(o.Data) != o.Rows*o.Cols {
 		return nil, badInput("matrix node: %d x %d with %d entries", o.Rows, o.Cols, len(o.Data))
 	}
 	return mat.NewDense(o.Rows, o.Cols, o.Data), nil
@@ -156,16 +188,32 @@ func (o *opNode) strategy() (*linear.Strategy, error) {
 
 // readWorkload and readStrategy decode and build an operator argument.
 func readWorkload(p *C.optdp_cchar) (linear.Workload, error) {
+	return workloadText(goString(p))
+}
+
+func readStrategy(p *C.optdp_cchar) (*linear.Strategy, error) {
+	return strategyText(goString(p))
+}
+
+// workloadText and strategyText decode and build an operator tree from
+// its JSON text.
+func workloadText(s string) (linear.Workload, error) {
 	var o opNode
-	if err := decodeJSON(p, &o, "workload", false); err != nil {
+	if err := decodeText(s, &o, "workload", false); err != nil {
+		return nil, err
+	}
+	if err := o.checkDepth("workload"); err != nil {
 		return nil, err
 	}
 	return o.workload()
 }
 
-func readStrategy(p *C.optdp_cchar) (*linear.Strategy, error) {
+func strategyText(s string) (*linear.Strategy, error) {
 	var o opNode
-	if err := decodeJSON(p, &o, "strategy", false); err != nil {
+	if err := decodeText(s, &o, "strategy", false); err != nil {
+		return nil, err
+	}
+	if err := o.checkDepth("strategy"); err != nil {
 		return nil, err
 	}
 	return o.strategy()
@@ -409,33 +457,28 @@ func optdp_linear_answer(wp, sp *C.optdp_cchar, x *C.optdp_cdouble, n C.int64_t,
 	})
 }
 
-// maxWorkloadFileBytes bounds a JSON workload file (64 MiB), as the
-// command-line tool does.
-const maxWorkloadFileBytes = 64 << 20
-
-// readWorkloadFile reads a JSON workload file (linear.ParseWorkloadJSON);
-// the CSV matrix files it names are read relative to its directory.
+// readWorkloadFile reads a JSON workload file (linear.ParseWorkloadJSON)
+// with the command-line tool's reader and limit (readlimit.ReadFile,
+// linear.MaxWorkloadFileBytes): a device or an endless pipe is refused at
+// the limit. The CSV matrix files it names are read relative to its
+// directory (linear.ReadMatrix, itself bounded).
 func readWorkloadFile(path string) (linear.Workload, error) {
 	if path == "" {
 		return nil, badInput("file node without a path")
 	}
-	st, err := os.Stat(path)
+	data, err := readlimit.ReadFile(path, linear.MaxWorkloadFileBytes)
 	if err != nil {
-		return nil, badInput("workload file: %v", err)
-	}
-	if st.Size() > maxWorkloadFileBytes {
-		return nil, badInput("workload file %s has %d bytes, the limit is %d", path, st.Size(), maxWorkloadFileBytes)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, badInput("workload file: %v", err)
+		if errors.Is(err, run.ErrTooLarge) {
+			return nil, fmt.Errorf("optdp: workload file: %w", err)
+		}
+		return nil, badInput("workload file: %w", err)
 	}
 	dir := filepath.Dir(path)
 	load := func(p string) (*mat.Dense, error) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}
-		f, err := os.Open(p)
+		f, err := readlimit.Open(p, linear.MaxMatrixBytes)
 		if err != nil {
 			return nil, err
 		}

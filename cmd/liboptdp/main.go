@@ -35,7 +35,13 @@ package main
 
 /*
 #include <stdlib.h>
+#include <string.h>
 #include "optdp.h"
+
+// optdp_try_malloc is malloc itself: cgo's C.malloc (and C.CString) abort
+// the whole process when malloc fails, this returns NULL, which becomes
+// OPTDP_ERR_TOO_LARGE.
+static void *optdp_try_malloc(size_t n) { return malloc(n == 0 ? 1 : n); }
 */
 import "C"
 
@@ -48,6 +54,7 @@ import (
 	"unsafe"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/linear"
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/run"
@@ -56,9 +63,14 @@ import (
 // abiVersion is OPTDP_ABI_VERSION of optdp.h.
 const abiVersion = C.OPTDP_ABI_VERSION
 
-// maxInputEntries bounds the number of entries of one input array (2^28
-// doubles, 2 GiB): larger sizes are refused before anything is read.
-const maxInputEntries = 1 << 28
+// maxInputEntries bounds the number of entries of one input vector (2^28
+// doubles, 2 GiB) and maxMatrixEntries those of one input matrix
+// (mech.MaxDenseEntries, the library's own limit of a dense matrix): larger
+// sizes are refused before anything is read or allocated.
+const (
+	maxInputEntries  = 1 << 28
+	maxMatrixEntries = mech.MaxDenseEntries
+)
 
 func main() {}
 
@@ -85,15 +97,40 @@ func code(err error) C.int {
 	return C.OPTDP_ERR_FAILED
 }
 
+// cmalloc allocates n bytes of C memory for an output the caller frees
+// with optdp_free, after checking n against the default memory budget (the
+// output is a copy of a result the library already holds). Unlike cgo's
+// C.malloc, a failed malloc is an error wrapping run.ErrTooLarge, not an
+// abort of the host process.
+func cmalloc(n int, what string) (unsafe.Pointer, error) {
+	if err := run.DefaultBudget.Check("optdp: the copy of "+what+" in C memory", float64(n), ""); err != nil {
+		return nil, err
+	}
+	p := C.optdp_try_malloc(C.size_t(n))
+	if p == nil {
+		return nil, fmt.Errorf("optdp: malloc of %s for %s failed: %w", run.FormatBytes(float64(n)), what, run.ErrTooLarge)
+	}
+	return p, nil
+}
+
 // cstring copies s into malloc'd C memory (NUL-terminated); the caller
 // frees it with optdp_free.
-func cstring(s string) *C.char { return C.CString(s) }
+func cstring(s string, what string) (*C.char, error) {
+	p, err := cmalloc(len(s)+1, what)
+	if err != nil {
+		return nil, err
+	}
+	b := unsafe.Slice((*byte)(p), len(s)+1)
+	copy(b, s)
+	b[len(s)] = 0
+	return (*C.char)(p), nil
+}
 
-// fail stores err's message in *errOut (when errOut is not NULL) and
-// returns its status code.
+// fail stores err's message in *errOut (when errOut is not NULL; NULL too
+// when even the message cannot be allocated) and returns its status code.
 func fail(errOut **C.char, err error) C.int {
 	if errOut != nil {
-		*errOut = cstring(err.Error())
+		*errOut, _ = cstring(err.Error(), "an error message")
 	}
 	return code(err)
 }
@@ -112,7 +149,7 @@ func call(errOut **C.char, f func() error) (status C.int) {
 				if *errOut != nil {
 					C.free(unsafe.Pointer(*errOut))
 				}
-				*errOut = cstring(fmt.Sprintf("optdp: internal error (please report it): %v", r))
+				*errOut, _ = cstring(fmt.Sprintf("optdp: internal error (please report it): %v", r), "an error message")
 			}
 		}
 	}()
@@ -145,25 +182,43 @@ func copyFloats(p *C.optdp_cdouble, n int64, name string, allowInf bool) ([]floa
 	if p == nil {
 		return nil, -1, badInput("%s is NULL", name)
 	}
-	src := unsafe.Slice((*float64)(unsafe.Pointer(p)), int(n))
-	out := make([]float64, n)
+	if err := run.DefaultBudget.Check("optdp: the copy of "+name, run.DenseBytes(int(n), 1, 1), ""); err != nil {
+		return nil, -1, err
+	}
+	out, bad := checkFloats(unsafe.Slice((*float64)(unsafe.Pointer(p)), int(n)), allowInf)
+	return out, bad, nil
+}
+
+// checkFloats copies src into a new Go slice and returns the index of its
+// first NaN (or infinite, unless allowInf) entry, -1 if none.
+func checkFloats(src []float64, allowInf bool) ([]float64, int) {
+	out := make([]float64, len(src))
 	copy(out, src)
 	for i, v := range out {
 		if math.IsNaN(v) || (!allowInf && math.IsInf(v, 0)) {
-			return out, i, nil
+			return out, i
 		}
 	}
-	return out, -1, nil
+	return out, -1
+}
+
+// checkShape refuses an r x c matrix argument that is empty or has more
+// than maxMatrixEntries entries, before anything is read.
+func checkShape(r, c int64, name string) error {
+	if r <= 0 || c <= 0 {
+		return badInput("%s is %d x %d (want a non-empty matrix)", name, r, c)
+	}
+	if r > maxMatrixEntries/c {
+		return fmt.Errorf("optdp: %s is %d x %d, over the limit of %d entries (mech.MaxDenseEntries): %w", name, r, c, maxMatrixEntries, run.ErrTooLarge)
+	}
+	return nil
 }
 
 // matrix copies an r x c row-major matrix from C memory (see floats); it
 // must not be empty.
 func matrix(p *C.optdp_cdouble, r, c int64, name string, allowInf bool) ([]float64, int, int, error) {
-	if r <= 0 || c <= 0 {
-		return nil, 0, 0, badInput("%s is %d x %d (want a non-empty matrix)", name, r, c)
-	}
-	if r > maxInputEntries/c {
-		return nil, 0, 0, badInput("%s is %d x %d, over the limit of %d entries", name, r, c, maxInputEntries)
+	if err := checkShape(r, c, name); err != nil {
+		return nil, 0, 0, err
 	}
 	data, bad, err := copyFloats(p, r*c, name, allowInf)
 	if err != nil {
@@ -184,12 +239,21 @@ func putMatrix(out *C.optdp_matrix, data []float64, r, c int) error {
 	if len(data) != r*c {
 		return fmt.Errorf("optdp: internal: %d entries for a %d x %d matrix", len(data), r, c)
 	}
-	n := max(len(data), 1)
-	p := C.malloc(C.size_t(n * 8))
-	if p == nil {
-		return fmt.Errorf("optdp: malloc of %d bytes failed: %w", n*8, run.ErrTooLarge)
+	return putRows(out, r, c, func(dst []float64) { copy(dst, data) })
+}
+
+// putRows allocates the C memory of an r x c matrix (cmalloc), lets fill
+// write its entries (row-major) and describes it in *out.
+func putRows(out *C.optdp_matrix, r, c int, fill func(dst []float64)) error {
+	if out == nil {
+		return badInput("the output matrix pointer is NULL")
 	}
-	copy(unsafe.Slice((*float64)(p), n), data)
+	n := r * c
+	p, err := cmalloc(8*n, fmt.Sprintf("a %d x %d result matrix", r, c))
+	if err != nil {
+		return err
+	}
+	fill(unsafe.Slice((*float64)(p), n))
 	out.data = (*C.double)(p)
 	out.rows = C.int64_t(r)
 	out.cols = C.int64_t(c)
@@ -206,7 +270,11 @@ func putJSON(out **C.char, v any) error {
 	if err != nil {
 		return err
 	}
-	*out = cstring(s)
+	p, err := cstring(s, "a JSON result")
+	if err != nil {
+		return err
+	}
+	*out = p
 	return nil
 }
 

@@ -25,13 +25,14 @@ func dense(p *C.optdp_cdouble, r, c C.int64_t, name string) (*mat.Dense, error) 
 }
 
 // putDense copies x into *out.
+// The rows go straight into the C memory (no second copy in Go memory).
 func putDense(out *C.optdp_matrix, x *mat.Dense) error {
 	r, c := x.Dims()
-	data := make([]float64, 0, r*c)
-	for i := 0; i < r; i++ {
-		data = append(data, x.RawRowView(i)...)
-	}
-	return putMatrix(out, data, r, c)
+	return putRows(out, r, c, func(dst []float64) {
+		for i := 0; i < r; i++ {
+			copy(dst[i*c:(i+1)*c], x.RawRowView(i))
+		}
+	})
 }
 
 // xAndPrior reads a noise matrix and a prior.
@@ -320,6 +321,9 @@ func optdp_sampler_new(x *C.optdp_cdouble, rows, cols C.int64_t, h C.optdp_handl
 		var o mech.SamplerOptions
 		if err := decodeJSON(op, &o, "options", true); err != nil {
 			return err
+		}
+		if o.Budget < 0 {
+			return badInput("budget = %d (want bytes >= 0; 0 for the default)", int64(o.Budget))
 		}
 		var m metricType
 		switch {

@@ -272,7 +272,12 @@ int optdp_sample(optdp_handle sampler, int64_t true_answer, int64_t count, optdp
  * optdp_mul_g_capacity) accept two options that bound them:
  * "cancel", a token from optdp_cancel_new, and "timeout_s", a time limit in
  * seconds. A call that is cancelled, or runs out of time, returns
- * OPTDP_ERR_CANCELLED soon after (at the solver's next check). */
+ * OPTDP_ERR_CANCELLED soon after (at the solver's next check). Their
+ * "budget" is a memory budget in bytes (0: the default 4 GiB); a negative
+ * budget, and a negative tol, max_iter, workers, max_mechanism_n, restarts,
+ * p or steps, is OPTDP_ERR_BAD_INPUT (never read as a default or as "no
+ * limit"). A failed allocation of an output is OPTDP_ERR_TOO_LARGE, never
+ * an abort. */
 
 /* optdp_cancel_new returns a cancellation token (release it with
  * optdp_release); one token may serve several calls. */
@@ -377,7 +382,10 @@ int optdp_optimal(optdp_handle metric, double eps, optdp_cdouble *prior, int64_t
  * of the command-line tool, linear.ParseWorkloadJSON, whose matrix files
  * are CSV relative to it).
  * Strategy ops: identity (n); hierarchical (n, b, root); wavelet (n);
- * workload (workload), eigen (workload); kron (factors); matrix. */
+ * workload (workload), eigen (workload); kron (factors); matrix.
+ * A tree nested more than 64 levels deep is OPTDP_ERR_BAD_INPUT; a file is
+ * read with the command-line tool's limit (64 MiB), so a device or an
+ * endless pipe is refused (OPTDP_ERR_TOO_LARGE), not read without bound. */
 
 /* optdp_linear_info writes {"m" or "p": rows, "n": columns, "name"} and,
  * for a strategy, its sensitivities {"l1", "l2"}; what is OPTDP_WORKLOAD or

@@ -22,11 +22,15 @@ import (
 
 // decodeJSON decodes a JSON argument into dst (decodeText).
 func decodeJSON(p *C.optdp_cchar, dst any, what string, optional bool) error {
-	var s string
-	if p != nil {
-		s = C.GoString((*C.char)(p))
+	return decodeText(goString(p), dst, what, optional)
+}
+
+// goString is the C string p ("" for NULL).
+func goString(p *C.optdp_cchar) string {
+	if p == nil {
+		return ""
 	}
-	return decodeText(s, dst, what, optional)
+	return C.GoString((*C.char)(p))
 }
 
 // decodeText decodes the JSON text s into dst, refusing unknown keys and

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
-	"os"
+	"io"
+	"math"
+	"strconv"
+	"strings"
 
 	"github.com/optdp/optdp/mech/linear"
 )
@@ -60,33 +65,29 @@ func runAnswer(env *runEnv, args []string) error {
 		return err
 	}
 	var x []float64
+	_, n := w.Dims()
 	if given["records"] {
 		_, attrs, err := parseWorkloadAttrs(*mf.workload)
 		if err != nil {
 			return err
 		}
-		f, err := os.Open(*records)
+		f, err := openBounded(*records, linear.MaxMatrixBytes)
 		if err != nil {
-			return fmt.Errorf("records file: %w", err)
+			return dataError{fmt.Errorf("records file: %w", err)}
 		}
 		defer f.Close()
+		// An error in the records is the data saying no (exit 1), not the
+		// command line.
 		if x, err = linear.Histogram(attrs, f, 0); err != nil {
-			return fmt.Errorf("records file %s: %w", *records, err)
+			return dataError{fmt.Errorf("records file %s: %w", *records, err)}
 		}
 	} else {
-		f, err := os.Open(*data)
-		if err != nil {
-			return fmt.Errorf("data file: %w", err)
+		if x, err = readCounts(*data, n); err != nil {
+			return dataError{fmt.Errorf("data file %s: %w", *data, err)}
 		}
-		defer f.Close()
-		xm, err := linear.ReadMatrix(f)
-		if err != nil {
-			return fmt.Errorf("data file %s: %w", *data, err)
-		}
-		x = xm.RawMatrix().Data
 	}
-	if _, n := w.Dims(); len(x) != n {
-		return fmt.Errorf("data file %s has %d counts, the workload's domain has n = %d", *data, len(x), n)
+	if len(x) != n {
+		return dataError{fmt.Errorf("data file %s has %d counts, the workload's domain has n = %d", *data, len(x), n)}
 	}
 	src := linear.CryptoSource()
 	seeded := flagsGiven(fs)["seed"]
@@ -121,4 +122,84 @@ func runAnswer(env *runEnv, args []string) error {
 		fmt.Fprintf(out, "%-7d %s\n", k, fmtFloat(v))
 	}
 	return nil
+}
+
+// maxCount is the largest count --data accepts: 2^53, the largest integer
+// up to which every integer is a float64, so that each count is carried
+// exactly.
+const maxCount = 1 << 53
+
+// readCounts reads the n counts of --data: integers >= 0 and <= 2^53,
+// separated by commas, semicolons, blanks or newlines (lines starting with
+// # are comments), parsed exactly (9007199254740993 is refused, not rounded
+// to 2^53). The reader is bounded: a line over maxCSVLine bytes or a count
+// beyond the n-th stops it, so a device or an endless pipe cannot grow its
+// buffer.
+func readCounts(path string, n int) ([]float64, error) {
+	f, err := openBounded(path, linear.MaxMatrixBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	x := make([]float64, 0, min(n, 1<<20))
+	var buf []byte
+	for ln := 1; ; ln++ {
+		raw, err := readLine(br, buf, maxCSVLine)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", ln, err)
+		}
+		buf = raw[:0]
+		line := strings.TrimSpace(string(raw))
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		for _, t := range strings.FieldsFunc(line, func(r rune) bool {
+			return r == ',' || r == ';' || r == ' ' || r == '\t' || r == '\r'
+		}) {
+			v, err := parseCount(t)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", ln, err)
+			}
+			if len(x) == n {
+				return nil, fmt.Errorf("line %d: more than the n = %d counts of the workload's domain", ln, n)
+			}
+			x = append(x, v)
+		}
+	}
+	if len(x) == 0 {
+		return nil, errors.New("no counts")
+	}
+	return x, nil
+}
+
+// parseCount parses one count exactly: an integer in [0, 2^53] (written as
+// an integer, or as a number with an integral value below 2^53, e.g. 3.0).
+func parseCount(t string) (float64, error) {
+	if i, err := strconv.ParseInt(t, 10, 64); err == nil {
+		if i < 0 {
+			return 0, fmt.Errorf("count %s is negative (counts are >= 0)", t)
+		}
+		if i > maxCount {
+			return 0, fmt.Errorf("count %s is above 2^53 = %d, the largest count carried exactly", t, int64(maxCount))
+		}
+		return float64(i), nil
+	} else if errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("count %s is out of range (counts are integers in [0, 2^53])", t)
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("%q is not a number", t)
+	case math.IsNaN(v) || v != math.Trunc(v):
+		return 0, fmt.Errorf("count %s is not an integer", t)
+	case v < 0:
+		return 0, fmt.Errorf("count %s is negative (counts are >= 0)", t)
+	case v >= maxCount:
+		return 0, fmt.Errorf("count %s is not below 2^53 = %d: write it as an integer (counts up to 2^53 are carried exactly)", t, int64(maxCount))
+	}
+	return v, nil
 }

@@ -66,7 +66,7 @@ func badInputCorpus() []badCase {
 		{"optimize --workload allrange:n=100000 --eps 1", nil, data, "memory budget"},
 		{"optimize --workload allrange:n=8192 --eps 1", nil, data, "memory budget"},
 		{"optimize --workload allrange:n=8192 --eps 1 --delta 1e-6", nil, data, "memory budget"},
-		{"answer --workload identity:n=4 --strategy identity --eps 1 --data /dev/zero", nil, data, "MaxMatrixLine"},
+		{"answer --workload identity:n=4 --strategy identity --eps 1 --data /dev/zero", nil, data, "longer than"},
 		{"optimize --workload file:{dir}/w.csv --eps 1", f("w.csv", "0,0\n0,0\n"), data, "zero"},
 		{"optimize --workload file:{dir}/w.csv --eps 1 --delta 1e-6", f("w.csv", "1e308,1e308\n1e308,0\n"), data, "Inf"},
 		{"optimize --workload file:{dir}/w.csv --eps 1 --restarts 1001", f("w.csv", "1,0\n0,1\n"), usage, "restarts"},
@@ -270,6 +270,19 @@ func badInputCorpus() []badCase {
 		{"optimal --metric line:n=3 --eps 1e-300 --prior uniform", nil, usage, ""},
 		{"optimal --metric hamming:u=40,v=2 --eps 1 --prior uniform", nil, spec, ""},
 		{"regular --metric line:n=3 --eps 1 --prior file:{dir}/p.txt", f("p.txt", ",,,\n"), data, ""},
+		// --- the misuse corpus: sizes checked before allocation, counts
+		// carried exactly, errors in records files are data errors ---
+		{"matrix --workload random:n=10,m=1000000000000,seed=1 --strategy identity --eps 1", nil, data, "too large"},
+		{"matrix --workload file:{dir}/w.csv --strategy identity --eps 1", f("w.csv", "1e300,1e300,0\n0,1e300,1e300\n"), data, "rescale the workload"},
+		{"answer --workload identity:n=3 --strategy identity --eps 1 --data {dir}/x.csv", f("x.csv", "1,2,9007199254740993\n"), data, "2^53"},
+		{"answer --workload identity:n=3 --strategy identity --eps 1 --data {dir}/x.csv", f("x.csv", "1,2,99999999999999999999\n"), data, "out of range"},
+		{"answer --workload identity:n=3 --strategy identity --eps 1 --data {dir}/x.csv", f("x.csv", "1,-2,3\n"), data, "negative"},
+		{"answer --workload identity:n=3 --strategy identity --eps 1 --data {dir}/x.csv", f("x.csv", "1,2,3,4\n"), data, "more than the n = 3"},
+		{"answer --workload identity:n=3 --strategy identity --eps 1 --records {dir}/r.csv", f("r.csv", "a0,a0\n1,2\n"), data, "twice"},
+		{"answer --workload identity:n=3 --strategy identity --eps 1 --records {dir}/r.csv", f("r.csv", "a0\n7\n"), data, "not an integer in [0, 3)"},
+		{"answer --workload identity:n=3 --strategy identity --eps 1 --records {dir}/r.csv", f("r.csv", "b\n1\n"), data, "no column"},
+		{"answer --workload identity:n=3 --strategy identity --eps 1 --records /dev/zero", nil, data, ""},
+		{"matrix --workload file:{dir}/w.json --strategy identity --eps 1", f("w.json", `{"attributes":[{"name":"a","size":3}],"workload":[{"blocks":{"a":"identity"}}]} {}`), data, "trailing"},
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/optdp/optdp/internal/readlimit"
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/mech/tight"
@@ -150,48 +151,11 @@ func priorFileBytes(n int) int64 {
 	return 64*int64(min(n, tight.MaxVectorN)) + maxPriorSlack
 }
 
-// openBounded opens the file at path for reading, refusing a directory and a
-// regular file above max bytes (from its size, before reading it). A pipe or
-// device is opened: its reader must stop on its own limit.
-func openBounded(path string, max int64) (*os.File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if fi.IsDir() {
-		f.Close()
-		return nil, fmt.Errorf("%s is a directory, not a file", path)
-	}
-	if fi.Mode().IsRegular() && fi.Size() > max {
-		f.Close()
-		return nil, fmt.Errorf("%s: %d bytes, larger than the limit of %d", path, fi.Size(), max)
-	}
-	return f, nil
-}
+// openBounded and readBounded are readlimit.Open and readlimit.ReadFile, the
+// readers the C ABI uses too.
+func openBounded(path string, max int64) (*os.File, error) { return readlimit.Open(path, max) }
 
-// readBounded reads the file at path if it holds at most max bytes, and
-// otherwise says so without reading it (a regular file) or after max+1
-// bytes (a pipe or device such as /dev/zero).
-func readBounded(path string, max int64) ([]byte, error) {
-	f, err := openBounded(path, max)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s: larger than the limit of %d bytes", path, max)
-	}
-	return data, nil
-}
+func readBounded(path string, max int64) ([]byte, error) { return readlimit.ReadFile(path, max) }
 
 // parseFields parses one line of numbers separated by commas or whitespace.
 func parseFields(line string) ([]float64, error) {

@@ -32,7 +32,7 @@ var commandFields = map[string][]string{
 		"tse                total squared error over the workload's queries (expected, exact)",
 		"rmse               root mean squared error per query",
 		"tse_identity       the identity strategy's TSE under the same noise mechanism",
-		"ratio_to_identity  tse / tse_identity",
+		"ratio_to_identity  tse / tse_identity (null when tse_identity is 0: a workload of all-zero queries)",
 	}, noiseFields...),
 	"answer": append([]string{
 		"workload       the workload, normalised",

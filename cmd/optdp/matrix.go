@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -82,7 +83,7 @@ func (mf matrixFlags) build(fs *flag.FlagSet) (linear.Workload, *linear.Strategy
 }
 
 // maxWorkloadFileBytes bounds a JSON workload file (64 MiB).
-const maxWorkloadFileBytes = 64 << 20
+const maxWorkloadFileBytes = linear.MaxWorkloadFileBytes
 
 // readWorkloadFile reads a JSON workload file (linear.ParseWorkloadJSON);
 // matrix files it names are read relative to its directory, as CSV or .npy.
@@ -194,8 +195,9 @@ type matrixResult struct {
 	// TSEIdentity is the error of the identity strategy under the same
 	// noise mechanism: Var(D=1)·tr(W^T W).
 	TSEIdentity float64 `json:"tse_identity"`
-	// Ratio is TSE / TSEIdentity.
-	Ratio float64 `json:"ratio_to_identity"`
+	// Ratio is TSE / TSEIdentity; null when TSEIdentity is 0 (a workload
+	// of all-zero queries, which every strategy answers without error).
+	Ratio *float64 `json:"ratio_to_identity"`
 }
 
 func runMatrix(env *runEnv, args []string) error {
@@ -245,7 +247,12 @@ func runMatrix(env *runEnv, args []string) error {
 	res := matrixResult{Workload: rep.Workload, Strategy: rep.Strategy, M: rep.M, N: rep.N, P: rep.P,
 		Eps: eps, Delta: nz.Delta, Sensitivity: nz.Sensitivity, Noise: nz, Trace: rep.Trace,
 		TSE: rep.TSE, RMSE: rep.RMSE, TSEIdentity: idVar * w.Gram().Trace()}
-	res.Ratio = res.TSE / res.TSEIdentity
+	// A workload of all-zero queries has no error under any strategy:
+	// TSE = TSEIdentity = 0 and the ratio 0/0 is undefined (null, "-"),
+	// never NaN.
+	if r := res.TSE / res.TSEIdentity; res.TSEIdentity > 0 && !math.IsNaN(r) && !math.IsInf(r, 0) {
+		res.Ratio = &r
+	}
 	if *asJSON {
 		return writeJSON(env.stdout, res)
 	}
@@ -259,6 +266,10 @@ func runMatrix(env *runEnv, args []string) error {
 	}
 	fmt.Fprintf(out, "trace        tr(W^T W (A^T A)^-1) = %.10g\n", res.Trace)
 	fmt.Fprintf(out, "total error  TSE = %.10g   RMSE = %.6g per query\n", res.TSE, res.RMSE)
-	fmt.Fprintf(out, "identity     TSE = %.10g   (this strategy: %.4g × identity)\n", res.TSEIdentity, res.Ratio)
+	ratio := "-"
+	if res.Ratio != nil {
+		ratio = fmt.Sprintf("%.4g", *res.Ratio)
+	}
+	fmt.Fprintf(out, "identity     TSE = %.10g   (this strategy: %s × identity)\n", res.TSEIdentity, ratio)
 	return nil
 }

@@ -302,3 +302,31 @@ func TestAnswerRecordsCLI(t *testing.T) {
 		t.Errorf("both --data and --records: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestMatrixZeroWorkloadNoNaN: a workload of all-zero queries has no error
+// under any strategy; the ratio to identity (0/0) is null in JSON and a dash
+// in text, never NaN (which failed the JSON encoder).
+func TestMatrixZeroWorkloadNoNaN(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "w.csv")
+	if err := os.WriteFile(p, []byte("0,0,0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"matrix", "--workload", "file:" + p, "--strategy", "identity", "--eps", "1", "--json"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := doc["ratio_to_identity"]; !ok || v != nil {
+		t.Errorf("ratio_to_identity = %v, want null", v)
+	}
+	out.Reset()
+	if code := run([]string{"matrix", "--workload", "file:" + p, "--strategy", "identity", "--eps", "1"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if s := out.String(); strings.Contains(s, "NaN") || !strings.Contains(s, "- × identity") {
+		t.Errorf("text output:\n%s", s)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/optdp/optdp/run"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -108,7 +110,7 @@ func answer(w Workload, a *Strategy, x []float64, eps, delta float64, src Source
 		return nil, fmt.Errorf("answer: workload %v has domain size %d, strategy %v has %d", w, n, a, an)
 	}
 	if len(x) != n {
-		return nil, fmt.Errorf("answer: data has %d counts, want n = %d", len(x), n)
+		return nil, fmt.Errorf("answer: data has %d counts, want n = %d: %w", len(x), n, run.ErrBadInput)
 	}
 
 	if a.union != nil {
@@ -167,10 +169,13 @@ func answerShare(w Workload, a *Strategy, x []float64, eps, delta, share float64
 	xi := make([]int64, n)
 	for i, v := range x {
 		if v != math.Trunc(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("answer: count %d = %v is not an integer", i, v)
+			return nil, fmt.Errorf("answer: count %d = %v is not an integer: %w", i, v, run.ErrBadInput)
+		}
+		if v < 0 {
+			return nil, fmt.Errorf("answer: count %d = %v is negative (counts are >= 0): %w", i, v, run.ErrBadInput)
 		}
 		if math.Abs(v) > maxCount {
-			return nil, fmt.Errorf("answer: count %d = %v exceeds %.0f, the largest count this strategy can answer exactly in 64-bit integers", i, v, maxCount)
+			return nil, fmt.Errorf("answer: count %d = %v exceeds %.0f, the largest count this strategy can answer exactly in 64-bit integers: %w", i, v, maxCount, run.ErrBadInput)
 		}
 		xi[i] = int64(v)
 	}

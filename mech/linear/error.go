@@ -435,6 +435,12 @@ func Evaluate(w Workload, a *Strategy, nz Noise) (Report, error) {
 	p, _ := a.Dims()
 	tse := nz.Variance * tr
 	if math.IsNaN(tse) || math.IsInf(tse, 0) {
+		if t := g.Trace(); math.IsNaN(t) || math.IsInf(t, 0) {
+			// tr(W^T W), the sum of the squared entries of W, overflows:
+			// the workload's scale is the culprit, whatever the strategy.
+			return Report{}, fmt.Errorf("evaluate: %v: the sum of the squared workload entries, tr(W^T W) = %v, is not representable in float64; rescale the workload (its error scales with the square of its entries): %w",
+				w, t, run.ErrBadInput)
+		}
 		// Variance ∝ D1(A)² and tr ∝ 1/scale² of A: entries near 1e154 or
 		// beyond overflow one and underflow the other (1e308 gave NaN).
 		return Report{}, fmt.Errorf("evaluate: %v with strategy %v: the error %v·%v is not representable in float64 (noise scale %v); rescale the strategy, its error does not depend on its scale: %w",

@@ -22,3 +22,7 @@ const (
 	MaxMatrixLine  = 16 << 20
 	MaxMatrixBytes = 1 << 30
 )
+
+// MaxWorkloadFileBytes bounds a JSON workload file (ParseWorkloadJSON's
+// input), read whole by the command-line tool and the C ABI alike.
+const MaxWorkloadFileBytes = 64 << 20

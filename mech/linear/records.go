@@ -61,7 +61,11 @@ func Histogram(attrs []Attribute, r io.Reader, budget run.Budget) ([]float64, er
 			if _, err := strconv.Atoi(fields[0]); err != nil { // a header
 				pos := map[string]int{}
 				for k, f := range fields {
-					pos[strings.TrimSpace(f)] = k
+					name := strings.TrimSpace(f)
+					if j, dup := pos[name]; dup {
+						return nil, fmt.Errorf("histogram: %w: the header (line %d) names column %q twice (columns %d and %d)", run.ErrBadInput, line, name, j+1, k+1)
+					}
+					pos[name] = k
 				}
 				for i, a := range attrs {
 					k, ok := pos[a.Name]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -78,6 +79,9 @@ func ParseWorkloadJSON(data []byte, load MatrixLoader) (Workload, []Attribute, e
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&spec); err != nil {
 		return nil, nil, fmt.Errorf("workload file: %w: %v", run.ErrBadInput, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, nil, fmt.Errorf("workload file: %w: trailing data after the JSON object", run.ErrBadInput)
 	}
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("workload file: %w: %s", run.ErrBadInput, fmt.Sprintf(format, a...))

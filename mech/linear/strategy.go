@@ -34,7 +34,7 @@ type Strategy struct {
 // error is evaluated. This is how an optimised strategy is wired in.
 func StrategyFromMatrix(a *mat.Dense) (*Strategy, error) {
 	if a == nil || a.IsEmpty() {
-		return nil, fmt.Errorf("strategy matrix is empty")
+		return nil, run.BadInputf("strategy matrix is empty")
 	}
 	if err := finiteDense(a); err != nil {
 		return nil, fmt.Errorf("strategy matrix: %w", err)
@@ -42,7 +42,7 @@ func StrategyFromMatrix(a *mat.Dense) (*Strategy, error) {
 	p, n := a.Dims()
 	s := &Strategy{name: fmt.Sprintf("matrix(%dx%d)", p, n), factors: []*mat.Dense{mat.DenseCopyOf(a)}}
 	if s.L1() == 0 {
-		return nil, fmt.Errorf("strategy matrix is all zeros")
+		return nil, run.BadInputf("strategy matrix is all zeros")
 	}
 	return s, nil
 }
@@ -52,13 +52,13 @@ func StrategyFromMatrix(a *mat.Dense) (*Strategy, error) {
 // Kronecker product are the products of the factors' sensitivities.
 func KronStrategy(ss ...*Strategy) (*Strategy, error) {
 	if len(ss) == 0 {
-		return nil, fmt.Errorf("kron strategy: no factors")
+		return nil, run.BadInputf("kron strategy: no factors")
 	}
 	out := &Strategy{}
 	names := make([]string, len(ss))
 	for i, s := range ss {
 		if s == nil {
-			return nil, fmt.Errorf("kron strategy: factor %d is nil", i)
+			return nil, run.BadInputf("kron strategy: factor %d is nil", i)
 		}
 		out.factors = append(out.factors, s.factors...)
 		names[i] = s.name
@@ -95,7 +95,7 @@ func Hierarchical(n, b int, root bool) (*Strategy, error) {
 		return nil, err
 	}
 	if b < 2 {
-		return nil, fmt.Errorf("hierarchical: branching b = %d must be >= 2", b)
+		return nil, run.BadInputf("hierarchical: branching b = %d must be >= 2", b)
 	}
 	var nodes []Interval
 	level := []Interval{{0, n}} // half-open [L, R)
@@ -140,7 +140,7 @@ func Wavelet(n int) (*Strategy, error) {
 		return nil, err
 	}
 	if n&(n-1) != 0 {
-		return nil, fmt.Errorf("wavelet: n = %d is not a power of 2 (pad the domain to %d)", n, 1<<bitsLen(n))
+		return nil, run.BadInputf("wavelet: n = %d is not a power of 2 (pad the domain to %d)", n, 1<<bitsLen(n))
 	}
 	if err := checkDense("wavelet strategy", n, n); err != nil {
 		return nil, err
@@ -239,7 +239,7 @@ func eigenDense(g *mat.SymDense) (*Strategy, error) {
 	n := len(vals)
 	top := vals[n-1]
 	if !(top > 0) {
-		return nil, fmt.Errorf("eigen design: the workload is zero")
+		return nil, run.BadInputf("eigen design: the workload is zero")
 	}
 	a := mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {
@@ -376,7 +376,7 @@ func colNormMax(a *mat.Dense, p int) float64 {
 // MulVec returns A x, applying each Kronecker factor along its mode.
 func (s *Strategy) MulVec(x []float64) ([]float64, error) {
 	if _, n := s.Dims(); len(x) != n {
-		return nil, fmt.Errorf("%v: vector has %d entries, want n = %d", s, len(x), n)
+		return nil, run.BadInputf("%v: vector has %d entries, want n = %d", s, len(x), n)
 	}
 	if s.union != nil {
 		return s.union.mulVec(x)

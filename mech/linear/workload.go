@@ -44,14 +44,14 @@ var (
 
 func checkN(n int) error {
 	if n <= 0 {
-		return fmt.Errorf("domain size n = %d: must be >= 1", n)
+		return run.BadInputf("domain size n = %d: must be >= 1", n)
 	}
 	return nil
 }
 
 func checkLen(w Workload, x []float64) error {
 	if _, n := w.Dims(); len(x) != n {
-		return fmt.Errorf("%v: vector has %d entries, want n = %d", w, len(x), n)
+		return run.BadInputf("%v: vector has %d entries, want n = %d", w, len(x), n)
 	}
 	return nil
 }
@@ -106,7 +106,7 @@ func AllRange(n int) (Workload, error) {
 		return nil, err
 	}
 	if n > 1<<20 {
-		return nil, fmt.Errorf("allrange: n = %d gives %d queries; the limit is n <= 2^20", n, n*(n+1)/2)
+		return nil, fmt.Errorf("allrange: n = %d gives %d queries; the limit is n <= 2^20: %w", n, n*(n+1)/2, run.ErrTooLarge)
 	}
 	return &rangeWorkload{n: n, m: n * (n + 1) / 2, name: fmt.Sprintf("allrange(n=%d)", n),
 		each: func(y func(l, r int)) {
@@ -142,7 +142,7 @@ func WidthRange(n, k int) (Workload, error) {
 		return nil, err
 	}
 	if k < 1 || k > n {
-		return nil, fmt.Errorf("width range: width k = %d must be in [1, n = %d]", k, n)
+		return nil, run.BadInputf("width range: width k = %d must be in [1, n = %d]", k, n)
 	}
 	return &rangeWorkload{n: n, m: n - k + 1, name: fmt.Sprintf("width(n=%d,k=%d)", n, k),
 		each: func(y func(l, r int)) {
@@ -160,7 +160,14 @@ func RandomRange(n, m int, seed uint64) (Workload, error) {
 		return nil, err
 	}
 	if m < 1 {
-		return nil, fmt.Errorf("random range: m = %d queries, must be >= 1", m)
+		return nil, run.BadInputf("random range: m = %d queries, must be >= 1", m)
+	}
+	// The m intervals are held (16 bytes each): checked against the
+	// default budget before they are drawn, so that a huge m is refused
+	// instead of exhausting memory.
+	if err := run.DefaultBudget.Check(fmt.Sprintf("random range: the %d intervals of m = %d queries", m, m), 16*float64(m),
+		"use fewer queries, or state the workload by its structure (allrange, prefix, width)"); err != nil {
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x6c696e656172))
 	iv := make([]Interval, m)
@@ -183,11 +190,11 @@ func Ranges(n int, iv []Interval) (Workload, error) {
 		return nil, err
 	}
 	if len(iv) == 0 {
-		return nil, fmt.Errorf("ranges: no intervals")
+		return nil, run.BadInputf("ranges: no intervals")
 	}
 	for q, v := range iv {
 		if v.L < 0 || v.R >= n || v.L > v.R {
-			return nil, fmt.Errorf("ranges: interval %d = [%d, %d] is not within [0, %d] with L <= R", q, v.L, v.R, n-1)
+			return nil, run.BadInputf("ranges: interval %d = [%d, %d] is not within [0, %d] with L <= R", q, v.L, v.R, n-1)
 		}
 	}
 	iv = append([]Interval(nil), iv...)
@@ -282,7 +289,7 @@ type kronWorkload struct{ fs []Workload }
 // the product of two 1-D ranges. Its Gram is the product of the factors'.
 func Kron(ws ...Workload) (Workload, error) {
 	if len(ws) == 0 {
-		return nil, fmt.Errorf("kron: no factors")
+		return nil, run.BadInputf("kron: no factors")
 	}
 	m, n := 1.0, 1.0
 	for _, w := range ws {
@@ -291,7 +298,7 @@ func Kron(ws ...Workload) (Workload, error) {
 		n *= float64(b)
 	}
 	if m > math.MaxInt32*float64(1<<20) || n > 1<<40 {
-		return nil, fmt.Errorf("kron: %g queries over %g cells is too large to index", m, n)
+		return nil, run.BadInputf("kron: %g queries over %g cells is too large to index", m, n)
 	}
 	return &kronWorkload{fs: append([]Workload(nil), ws...)}, nil
 }
@@ -401,20 +408,20 @@ type marginalWorkload struct {
 // Σ_{|S| = k} ⊗_i (I if i ∈ S else 1 1^T), so tr(W^T W) = C(d,k)·N.
 func Marginals(dims []int, k int) (Workload, error) {
 	if len(dims) == 0 {
-		return nil, fmt.Errorf("marginals: no attributes")
+		return nil, run.BadInputf("marginals: no attributes")
 	}
 	cells := 1.0
 	for i, d := range dims {
 		if d < 1 {
-			return nil, fmt.Errorf("marginals: attribute %d has %d values, must be >= 1", i, d)
+			return nil, run.BadInputf("marginals: attribute %d has %d values, must be >= 1", i, d)
 		}
 		cells *= float64(d)
 	}
 	if cells > 1<<40 {
-		return nil, fmt.Errorf("marginals: domain of %g cells is too large", cells)
+		return nil, fmt.Errorf("marginals: domain of %g cells is too large: %w", cells, run.ErrTooLarge)
 	}
 	if k < 0 || k > len(dims) {
-		return nil, fmt.Errorf("marginals: k = %d must be in [0, %d]", k, len(dims))
+		return nil, run.BadInputf("marginals: k = %d must be in [0, %d]", k, len(dims))
 	}
 	w := &marginalWorkload{dims: append([]int(nil), dims...), k: k}
 	var rec func(start int, cur []int)
@@ -545,12 +552,12 @@ type unionWorkload struct {
 // they must share the domain size n. Its Gram is the sum of their Grams.
 func Union(ws ...Workload) (Workload, error) {
 	if len(ws) == 0 {
-		return nil, fmt.Errorf("union: no workloads")
+		return nil, run.BadInputf("union: no workloads")
 	}
 	_, n := ws[0].Dims()
 	for _, w := range ws[1:] {
 		if _, m := w.Dims(); m != n {
-			return nil, fmt.Errorf("union: %v has domain size %d, %v has %d", ws[0], n, w, m)
+			return nil, run.BadInputf("union: %v has domain size %d, %v has %d", ws[0], n, w, m)
 		}
 	}
 	return &unionWorkload{ws: append([]Workload(nil), ws...)}, nil
@@ -628,7 +635,7 @@ type matrixWorkload struct {
 // FromMatrix returns the explicit workload a (copied). Entries must be finite.
 func FromMatrix(a *mat.Dense) (Workload, error) {
 	if a == nil || a.IsEmpty() {
-		return nil, fmt.Errorf("workload matrix is empty")
+		return nil, run.BadInputf("workload matrix is empty")
 	}
 	if err := finiteDense(a); err != nil {
 		return nil, fmt.Errorf("workload matrix: %w", err)
@@ -642,7 +649,7 @@ func finiteDense(a mat.Matrix) error {
 	for i := 0; i < r; i++ {
 		for j := 0; j < c; j++ {
 			if v := a.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("entry (%d,%d) = %v is not finite", i, j, v)
+				return run.BadInputf("entry (%d,%d) = %v is not finite", i, j, v)
 			}
 		}
 	}
@@ -726,14 +733,14 @@ func ReadMatrix(r io.Reader) (*mat.Dense, error) {
 			i = j
 			k++
 			if cols >= 0 && k > cols {
-				return nil, fmt.Errorf("line %d: more than %d entries, previous rows have %d", line, cols, cols)
+				return nil, run.BadInputf("line %d: more than %d entries, previous rows have %d", line, cols, cols)
 			}
 			v, err := strconv.ParseFloat(f, 64)
 			if err != nil {
-				return nil, fmt.Errorf("line %d, entry %d: %q is not a number", line, k, f)
+				return nil, run.BadInputf("line %d, entry %d: %q is not a number", line, k, f)
 			}
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("line %d, entry %d: %v is not finite", line, k, v)
+				return nil, run.BadInputf("line %d, entry %d: %v is not finite", line, k, v)
 			}
 			if len(data) >= mech.MaxDenseEntries {
 				return nil, fmt.Errorf("line %d: more than %d entries: %w", line, mech.MaxDenseEntries, run.ErrTooLarge)
@@ -741,7 +748,7 @@ func ReadMatrix(r io.Reader) (*mat.Dense, error) {
 			data = append(data, v)
 		}
 		if cols >= 0 && k != cols {
-			return nil, fmt.Errorf("line %d: %d entries, previous rows have %d", line, k, cols)
+			return nil, run.BadInputf("line %d: %d entries, previous rows have %d", line, k, cols)
 		}
 		cols = k
 		rows++
@@ -753,7 +760,7 @@ func ReadMatrix(r io.Reader) (*mat.Dense, error) {
 		return nil, fmt.Errorf("reading matrix: %w", err)
 	}
 	if rows == 0 || cols <= 0 {
-		return nil, fmt.Errorf("reading matrix: no rows")
+		return nil, run.BadInputf("reading matrix: no rows")
 	}
 	return mat.NewDense(rows, cols, data), nil
 }

@@ -4,10 +4,11 @@ package metric
 // it implies, and the cell of a point (docs/MATH.md §18.5).
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/optdp/optdp/run"
 )
 
 // The WGS84 ellipsoid, which turns degrees into km.
@@ -45,14 +46,14 @@ type GeoBox struct {
 func (b GeoBox) Validate() error {
 	for _, v := range []float64{b.South, b.West, b.North, b.East} {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("bbox %v: every coordinate must be a finite number of degrees", b)
+			return run.BadInputf("bbox %v: every coordinate must be a finite number of degrees", b)
 		}
 	}
 	if !(b.South < b.North) || b.South < -89.9 || b.North > 89.9 {
-		return fmt.Errorf("bbox: want -89.9 <= south (%g) < north (%g) <= 89.9 (degrees of latitude)", b.South, b.North)
+		return run.BadInputf("bbox: want -89.9 <= south (%g) < north (%g) <= 89.9 (degrees of latitude)", b.South, b.North)
 	}
 	if !(b.West < b.East) || b.West < -180 || b.East > 180 {
-		return fmt.Errorf("bbox: want -180 <= west (%g) < east (%g) <= 180 (degrees of longitude; a box across the antimeridian is not supported)", b.West, b.East)
+		return run.BadInputf("bbox: want -180 <= west (%g) < east (%g) <= 180 (degrees of longitude; a box across the antimeridian is not supported)", b.West, b.East)
 	}
 	return nil
 }
@@ -67,17 +68,17 @@ func (b GeoBox) String() string {
 // OpenStreetMap's Overpass API) and validates it.
 func ParseGeoBox(s string) (GeoBox, error) {
 	if len(s) > 200 {
-		return GeoBox{}, fmt.Errorf("bbox: %d characters, want 4 numbers", len(s))
+		return GeoBox{}, run.BadInputf("bbox: %d characters, want 4 numbers", len(s))
 	}
 	f := strings.Split(s, ",")
 	if len(f) != 4 {
-		return GeoBox{}, fmt.Errorf("bbox %q: want 4 numbers south,west,north,east (degrees)", s)
+		return GeoBox{}, run.BadInputf("bbox %q: want 4 numbers south,west,north,east (degrees)", s)
 	}
 	var v [4]float64
 	for i, t := range f {
 		x, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
 		if err != nil {
-			return GeoBox{}, fmt.Errorf("bbox %q: %q is not a number", s, t)
+			return GeoBox{}, run.BadInputf("bbox %q: %q is not a number", s, t)
 		}
 		v[i] = x
 	}
@@ -123,17 +124,17 @@ func GeoGrid(w, h int, b GeoBox, step float64, norm Norm) (*GridMetric, error) {
 		return nil, err
 	}
 	if w < 1 || h < 1 {
-		return nil, fmt.Errorf("grid: w and h must be >= 1, got w=%d h=%d", w, h)
+		return nil, run.BadInputf("grid: w and h must be >= 1, got w=%d h=%d", w, h)
 	}
 	cw, ch := b.CellKm(w, h)
 	auto := math.Min(cw, ch)
 	if !(auto > 0) || math.IsInf(auto, 0) {
-		return nil, fmt.Errorf("grid: bbox %v with w=%d, h=%d gives cells of %g x %g km", b, w, h, cw, ch)
+		return nil, run.BadInputf("grid: bbox %v with w=%d, h=%d gives cells of %g x %g km", b, w, h, cw, ch)
 	}
 	if step == 0 {
 		step = auto
 	} else if step > auto*(1+1e-12) {
-		return nil, fmt.Errorf("grid: step=%g km is larger than the bbox's cells (%.6g x %.6g km, so at most %.9g): the grid would overstate distances", step, cw, ch, auto)
+		return nil, run.BadInputf("grid: step=%g km is larger than the bbox's cells (%.6g x %.6g km, so at most %.9g): the grid would overstate distances", step, cw, ch, auto)
 	}
 	g, err := Grid(w, h, step, norm)
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/optdp/optdp/run"
 )
 
 // GraphMetric is the shortest-path metric of an undirected, unweighted answer
@@ -56,7 +58,7 @@ func NewGraph(n int, edges [][2]int) (*GraphMetric, error) {
 	for k, e := range edges {
 		i, j := e[0], e[1]
 		if i < 0 || j < 0 || i >= n || j >= n {
-			return nil, fmt.Errorf("graph: edge %d (%d,%d) has a vertex outside 0..%d", k, i, j, n-1)
+			return nil, run.BadInputf("graph: edge %d (%d,%d) has a vertex outside 0..%d", k, i, j, n-1)
 		}
 		e32[k] = [2]int32{int32(i), int32(j)}
 	}
@@ -66,10 +68,10 @@ func NewGraph(n int, edges [][2]int) (*GraphMetric, error) {
 // checkGraphSize applies MaxGraphVertices and MaxGraphEdges.
 func checkGraphSize(n, m int) error {
 	if n < 1 || n > MaxGraphVertices {
-		return fmt.Errorf("graph: n must be in 1..%d (MaxGraphVertices), got %d", MaxGraphVertices, n)
+		return run.BadInputf("graph: n must be in 1..%d (MaxGraphVertices), got %d", MaxGraphVertices, n)
 	}
 	if m > MaxGraphEdges {
-		return fmt.Errorf("graph: %d edges, more than the limit of %d (MaxGraphEdges)", m, MaxGraphEdges)
+		return run.BadInputf("graph: %d edges, more than the limit of %d (MaxGraphEdges)", m, MaxGraphEdges)
 	}
 	return nil
 }
@@ -80,7 +82,7 @@ func newGraph(n int, edges [][2]int32) (*GraphMetric, error) {
 	for k, e := range edges {
 		i, j := e[0], e[1]
 		if i == j {
-			return nil, fmt.Errorf("graph: edge %d is a self loop at vertex %d", k, i)
+			return nil, run.BadInputf("graph: edge %d is a self loop at vertex %d", k, i)
 		}
 		deg[i+1]++
 		deg[j+1]++

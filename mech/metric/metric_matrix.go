@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/optdp/optdp/run"
 )
 
 // TriangleTol is the relative slack of the triangle-inequality check of
@@ -37,15 +39,15 @@ var _ Metric = (*MatrixMetric)(nil)
 func NewMatrix(d [][]float64) (*MatrixMetric, error) {
 	n := len(d)
 	if n < 1 {
-		return nil, errors.New("distance matrix: empty")
+		return nil, run.BadInputf("distance matrix: empty")
 	}
 	if n > MaxMatrixAnswers {
-		return nil, fmt.Errorf("distance matrix: %d×%d is larger than the %d×%d limit of the (cubic) validation", n, n, MaxMatrixAnswers, MaxMatrixAnswers)
+		return nil, run.BadInputf("distance matrix: %d×%d is larger than the %d×%d limit of the (cubic) validation", n, n, MaxMatrixAnswers, MaxMatrixAnswers)
 	}
 	flat := make([]float64, n*n)
 	for i, row := range d {
 		if len(row) != n {
-			return nil, fmt.Errorf("distance matrix: row %d has %d entries, want %d (the matrix must be square)", i, len(row), n)
+			return nil, run.BadInputf("distance matrix: row %d has %d entries, want %d (the matrix must be square)", i, len(row), n)
 		}
 		copy(flat[i*n:], row)
 	}
@@ -60,19 +62,19 @@ func newMatrix(n int, d []float64) (*MatrixMetric, error) {
 			x := m.d[i*n+j]
 			switch {
 			case math.IsNaN(x):
-				return nil, fmt.Errorf("distance matrix: d(%d,%d) is NaN", i, j)
+				return nil, run.BadInputf("distance matrix: d(%d,%d) is NaN", i, j)
 			case i == j && x != 0:
-				return nil, fmt.Errorf("distance matrix: diagonal d(%d,%d) = %v, must be 0", i, j, x)
+				return nil, run.BadInputf("distance matrix: diagonal d(%d,%d) = %v, must be 0", i, j, x)
 			case i != j && !(x > 0):
-				return nil, fmt.Errorf("distance matrix: d(%d,%d) = %v, distinct answers must be at a positive distance", i, j, x)
+				return nil, run.BadInputf("distance matrix: d(%d,%d) = %v, distinct answers must be at a positive distance", i, j, x)
 			case x != m.d[j*n+i]:
-				return nil, fmt.Errorf("distance matrix: not symmetric, d(%d,%d) = %v but d(%d,%d) = %v", i, j, x, j, i, m.d[j*n+i])
+				return nil, run.BadInputf("distance matrix: not symmetric, d(%d,%d) = %v but d(%d,%d) = %v", i, j, x, j, i, m.d[j*n+i])
 			}
 		}
 	}
 	if i, j, k, ok := firstTriangleViolation(n, m.d); ok {
 		dij, dik, dkj := m.d[i*n+j], m.d[i*n+k], m.d[k*n+j]
-		return nil, fmt.Errorf("distance matrix: triangle inequality fails for (i,j,k) = (%d,%d,%d): d(%d,%d) = %v > d(%d,%d) + d(%d,%d) = %v + %v",
+		return nil, run.BadInputf("distance matrix: triangle inequality fails for (i,j,k) = (%d,%d,%d): d(%d,%d) = %v > d(%d,%d) + d(%d,%d) = %v + %v",
 			i, j, k, i, j, dij, i, k, k, j, dik, dkj)
 	}
 	return m, nil

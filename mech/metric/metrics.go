@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
+
+	"github.com/optdp/optdp/run"
 )
 
 // LineMetric is the path 0 - 1 - ... - n-1: d(i,j) = |i-j|. The counting
@@ -20,7 +22,7 @@ var (
 // Line returns the path metric on n >= 1 answers.
 func Line(n int) (*LineMetric, error) {
 	if n < 1 || n > MaxAnswers {
-		return nil, fmt.Errorf("line: n must be in 1..2^53, got %d", n)
+		return nil, run.BadInputf("line: n must be in 1..2^53, got %d", n)
 	}
 	return &LineMetric{n: n}, nil
 }
@@ -62,7 +64,7 @@ var (
 // Ring returns the cycle metric on n >= 1 answers (n = 2 is a single edge).
 func Ring(n int) (*RingMetric, error) {
 	if n < 1 || n > MaxAnswers {
-		return nil, fmt.Errorf("ring: n must be in 1..2^53, got %d", n)
+		return nil, run.BadInputf("ring: n must be in 1..2^53, got %d", n)
 	}
 	return &RingMetric{n: n}, nil
 }
@@ -121,7 +123,7 @@ var (
 // Clique returns the complete-graph metric on n >= 1 answers.
 func Clique(n int) (*CliqueMetric, error) {
 	if n < 1 || n > MaxAnswers {
-		return nil, fmt.Errorf("clique: n must be in 1..2^53, got %d", n)
+		return nil, run.BadInputf("clique: n must be in 1..2^53, got %d", n)
 	}
 	return &CliqueMetric{n: n}, nil
 }
@@ -174,11 +176,11 @@ var (
 // v >= 1.
 func Sum(u, v int) (*SumMetric, error) {
 	if u < 1 || v < 1 {
-		return nil, fmt.Errorf("sum: u and v must be >= 1, got u=%d v=%d", u, v)
+		return nil, run.BadInputf("sum: u and v must be >= 1, got u=%d v=%d", u, v)
 	}
 	hi, lo := bits.Mul64(uint64(u), uint64(v))
 	if hi != 0 || lo >= MaxAnswers {
-		return nil, fmt.Errorf("sum: u·v+1 answers for u=%d v=%d exceeds 2^53", u, v)
+		return nil, run.BadInputf("sum: u·v+1 answers for u=%d v=%d exceeds 2^53", u, v)
 	}
 	return &SumMetric{u: u, v: v}, nil
 }
@@ -231,11 +233,11 @@ var (
 // KCount returns the k-count metric for u >= 1 records and k >= 1 queries.
 func KCount(u, k int) (*KCountMetric, error) {
 	if u < 1 || k < 1 {
-		return nil, fmt.Errorf("kcount: u and k must be >= 1, got u=%d k=%d", u, k)
+		return nil, run.BadInputf("kcount: u and k must be >= 1, got u=%d k=%d", u, k)
 	}
 	n, ok := powInt(u+1, k)
 	if !ok {
-		return nil, fmt.Errorf("kcount: (u+1)^k answers for u=%d k=%d exceeds 2^53", u, k)
+		return nil, run.BadInputf("kcount: (u+1)^k answers for u=%d k=%d exceeds 2^53", u, k)
 	}
 	return &KCountMetric{u: u, k: k, side: u + 1, n: n}, nil
 }
@@ -336,11 +338,11 @@ var (
 // Hamming returns the Hamming metric on v^u databases, u >= 1, v >= 2.
 func Hamming(u, v int) (*HammingMetric, error) {
 	if u < 1 || v < 2 {
-		return nil, fmt.Errorf("hamming: need u >= 1 and v >= 2, got u=%d v=%d", u, v)
+		return nil, run.BadInputf("hamming: need u >= 1 and v >= 2, got u=%d v=%d", u, v)
 	}
 	n, ok := powInt(v, u)
 	if !ok {
-		return nil, fmt.Errorf("hamming: v^u databases for u=%d v=%d exceeds 2^53", u, v)
+		return nil, run.BadInputf("hamming: v^u databases for u=%d v=%d exceeds 2^53", u, v)
 	}
 	return &HammingMetric{u: u, v: v, n: n}, nil
 }
@@ -442,7 +444,7 @@ func ParseNorm(s string) (Norm, error) {
 	case "chebyshev":
 		return Chebyshev, nil
 	}
-	return 0, fmt.Errorf("unknown norm %q (want euclid, manhattan or chebyshev)", s)
+	return 0, run.BadInputf("unknown norm %q (want euclid, manhattan or chebyshev)", s)
 }
 
 // GridMetric is a w×h grid of locations with spacing step (km): point
@@ -463,17 +465,17 @@ var (
 // Grid returns the w×h grid metric with spacing step > 0 and the given norm.
 func Grid(w, h int, step float64, norm Norm) (*GridMetric, error) {
 	if w < 1 || h < 1 {
-		return nil, fmt.Errorf("grid: w and h must be >= 1, got w=%d h=%d", w, h)
+		return nil, run.BadInputf("grid: w and h must be >= 1, got w=%d h=%d", w, h)
 	}
 	if !(step > 0) || math.IsInf(step, 0) {
-		return nil, fmt.Errorf("grid: step must be a finite number > 0, got %v", step)
+		return nil, run.BadInputf("grid: step must be a finite number > 0, got %v", step)
 	}
 	if norm < Euclid || norm > Chebyshev {
-		return nil, fmt.Errorf("grid: unknown norm %v", norm)
+		return nil, run.BadInputf("grid: unknown norm %v", norm)
 	}
 	hi, lo := bits.Mul64(uint64(w), uint64(h))
 	if hi != 0 || lo > MaxAnswers {
-		return nil, fmt.Errorf("grid: w·h answers for w=%d h=%d exceeds 2^53", w, h)
+		return nil, run.BadInputf("grid: w·h answers for w=%d h=%d exceeds 2^53", w, h)
 	}
 	return &GridMetric{w: w, h: h, step: step, norm: norm}, nil
 }

@@ -1,11 +1,14 @@
 package metric
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/optdp/optdp/run"
 )
 
 // metricKinds lists the spec kinds and their parameters (required first).
@@ -49,7 +52,7 @@ func Parse(spec string) (Metric, error) {
 	kind, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")
 	k, ok := metricKinds[kind]
 	if !ok {
-		return nil, fmt.Errorf("metric spec %q: unknown kind %q (want one of %s)", spec, kind, strings.Join(Kinds(), ", "))
+		return nil, run.BadInputf("metric spec %q: unknown kind %q (want one of %s)", spec, kind, strings.Join(Kinds(), ", "))
 	}
 	params := map[string]string{}
 	if rest != "" {
@@ -62,13 +65,13 @@ func Parse(spec string) (Metric, error) {
 			key, val, ok := strings.Cut(kv, "=")
 			key, val = strings.TrimSpace(key), strings.TrimSpace(val)
 			if !ok || key == "" || val == "" {
-				return nil, fmt.Errorf("metric spec %q: parameter %q is not key=value", spec, kv)
+				return nil, run.BadInputf("metric spec %q: parameter %q is not key=value", spec, kv)
 			}
 			if !slices.Contains(k.required, key) && !slices.Contains(k.optional, key) {
-				return nil, fmt.Errorf("metric spec %q: unknown parameter %q for %s (want %s)", spec, key, kind, strings.Join(append(slices.Clone(k.required), k.optional...), ", "))
+				return nil, run.BadInputf("metric spec %q: unknown parameter %q for %s (want %s)", spec, key, kind, strings.Join(append(slices.Clone(k.required), k.optional...), ", "))
 			}
 			if _, dup := params[key]; dup {
-				return nil, fmt.Errorf("metric spec %q: parameter %q given twice", spec, key)
+				return nil, run.BadInputf("metric spec %q: parameter %q given twice", spec, key)
 			}
 			params[key] = val
 			last = key
@@ -76,7 +79,7 @@ func Parse(spec string) (Metric, error) {
 	}
 	for _, key := range k.required {
 		if _, ok := params[key]; !ok {
-			return nil, fmt.Errorf("metric spec %q: missing parameter %q (%s needs %s)", spec, key, kind, strings.Join(k.required, ", "))
+			return nil, run.BadInputf("metric spec %q: missing parameter %q (%s needs %s)", spec, key, kind, strings.Join(k.required, ", "))
 		}
 	}
 	ints := map[string]int{}
@@ -86,7 +89,7 @@ func Parse(spec string) (Metric, error) {
 		}
 		x, err := strconv.Atoi(val)
 		if err != nil {
-			return nil, fmt.Errorf("metric spec %q: %s=%q is not an integer", spec, key, val)
+			return nil, run.BadInputf("metric spec %q: %s=%q is not an integer", spec, key, val)
 		}
 		ints[key] = x
 	}
@@ -112,7 +115,7 @@ func Parse(spec string) (Metric, error) {
 		if s, ok := params["step"]; ok {
 			step, err = strconv.ParseFloat(s, 64)
 			if err != nil {
-				return nil, fmt.Errorf("metric spec %q: step=%q is not a number", spec, s)
+				return nil, run.BadInputf("metric spec %q: step=%q is not a number", spec, s)
 			}
 		}
 		if s, ok := params["norm"]; ok {
@@ -135,7 +138,11 @@ func Parse(spec string) (Metric, error) {
 		m, err = readMetricFile(kind, params["file"])
 	}
 	if err != nil {
-		return nil, fmt.Errorf("metric spec %q: %w", spec, err)
+		if errors.Is(err, run.ErrTooLarge) || errors.Is(err, run.ErrBadInput) {
+			return nil, fmt.Errorf("metric spec %q: %w", spec, err)
+		}
+		// The spec's file cannot be read or is invalid: the input is bad.
+		return nil, run.BadInputf("metric spec %q: %w", spec, err)
 	}
 	return m, nil
 }

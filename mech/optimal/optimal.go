@@ -180,6 +180,18 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 	if err := metric.CheckEps(eps); err != nil {
 		return nil, fmt.Errorf("optimal: %w", err)
 	}
+	// Negative numbers are refused rather than read as the defaults (0), so
+	// that every door (Go, the command line, the C ABI, Python) agrees.
+	switch {
+	case !(o.Tol >= 0) || math.IsInf(o.Tol, 0):
+		return nil, run.BadInputf("optimal: tol = %v (want a finite tolerance >= 0; 0 for the default)", o.Tol)
+	case o.MaxIter < 0:
+		return nil, run.BadInputf("optimal: max iter = %d (want >= 0; 0 for the default)", o.MaxIter)
+	case o.Workers < 0:
+		return nil, run.BadInputf("optimal: workers = %d (want >= 0; 0 for GOMAXPROCS)", o.Workers)
+	case !(o.Delta >= 0):
+		return nil, run.BadInputf("optimal: delta = %v (want a stretch >= 1, or 0 for the default)", o.Delta)
+	}
 	n := m.Len()
 	if err := mech.ValidateDenseSize(n, n, "optimal mechanism"); err != nil {
 		return nil, err

@@ -34,6 +34,9 @@ type Plan struct {
 // problem too large for the memory limit is returned with its DenseBytes so
 // the caller can say so.
 func Estimate(m metric.Metric, opts *Options) (Plan, error) {
+	if err := opts.check(); err != nil {
+		return Plan{}, fmt.Errorf("tight %s: %w", m, err)
+	}
 	o := opts.orDefault()
 	s, err := selectTightSolver(m, o.Solver, &o)
 	if err != nil {

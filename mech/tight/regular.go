@@ -60,6 +60,9 @@ func Regular(ctx context.Context, m metric.Metric, eps float64, prior []float64,
 	if err := mech.ValidatePrior(prior, n); err != nil {
 		return nil, fmt.Errorf("regular %s: %w", m, err)
 	}
+	if err := opts.check(); err != nil {
+		return nil, fmt.Errorf("regular: %w", err)
+	}
 	o := opts.orDefault()
 	if err := o.Budget.CheckDense("regular prior of "+m.String(), n, 2, denseAdvice); err != nil {
 		return nil, err

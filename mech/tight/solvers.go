@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/run"
 	"github.com/optdp/optdp/solve"
 	"gonum.org/v1/gonum/mat"
 )
@@ -108,7 +109,7 @@ func selectTightSolver(m metric.Metric, name Solver, o *Options) (tightSolver, e
 			return s, nil
 		}
 	}
-	return tightSolver{}, fmt.Errorf("unknown solver %q (want one of %s)", name, solverList())
+	return tightSolver{}, run.BadInputf("unknown solver %q (want one of %s)", name, solverList())
 }
 
 // solverList is Solvers joined by ", ".

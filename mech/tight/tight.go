@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/optdp/optdp/backend"
@@ -35,8 +36,8 @@ type Options struct {
 	// small bandwidth and n > 2000, else dense), "dense", "closed-form",
 	// "kron", "toeplitz" or "banded"; see Solvers.
 	Solver Solver `json:"solver"`
-	// MaxMechanismN is the largest n for which X is built (<= 0:
-	// DefaultMaxMechanismN).
+	// MaxMechanismN is the largest n for which X is built (0:
+	// DefaultMaxMechanismN; negative is refused).
 	MaxMechanismN int `json:"max_mechanism_n"`
 	// NoMechanism skips building (and auditing) X.
 	NoMechanism bool `json:"no_mechanism"`
@@ -45,6 +46,23 @@ type Options struct {
 	// a report after each iteration of an iterative solver (the Toeplitz
 	// solver: Iter and Gap = the estimated relative residual).
 	run.Settings
+}
+
+// check refuses options outside their domain (an unknown solver, a
+// negative MaxMechanismN) with an error wrapping run.ErrBadInput, so that
+// every door (the Go API, the command line, the C ABI and Python) refuses
+// them alike instead of reading them as the defaults.
+func (o *Options) check() error {
+	if o == nil {
+		return nil
+	}
+	if o.MaxMechanismN < 0 {
+		return run.BadInputf("max mechanism n = %d (want >= 0; 0 for the default %d)", o.MaxMechanismN, DefaultMaxMechanismN)
+	}
+	if o.Solver != "" && !slices.Contains(Solvers(), o.Solver) {
+		return run.BadInputf("unknown solver %q (want one of %s)", o.Solver, solverList())
+	}
+	return nil
 }
 
 func (o *Options) orDefault() Options {
@@ -145,6 +163,9 @@ type Result struct {
 // sizes above the memory limit (the message gives the bytes needed).
 func Solve(ctx context.Context, m metric.Metric, eps float64, opts *Options) (*Result, error) {
 	if err := metric.CheckEps(eps); err != nil {
+		return nil, fmt.Errorf("tight: %w", err)
+	}
+	if err := opts.check(); err != nil {
 		return nil, fmt.Errorf("tight: %w", err)
 	}
 	o := opts.orDefault()

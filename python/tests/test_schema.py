@@ -19,16 +19,18 @@ SCHEMA = _lib.json_call("optdp_schema")
 # they differ, fields filled from elsewhere than the document (out-parameters
 # and one class serving two documents), keys read but not kept).
 CLASSES = [
-    ("optdp_tight", (), optdp.TightResult, {}, {"x", "z", "mechanism"}, set()),
+    # verdict: the library's string of the exists/regular key, which the
+    # class maps to True/False/None.
+    ("optdp_tight", (), optdp.TightResult, {}, {"x", "z", "mechanism", "verdict"}, set()),
     ("optdp_tight", ("audit",), optdp.AuditReport, {}, set(), set()),
     ("optdp_tight", ("audit", "violation"), optdp.Violation, {}, set(), set()),
     ("optdp_audit", (), optdp.AuditReport, {}, set(), set()),
     ("optdp_audit", ("violation",), optdp.Violation, {}, set(), set()),
     ("optdp_sampler_new", ("audit",), optdp.AuditReport, {}, set(), set()),
     ("optdp_sampler_new", ("audit", "violation"), optdp.Violation, {}, set(), set()),
-    ("optdp_threshold", (), optdp.ThresholdResult, {}, set(), set()),
-    ("optdp_regular", (), optdp.RegularResult, {}, set(), set()),
-    ("optdp_regular_product", (), optdp.ProductRegularResult, {}, set(), set()),
+    ("optdp_threshold", (), optdp.ThresholdResult, {}, {"verdict"}, set()),
+    ("optdp_regular", (), optdp.RegularResult, {}, {"verdict"}, set()),
+    ("optdp_regular_product", (), optdp.ProductRegularResult, {}, {"verdict"}, set()),
     ("optdp_optimal", (), optdp.OptimalResult, {}, {"x"}, set()),
     ("optdp_shannon_capacity", (), qif.Capacity, {}, {"exact"}, set()),
     ("optdp_mul_g_capacity", (), qif.Capacity, {"iterations": "lps"}, set(), set()),

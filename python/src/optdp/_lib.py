@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ctypes
 import json
+import math
+import numbers
 import os
 import sys
 import threading
@@ -244,26 +246,135 @@ def handle_call(name: str, *args: Any) -> int:
     return int(out.value)
 
 
-def as_matrix(x: Any, name: str) -> np.ndarray:
-    """x as a C-contiguous 2-D float64 array (a copy only when needed)."""
+def _float_array(x: Any, name: str) -> np.ndarray:
+    """x as a C-contiguous float64 array, refusing what would convert with
+    a silent loss: complex numbers (the imaginary part would be dropped),
+    strings and bytes (parsed as numbers), objects that are not real
+    numbers, and integers beyond 2^53 (rounded)."""
     try:
-        a = np.ascontiguousarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as e:
+        raw = x if isinstance(x, np.ndarray) else np.asarray(x)
+    except (TypeError, ValueError, OverflowError, RecursionError) as e:
         raise BadInputError(f"optdp: {name} is not an array of numbers ({e})") from None
+    kind = raw.dtype.kind
+    if kind == "c":
+        raise BadInputError(f"optdp: {name} is complex (dtype {raw.dtype}); pass real numbers (e.g. x.real, "
+                            "after checking the imaginary part is 0)")
+    if kind in "USVMm":
+        raise BadInputError(f"optdp: {name} has dtype {raw.dtype}, not a number type")
+    if kind == "O":
+        for v in raw.flat:
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Real, np.number)) \
+                    or isinstance(v, (complex, np.complexfloating)):
+                raise BadInputError(f"optdp: {name} holds {v!r} ({type(v).__name__}), not a real number")
+            if isinstance(v, (int, np.integer)) and abs(int(v)) > 2**53:
+                raise BadInputError(f"optdp: {name} holds the integer {v}, beyond 2^53, which float64 cannot carry "
+                                    "exactly")
+    if kind in "iu" and raw.size and (int(raw.max()) > 2**53 or int(raw.min()) < -2**53):
+        raise BadInputError(f"optdp: {name} holds integers beyond 2^53, which float64 cannot carry exactly")
+    try:
+        with np.errstate(all="ignore"):
+            a = np.ascontiguousarray(raw, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise BadInputError(f"optdp: {name} is not an array of numbers ({e})") from None
+    return a
+
+
+def as_matrix(x: Any, name: str) -> np.ndarray:
+    """x as a C-contiguous 2-D float64 array (a copy only when needed); an
+    empty matrix, complex or string entries are refused (BadInputError)."""
+    a = _float_array(x, name)
     if a.ndim != 2:
         raise BadInputError(f"optdp: {name} must be a 2-D array (a matrix), got shape {a.shape}")
+    if a.shape[0] == 0 or a.shape[1] == 0:
+        raise BadInputError(f"optdp: {name} is empty (shape {a.shape}); want at least one row and one column")
     return a
 
 
 def as_vector(x: Any, name: str) -> np.ndarray:
-    """x as a C-contiguous 1-D float64 array."""
-    try:
-        a = np.ascontiguousarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as e:
-        raise BadInputError(f"optdp: {name} is not an array of numbers ({e})") from None
+    """x as a C-contiguous 1-D float64 array (see as_matrix)."""
+    a = _float_array(x, name)
     if a.ndim != 1:
         raise BadInputError(f"optdp: {name} must be a 1-D array, got shape {a.shape}")
     return a
+
+
+def as_int_array(x: Any, name: str) -> np.ndarray:
+    """x as a C-contiguous int64 array of exact integers: integer dtypes
+    within int64, or floats with integral values; booleans, complex,
+    strings and fractions (1.7 is not vertex 1) are refused."""
+    try:
+        raw = x if isinstance(x, np.ndarray) else np.asarray(x)
+    except (TypeError, ValueError, OverflowError, RecursionError) as e:
+        raise BadInputError(f"optdp: {name} is not an array of integers ({e})") from None
+    if raw.size == 0:
+        return np.zeros(raw.shape, dtype=np.int64)
+    kind = raw.dtype.kind
+    if kind == "O":
+        vals = list(raw.flat)
+        if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in vals):
+            if any(not -2**63 <= int(v) < 2**63 for v in vals):
+                raise BadInputError(f"optdp: {name} holds integers outside int64")
+            return np.ascontiguousarray(np.array([int(v) for v in vals], dtype=np.int64).reshape(raw.shape))
+        raise BadInputError(f"optdp: {name} must hold integers only")
+    if kind == "i":
+        return np.ascontiguousarray(raw, dtype=np.int64)
+    if kind == "u":
+        if int(raw.max()) >= 2**63:
+            raise BadInputError(f"optdp: {name} holds integers outside int64")
+        return np.ascontiguousarray(raw, dtype=np.int64)
+    if kind == "f":
+        if not np.all(np.isfinite(raw)) or not np.all(raw == np.trunc(raw)):
+            raise BadInputError(f"optdp: {name} must hold integers, got non-integral or non-finite values "
+                                f"(e.g. {raw[~(np.isfinite(raw) & (raw == np.trunc(raw)))].flat[0]!r})")
+        if np.abs(raw).max() >= 2**53:
+            raise BadInputError(f"optdp: {name} holds values beyond 2^53 as floats; pass them as integers")
+        return np.ascontiguousarray(raw, dtype=np.int64)
+    raise BadInputError(f"optdp: {name} must hold integers, got dtype {raw.dtype}")
+
+
+def as_int(v: Any, name: str, minimum: Optional[int] = None) -> int:
+    """v as a Python int: an integer, or a float with an integral value;
+    bools, fractions (2.5), NaN and strings are refused, and values below
+    minimum when given."""
+    if isinstance(v, (bool, np.bool_)):
+        raise BadInputError(f"optdp: {name} must be an integer, got {v!r}")
+    if isinstance(v, (int, np.integer)):
+        r = int(v)
+    elif isinstance(v, (float, np.floating)) and math.isfinite(v) and float(v).is_integer():
+        r = int(v)
+    else:
+        raise BadInputError(f"optdp: {name} must be an integer, got {v!r}")
+    if minimum is not None and r < minimum:
+        raise BadInputError(f"optdp: {name} = {r} (want >= {minimum})")
+    return r
+
+
+def as_float(v: Any, name: str) -> float:
+    """v as a Python float (a real number; complex, strings and bools are
+    refused)."""
+    if isinstance(v, (bool, np.bool_, str, bytes, complex, np.complexfloating)) or \
+            not isinstance(v, (numbers.Real, np.number)):
+        raise BadInputError(f"optdp: {name} must be a real number, got {v!r}")
+    return float(v)
+
+
+# Options that are counts, sizes or tolerances: negative values are refused
+# (the library used to read them as the defaults; a negative budget would
+# lift the memory limit of this process).
+NONNEGATIVE_OPTIONS = ("budget", "tol", "max_iter", "workers", "max_mechanism_n", "restarts", "p", "steps")
+
+
+def check_options(options: Dict[str, Any]) -> None:
+    """Refuses a negative or non-finite value of the options in
+    NONNEGATIVE_OPTIONS (BadInputError), before the library is called."""
+    for k in NONNEGATIVE_OPTIONS:
+        v = options.get(k)
+        if v is None:
+            continue
+        if isinstance(v, float) and not math.isfinite(v):
+            raise BadInputError(f"optdp: {k} = {v!r} (want a finite number >= 0)")
+        if v < 0:
+            raise BadInputError(f"optdp: {k} = {v!r} (want >= 0; 0 for the default)")
 
 
 def dptr(a: Optional[np.ndarray]):
@@ -273,16 +384,35 @@ def dptr(a: Optional[np.ndarray]):
     return a.ctypes.data_as(_P_DOUBLE)
 
 
-def cstr(s: Optional[str]) -> Optional[bytes]:
-    return None if s is None else s.encode("utf-8")
+def cstr(s: Optional[str], name: str = "a string argument") -> Optional[bytes]:
+    """s as a NUL-terminated UTF-8 C string; a NUL inside s is refused (C
+    would read only the part before it)."""
+    if s is None:
+        return None
+    if not isinstance(s, str):
+        raise BadInputError(f"optdp: {name} must be a string, got {type(s).__name__}")
+    if "\x00" in s:
+        raise BadInputError(f"optdp: {name} contains a NUL character: {s!r}")
+    try:
+        return s.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise BadInputError(f"optdp: {name} is not valid Unicode ({e})") from None
+
+
+# The deepest operator tree the library accepts (maxOpDepth of the C ABI).
+MAX_OPERATOR_DEPTH = 64
 
 
 def dumps(v: Any) -> bytes:
-    """JSON for an argument; NaN and infinities are refused here."""
+    """JSON for an argument; NaN and infinities are refused here, and so is
+    nesting too deep to encode."""
     try:
         return json.dumps(v, allow_nan=False).encode("utf-8")
     except ValueError as e:
         raise BadInputError(f"optdp: {e} (arguments must be finite numbers)") from None
+    except RecursionError:
+        raise BadInputError(f"optdp: an argument is nested too deeply (operator trees: at most "
+                            f"{MAX_OPERATOR_DEPTH} levels)") from None
 
 
 T = TypeVar("T")
@@ -315,8 +445,9 @@ def cancellable(options: Dict[str, Any], timeout: Optional[float], call: Callabl
     interrupt, or an exception from progress, cancels the token, waits for
     the library to return, and is re-raised.
     """
+    check_options(options)
     if timeout is not None:
-        options = dict(options, timeout_s=float(timeout))
+        options = dict(options, timeout_s=as_float(timeout, "timeout"))
     token = handle_call("optdp_cancel_new")
     try:
         arg = dumps(dict(options, cancel=token))

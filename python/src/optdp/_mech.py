@@ -48,7 +48,7 @@ def audit_report(r: dict) -> AuditReport:
     v = r.get("violation")
     viol = None if v is None else Violation(int(v["i"]), int(v["h"]), int(v["o"]), float(v["log_ratio"]),
                                             float(v["dist"]))
-    return AuditReport(float(r["eps"]), bool(r["private"]), tuple(int(w) for w in r["worst"]), int(r["pairs"]), viol)
+    return AuditReport(float(r["eps"]), bool(r["private"]), tuple(_lib.as_int(w, "w") for w in r["worst"]), int(r["pairs"]), viol)
 
 
 def audit(x: Any, metric: MetricLike, eps: float) -> AuditReport:
@@ -60,12 +60,14 @@ def audit(x: Any, metric: MetricLike, eps: float) -> AuditReport:
     otherwise). A violation names the worst constraint."""
     a = _lib.as_matrix(x, "noise matrix")
     m = as_metric(metric)
-    r = _lib.json_call("optdp_audit", _lib.dptr(a), a.shape[0], a.shape[1], m._handle, float(eps))
+    r = _lib.json_call("optdp_audit", _lib.dptr(a), a.shape[0], a.shape[1], m._handle, _lib.as_float(eps, "eps"))
     return audit_report(r)
 
 
 def _prior(prior: Any, n: int) -> np.ndarray:
     if prior is None:
+        if n <= 0:
+            raise BadInputError("optdp: the noise matrix has no rows, so there is no uniform prior")
         return np.full(n, 1.0 / n)
     return _lib.as_vector(prior, "prior")
 
@@ -128,20 +130,20 @@ def bnd(u: int, v: int, eps: float) -> float:
     """Bnd(u, v, eps) = u log2(v e^eps / (v - 1 + e^eps)) bits: the largest
     min-entropy leakage of an eps-DP mechanism about a database of u
     individuals with v values each."""
-    return _lib.float_call("optdp_bnd", int(u), int(v), float(eps))
+    return _lib.float_call("optdp_bnd", _lib.as_int(u, "u"), _lib.as_int(v, "v"), _lib.as_float(eps, "eps"))
 
 
 def range_bound(u: int, v: int, r: int, eps: float) -> float:
     """The leakage bound, in bits, for eps-DP mechanisms with at most r
     outputs on databases of u individuals with v values (Proposition 20 of
     the QIF journal paper; Bnd when r >= v^u)."""
-    return _lib.float_call("optdp_range_bound", int(u), int(v), int(r), float(eps))
+    return _lib.float_call("optdp_range_bound", _lib.as_int(u, "u"), _lib.as_int(v, "v"), _lib.as_int(r, "r"), _lib.as_float(eps, "eps"))
 
 
 def individual_bound(v: int, eps: float) -> float:
     """log2(v e^eps / (v - 1 + e^eps)) bits: the leakage about one individual
     with v values when all others are known."""
-    return _lib.float_call("optdp_individual_bound", int(v), float(eps))
+    return _lib.float_call("optdp_individual_bound", _lib.as_int(v, "v"), _lib.as_float(eps, "eps"))
 
 
 # ---- baselines ----
@@ -151,44 +153,44 @@ def truncated_geometric(n: int, eps: float, sens: int = 1) -> np.ndarray:
     sensitivity sens, alpha = e^(-eps/sens): X[i][k] = alpha^|i-k| (1-alpha)/
     (1+alpha) inside, alpha^i/(1+alpha) and alpha^(n-1-i)/(1+alpha) at the
     ends. Audited before it is returned."""
-    return _lib.matrix_call("optdp_truncated_geometric", int(n), float(eps), int(sens))
+    return _lib.matrix_call("optdp_truncated_geometric", _lib.as_int(n, "n"), _lib.as_float(eps, "eps"), _lib.as_int(sens, "sens"))
 
 
 def randomized_response(n: int, eps: float) -> np.ndarray:
     """Randomized response on n answers: e^eps/(e^eps+n-1) on the diagonal,
     1/(e^eps+n-1) elsewhere (eps-DP on the clique)."""
-    return _lib.matrix_call("optdp_randomized_response", int(n), float(eps))
+    return _lib.matrix_call("optdp_randomized_response", _lib.as_int(n, "n"), _lib.as_float(eps, "eps"))
 
 
 def exponential(metric: MetricLike, eps: float) -> np.ndarray:
     """The exponential-style mechanism X[i][k] = e^(-eps d(i,k)/2) /
     sum_j e^(-eps d(i,j)/2), eps*d-private for every metric."""
     m = as_metric(metric)
-    return _lib.matrix_call("optdp_exponential", m._handle, float(eps))
+    return _lib.matrix_call("optdp_exponential", m._handle, _lib.as_float(eps, "eps"))
 
 
 def geometric_per_count(u: int, k: int, eps: float) -> np.ndarray:
     """The truncated geometric mechanism with budget eps/k applied to each of
     k counting queries over u records, on the answers {0..u}^k (row-major)."""
-    return _lib.matrix_call("optdp_geometric_per_count", int(u), int(k), float(eps))
+    return _lib.matrix_call("optdp_geometric_per_count", _lib.as_int(u, "u"), _lib.as_int(k, "k"), _lib.as_float(eps, "eps"))
 
 
 def planar_laplace(w: int, h: int, step: float, eps: float) -> np.ndarray:
     """The planar Laplace mechanism discretised to a w x h grid of points step
     km apart (eps per km), border cells extending to infinity."""
-    return _lib.matrix_call("optdp_planar_laplace", int(w), int(h), float(step), float(eps))
+    return _lib.matrix_call("optdp_planar_laplace", _lib.as_int(w, "w"), _lib.as_int(h, "h"), _lib.as_float(step, "step"), _lib.as_float(eps, "eps"))
 
 
 def planar_geometric(w: int, h: int, step: float, eps: float) -> np.ndarray:
     """The per-row normalised discrete Laplace mechanism on a w x h grid; only
     2*eps-private in general (for comparisons)."""
-    return _lib.matrix_call("optdp_planar_geometric", int(w), int(h), float(step), float(eps))
+    return _lib.matrix_call("optdp_planar_geometric", _lib.as_int(w, "w"), _lib.as_int(h, "h"), _lib.as_float(step, "step"), _lib.as_float(eps, "eps"))
 
 
 def bnd_mechanism(u: int, v: int, eps: float) -> np.ndarray:
     """The eps-DP mechanism on the v^u databases whose leakage for the
     uniform prior equals bnd(u, v, eps)."""
-    return _lib.matrix_call("optdp_bnd_mechanism", int(u), int(v), float(eps))
+    return _lib.matrix_call("optdp_bnd_mechanism", _lib.as_int(u, "u"), _lib.as_int(v, "v"), _lib.as_float(eps, "eps"))
 
 
 # ---- sampling ----
@@ -271,8 +273,8 @@ class Sampler(_lib.Held):
                     "optdp: a sampler needs the metric and eps the mechanism is released under (it proves "
                     "the realised distribution private): Sampler(x, metric, eps); unaudited=True for experiments")
             mm = as_metric(metric)
-            mh, e = mm._handle, float(eps)
-        opts = {"repair": bool(repair), "unaudited": bool(unaudited), "budget": int(budget)}
+            mh, e = mm._handle, _lib.as_float(eps, "eps")
+        opts = {"repair": bool(repair), "unaudited": bool(unaudited), "budget": _lib.as_int(budget, "budget", 0)}
         h = c_uint64()
         info = c_void_p()
         keep = None if unaudited else mm
@@ -292,11 +294,11 @@ class Sampler(_lib.Held):
         rng="crypto" for a real release, seed=N or rng=SeededRng(N) for
         experiments."""
         h, keep = rng_handle(rng, seed)
-        count = 1 if size is None else int(size)
+        count = 1 if size is None else _lib.as_int(size, "size")
         if count < 0:
             raise BadInputError(f"optdp: size = {count} (want >= 0)")
         out = np.zeros(count, dtype=np.int64)
-        _lib.call("optdp_sample", self._handle, int(true_answer), count, h, out.ctypes.data_as(_lib._P_INT64))
+        _lib.call("optdp_sample", self._handle, _lib.as_int(true_answer, "true_answer"), count, h, out.ctypes.data_as(_lib._P_INT64))
         del keep
         return int(out[0]) if size is None else out
 

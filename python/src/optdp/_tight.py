@@ -17,6 +17,15 @@ from .errors import BadInputError
 from .metric import MetricLike, as_metric
 
 
+def verdict(v: Any) -> Optional[bool]:
+    """The library's three-way verdict as Python values: "yes" -> True,
+    "no" -> False, "borderline" (rounding could flip the answer; see the
+    error bound) -> None, so that ``if r.exists:`` holds only when the
+    answer is a certain yes. The raw string stays in the result's
+    ``verdict`` field."""
+    return {"yes": True, "no": False}.get(str(v))
+
+
 class Mechanism(_lib.Held):
     """The matrix-free tight-constraints mechanism held by the library: draws
     reported answers at any n (no n x n matrix), exactly from the
@@ -38,11 +47,11 @@ class Mechanism(_lib.Held):
         randomness must be chosen explicitly: rng="crypto" for a real
         release, seed=N or rng=SeededRng(N) for experiments."""
         h, keep = rng_handle(rng, seed)
-        count = 1 if size is None else int(size)
+        count = 1 if size is None else _lib.as_int(size, "size")
         if count < 0:
             raise BadInputError(f"optdp: size = {count} (want >= 0)")
         out = np.zeros(count, dtype=np.int64)
-        _lib.call("optdp_sample", self._handle, int(true_answer), count, h, out.ctypes.data_as(_lib._P_INT64))
+        _lib.call("optdp_sample", self._handle, _lib.as_int(true_answer, "true_answer"), count, h, out.ctypes.data_as(_lib._P_INT64))
         del keep
         return int(out[0]) if size is None else out
 
@@ -51,7 +60,7 @@ class Mechanism(_lib.Held):
         eps, or the hardened level just below it; see the Go
         FreeMechanism)."""
         out = np.zeros(self.n, dtype=np.float64)
-        _lib.call("optdp_mechanism_row", self._handle, int(i), _lib.dptr(out))
+        _lib.call("optdp_mechanism_row", self._handle, _lib.as_int(i, "i"), _lib.dptr(out))
         return out
 
     def utility(self, prior: Any = None) -> float:
@@ -71,10 +80,12 @@ class TightResult:
     """The tight-constraints mechanism X[i][k] = exp(-eps d(i,k)) z_k with
     Phi z = 1 (docs/MATH.md §4).
 
-    exists: "yes", "no" or "borderline" (rounding could flip the sign of
-    min z, whose error bound is z_err); when it exists the mechanism is
+    exists: True, False, or None when borderline (rounding could flip the
+    sign of min z, whose error bound is z_err; verdict holds the library's
+    string, "yes", "no" or "borderline"); when it exists the mechanism is
     optimal for every regular prior and utility (mean z) is its utility for
-    the uniform prior. x (n x n) and z are None when not built (n above
+    the uniform prior (None unless exists is True, as the command line's
+    null). x (n x n) and z are None when not built (n above
     max_mechanism_n, or 2^24 for z); mix is the weight of the uniform row
     mixed into x so that its float64 entries pass the exact audit (0 if
     none); mechanism samples at any n.
@@ -82,8 +93,8 @@ class TightResult:
 
     n: int
     eps: float
-    exists: str
-    utility: float
+    exists: Optional[bool]
+    utility: Optional[float]
     mix: float
     min_z: float
     z_err: float
@@ -100,6 +111,7 @@ class TightResult:
     x: Optional[np.ndarray]
     z: Optional[np.ndarray]
     mechanism: Optional[Mechanism]
+    verdict: str = ""
 
 
 def tight(metric: MetricLike, eps: float, *, solver: str = "auto", max_mechanism_n: int = 0,
@@ -114,24 +126,26 @@ def tight(metric: MetricLike, eps: float, *, solver: str = "auto", max_mechanism
     KeyboardInterrupt); progress, if given, is called with the latest report (polled
     every 0.1 s)."""
     m = as_metric(metric)
-    opts = {"solver": solver, "max_mechanism_n": int(max_mechanism_n), "no_mechanism": bool(no_mechanism),
-            "budget": int(budget)}
+    eps = _lib.as_float(eps, "eps")
+    opts = {"solver": _solver(solver), "max_mechanism_n": _lib.as_int(max_mechanism_n, "max_mechanism_n"),
+            "no_mechanism": bool(no_mechanism), "budget": _lib.as_int(budget, "budget")}
     out = c_void_p()
     x, z = _lib._Matrix(), _lib._Matrix()
     mh = c_uint64()
     _lib.cancellable(opts, timeout, progress=progress, call=lambda o: _lib.call(
-        "optdp_tight", m._handle, float(eps), o, byref(out), byref(x), byref(z), byref(mh)))
+        "optdp_tight", m._handle, _lib.as_float(eps, "eps"), o, byref(out), byref(x), byref(z), byref(mh)))
     r = _lib.take_json(out)
     xa = _lib.take_matrix(x) if x.data else None
     za = _lib.take_matrix(z)[0] if z.data else None
     mech = Mechanism(int(mh.value), int(r["n"])) if mh.value else None
     return TightResult(
-        n=int(r["n"]), eps=float(r["eps"]), exists=str(r["exists"]), utility=float(r["utility"]),
+        n=int(r["n"]), eps=float(r["eps"]), exists=verdict(r["exists"]),
+        utility=float(r["utility"]) if verdict(r["exists"]) else None,
         mix=float(r["mix"]), min_z=float(r["min_z"]), z_err=float(r["z_err"]), unique=bool(r["unique"]),
         constant_z=bool(r["constant_z"]), solver=str(r["solver"]), certificate=str(r["certificate"]),
         rcond=float(r["rcond"]), audit=audit_report(r["audit"]), note=str(r["note"]),
         iterations=int(r["iterations"]), residual=float(r["residual"]), backend=str(r["backend"]),
-        x=xa, z=za, mechanism=mech,
+        x=xa, z=za, mechanism=mech, verdict=str(r["exists"]),
     )
 
 
@@ -143,7 +157,8 @@ class ThresholdResult:
     hi - lo <= tol; eps_star = hi), "exists-for-all-eps" (a theorem: lines,
     ball-symmetric spaces; eps_star = 0, reason says which) or
     "exists-at-lo" (eps_star <= lo). crossings lists every sign change of
-    min z found, as (lo, hi, up).
+    min z found, as (lo, hi, up). exists is the verdict at eps_star: True,
+    False, or None when borderline (verdict: the library's string).
     """
 
     eps_star: float
@@ -157,8 +172,9 @@ class ThresholdResult:
     scan_eps: np.ndarray
     scan_min_z: np.ndarray
     min_z: float
-    exists: str
+    exists: Optional[bool]
     solver: str
+    verdict: str = ""
 
 
 def threshold(metric: MetricLike, *, lo: float = 0.0, hi: float = 0.0, tol: float = 0.0, steps: int = 0,
@@ -170,8 +186,8 @@ def threshold(metric: MetricLike, *, lo: float = 0.0, hi: float = 0.0, tol: floa
     timeout (seconds) or Ctrl-C stop the search; progress, if given, is called with
     the latest report (polled every 0.1 s)."""
     m = as_metric(metric)
-    opts = {"lo": float(lo), "hi": float(hi), "tol": float(tol), "steps": int(steps),
-            "structured": bool(structured), "budget": int(budget)}
+    opts = {"lo": _lib.as_float(lo, "lo"), "hi": _lib.as_float(hi, "hi"), "tol": _lib.as_float(tol, "tol"),
+            "steps": _lib.as_int(steps, "steps"), "structured": bool(structured), "budget": _lib.as_int(budget, "budget")}
     r = _lib.cancellable(opts, timeout, progress=progress,
                          call=lambda o: _lib.json_call("optdp_threshold", m._handle, o))
     return ThresholdResult(
@@ -179,21 +195,21 @@ def threshold(metric: MetricLike, *, lo: float = 0.0, hi: float = 0.0, tol: floa
         bracketed=bool(r["bracketed"]), reason=str(r["reason"]), evaluations=int(r["evaluations"]),
         crossings=[(float(c["lo"]), float(c["hi"]), bool(c["up"])) for c in r["crossings"]],
         scan_eps=np.asarray(r["scan_eps"], dtype=np.float64), scan_min_z=np.asarray(r["scan_min_z"], dtype=np.float64),
-        min_z=float(r["min_z"]), exists=str(r["exists"]), solver=str(r["solver"]),
+        min_z=float(r["min_z"]), exists=verdict(r["exists"]), solver=str(r["solver"]), verdict=str(r["exists"]),
     )
 
 
 @dataclass(frozen=True)
 class RegularResult:
     """Whether a prior is regular at eps: prior = y Phi with y >= 0
-    (docs/MATH.md §2-3). regular: "yes", "no" or "borderline" (|min_y| <=
-    y_err). When regular, utility_bound (= sum y) bounds the utility and
+    (docs/MATH.md §2-3). regular: True, False, or None when borderline
+    (|min_y| <= y_err); verdict holds the library's string. When regular, utility_bound (= sum y) bounds the utility and
     leakage_bound_bits the min-entropy leakage of every eps-private
     mechanism for this prior."""
 
     n: int
     eps: float
-    regular: str
+    regular: Optional[bool]
     y: np.ndarray
     min_y: float
     y_err: float
@@ -204,6 +220,7 @@ class RegularResult:
     solver: str
     rcond: float
     certificate: str
+    verdict: str = ""
 
 
 def regular(metric: MetricLike, eps: float, prior: Any, *, solver: str = "auto", budget: int = 0,
@@ -214,11 +231,11 @@ def regular(metric: MetricLike, eps: float, prior: Any, *, solver: str = "auto",
     and progress as for tight."""
     m = as_metric(metric)
     p = _lib.as_vector(prior, "prior")
-    opts = {"solver": solver, "budget": int(budget)}
+    opts = {"solver": _solver(solver), "budget": _lib.as_int(budget, "budget")}
     r = _lib.cancellable(opts, timeout, progress=progress, call=lambda o: _lib.json_call(
-        "optdp_regular", m._handle, float(eps), _lib.dptr(p), p.shape[0], o))
+        "optdp_regular", m._handle, _lib.as_float(eps, "eps"), _lib.dptr(p), p.shape[0], o))
     return RegularResult(
-        n=int(r["n"]), eps=float(r["eps"]), regular=str(r["regular"]),
+        n=int(r["n"]), eps=float(r["eps"]), regular=verdict(r["regular"]), verdict=str(r["regular"]),
         y=np.asarray(r["y"] if r["y"] is not None else [], dtype=np.float64), min_y=float(r["min_y"]),
         y_err=float(r["y_err"]), unique=bool(r["unique"]), sum_y=float(r["sum_y"]),
         utility_bound=float(r["utility_bound"]), leakage_bound_bits=float(r["leakage_bound_bits"]),
@@ -274,8 +291,9 @@ def optimal(metric: MetricLike, eps: float, prior: Any = None, gain: Any = "bina
     m = as_metric(metric)
     p = np.full(m.n, 1.0 / m.n) if prior is None else _lib.as_vector(prior, "prior")
     g = None
-    opts = {"tol": float(tol), "max_iter": int(max_iter), "workers": int(workers), "budget": int(budget),
-            "method": method, "delta": float(delta)}
+    opts = {"tol": _lib.as_float(tol, "tol"), "max_iter": _lib.as_int(max_iter, "max_iter"),
+            "workers": _lib.as_int(workers, "workers"), "budget": _lib.as_int(budget, "budget"),
+            "method": method, "delta": _lib.as_float(delta, "delta")}
     if loss is not None:
         if not (isinstance(gain, str) and gain == "binary"):
             raise BadInputError("optdp: give a gain or a loss, not both")
@@ -289,7 +307,7 @@ def optimal(metric: MetricLike, eps: float, prior: Any = None, gain: Any = "bina
     out = c_void_p()
     x = _lib._Matrix()
     _lib.cancellable(opts, timeout, progress=progress, call=lambda o: _lib.call(
-        "optdp_optimal", m._handle, float(eps), _lib.dptr(p), p.shape[0], _lib.dptr(g), gr, gc, o, byref(out),
+        "optdp_optimal", m._handle, _lib.as_float(eps, "eps"), _lib.dptr(p), p.shape[0], _lib.dptr(g), gr, gc, o, byref(out),
         byref(x)))
     xa = _lib.take_matrix(x)
     r = _lib.take_json(out)
@@ -305,7 +323,7 @@ def prior_bounds(metric: MetricLike, eps: float) -> Tuple[np.ndarray, np.ndarray
     """The bounds every regular prior satisfies at eps (docs/MATH.md):
     lo_i = 1/sum_j e^(eps d(i,j)) <= pi_i <= hi_i = 1/sum_j e^(-eps d(i,j))."""
     m = as_metric(metric)
-    b = _lib.matrix_call("optdp_prior_bounds", m._handle, float(eps))
+    b = _lib.matrix_call("optdp_prior_bounds", m._handle, _lib.as_float(eps, "eps"))
     return b[0].copy(), b[1].copy()
 
 
@@ -314,15 +332,16 @@ def corner(metric: MetricLike, eps: float, i: int) -> np.ndarray:
     the convex hull of the corners."""
     m = as_metric(metric)
     out = np.zeros(m.n, dtype=np.float64)
-    _lib.call("optdp_corner", m._handle, float(eps), int(i), _lib.dptr(out))
+    _lib.call("optdp_corner", m._handle, _lib.as_float(eps, "eps"), _lib.as_int(i, "i"), _lib.dptr(out))
     return out
 
 
 @dataclass(frozen=True)
 class ProductRegularResult:
     """The regularity of the product prior p^(x)u on v^u databases: y =
-    y1 (x) ... (x) y1 with y1 = p Phi_clique^-1; regular is "yes" iff every
-    y1_j >= 0 (up to y1_err). Quantities of size v^u are also given in
+    y1 (x) ... (x) y1 with y1 = p Phi_clique^-1; regular is True iff every
+    y1_j >= 0 (up to y1_err), False when not, None when borderline (verdict
+    holds the library's string). Quantities of size v^u are also given in
     log2 (log2_abs_min_y, log2_sum_y)."""
 
     u: int
@@ -338,6 +357,7 @@ class ProductRegularResult:
     log2_sum_y: float
     utility_bound: float
     leakage_bound_bits: float
+    verdict: str = ""
 
 
 def regular_product(u: int, eps: float, p: Any) -> ProductRegularResult:
@@ -345,11 +365,20 @@ def regular_product(u: int, eps: float, p: Any) -> ProductRegularResult:
     individuals independently takes value j with probability p_j) on the
     Hamming space of v^u databases with one v x v solve, at any u."""
     pv = _lib.as_vector(p, "per-individual distribution")
-    r = _lib.json_call("optdp_regular_product", int(u), float(eps), _lib.dptr(pv), pv.shape[0])
+    r = _lib.json_call("optdp_regular_product", _lib.as_int(u, "u"), _lib.as_float(eps, "eps"), _lib.dptr(pv), pv.shape[0])
     return ProductRegularResult(
-        u=int(r["u"]), v=int(r["v"]), eps=float(r["eps"]), regular=str(r["regular"]),
+        u=int(r["u"]), v=int(r["v"]), eps=float(r["eps"]), regular=verdict(r["regular"]), verdict=str(r["regular"]),
         y1=np.asarray(r["y1"], dtype=np.float64), y1_err=float(r["y1_err"]), min_y1=float(r["min_y1"]),
         min_y=float(r["min_y"]), log2_abs_min_y=float(r["log2_abs_min_y"]), sum_y=float(r["sum_y"]),
         log2_sum_y=float(r["log2_sum_y"]), utility_bound=float(r["utility_bound"]),
         leakage_bound_bits=float(r["leakage_bound_bits"]),
     )
+
+
+def _solver(solver: Any) -> str:
+    """The solver argument: a string (the library refuses an unknown name
+    with BadInputError listing the valid ones)."""
+    if not isinstance(solver, str):
+        raise BadInputError(f"optdp: solver must be a string such as 'auto' or 'dense', got {solver!r}")
+    _lib.cstr(solver, "solver")
+    return solver

@@ -42,13 +42,36 @@ def _matrix_spec(a: Any, name: str) -> Dict[str, Any]:
     return {"op": "matrix", "rows": m.shape[0], "cols": m.shape[1], "data": m.ravel().tolist()}
 
 
+def _depth(spec: Dict[str, Any]) -> int:
+    """The nesting depth of an operator tree (the root at 1), counted
+    without recursion."""
+    depth, stack = 0, [(spec, 1)]
+    while stack:
+        node, d = stack.pop()
+        depth = max(depth, d)
+        if d > _lib.MAX_OPERATOR_DEPTH:
+            break
+        for k in ("factors", "parts"):
+            stack.extend((c, d + 1) for c in node.get(k) or ())
+        if isinstance(node.get("workload"), dict):
+            stack.append((node["workload"], d + 1))
+    return depth
+
+
 class _Operator:
+    """A workload or strategy: its operator tree, validated by the library
+    when it is built (an invalid operator raises BadInputError or
+    TooLargeError from its constructor, not when it is first used)."""
+
     _what = _lib.WORKLOAD
     __slots__ = ("_spec", "_info")
 
     def __init__(self, spec: Dict[str, Any]):
+        if _depth(spec) > _lib.MAX_OPERATOR_DEPTH:
+            raise BadInputError(f"optdp: the operator tree is nested more than {_lib.MAX_OPERATOR_DEPTH} levels deep")
         self._spec = spec
         self._info: Optional[Dict[str, Any]] = None
+        self.info()
 
     @property
     def spec(self) -> Dict[str, Any]:
@@ -95,42 +118,52 @@ class Workload(_Operator):
 
 def Identity(n: int) -> Workload:
     """The n x n identity workload (every single count)."""
-    return Workload({"op": "identity", "n": int(n)})
+    return Workload({"op": "identity", "n": _lib.as_int(n, "n")})
 
 
 def Total(n: int) -> Workload:
     """The 1 x n workload asking for the sum of all counts."""
-    return Workload({"op": "total", "n": int(n)})
+    return Workload({"op": "total", "n": _lib.as_int(n, "n")})
 
 
 def AllRange(n: int) -> Workload:
     """All n(n+1)/2 range queries [l, r], in order of l then r."""
-    return Workload({"op": "allrange", "n": int(n)})
+    return Workload({"op": "allrange", "n": _lib.as_int(n, "n")})
 
 
 def Prefix(n: int) -> Workload:
     """The n prefix (CDF) queries [0, r]."""
-    return Workload({"op": "prefix", "n": int(n)})
+    return Workload({"op": "prefix", "n": _lib.as_int(n, "n")})
 
 
 def WidthRange(n: int, k: int) -> Workload:
     """The n-k+1 range queries of width k."""
-    return Workload({"op": "width_range", "n": int(n), "k": int(k)})
+    return Workload({"op": "width_range", "n": _lib.as_int(n, "n"), "k": _lib.as_int(k, "k")})
 
 
 def RandomRange(n: int, m: int, seed: int) -> Workload:
     """m range queries with endpoints drawn from a generator seeded with seed."""
-    return Workload({"op": "random_range", "n": int(n), "m": int(m), "seed": int(seed)})
+    return Workload({"op": "random_range", "n": _lib.as_int(n, "n"), "m": _lib.as_int(m, "m"),
+                     "seed": _lib.as_int(seed, "seed")})
 
 
 def Ranges(n: int, intervals: Sequence[Tuple[int, int]]) -> Workload:
     """The given intervals [l, r] (0-based, inclusive) over n counts."""
-    return Workload({"op": "ranges", "n": int(n), "intervals": [[int(l), int(r)] for l, r in intervals]})
+    return Workload({"op": "ranges", "n": _lib.as_int(n, "n"), "intervals": _pairs(intervals)})
+
+
+def _pairs(intervals: Any) -> List[List[int]]:
+    a = _lib.as_int_array(intervals, "intervals")
+    if a.size == 0:
+        return []
+    if a.ndim != 2 or a.shape[1] != 2:
+        raise BadInputError(f"optdp: intervals must be (l, r) pairs, got shape {a.shape}")
+    return a.tolist()
 
 
 def Marginals(dims: Sequence[int], k: int) -> Workload:
     """All k-way marginals over the product domain dims (row-major cells)."""
-    return Workload({"op": "marginals", "dims": [int(d) for d in dims], "k": int(k)})
+    return Workload({"op": "marginals", "dims": _lib.as_int_array(dims, "dims").reshape(-1).tolist(), "k": _lib.as_int(k, "k")})
 
 
 def Kron(*workloads: Workload) -> Workload:
@@ -145,7 +178,7 @@ def Union(*workloads: Workload) -> Workload:
 
 def Scale(w: Workload, c: float) -> Workload:
     """c * W: in a Union, weighs w's queries by c^2 in the total squared error."""
-    return Workload({"op": "scale", "workload": _workload(w).spec, "c": float(c)})
+    return Workload({"op": "scale", "workload": _workload(w).spec, "c": _lib.as_float(c, "c")})
 
 
 def MatrixWorkload(a: Any) -> Workload:
@@ -156,9 +189,12 @@ def MatrixWorkload(a: Any) -> Workload:
 def WorkloadFile(path: str) -> Workload:
     """A JSON workload file of the command-line tool (a weighted union of
     Kronecker products of per-attribute blocks; linear.ParseWorkloadJSON),
-    read by the library when the workload is used; matrix files it names
-    are CSV, relative to the file."""
+    read (and validated) by the library when the workload is built; matrix
+    files it names are CSV, relative to the file. The file is read with the
+    command-line tool's limit (64 MiB), so a device or an endless pipe is
+    refused, not read without bound."""
     import os
+    _lib.cstr(str(path), "the workload file path")  # refuses a NUL in the path
     return Workload({"op": "file", "path": os.path.abspath(str(path))})
 
 
@@ -199,18 +235,18 @@ class Strategy(_Operator):
 
 def IdentityStrategy(n: int) -> Strategy:
     """The n x n identity strategy (answer every count)."""
-    return Strategy({"op": "identity", "n": int(n)})
+    return Strategy({"op": "identity", "n": _lib.as_int(n, "n")})
 
 
 def Hierarchical(n: int, b: int, root: bool = True) -> Strategy:
     """H_b: one interval sum per node of a b-ary tree over [0, n), level by
     level from the root (left out with root=False)."""
-    return Strategy({"op": "hierarchical", "n": int(n), "b": int(b), "root": bool(root)})
+    return Strategy({"op": "hierarchical", "n": _lib.as_int(n, "n"), "b": _lib.as_int(b, "b"), "root": bool(root)})
 
 
 def Wavelet(n: int) -> Strategy:
     """The unweighted Haar wavelet strategy (n a power of 2)."""
-    return Strategy({"op": "wavelet", "n": int(n)})
+    return Strategy({"op": "wavelet", "n": _lib.as_int(n, "n")})
 
 
 def WorkloadStrategy(w: Workload) -> Strategy:
@@ -336,8 +372,9 @@ def optimize(workload: Workload, eps: float, delta: float = 0.0, *, restarts: in
     (seconds) or Ctrl-C stop the optimiser (CancelledError,
     KeyboardInterrupt); progress, if given, is called with the
     latest report (polled every 0.1 s)."""
-    opts = {"eps": float(eps), "delta": float(delta), "restarts": int(restarts), "seed": int(seed),
-            "p": int(p), "max_iter": int(max_iter), "budget": int(budget)}
+    opts = {"eps": _lib.as_float(eps, "eps"), "delta": _lib.as_float(delta, "delta"),
+            "restarts": _lib.as_int(restarts, "restarts"), "seed": _lib.as_int(seed, "seed"), "p": _lib.as_int(p, "p"),
+            "max_iter": _lib.as_int(max_iter, "max_iter"), "budget": _lib.as_int(budget, "budget")}
     wj = _workload(workload)._json()
     r = _lib.cancellable(opts, timeout, progress=progress,
                          call=lambda o: _lib.json_call("optdp_linear_optimize", wj, o))
@@ -372,10 +409,12 @@ def answer(workload: Workload, strategy: Any, x: Any, eps: float, delta: float =
     """Releases the workload's answers on the integer counts x with the
     strategy (or an OptimizeResult): exact discrete Laplace noise (eps-DP) for
     delta = 0, exact discrete Gaussian noise ((eps, delta)-DP) otherwise, in
-    integer arithmetic. The randomness must be chosen explicitly:
+    integer arithmetic. Counts are integers in [0, 2^53]: negative,
+    fractional or larger counts raise BadInputError. The randomness must be
+    chosen explicitly:
     rng="crypto" for a real release, seed=N or rng=SeededRng(N) for
     experiments."""
-    v = _lib.as_vector(x, "data vector")
+    v = _lib.as_vector(x, "data vector")  # integers beyond 2^53 are refused, not rounded
     h, keep = rng_handle(rng, seed)
     r = _lib.json_call("optdp_linear_answer", _workload(workload)._json(), _strategy(strategy)._json(),
                        _lib.dptr(v), v.shape[0], float(eps), float(delta), h)

@@ -35,7 +35,7 @@ class Metric(_lib.Held):
     def __init__(self, spec: str):
         if not isinstance(spec, str):
             raise BadInputError(f"optdp: a metric spec is a string such as 'line:n=6', got {type(spec).__name__}")
-        self._adopt(_lib.handle_call("optdp_metric_parse", _lib.cstr(spec)))
+        self._adopt(_lib.handle_call("optdp_metric_parse", _lib.cstr(spec, "the metric spec")))
 
     def _adopt(self, handle: int, edges: Any = None) -> None:
         self._handle = handle
@@ -60,11 +60,11 @@ class Metric(_lib.Held):
     @classmethod
     def from_edges(cls, n: int, edges: Any) -> "Metric":
         """The shortest-path metric of the undirected graph on the vertices
-        0..n-1 with the given edges (an m x 2 array of vertex pairs)."""
-        try:
-            e = np.ascontiguousarray(edges, dtype=np.int64)
-        except (TypeError, ValueError) as exc:
-            raise BadInputError(f"optdp: edges are not an array of integers ({exc})") from None
+        0..n-1 with the given edges (an m x 2 array of vertex pairs: integers,
+        or floats with integral values; 1.7, booleans and complex numbers are
+        refused)."""
+        n = _lib.as_int(n, "the number of vertices", 0)
+        e = _lib.as_int_array(edges, "the edges")
         if e.size == 0:
             e = e.reshape(0, 2)
         if e.ndim != 2 or e.shape[1] != 2:

@@ -139,7 +139,8 @@ def shannon_capacity(c: Any, *, tol: float = 0.0, max_iter: int = 0, budget: int
     progress, if given, is called with the latest report (polled every
     0.1 s)."""
     a = _lib.as_matrix(c, "channel")
-    opts = {"tol": float(tol), "max_iter": int(max_iter), "budget": int(budget)}
+    opts = {"tol": _lib.as_float(tol, "tol"), "max_iter": _lib.as_int(max_iter, "max_iter"),
+            "budget": _lib.as_int(budget, "budget")}
     r = _lib.cancellable(opts, timeout, progress=progress, call=lambda o: _lib.json_call(
         "optdp_shannon_capacity", _lib.dptr(a), a.shape[0], a.shape[1], o))
     return Capacity(float(r["lower"]), float(r["upper"]), np.asarray(r["prior"], dtype=np.float64),
@@ -154,7 +155,8 @@ def mul_g_capacity(c: Any, g: Any, *, max_strategies: int = 0, budget: int = 0,
     default 4096, are tried; iterations counts the LPs solved). timeout,
     Ctrl-C and progress as for shannon_capacity."""
     a, ga = _lib.as_matrix(c, "channel"), _lib.as_matrix(g, "gain matrix")
-    opts = {"max_strategies": int(max_strategies), "budget": int(budget)}
+    opts = {"max_strategies": _lib.as_int(max_strategies, "max_strategies"),
+            "budget": _lib.as_int(budget, "budget")}
     r = _lib.cancellable(opts, timeout, progress=progress, call=lambda o: _lib.json_call(
         "optdp_mul_g_capacity", _lib.dptr(a), a.shape[0], a.shape[1], _lib.dptr(ga), ga.shape[0], ga.shape[1], o))
     return Capacity(float(r["lower"]), float(r["upper"]), np.asarray(r["prior"], dtype=np.float64),
