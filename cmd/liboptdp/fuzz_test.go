@@ -95,13 +95,27 @@ func big(o *opNode, d int) bool {
 	if o == nil || d > maxOpDepth {
 		return false
 	}
-	if o.N > 256 || (o.M > 1<<16 && o.M < 1<<40) || o.B > 256 || len(o.Dims) > 6 || len(o.Factors) > 6 {
+	if o.N > 256 || (o.M > 1<<16 && o.M < 1<<40) || o.B > 256 || len(o.Dims) > 6 || len(o.Factors) > 6 ||
+		len(o.Parts) > 8 || len(o.Intervals) > 1<<12 {
 		return true
 	}
+	cells := 1
 	for _, n := range o.Dims {
 		if n > 16 {
 			return true
 		}
+		cells *= max(n, 1)
+	}
+	for _, f := range o.Factors {
+		if f != nil {
+			cells *= max(f.N, 1)
+		}
+		if cells > 1<<12 {
+			return true
+		}
+	}
+	if cells > 1<<12 {
+		return true
 	}
 	for _, k := range append(append([]*opNode{o.Workload}, o.Factors...), o.Parts...) {
 		if big(k, d+1) {
