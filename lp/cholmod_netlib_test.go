@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/optdp/optdp/backend_netlib"
+	"github.com/optdp/optdp/backend"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -20,7 +20,7 @@ import (
 type cholmodColumn struct {
 	q       *Problem
 	sym     *symbolic
-	ch      *backend_netlib.Cholmod
+	ch      backend.SparseFactor
 	diagPos []int // position of (j, j) in the lower pattern
 	pairPos []int // position of pair k's (max, min) entry
 	vals    []float64
@@ -30,7 +30,7 @@ type cholmodColumn struct {
 func newCholmodColumn(tb testing.TB, q *Problem, sym *symbolic, supernodal bool) *cholmodColumn {
 	tb.Helper()
 	colPtr, rowIdx := lowerPattern(q)
-	ch, err := backend_netlib.NewCholmod(q.N, colPtr, rowIdx, backend_netlib.CholmodNatural, supernodal)
+	ch, err := backend.NewSparseFactor(q.N, colPtr, rowIdx, backend.OrderNatural, supernodal)
 	if err != nil {
 		tb.Fatal(err)
 	}
