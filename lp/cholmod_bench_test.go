@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/optdp/optdp/lp/internal/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -269,7 +270,7 @@ func BenchmarkColumnSolve(b *testing.B) {
 // interior-point method's storage; the AVX2/FMA passes where there are),
 // with the broadcast of v, the pivots' divisions and the sum of the four
 // columns in Go loops ("solve4-scalar", as until session 13) or in the
-// AVX kernels bcast4, div4 and sum4 ("solve4").
+// AVX kernels kernel.Bcast4, kernel.Div4 and kernel.Sum4 ("solve4").
 // "cols/s" counts columns per second of one core.
 //
 //	go test -run XXX -bench ColumnSolve4 -benchtime 4000x ./lp/
@@ -316,19 +317,19 @@ func BenchmarkColumnSolve4(b *testing.B) {
 					case "solve4-scalar":
 						f := &blocks[(k/4)%len(blocks)]
 						s := f[0].sym
-						bcast4Go(r4, v)
-						fwd4(n, s.colPtr, s.idx32, f[0].l[:4*nz], r4)
-						div4Go(r4, f[0].d[:n], f[1].d[:n], f[2].d[:n], f[3].d[:n])
-						bwd4(n, s.colPtr, s.idx32, f[0].l[:4*nz], r4)
-						sum4Go(acc, r4)
+						kernel.Bcast4Go(r4, v)
+						kernel.Fwd4(n, s.colPtr, s.idx32, f[0].l[:4*nz], r4)
+						kernel.Div4Go(r4, f[0].d[:n], f[1].d[:n], f[2].d[:n], f[3].d[:n])
+						kernel.Bwd4(n, s.colPtr, s.idx32, f[0].l[:4*nz], r4)
+						kernel.Sum4Go(acc, r4)
 					case "solve4-f32":
-						bcast4(r4, v)
+						kernel.Bcast4(r4, v)
 						solve4F32(&blocks[(k/4)%len(blocks)], l32[(k/4)%len(blocks)], r4)
-						sum4(acc, r4)
+						kernel.Sum4(acc, r4)
 					default:
-						bcast4(r4, v)
+						kernel.Bcast4(r4, v)
 						solve4(&blocks[(k/4)%len(blocks)], r4)
-						sum4(acc, r4)
+						kernel.Sum4(acc, r4)
 					}
 					k += 4
 				}

@@ -1,6 +1,10 @@
 package lp
 
-import "math"
+import (
+	"math"
+
+	"github.com/optdp/optdp/lp/internal/kernel"
+)
 
 // factor4Work is the length of the scratch factor4 needs: the pivots, the
 // assembled diagonal and the temporary of four columns, interleaved.
@@ -12,7 +16,7 @@ func (s *symbolic) factor4Work() int { return 12 * s.n }
 // each column alone, and ratio[c] is factor's return value for column c.
 // It runs factor's supernodal schedule once for the four: every index
 // read, loop step and scatter serves four columns, the multiply-adds are
-// four-lane (madd4v, madd1v: lane c the operations of madd4 and madd1 on
+// four-lane (kernel.Madd4V, kernel.Madd1V: lane c the operations of kernel.Madd4 and kernel.Madd1 on
 // column c, in the same order), and L is written in place, without
 // factor's spread from a contiguous scratch (docs/MATH.md §11.8,
 // "Kernels (session 13)"). work holds factor4Work values.
@@ -84,12 +88,12 @@ func factor4(f *[4]*sparseLDL, diag, wt *[4][]float64, pairs []Pair, work []floa
 				for ; k+4 <= lK; k += 4 {
 					o0, o1, o2, o3 := off(k)+a, off(k+1)+a, off(k+2)+a, off(k+3)+a
 					coef4(k, o0, o1, o2, o3)
-					madd4v(t, k == fK, l[4*o0:4*(off(k)+nB)], l[4*o1:4*(off(k+1)+nB)], l[4*o2:4*(off(k+2)+nB)], l[4*o3:4*(off(k+3)+nB)], &sv)
+					kernel.Madd4V(t, k == fK, l[4*o0:4*(off(k)+nB)], l[4*o1:4*(off(k+1)+nB)], l[4*o2:4*(off(k+2)+nB)], l[4*o3:4*(off(k+3)+nB)], &sv)
 				}
 				for ; k < lK; k++ {
 					o := off(k) + a
 					coef1(k, o)
-					madd1v(t, k == fK, l[4*o:4*(off(k)+nB)], &s1)
+					kernel.Madd1V(t, k == fK, l[4*o:4*(off(k)+nB)], &s1)
 				}
 				ca := int(rel[a])
 				j := fJ + ca
@@ -118,12 +122,12 @@ func factor4(f *[4]*sparseLDL, diag, wt *[4][]float64, pairs []Pair, work []floa
 				for ; i+4 <= j; i += 4 {
 					o0, o1, o2, o3 := cp[i]+j-i-1, cp[i+1]+j-i-2, cp[i+2]+j-i-3, cp[i+3]+j-i-4
 					coef4(i, o0, o1, o2, o3)
-					madd4v(t, i == fJ, l[4*o0:4*cp[i+1]], l[4*o1:4*cp[i+2]], l[4*o2:4*cp[i+3]], l[4*o3:4*cp[i+4]], &sv)
+					kernel.Madd4V(t, i == fJ, l[4*o0:4*cp[i+1]], l[4*o1:4*cp[i+2]], l[4*o2:4*cp[i+3]], l[4*o3:4*cp[i+4]], &sv)
 				}
 				for ; i < j; i++ {
 					o := cp[i] + j - i - 1
 					coef1(i, o)
-					madd1v(t, i == fJ, l[4*o:4*cp[i+1]], &s1)
+					kernel.Madd1V(t, i == fJ, l[4*o:4*cp[i+1]], &s1)
 				}
 				for c := range 4 {
 					d[4*j+c] -= t[c]
@@ -159,42 +163,4 @@ func factor4(f *[4]*sparseLDL, diag, wt *[4][]float64, pairs []Pair, work []floa
 		}
 	}
 	return ratio
-}
-
-// madd4v is madd4 on four interleaved columns: for the 4-vectors of t (of
-// len(t)/4), t (+)= s[0:4]∘v0 + s[4:8]∘v1 + s[8:12]∘v2 + s[12:16]∘v3, lane c
-// computed exactly as madd4 computes column c's segment of that length
-// (the vector kernel, fused multiply-adds in order, from fmaMinLen
-// entries where there is one; the Go loop otherwise).
-func madd4v(t []float64, first bool, v0, v1, v2, v3 []float64, s *[16]float64) {
-	v0, v1, v2, v3 = v0[:len(t)], v1[:len(t)], v2[:len(t)], v3[:len(t)]
-	if hasFMA && len(t)/4 >= fmaMinLen {
-		madd4vAsm(t, v0, v1, v2, v3, s, first)
-		return
-	}
-	for i := range t {
-		c := i & 3
-		v := s[c]*v0[i] + s[4+c]*v1[i] + s[8+c]*v2[i] + s[12+c]*v3[i]
-		if first {
-			t[i] = v
-		} else {
-			t[i] += v
-		}
-	}
-}
-
-// madd1v is madd1 on four interleaved columns, lane c as madd1 on column c.
-func madd1v(t []float64, first bool, v []float64, s *[4]float64) {
-	v = v[:len(t)]
-	if hasFMA && len(t)/4 >= fmaMinLen {
-		madd1vAsm(t, v, s, first)
-		return
-	}
-	for i := range t {
-		if first {
-			t[i] = s[i&3] * v[i]
-		} else {
-			t[i] += s[i&3] * v[i]
-		}
-	}
 }

@@ -12,7 +12,7 @@ import (
 // against a dense inverse and the simplicial factor), with the same
 // ratios; on random graphs, a Manhattan grid and the Euclidean 1.2-spanner
 // of a 20×20 grid (supernodes of every width, segments on both sides of
-// the vector kernels' fmaMinLen), and with one lane breaking down (a
+// the vector kernels' kernel.FMAMinLen), and with one lane breaking down (a
 // vanishing diagonal: its pivot hugePivot, its column zero, ratio 0) while
 // the other three factor as usual.
 func TestFactor4(t *testing.T) {

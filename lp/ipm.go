@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/optdp/optdp/lp/internal/kernel"
 	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
@@ -1008,9 +1009,9 @@ func (s *ipm) solveColumns(set func(o int, u []float64), use func(o, w int, u []
 				set(o+1, u1)
 				set(o+2, u2)
 				set(o+3, u3)
-				interleave4(r4, u0, u1, u2, u3)
+				kernel.Interleave4(r4, u0, u1, u2, u3)
 				solve4(&f, r4)
-				deinterleave4(r4, u0, u1, u2, u3)
+				kernel.Deinterleave4(r4, u0, u1, u2, u3)
 				use(o, w, u0)
 				use(o+1, w, u1)
 				use(o+2, w, u2)

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/optdp/optdp/lp/internal/kernel"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -713,7 +714,7 @@ func (p *schurPCG) apply(dst, v []float64) {
 				if f, ok := s.quad(o, end); ok {
 					// Four columns at once (solve4), summed in order.
 					r4 := p.u4[w]
-					bcast4(r4, v)
+					kernel.Bcast4(r4, v)
 					single := !p.endgame && s.l32 != nil && s.l32ok[o] && s.l32ok[o+1] && s.l32ok[o+2] && s.l32ok[o+3]
 					if single {
 						nz4 := 4 * s.sym.nnz()
@@ -721,7 +722,7 @@ func (p *schurPCG) apply(dst, v []float64) {
 					} else {
 						solve4(&f, r4)
 					}
-					sum4(acc, r4)
+					kernel.Sum4(acc, r4)
 					o += 4
 					continue
 				}

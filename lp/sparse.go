@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"unsafe"
+
+	"github.com/optdp/optdp/lp/internal/kernel"
 )
 
 // symbolic is the structure, shared by every column and iteration, of the
@@ -293,7 +295,7 @@ func (f *sparseLDL) solve(r []float64) {
 // i of the c-th), and on return r[4i+c] is entry i of f[c]'s H^{-1}
 // applied to the c-th. The forward pass (L y = r) and the backward pass
 // (L^T x = y) read one 4-vector of L per entry and update one 4-vector of
-// r (fwd4, bwd4: one fused multiply-add per entry for the four columns
+// r (kernel.Fwd4, kernel.Bwd4: one fused multiply-add per entry for the four columns
 // with AVX2/FMA), which makes the products S v of the conjugate gradients
 // 1.8 times faster than the same loop over four separate arrays
 // (BenchmarkColumnSolve4, bench/README.md, "Conjugate gradients to the gap
@@ -319,9 +321,9 @@ func solve4(f *[4]*sparseLDL, r []float64) {
 	if !ok && s.nnz() > 0 {
 		panic("lp: solve4 with factors not of one interleaved block") // cannot happen: quad hands out blocks
 	}
-	fwd4(n, cp, s.idx32, l4, r)
-	div4(r, f[0].d[:n], f[1].d[:n], f[2].d[:n], f[3].d[:n])
-	bwd4(n, cp, s.idx32, l4, r)
+	kernel.Fwd4(n, cp, s.idx32, l4, r)
+	kernel.Div4(r, f[0].d[:n], f[1].d[:n], f[2].d[:n], f[3].d[:n])
+	kernel.Bwd4(n, cp, s.idx32, l4, r)
 }
 
 // solve4F32 is solve4 with L's values read from l32, the block's 4·nnz
@@ -349,9 +351,9 @@ func solve4F32(f *[4]*sparseLDL, l32 []float32, r []float64) {
 	if n == 0 {
 		return
 	}
-	fwd4F32(n, cp, s.idx32, l32, r)
-	div4(r, f[0].d[:n], f[1].d[:n], f[2].d[:n], f[3].d[:n])
-	bwd4F32(n, cp, s.idx32, l32, r)
+	kernel.Fwd4F32(n, cp, s.idx32, l32, r)
+	kernel.Div4(r, f[0].d[:n], f[1].d[:n], f[2].d[:n], f[3].d[:n])
+	kernel.Bwd4F32(n, cp, s.idx32, l32, r)
 }
 
 // blockTo32 writes the 4·nnz values of f's interleaved block (the four
@@ -370,55 +372,6 @@ func blockTo32(f *[4]*sparseLDL, l32 []float32) {
 	}
 }
 
-// div4Go sets r[4j+c] /= dc[j] for j < len(d0): the pivots of solve4.
-func div4Go(r, d0, d1, d2, d3 []float64) {
-	n := len(d0)
-	r, d1, d2, d3 = r[:4*n], d1[:n], d2[:n], d3[:n]
-	for j := range d0 {
-		v := (*[4]float64)(r[4*j : 4*j+4])
-		v[0] /= d0[j]
-		v[1] /= d1[j]
-		v[2] /= d2[j]
-		v[3] /= d3[j]
-	}
-}
-
-// interleave4Go sets r[4i+c] = uc[i]: four columns' vectors into the
-// interleaved order of solve4; deinterleave4Go is its inverse.
-func interleave4Go(r, u0, u1, u2, u3 []float64) {
-	n := len(u0)
-	r, u1, u2, u3 = r[:4*n], u1[:n], u2[:n], u3[:n]
-	for i := range u0 {
-		r[4*i], r[4*i+1], r[4*i+2], r[4*i+3] = u0[i], u1[i], u2[i], u3[i]
-	}
-}
-
-func deinterleave4Go(r, u0, u1, u2, u3 []float64) {
-	n := len(u0)
-	r, u1, u2, u3 = r[:4*n], u1[:n], u2[:n], u3[:n]
-	for i := range u0 {
-		u0[i], u1[i], u2[i], u3[i] = r[4*i], r[4*i+1], r[4*i+2], r[4*i+3]
-	}
-}
-
-// bcast4Go sets r[4i+c] = v[i] for c < 4: one right-hand side for the
-// four columns of an interleaved block.
-func bcast4Go(r, v []float64) {
-	r = r[:4*len(v)]
-	for i, x := range v {
-		r[4*i], r[4*i+1], r[4*i+2], r[4*i+3] = x, x, x, x
-	}
-}
-
-// sum4Go sets acc[i] = acc[i] + r[4i] + r[4i+1] + r[4i+2] + r[4i+3]: the
-// four columns' solutions added, in that order.
-func sum4Go(acc, r []float64) {
-	r = r[:4*len(acc)]
-	for i := range acc {
-		acc[i] = acc[i] + r[4*i] + r[4*i+1] + r[4*i+2] + r[4*i+3]
-	}
-}
-
 // interleaved reports whether f are the four columns of one interleaved
 // block, in order, and returns the block (4·nnz values: entry q of column
 // c at 4q+c).
@@ -434,49 +387,4 @@ func interleaved(f *[4]*sparseLDL) ([]float64, bool) {
 		}
 	}
 	return f[0].l[:4*nz], true
-}
-
-// fwd4Go and bwd4Go are the forward (L y = r) and backward (L^T x = y)
-// passes of solve4 on an interleaved block l4, for four right-hand sides
-// interleaved in r: the loops of fwd4FMA and bwd4FMA (lp/kernel_amd64.s)
-// in Go, where there is no vector kernel; with l4 in single precision,
-// those of solve4F32 (fwd4F32FMA, bwd4F32FMA), each value widened
-// exactly.
-func fwd4Go[T float32 | float64](n int, cp []int, idx []int32, l4 []T, r []float64) {
-	for j := 0; j < n; j++ {
-		v := (*[4]float64)(r[4*j : 4*j+4])
-		v0, v1, v2, v3 := v[0], v[1], v[2], v[3]
-		if v0 == 0 && v1 == 0 && v2 == 0 && v3 == 0 {
-			continue
-		}
-		for q := cp[j]; q < cp[j+1]; q++ {
-			i := int(idx[q])
-			t := (*[4]float64)(r[4*i : 4*i+4])
-			l := (*[4]T)(l4[4*q : 4*q+4])
-			t[0] -= float64(l[0]) * v0
-			t[1] -= float64(l[1]) * v1
-			t[2] -= float64(l[2]) * v2
-			t[3] -= float64(l[3]) * v3
-		}
-	}
-}
-
-func bwd4Go[T float32 | float64](n int, cp []int, idx []int32, l4 []T, r []float64) {
-	for j := n - 1; j >= 0; j-- {
-		var a0, a1, a2, a3 float64
-		for q := cp[j]; q < cp[j+1]; q++ {
-			i := int(idx[q])
-			t := (*[4]float64)(r[4*i : 4*i+4])
-			l := (*[4]T)(l4[4*q : 4*q+4])
-			a0 += float64(l[0]) * t[0]
-			a1 += float64(l[1]) * t[1]
-			a2 += float64(l[2]) * t[2]
-			a3 += float64(l[3]) * t[3]
-		}
-		v := (*[4]float64)(r[4*j : 4*j+4])
-		v[0] -= a0
-		v[1] -= a1
-		v[2] -= a2
-		v[3] -= a3
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/optdp/optdp/lp/internal/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -139,7 +140,7 @@ func TestSparseLDL(t *testing.T) {
 // four arrays of their own, and into one interleaved block (st = 4, the
 // interior-point method's storage), whose pivots and entries must be the
 // same to the bit. solve4 runs the vector kernels where there are (and the
-// Go passes fwd4Go/bwd4Go, also run directly here, elsewhere and with
+// Go passes kernel.Fwd4Go/kernel.Bwd4Go, also run directly here, elsewhere and with
 // -tags noasm); the single solve reads the block at stride 4.
 func TestSolve4(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
@@ -211,14 +212,14 @@ func TestSolve4(t *testing.T) {
 			if nz > 0 {
 				// The Go passes on the block, whatever the build.
 				got = slices.Clone(b4)
-				fwd4Go(c.n, sym.colPtr, sym.idx32, blk[4*c.n:], got)
+				kernel.Fwd4Go(c.n, sym.colPtr, sym.idx32, blk[4*c.n:], got)
 				for j := 0; j < c.n; j++ {
 					for k := range fq {
 						got[4*j+k] /= fq[k].d[j]
 					}
 				}
-				bwd4Go(c.n, sym.colPtr, sym.idx32, blk[4*c.n:], got)
-				check("fwd4Go/bwd4Go", got)
+				kernel.Bwd4Go(c.n, sym.colPtr, sym.idx32, blk[4*c.n:], got)
+				check("kernel.Fwd4Go/kernel.Bwd4Go", got)
 			}
 			// The single solve reads the interleaved L too.
 			for k := range fq {
@@ -335,13 +336,13 @@ func TestSolve4F32(t *testing.T) {
 		// The Go passes on single-precision values against the same on
 		// the rounded doubles.
 		g32, g64 := slices.Clone(b4), slices.Clone(b4)
-		fwd4Go(c.n, sym.colPtr, sym.idx32, l32, g32)
-		fwd4Go(c.n, sym.colPtr, sym.idx32, blkR[4*c.n:], g64)
-		bwd4Go(c.n, sym.colPtr, sym.idx32, l32, g32)
-		bwd4Go(c.n, sym.colPtr, sym.idx32, blkR[4*c.n:], g64)
+		kernel.Fwd4Go(c.n, sym.colPtr, sym.idx32, l32, g32)
+		kernel.Fwd4Go(c.n, sym.colPtr, sym.idx32, blkR[4*c.n:], g64)
+		kernel.Bwd4Go(c.n, sym.colPtr, sym.idx32, l32, g32)
+		kernel.Bwd4Go(c.n, sym.colPtr, sym.idx32, blkR[4*c.n:], g64)
 		for i := range g32 {
 			if g32[i] != g64[i] {
-				t.Fatalf("n=%d: fwd4Go/bwd4Go in single precision entry %d = %v, on the rounded doubles %v", c.n, i, g32[i], g64[i])
+				t.Fatalf("n=%d: kernel.Fwd4Go/kernel.Bwd4Go in single precision entry %d = %v, on the rounded doubles %v", c.n, i, g32[i], g64[i])
 			}
 		}
 	}

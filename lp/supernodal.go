@@ -3,6 +3,8 @@ package lp
 import (
 	"math"
 	"slices"
+
+	"github.com/optdp/optdp/lp/internal/kernel"
 )
 
 // Supernodes of the symbolic factorisation, and the numeric LDL^T by
@@ -190,12 +192,12 @@ func (f *sparseLDL) factor(diag []float64, pairs []Pair, wt []float64, work []fl
 				k := fK
 				for ; k+4 <= lK; k += 4 {
 					o0, o1, o2, o3 := off(k)+a, off(k+1)+a, off(k+2)+a, off(k+3)+a
-					madd4(t, k == fK, l[o0:off(k)+nB], l[o1:off(k+1)+nB], l[o2:off(k+2)+nB], l[o3:off(k+3)+nB],
+					kernel.Madd4(t, k == fK, l[o0:off(k)+nB], l[o1:off(k+1)+nB], l[o2:off(k+2)+nB], l[o3:off(k+3)+nB],
 						d[k]*l[o0], d[k+1]*l[o1], d[k+2]*l[o2], d[k+3]*l[o3])
 				}
 				for ; k < lK; k++ {
 					o := off(k) + a
-					madd1(t, k == fK, l[o:off(k)+nB], d[k]*l[o])
+					kernel.Madd1(t, k == fK, l[o:off(k)+nB], d[k]*l[o])
 				}
 				// Column j = f_J + rel[a] of J: row r of J's frame sits
 				// at base + r.
@@ -222,12 +224,12 @@ func (f *sparseLDL) factor(diag []float64, pairs []Pair, wt []float64, work []fl
 				i := fJ
 				for ; i+4 <= j; i += 4 {
 					o0, o1, o2, o3 := cp[i]+j-i-1, cp[i+1]+j-i-2, cp[i+2]+j-i-3, cp[i+3]+j-i-4
-					madd4(t, i == fJ, l[o0:cp[i+1]], l[o1:cp[i+2]], l[o2:cp[i+3]], l[o3:cp[i+4]],
+					kernel.Madd4(t, i == fJ, l[o0:cp[i+1]], l[o1:cp[i+2]], l[o2:cp[i+3]], l[o3:cp[i+4]],
 						d[i]*l[o0], d[i+1]*l[o1], d[i+2]*l[o2], d[i+3]*l[o3])
 				}
 				for ; i < j; i++ {
 					o := cp[i] + j - i - 1
-					madd1(t, i == fJ, l[o:cp[i+1]], d[i]*l[o])
+					kernel.Madd1(t, i == fJ, l[o:cp[i+1]], d[i]*l[o])
 				}
 				d[j] -= t[0]
 				t = t[1:]
@@ -265,60 +267,5 @@ func (f *sparseLDL) assemble(l []float64, diag []float64, pairs []Pair, wt []flo
 		d[q.I] += c
 		d[q.H] += c * q.W * q.W
 		l[pos[k]] -= c * q.W
-	}
-}
-
-// madd4 sets (first) or adds to t the combination s0·v0 + s1·v1 + s2·v2 +
-// s3·v3 of four columns' segments, each at least len(t) long: with the
-// AVX2/FMA kernel where the processor has one (kernel_amd64.s; each term a
-// fused multiply-add onto t, or onto 0 when first), otherwise in Go.
-func madd4(t []float64, first bool, v0, v1, v2, v3 []float64, s0, s1, s2, s3 float64) {
-	v0, v1, v2, v3 = v0[:len(t)], v1[:len(t)], v2[:len(t)], v3[:len(t)]
-	if hasFMA && len(t) >= fmaMinLen {
-		madd4Asm(t, v0, v1, v2, v3, s0, s1, s2, s3, first)
-		return
-	}
-	madd4Go(t, first, v0, v1, v2, v3, s0, s1, s2, s3)
-}
-
-// fmaMinLen is the shortest segment handed to the vector kernels (below
-// it, the call costs more than it saves).
-const fmaMinLen = 8
-
-// madd4Go is madd4 in Go (and madd4f32's loop in single precision).
-func madd4Go[T float32 | float64](t []T, first bool, v0, v1, v2, v3 []T, s0, s1, s2, s3 T) {
-	v0, v1, v2, v3 = v0[:len(t)], v1[:len(t)], v2[:len(t)], v3[:len(t)]
-	if first {
-		for i := range t {
-			t[i] = s0*v0[i] + s1*v1[i] + s2*v2[i] + s3*v3[i]
-		}
-		return
-	}
-	for i := range t {
-		t[i] += s0*v0[i] + s1*v1[i] + s2*v2[i] + s3*v3[i]
-	}
-}
-
-// madd1 is madd4 for one column.
-func madd1(t []float64, first bool, v []float64, s float64) {
-	v = v[:len(t)]
-	if hasFMA && len(t) >= fmaMinLen {
-		madd1Asm(t, v, s, first)
-		return
-	}
-	madd1Go(t, first, v, s)
-}
-
-// madd1Go is madd1 in Go (and madd1f32's loop in single precision).
-func madd1Go[T float32 | float64](t []T, first bool, v []T, s T) {
-	v = v[:len(t)]
-	if first {
-		for i := range t {
-			t[i] = s * v[i]
-		}
-		return
-	}
-	for i := range t {
-		t[i] += s * v[i]
 	}
 }

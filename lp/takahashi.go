@@ -3,6 +3,7 @@ package lp
 import (
 	"math"
 
+	"github.com/optdp/optdp/lp/internal/kernel"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -23,7 +24,7 @@ import (
 // the minimum-degree order that is 55 % of them, and the strided writes to
 // the others were a fifth of the assembly's time.
 //
-// Row j is formed from the rows of struct(j) four at a time (madd4: one
+// Row j is formed from the rows of struct(j) four at a time (kernel.Madd4: one
 // pass over row j per four rows read, with the AVX2/FMA kernel where there
 // is one), which on the 1.2-spanner of the 50×50 Euclidean grid takes 16
 // against 22 ms per column for one row at a time (docs/MATH.md §11.8,
@@ -49,10 +50,10 @@ func (f *sparseLDL) addInverse(acc, z []float64) {
 		}
 		q := lo
 		for ; q+4 <= hi; q += 4 {
-			madd4(row, q == lo, src(q), src(q+1), src(q+2), src(q+3), -l[q*st], -l[(q+1)*st], -l[(q+2)*st], -l[(q+3)*st])
+			kernel.Madd4(row, q == lo, src(q), src(q+1), src(q+2), src(q+3), -l[q*st], -l[(q+1)*st], -l[(q+2)*st], -l[(q+3)*st])
 		}
 		for ; q < hi; q++ {
-			madd1(row, q == lo, src(q), -l[q*st])
+			kernel.Madd1(row, q == lo, src(q), -l[q*st])
 		}
 		dj := 1 / f.d[j]
 		zj := z[j*n : j*n+n]
@@ -113,7 +114,7 @@ func (f *sparseLDL) addInverse32(acc, z []float32) bool {
 		base := top &^ (mirrorBlock - 1)
 		for j := top; j >= base; j-- {
 			f.row32(z, j, top)
-			madd1f32(acc[j*n+j:j*n+n], false, z[j*n+j:j*n+n], 1)
+			kernel.Madd1F32(acc[j*n+j:j*n+n], false, z[j*n+j:j*n+n], 1)
 		}
 		f.mirror32(z, base, top)
 		top = base - 1
@@ -174,11 +175,11 @@ func (f *sparseLDL) row32(z []float32, j, top int) {
 		}
 		q := lo
 		for ; q+4 <= hi; q += 4 {
-			madd4f32(far, q == lo, src(q), src(q+1), src(q+2), src(q+3),
+			kernel.Madd4F32(far, q == lo, src(q), src(q+1), src(q+2), src(q+3),
 				-float32(l[q*st]), -float32(l[(q+1)*st]), -float32(l[(q+2)*st]), -float32(l[(q+3)*st]))
 		}
 		for ; q < hi; q++ {
-			madd1f32(far, q == lo, src(q), -float32(l[q*st]))
+			kernel.Madd1F32(far, q == lo, src(q), -float32(l[q*st]))
 		}
 	}
 	// Columns j+1..top gathered from the block's rows.
@@ -237,24 +238,3 @@ func (f *sparseLDL) mirror32(z []float32, base, top int) {
 
 // mirrorAhead is how many rows ahead mirror32 reads the line it will write.
 const mirrorAhead = 64
-
-// madd4f32 and madd1f32 are madd4 and madd1 in single precision: the
-// kernels madd4FMA32 and madd1FMA32 (subnormals flushed to zero) where
-// there are, at every length, else the Go loops.
-func madd4f32(t []float32, first bool, v0, v1, v2, v3 []float32, s0, s1, s2, s3 float32) {
-	v0, v1, v2, v3 = v0[:len(t)], v1[:len(t)], v2[:len(t)], v3[:len(t)]
-	if hasFMA {
-		madd4Asm32(t, v0, v1, v2, v3, s0, s1, s2, s3, first)
-		return
-	}
-	madd4Go(t, first, v0, v1, v2, v3, s0, s1, s2, s3)
-}
-
-func madd1f32(t []float32, first bool, v []float32, s float32) {
-	v = v[:len(t)]
-	if hasFMA {
-		madd1Asm32(t, v, s, first)
-		return
-	}
-	madd1Go(t, first, v, s)
-}

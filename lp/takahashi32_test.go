@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/optdp/optdp/lp/internal/kernel"
 )
 
 // TestMaddKernels32: the single-precision kernels of addInverse32 against
@@ -52,22 +54,22 @@ func TestMaddKernels32(t *testing.T) {
 				tb, v0, v1, v2, v3 := buf(), buf(), buf(), buf(), buf()
 				s := [4]float32{float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64())}
 				orig := slices.Clone(tb)
-				madd4f32(tb[off:off+n], first, v0[off:], v1[off:], v2[off:], v3[off:], s[0], s[1], s[2], s[3])
-				check("madd4f32", tb, orig, func(i int) (float64, float64) {
+				kernel.Madd4F32(tb[off:off+n], first, v0[off:], v1[off:], v2[off:], v3[off:], s[0], s[1], s[2], s[3])
+				check("kernel.Madd4F32", tb, orig, func(i int) (float64, float64) {
 					p := [4]float64{float64(s[0]) * float64(v0[i]), float64(s[1]) * float64(v1[i]), float64(s[2]) * float64(v2[i]), float64(s[3]) * float64(v3[i])}
 					return p[0] + p[1] + p[2] + p[3], math.Abs(p[0]) + math.Abs(p[1]) + math.Abs(p[2]) + math.Abs(p[3])
 				})
 				tb, v0 = buf(), buf()
 				orig = append(orig[:0], tb...)
-				madd1f32(tb[off:off+n], first, v0[off:], s[0])
-				check("madd1f32", tb, orig, func(i int) (float64, float64) {
+				kernel.Madd1F32(tb[off:off+n], first, v0[off:], s[0])
+				check("kernel.Madd1F32", tb, orig, func(i int) (float64, float64) {
 					p := float64(s[0]) * float64(v0[i])
 					return p, math.Abs(p)
 				})
 			}
 		}
 	}
-	if !hasFMA {
+	if !kernel.HasFMA {
 		t.Log("no vector kernels: the subnormal modes are not checked")
 		return
 	}
@@ -81,8 +83,8 @@ func TestMaddKernels32(t *testing.T) {
 			v[i] = tiny
 		}
 		tb := make([]float32, n)
-		madd1f32(tb, true, v, 0x1p100) // DAZ: the input reads as zero (else about 2^-40)
-		madd4f32(tb, false, v, v, v, v, 0x1p100, 0x1p100, 0x1p100, 0x1p100)
+		kernel.Madd1F32(tb, true, v, 0x1p100) // DAZ: the input reads as zero (else about 2^-40)
+		kernel.Madd4F32(tb, false, v, v, v, v, 0x1p100, 0x1p100, 0x1p100, 0x1p100)
 		for i, x := range tb {
 			if x != 0 {
 				t.Fatalf("n=%d: t[%d] = %v from subnormal inputs, want 0 (DAZ)", n, i, x)
@@ -91,7 +93,7 @@ func TestMaddKernels32(t *testing.T) {
 		for i := range v {
 			v[i] = 0x1p-70
 		}
-		madd1f32(tb, true, v, 0x1p-70) // FTZ: 2^-140 is flushed to zero
+		kernel.Madd1F32(tb, true, v, 0x1p-70) // FTZ: 2^-140 is flushed to zero
 		for i, x := range tb {
 			if x != 0 {
 				t.Fatalf("n=%d: t[%d] = %v, want 0 (FTZ)", n, i, x)

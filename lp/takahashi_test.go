@@ -9,7 +9,7 @@ import (
 )
 
 // TestTakahashiKernel: Takahashi's recurrence with the rows of a column's
-// structure taken four at a time (addInverse, madd4 with the AVX2/FMA kernel
+// structure taken four at a time (addInverse, kernel.Madd4 with the AVX2/FMA kernel
 // where there is one) against the recurrence one row at a time through
 // gonum's axpy that it replaced, entry by entry, on random
 // graphs, a Manhattan grid and the 12×12 Euclidean spanner, in the

@@ -1,6 +1,6 @@
 //go:build amd64 && !noasm
 
-package lp
+package kernel
 
 import "unsafe"
 
@@ -53,10 +53,10 @@ func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 
 func xgetbv() (eax, edx uint32)
 
-// hasFMA reports whether the processor and the operating system support
+// HasFMA reports whether the processor and the operating system support
 // AVX2 and FMA3 (CPUID leaves 1 and 7, and the YMM state enabled in XCR0).
 // It is fixed when the package is loaded.
-var hasFMA = detectFMA()
+var HasFMA = detectFMA()
 
 func detectFMA() bool {
 	maxID, _, _, _ := cpuid(0, 0)
@@ -105,107 +105,107 @@ func madd1vAsm(t, v []float64, s *[4]float64, first bool) {
 	madd1vFMA(unsafe.SliceData(t), unsafe.SliceData(v), len(t)/4, s, first)
 }
 
-// fwd4 and bwd4 are the passes of solve4 on an interleaved block: the
-// AVX2/FMA kernels where there are, else fwd4Go and bwd4Go. solve4 has
+// Fwd4 and Bwd4 are the passes of solve4 on an interleaved block: the
+// AVX2/FMA kernels where there are, else Fwd4Go and Bwd4Go. The caller has
 // checked the lengths (r: 4n values, cp: n+1, idx and l4: the structure's
-// entries, row numbers in [0, n) by symbolic.finish).
-func fwd4(n int, cp []int, idx []int32, l4, r []float64) {
-	if !hasFMA {
-		fwd4Go(n, cp, idx, l4, r)
+// entries, row numbers in [0, n); the kernels do not check).
+func Fwd4(n int, cp []int, idx []int32, l4, r []float64) {
+	if !HasFMA {
+		Fwd4Go(n, cp, idx, l4, r)
 		return
 	}
 	fwd4FMA(n, unsafe.SliceData(cp), unsafe.SliceData(idx), unsafe.SliceData(l4), unsafe.SliceData(r))
 }
 
-func bwd4(n int, cp []int, idx []int32, l4, r []float64) {
-	if !hasFMA {
-		bwd4Go(n, cp, idx, l4, r)
+func Bwd4(n int, cp []int, idx []int32, l4, r []float64) {
+	if !HasFMA {
+		Bwd4Go(n, cp, idx, l4, r)
 		return
 	}
 	bwd4FMA(n, unsafe.SliceData(cp), unsafe.SliceData(idx), unsafe.SliceData(l4), unsafe.SliceData(r))
 }
 
-// fwd4F32 and bwd4F32 are fwd4 and bwd4 with L's values in single
+// Fwd4F32 and Bwd4F32 are Fwd4 and Bwd4 with L's values in single
 // precision (solve4F32): the AVX2/FMA kernels where there are, else
-// fwd4Go and bwd4Go on single-precision values.
-func fwd4F32(n int, cp []int, idx []int32, l4 []float32, r []float64) {
-	if !hasFMA {
-		fwd4Go(n, cp, idx, l4, r)
+// Fwd4Go and Bwd4Go on single-precision values.
+func Fwd4F32(n int, cp []int, idx []int32, l4 []float32, r []float64) {
+	if !HasFMA {
+		Fwd4Go(n, cp, idx, l4, r)
 		return
 	}
 	fwd4F32FMA(n, unsafe.SliceData(cp), unsafe.SliceData(idx), unsafe.SliceData(l4), unsafe.SliceData(r))
 }
 
-func bwd4F32(n int, cp []int, idx []int32, l4 []float32, r []float64) {
-	if !hasFMA {
-		bwd4Go(n, cp, idx, l4, r)
+func Bwd4F32(n int, cp []int, idx []int32, l4 []float32, r []float64) {
+	if !HasFMA {
+		Bwd4Go(n, cp, idx, l4, r)
 		return
 	}
 	bwd4F32FMA(n, unsafe.SliceData(cp), unsafe.SliceData(idx), unsafe.SliceData(l4), unsafe.SliceData(r))
 }
 
-// div4, bcast4 and sum4 are the element-wise steps of a product with an
+// Div4, Bcast4 and Sum4 are the element-wise steps of a product with an
 // interleaved block (solve4, schurPCG.apply) around its passes: the AVX
 // kernels (four rows at a time, lanes transposed into place) where there
 // are, the Go loops for the rest; the same bits either way.
-func div4(r, d0, d1, d2, d3 []float64) {
+func Div4(r, d0, d1, d2, d3 []float64) {
 	n := len(d0)
 	r, d1, d2, d3 = r[:4*n], d1[:n], d2[:n], d3[:n]
 	k := 0
-	if hasFMA {
+	if HasFMA {
 		k = n &^ 3
 		div4AVX(k, unsafe.SliceData(r), unsafe.SliceData(d0), unsafe.SliceData(d1), unsafe.SliceData(d2), unsafe.SliceData(d3))
 	}
-	div4Go(r[4*k:], d0[k:], d1[k:], d2[k:], d3[k:])
+	Div4Go(r[4*k:], d0[k:], d1[k:], d2[k:], d3[k:])
 }
 
-func bcast4(r, v []float64) {
+func Bcast4(r, v []float64) {
 	r = r[:4*len(v)]
-	if hasFMA {
+	if HasFMA {
 		bcast4AVX(len(v), unsafe.SliceData(r), unsafe.SliceData(v))
 		return
 	}
-	bcast4Go(r, v)
+	Bcast4Go(r, v)
 }
 
-// violMax is violMaxGo, by the AVX kernel when the processor has it.
-func violMax(ri, rh []float64, w float64) float64 {
+// ViolMax is ViolMaxGo, by the AVX kernel when the processor has it.
+func ViolMax(ri, rh []float64, w float64) float64 {
 	rh = rh[:len(ri)]
-	if hasFMA {
+	if HasFMA {
 		return violMaxAVX(len(ri), unsafe.SliceData(ri), unsafe.SliceData(rh), w)
 	}
-	return violMaxGo(ri, rh, w)
+	return ViolMaxGo(ri, rh, w)
 }
 
-func sum4(acc, r []float64) {
+func Sum4(acc, r []float64) {
 	n := len(acc)
 	r = r[:4*n]
 	k := 0
-	if hasFMA {
+	if HasFMA {
 		k = n &^ 3
 		sum4AVX(k, unsafe.SliceData(acc), unsafe.SliceData(r))
 	}
-	sum4Go(acc[k:], r[4*k:])
+	Sum4Go(acc[k:], r[4*k:])
 }
 
-// interleave4 and deinterleave4 move four columns' vectors into and out
-// of the interleaved order of solve4 (interleave4Go, deinterleave4Go; the
+// Interleave4 and Deinterleave4 move four columns' vectors into and out
+// of the interleaved order of solve4 (Interleave4Go, Deinterleave4Go; the
 // AVX transposes for whole groups of four rows).
-func interleave4(r, u0, u1, u2, u3 []float64) { move4(r, u0, u1, u2, u3, false) }
+func Interleave4(r, u0, u1, u2, u3 []float64) { move4(r, u0, u1, u2, u3, false) }
 
-func deinterleave4(r, u0, u1, u2, u3 []float64) { move4(r, u0, u1, u2, u3, true) }
+func Deinterleave4(r, u0, u1, u2, u3 []float64) { move4(r, u0, u1, u2, u3, true) }
 
 func move4(r, u0, u1, u2, u3 []float64, back bool) {
 	n := len(u0)
 	r, u1, u2, u3 = r[:4*n], u1[:n], u2[:n], u3[:n]
 	k := 0
-	if hasFMA {
+	if HasFMA {
 		k = n &^ 3
 		interleave4AVX(k, unsafe.SliceData(r), unsafe.SliceData(u0), unsafe.SliceData(u1), unsafe.SliceData(u2), unsafe.SliceData(u3), back)
 	}
 	if back {
-		deinterleave4Go(r[4*k:], u0[k:], u1[k:], u2[k:], u3[k:])
+		Deinterleave4Go(r[4*k:], u0[k:], u1[k:], u2[k:], u3[k:])
 	} else {
-		interleave4Go(r[4*k:], u0[k:], u1[k:], u2[k:], u3[k:])
+		Interleave4Go(r[4*k:], u0[k:], u1[k:], u2[k:], u3[k:])
 	}
 }

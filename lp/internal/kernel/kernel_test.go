@@ -1,4 +1,4 @@
-package lp
+package kernel
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestMaddKernels: madd4 and madd1 (the AVX2/FMA kernels where the
+// TestMaddKernels: Madd4 and Madd1 (the AVX2/FMA kernels where the
 // processor has them, Go otherwise) against the sums written out term by
 // term, for every length from 0 to 70 and a long one, at every offset of
 // the slices in a 32-byte vector (so that the kernels' 8-, 4- and
@@ -17,7 +17,7 @@ import (
 // untouched.
 func TestMaddKernels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 72))
-	t.Logf("vector kernels: %v", hasFMA)
+	t.Logf("vector kernels: %v", HasFMA)
 	const pad = 3
 	lengths := make([]int, 0, 72)
 	for k := 0; k <= 70; k++ {
@@ -57,21 +57,21 @@ func TestMaddKernels(t *testing.T) {
 				tb, v0, v1, v2, v3 := buf(), buf(), buf(), buf(), buf()
 				s := [4]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 				orig := append([]float64(nil), tb...)
-				madd4(tb[off:off+n], first, v0[off:], v1[off:], v2[off:], v3[off:], s[0], s[1], s[2], s[3])
-				check("madd4", tb, orig, func(i int) (float64, float64) {
+				Madd4(tb[off:off+n], first, v0[off:], v1[off:], v2[off:], v3[off:], s[0], s[1], s[2], s[3])
+				check("Madd4", tb, orig, func(i int) (float64, float64) {
 					return s[0]*v0[i] + s[1]*v1[i] + s[2]*v2[i] + s[3]*v3[i],
 						math.Abs(s[0]*v0[i]) + math.Abs(s[1]*v1[i]) + math.Abs(s[2]*v2[i]) + math.Abs(s[3]*v3[i])
 				})
 				tb, v0 = buf(), buf()
 				orig = append(orig[:0], tb...)
-				madd1(tb[off:off+n], first, v0[off:], s[0])
-				check("madd1", tb, orig, func(i int) (float64, float64) { return s[0] * v0[i], math.Abs(s[0] * v0[i]) })
+				Madd1(tb[off:off+n], first, v0[off:], s[0])
+				check("Madd1", tb, orig, func(i int) (float64, float64) { return s[0] * v0[i], math.Abs(s[0] * v0[i]) })
 			}
 		}
 	}
 }
 
-// TestElementKernels4: div4, bcast4, sum4, interleave4 and deinterleave4
+// TestElementKernels4: Div4, Bcast4, Sum4, Interleave4 and Deinterleave4
 // (the AVX kernels where there are) against their Go loops to the bit, at every length from 0 to 41
 // (the kernels take four rows at a time, the loops the rest), on values
 // over many decades with zeros, subnormal and infinite pivots.
@@ -107,59 +107,59 @@ func TestElementKernels4(t *testing.T) {
 		r := fill(4 * n)
 		d := [4][]float64{fill(n), fill(n), fill(n), fill(n)}
 		want, got := slices.Clone(r), slices.Clone(r)
-		div4Go(want, d[0], d[1], d[2], d[3])
-		div4(got, d[0], d[1], d[2], d[3])
+		Div4Go(want, d[0], d[1], d[2], d[3])
+		Div4(got, d[0], d[1], d[2], d[3])
 		if !same(got, want) {
-			t.Fatalf("div4, n=%d: %v, want %v", n, got, want)
+			t.Fatalf("Div4, n=%d: %v, want %v", n, got, want)
 		}
 		v := fill(n)
 		want, got = fill(4*n), fill(4*n)
-		bcast4Go(want, v)
-		bcast4(got, v)
+		Bcast4Go(want, v)
+		Bcast4(got, v)
 		if !same(got, want) {
-			t.Fatalf("bcast4, n=%d: %v, want %v", n, got, want)
+			t.Fatalf("Bcast4, n=%d: %v, want %v", n, got, want)
 		}
 		acc := fill(n)
 		wantAcc, gotAcc := slices.Clone(acc), slices.Clone(acc)
-		sum4Go(wantAcc, r)
-		sum4(gotAcc, r)
+		Sum4Go(wantAcc, r)
+		Sum4(gotAcc, r)
 		if !same(gotAcc, wantAcc) {
-			t.Fatalf("sum4, n=%d: %v, want %v", n, gotAcc, wantAcc)
+			t.Fatalf("Sum4, n=%d: %v, want %v", n, gotAcc, wantAcc)
 		}
 		u := [4][]float64{fill(n), fill(n), fill(n), fill(n)}
 		wantI, gotI := fill(4*n), fill(4*n)
-		interleave4Go(wantI, u[0], u[1], u[2], u[3])
-		interleave4(gotI, u[0], u[1], u[2], u[3])
+		Interleave4Go(wantI, u[0], u[1], u[2], u[3])
+		Interleave4(gotI, u[0], u[1], u[2], u[3])
 		if !same(gotI, wantI) {
-			t.Fatalf("interleave4, n=%d: %v, want %v", n, gotI, wantI)
+			t.Fatalf("Interleave4, n=%d: %v, want %v", n, gotI, wantI)
 		}
 		back := [4][]float64{fill(n), fill(n), fill(n), fill(n)}
-		deinterleave4(gotI, back[0], back[1], back[2], back[3])
+		Deinterleave4(gotI, back[0], back[1], back[2], back[3])
 		for c := range 4 {
 			if !same(back[c], u[c]) {
-				t.Fatalf("deinterleave4, n=%d: column %d %v, want %v", n, c, back[c], u[c])
+				t.Fatalf("Deinterleave4, n=%d: column %d %v, want %v", n, c, back[c], u[c])
 			}
 			for i := range n {
 				if !same([]float64{wantI[4*i+c]}, []float64{u[c][i]}) {
-					t.Fatalf("interleave4Go, n=%d: r[%d] = %v, want %v", n, 4*i+c, wantI[4*i+c], u[c][i])
+					t.Fatalf("Interleave4Go, n=%d: r[%d] = %v, want %v", n, 4*i+c, wantI[4*i+c], u[c][i])
 				}
 			}
 		}
 		// The Go loops against their definitions.
 		for i := range n {
 			if x := acc[i] + r[4*i] + r[4*i+1] + r[4*i+2] + r[4*i+3]; !same([]float64{wantAcc[i]}, []float64{x}) {
-				t.Fatalf("sum4Go, n=%d, i=%d: %v, want %v", n, i, wantAcc[i], x)
+				t.Fatalf("Sum4Go, n=%d, i=%d: %v, want %v", n, i, wantAcc[i], x)
 			}
 			for c := range 4 {
 				if want[4*i+c] != v[i] && !math.IsNaN(v[i]) {
-					t.Fatalf("bcast4Go, n=%d: r[%d] = %v, want %v", n, 4*i+c, want[4*i+c], v[i])
+					t.Fatalf("Bcast4Go, n=%d: r[%d] = %v, want %v", n, 4*i+c, want[4*i+c], v[i])
 				}
 			}
 		}
 	}
 }
 
-// TestViolMax checks violMax (the AVX kernel on amd64) against the
+// TestViolMax checks ViolMax (the AVX kernel on amd64) against the
 // definition written out, max(0, max_o ri[o] - w·rh[o]) with the product
 // rounded, to the bit: every length 0-70, differences of both signs, ties,
 // signed zeros, and rows where no entry is violated.
@@ -195,12 +195,12 @@ func TestViolMax(t *testing.T) {
 					want = a
 				}
 			}
-			got := violMax(ri, rh, w)
+			got := ViolMax(ri, rh, w)
 			if math.Float64bits(got) != math.Float64bits(want) {
-				t.Fatalf("n=%d trial %d: violMax %v (%#x), want %v (%#x)", n, trial, got, math.Float64bits(got), want, math.Float64bits(want))
+				t.Fatalf("n=%d trial %d: ViolMax %v (%#x), want %v (%#x)", n, trial, got, math.Float64bits(got), want, math.Float64bits(want))
 			}
-			if g := violMaxGo(ri, rh, w); math.Float64bits(g) != math.Float64bits(want) {
-				t.Fatalf("n=%d trial %d: violMaxGo %v, want %v", n, trial, g, want)
+			if g := ViolMaxGo(ri, rh, w); math.Float64bits(g) != math.Float64bits(want) {
+				t.Fatalf("n=%d trial %d: ViolMaxGo %v, want %v", n, trial, g, want)
 			}
 		}
 	}
