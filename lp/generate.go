@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/run"
 )
 
@@ -303,7 +304,7 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	if err != nil {
 		return nil, err
 	}
-	sp, stretch, err := spanner(p.N, p.Pairs, delta, o.Budget, elems)
+	sp, stretch, err := ldl.Spanner(p.N, p.Pairs, delta, o.Budget, elems)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"unsafe"
 
 	"github.com/optdp/optdp/lp/internal/kernel"
+	"github.com/optdp/optdp/lp/internal/mem"
+	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
@@ -207,7 +209,7 @@ type ipm struct {
 	order           []int       // pairs sorted by min(I,H)
 	wt, qrR, qrWork [][]float64 // per-worker scratch of factor
 	r1              []float64   // reduced right-hand sides, per column
-	fac             []band      // per-column banded factors of H_o
+	fac             []ldl.Band  // per-column banded factors of H_o
 	schur           *mat.SymDense
 	chol            mat.Cholesky
 	accS            [][]float64 // per-worker accumulators of sum_o H_o^{-1}
@@ -227,8 +229,8 @@ type ipm struct {
 	// when first needed) in the bandwidth-reducing order rperm (rperm[k] is
 	// the row of this order at position k of the banded one), with the
 	// pairs renumbered in rpairs.
-	sym     *symbolic
-	sf      []sparseLDL
+	sym     *ldl.Symbolic
+	sf      []ldl.LDL
 	isQR    []bool      // per column: the current factor is fac[o], not sf[o]
 	rperm   []int       // banded order -> this order
 	rpairs  *Problem    // the problem in the banded order
@@ -324,18 +326,18 @@ func (s *ipm) colSolve(o, w int, r []float64) {
 	case s.pc != nil:
 		s.pc.solve(o, w, r)
 	case s.sym == nil:
-		s.fac[o].solve(r)
+		s.fac[o].Solve(r)
 	case s.isQR[o]:
 		t := s.permBuf[w]
 		for k, i := range s.rperm {
 			t[k] = r[i]
 		}
-		s.fac[o].solve(t)
+		s.fac[o].Solve(t)
 		for k, i := range s.rperm {
 			r[i] = t[k]
 		}
 	default:
-		s.sf[o].solve(r)
+		s.sf[o].Solve(r)
 	}
 }
 
@@ -362,15 +364,15 @@ func (s *ipm) weights(o int, diag, wt []float64) []float64 {
 func (s *ipm) factorBlock(o, w int, acc []float64) {
 	n, np := s.n, s.np
 	var diag, wt [4][]float64
-	f := [4]*sparseLDL{&s.sf[o], &s.sf[o+1], &s.sf[o+2], &s.sf[o+3]}
+	f := [4]*ldl.LDL{&s.sf[o], &s.sf[o+1], &s.sf[o+2], &s.sf[o+3]}
 	for c := range 4 {
 		diag[c] = s.diag4[w][c*n : (c+1)*n]
 		wt[c] = s.weights(o+c, diag[c], s.wt4[w][c*np:(c+1)*np])
 	}
-	ratio := factor4(&f, &diag, &wt, s.p.Pairs, s.f4Work[w])
+	ratio := ldl.Factor4(&f, &diag, &wt, s.p.Pairs, s.f4Work[w])
 	if s.l32 != nil {
-		nz4 := 4 * s.sym.nnz()
-		blockTo32(&f, s.l32[o/4*nz4:(o/4+1)*nz4])
+		nz4 := 4 * s.sym.NNZ()
+		ldl.BlockTo32(&f, s.l32[o/4*nz4:(o/4+1)*nz4])
 		for c := range 4 {
 			s.l32ok[o+c] = true
 		}
@@ -421,7 +423,7 @@ func (s *ipm) qrColumn(o, w int, diag, wt []float64) bool {
 	for k, i := range s.rperm {
 		db[k] = diag[i]
 	}
-	f.qrFactor(db, s.rpairs.Pairs, wt, s.rorder, s.qrR[w], s.qrWork[w])
+	f.QRFactor(db, s.rpairs.Pairs, wt, s.rorder, s.qrR[w], s.qrWork[w])
 	return true
 }
 
@@ -435,8 +437,8 @@ func (s *ipm) factorColumn(o, w int, diag, wt, acc []float64) {
 	}
 	if s.sym == nil {
 		f := &s.fac[o]
-		if s.useQR || f.cholFactor(diag, s.p.Pairs, wt) <= cholMinRatio {
-			f.qrFactor(diag, s.p.Pairs, wt, s.order, s.qrR[w], s.qrWork[w])
+		if s.useQR || f.CholFactor(diag, s.p.Pairs, wt) <= cholMinRatio {
+			f.QRFactor(diag, s.p.Pairs, wt, s.order, s.qrR[w], s.qrWork[w])
 			s.qrUsed[w] = true
 		}
 	} else {
@@ -447,7 +449,7 @@ func (s *ipm) factorColumn(o, w int, diag, wt, acc []float64) {
 		// The LDL^T of the assembled H_o unless QR is forced; a column
 		// whose pivots lost nearly all their digits falls back to the
 		// banded QR alone, the other columns keep their LDL^T.
-		if s.useQR || s.sf[o].factor(diag, s.p.Pairs, wt, s.ldlWork[w]) <= cholMinRatio {
+		if s.useQR || s.sf[o].Factor(diag, s.p.Pairs, wt, s.ldlWork[w]) <= cholMinRatio {
 			if !s.qrColumn(o, w, diag, wt) {
 				return // no room for the band: factor reports it
 			}
@@ -471,15 +473,15 @@ func (s *ipm) addColumnInverse(o, w int, acc []float64) {
 	}
 	switch {
 	case s.sym == nil:
-		s.fac[o].addInverse(acc, s.ring[w])
+		s.fac[o].AddInverse(acc, s.ring[w])
 		return
 	case !s.isQR[o]:
-		s.sf[o].addInverse(acc, s.zbuf[w])
+		s.sf[o].AddInverse(acc, s.zbuf[w])
 		return
 	}
 	z := s.zbuf[w]
 	clear(z)
-	s.fac[o].addInverse(z, s.ring[w])
+	s.fac[o].AddInverse(z, s.ring[w])
 	addBanded(acc, z, s.rperm)
 }
 
@@ -518,12 +520,12 @@ func (s *ipm) buf32(w int) (z, acc []float32) {
 // rounded.
 func (s *ipm) addColumnInverse32(o, w int, z64 []float64) {
 	z, acc := s.buf32(w)
-	if !s.isQR[o] && s.sf[o].addInverse32(acc, z) {
+	if !s.isQR[o] && s.sf[o].AddInverse32(acc, z) {
 		return
 	}
 	n := s.n
 	if !s.isQR[o] {
-		s.sf[o].addInverse(nil, z64)
+		s.sf[o].AddInverse(nil, z64)
 		for j := 0; j < n; j++ {
 			a, r := acc[j*n+j:j*n+n], z64[j*n+j:j*n+n]
 			for i, v := range r {
@@ -533,7 +535,7 @@ func (s *ipm) addColumnInverse32(o, w int, z64 []float64) {
 		return
 	}
 	clear(z64)
-	s.fac[o].addInverse(z64, s.ring[w])
+	s.fac[o].AddInverse(z64, s.ring[w])
 	addBanded(acc, z64, s.rperm)
 }
 
@@ -546,12 +548,12 @@ func (s *ipm) addColumnInverseSym(o, w int) {
 	switch {
 	case s.sym == nil:
 		clear(z)
-		s.fac[o].addInverse(z, s.ring[w])
+		s.fac[o].AddInverse(z, s.ring[w])
 	case !s.isQR[o]:
-		s.sf[o].addInverse(nil, z)
+		s.sf[o].AddInverse(nil, z)
 	default:
 		clear(z)
-		s.fac[o].addInverse(z, s.ring[w])
+		s.fac[o].AddInverse(z, s.ring[w])
 		at = s.rperm
 	}
 	s.sg.compress(s.accO[w], z, n, at, wt)
@@ -559,13 +561,11 @@ func (s *ipm) addColumnInverseSym(o, w int) {
 }
 
 // cholMinRatio is the smallest pivot/diagonal ratio accepted from the
-// LDL^T of an assembled matrix: below it the cancellation has eaten nearly
-// all the digits, and the column is refactored by QR (and every later
-// factorisation uses QR). Pivots that lost fewer digits still give useful
-// directions (measured: the same iterates as with QR down to gaps of 1e-8
-// on 2-D grids); a direction that goes wrong anyway is caught by
-// trustworthy, and the iteration redone with QR.
-const cholMinRatio = 1e-14
+// LDL^T of an assembled matrix (ldl.MinPivotRatio): below it, the column is
+// refactored by QR (and every later factorisation uses QR). A direction
+// that goes wrong anyway is caught by trustworthy, and the iteration
+// redone with QR.
+const cholMinRatio = ldl.MinPivotRatio
 
 // Solve maximises the problem p with a Mehrotra predictor-corrector
 // interior-point method (see the package documentation) and returns a
@@ -596,7 +596,7 @@ func Solve(ctx context.Context, p *Problem, opts *Options) (*Result, error) {
 	// the search's distance cache grows as N² (Spanner). With symmetries
 	// the pruned list is kept invariant (whole orbits of pairs).
 	if !o.KeepPairs && len(p.Pairs) > pruneMinDegree*p.N {
-		sp, _, err := spanner(p.N, p.Pairs, 1, o.Budget, elems)
+		sp, _, err := ldl.Spanner(p.N, p.Pairs, 1, o.Budget, elems)
 		if err != nil {
 			return nil, err
 		}
@@ -657,7 +657,7 @@ func relGap(primal, dual float64) float64 {
 // elems, when not nil, is a group of symmetries of p (symmetries), used
 // by the symmetric mode.
 func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result, error) {
-	perm := rcm(p)
+	perm := ldl.RCM(p.graph())
 	q := permuted(p, perm)
 	if q.bandwidth() >= p.bandwidth() {
 		q, perm = p, nil
@@ -665,10 +665,10 @@ func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result
 	n, b := float64(p.N), float64(q.bandwidth())
 	bandFlops := n*n*b/2 + n*b*b
 	var mdPerm []int
-	var sym *symbolic
+	var sym *ldl.Symbolic
 	if !o.Banded && p.N > 2 && len(p.Pairs) > 0 {
-		mdPerm, sym = fillReducing(p) // lp/cholmod_order.go: OPTDP_LP_ORDER
-		if !(sym.flops() < 0.6*bandFlops) {
+		mdPerm, sym = ldl.FillReducing(p.graph()) // lp/cholmod_order.go: OPTDP_LP_ORDER
+		if !(sym.Flops() < 0.6*bandFlops) {
 			mdPerm, sym = nil, nil
 		}
 	}
@@ -691,10 +691,10 @@ func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result
 	if sym != nil {
 		// The factors, by blocks of four columns (newIPM), and the
 		// per-worker scratch of Takahashi's recurrence and the factor.
-		need += 8 * (float64(4*((mr+3)/4))*(n+float64(sym.nnz())) + w*(n*n+float64(sym.quadWork())))
+		need += 8 * (float64(4*((mr+3)/4))*(n+float64(sym.NNZ())) + w*(n*n+float64(sym.QuadWork())))
 		if sg == nil {
 			// factor4's per-worker diagonals, pair weights and scratch.
-			need += 8 * w * (4*n + 4*float64(len(p.Pairs)) + float64(sym.factor4Work()))
+			need += 8 * w * (4*n + 4*float64(len(p.Pairs)) + float64(sym.Factor4Work()))
 			if lazyOn(o, pcgRatio(sym, 0, p.N, mr)) && singleProducts(o) {
 				// L in single precision for the lazy path's products.
 				need += l32Bytes(sym, mr)
@@ -753,7 +753,7 @@ func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result
 	switch {
 	case sym != nil:
 		qs := permuted(p, mdPerm)
-		sym.setPairs(qs)
+		sym.SetPairs(qs.graph())
 		// The banded fallback's order, in qs's numbering.
 		inv := make([]int, p.N)
 		for k, old := range mdPerm {
@@ -833,7 +833,7 @@ const gcBeforeBytes = 64 << 20
 // fallback, rperm mapping its rows to p's.
 //
 // sg, when not nil, selects the symmetric mode: one column per orbit.
-func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int, sg *symmetry) *ipm {
+func newIPM(p *Problem, workers int, sym *ldl.Symbolic, rp *Problem, rperm []int, sg *symmetry) *ipm {
 	n, m, np := p.N, p.M, len(p.Pairs)
 	cols := func(o int) int { return o }
 	if sg != nil {
@@ -848,7 +848,7 @@ func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int, sg
 	// advised to huge pages: their first writes fault in 2 MiB at a time
 	// (the start of the 50×50 Euclidean spanner LP spent some 15 CPU s in
 	// 4 KiB page faults), and the passes over them miss the TLB less.
-	alloc := hugeAlloc
+	alloc := mem.Alloc
 	s.c, s.x, s.zx, s.rd, s.rcx, s.cx, s.r1 = alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm)
 	s.s, s.lam, s.rs = alloc(pm), alloc(pm), alloc(pm)
 	s.y, s.rp, s.scratchN = alloc(n), alloc(n), alloc(n)
@@ -856,7 +856,7 @@ func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int, sg
 	if sg != nil {
 		s.schur = mat.NewSymDense(sg.norb, nil)
 	} else {
-		s.schur = mat.NewSymDense(n, hugeAlloc(n*n))
+		s.schur = mat.NewSymDense(n, mem.Alloc(n*n))
 	}
 	s.accS = make([][]float64, workers)
 	s.accV = make([][]float64, workers)
@@ -866,7 +866,7 @@ func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int, sg
 	s.permBuf = make([][]float64, workers)
 	for w := range workers {
 		if w > 0 && sg == nil {
-			s.accS[w] = hugeAlloc(n * n)
+			s.accS[w] = mem.Alloc(n * n)
 		}
 		s.accV[w] = alloc(n)
 		s.scratch[w] = alloc(n)
@@ -880,12 +880,12 @@ func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int, sg
 	if sym != nil {
 		s.ldlWork = make([][]float64, workers)
 		for w := range workers {
-			s.ldlWork[w] = alloc(sym.quadWork())
+			s.ldlWork[w] = alloc(sym.QuadWork())
 		}
 		if sg == nil {
 			s.diag4, s.wt4, s.f4Work = make([][]float64, workers), make([][]float64, workers), make([][]float64, workers)
 			for w := range workers {
-				s.diag4[w], s.wt4[w], s.f4Work[w] = alloc(4*n), alloc(4*np), alloc(sym.factor4Work())
+				s.diag4[w], s.wt4[w], s.f4Work[w] = alloc(4*n), alloc(4*np), alloc(sym.Factor4Work())
 			}
 		}
 	}
@@ -899,21 +899,21 @@ func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int, sg
 		// 4k+c at 4q+c), which solve4 reads as 4-vectors in the
 		// conjugate-gradient products. The blocks are positional: a
 		// column's factor is recomputed in its place every iteration.
-		nz := sym.nnz()
+		nz := sym.NNZ()
 		blocks := (m + 3) / 4
 		data := alloc(blocks * 4 * (n + nz))
-		s.sf = make([]sparseLDL, m)
+		s.sf = make([]ldl.LDL, m)
 		for o := range s.sf {
 			k, c := o/4, o%4
 			blk := data[k*4*(n+nz) : (k+1)*4*(n+nz)]
-			s.sf[o] = sparseLDL{sym: sym, d: blk[c*n : (c+1)*n], l: blk[min(4*n+c, len(blk)):], st: 4}
+			s.sf[o] = ldl.LDL{Sym: sym, D: blk[c*n : (c+1)*n], L: blk[min(4*n+c, len(blk)):], St: 4}
 		}
 		s.isQR = make([]bool, m)
 	}
 	if sym != nil || sg != nil {
 		s.zbuf = make([][]float64, workers)
 		for w := range workers {
-			s.zbuf[w] = hugeAlloc(n * n)
+			s.zbuf[w] = mem.Alloc(n * n)
 		}
 	}
 	if sg != nil {
@@ -934,15 +934,15 @@ func newIPM(p *Problem, workers int, sym *symbolic, rp *Problem, rperm []int, sg
 // sparse mode's QR fallback), or nil when the memory budget has no room
 // for one more (bandCap; factor then returns bandNeed's error). Each
 // column is factored by one worker at a time.
-func (s *ipm) bandOf(o int) *band {
+func (s *ipm) bandOf(o int) *ldl.Band {
 	f := &s.fac[o]
-	if f.a == nil {
+	if f.A == nil {
 		if s.bands.Add(1) > s.bandCap.Load() {
 			s.bands.Add(-1)
 			s.bandShort.Store(true)
 			return nil
 		}
-		f.a = make([]float64, f.n*(f.b+1))
+		f.A = make([]float64, f.N*(f.B+1))
 	}
 	return f
 }
@@ -955,18 +955,18 @@ func (s *ipm) allocBands() {
 	b := s.rpairs.bandwidth()
 	if s.dr != nil {
 		// Room for every column (lp/ipm_drop.go: restart).
-		s.fac = make([]band, s.dr.m0)[:m]
+		s.fac = make([]ldl.Band, s.dr.m0)[:m]
 	} else {
-		s.fac = make([]band, m)
+		s.fac = make([]ldl.Band, m)
 	}
 	if s.sym == nil {
 		facData := make([]float64, m*n*(b+1))
 		for o := range s.fac {
-			s.fac[o] = band{n: n, b: b, a: facData[o*n*(b+1) : (o+1)*n*(b+1)]}
+			s.fac[o] = ldl.Band{N: n, B: b, A: facData[o*n*(b+1) : (o+1)*n*(b+1)]}
 		}
 	} else {
 		for o := range s.fac {
-			s.fac[o] = band{n: n, b: b}
+			s.fac[o] = ldl.Band{N: n, B: b}
 		}
 	}
 	s.ring = make([][]float64, s.workers)
@@ -1010,7 +1010,7 @@ func (s *ipm) solveColumns(set func(o int, u []float64), use func(o, w int, u []
 				set(o+2, u2)
 				set(o+3, u3)
 				kernel.Interleave4(r4, u0, u1, u2, u3)
-				solve4(&f, r4)
+				ldl.Solve4(&f, r4)
 				kernel.Deinterleave4(r4, u0, u1, u2, u3)
 				use(o, w, u0)
 				use(o+1, w, u1)
@@ -1357,7 +1357,7 @@ type newton struct {
 }
 
 func newNewton(nm, pm, n int) newton {
-	return newton{hugeAlloc(nm), hugeAlloc(nm), hugeAlloc(pm), hugeAlloc(pm), hugeAlloc(n)}
+	return newton{mem.Alloc(nm), mem.Alloc(nm), mem.Alloc(pm), mem.Alloc(pm), mem.Alloc(n)}
 }
 
 // direction solves the Newton system for the complementarity targets

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/optdp/optdp/lp/ldl"
 )
 
 // Output elimination within one interior-point solve (docs/MATH.md
@@ -73,7 +75,7 @@ type dropper struct {
 	// The pricing LP's structure: s.sym, or in the banded mode a
 	// minimum-degree order pperm (new -> old) with its structure and the
 	// pairs renumbered (in the same order).
-	psym   *symbolic
+	psym   *ldl.Symbolic
 	pperm  []int
 	ppairs []Pair
 	// pricers are the workers' factors and scratch for the pricing LPs,
@@ -493,17 +495,17 @@ func (s *ipm) dropBound(primal, tol float64) (float64, []float64) {
 		// (banded mode) a minimum-degree one of its own.
 		d.psym, d.ppairs = s.sym, p.Pairs
 		if s.sym == nil {
-			d.pperm, d.psym = minimumDegree(p)
+			d.pperm, d.psym = ldl.MinimumDegree(p.graph())
 			qs := permuted(p, d.pperm)
-			d.psym.setPairs(qs)
+			d.psym.SetPairs(qs.graph())
 			d.ppairs = qs.Pairs
 		}
 	}
 	if d.pricers == nil {
-		nz := d.psym.nnz()
+		nz := d.psym.NNZ()
 		d.pricers = make(chan *pricer, s.workers)
 		for range s.workers {
-			d.pricers <- &pricer{f: sparseLDL{sym: d.psym, d: make([]float64, n), l: make([]float64, nz)}, b: make([]float64, n)}
+			d.pricers <- &pricer{f: ldl.LDL{Sym: d.psym, D: make([]float64, n), L: make([]float64, nz)}, b: make([]float64, n)}
 		}
 	}
 	parallel(len(todo), s.workers, func(kk int) {
@@ -550,7 +552,7 @@ func (s *ipm) dropBound(primal, tol float64) (float64, []float64) {
 // pricer is one worker's factor, right-hand side and scratch for the
 // pricing LPs of dropBound.
 type pricer struct {
-	f  sparseLDL
+	f  ldl.LDL
 	b  []float64
 	pw priceWork
 }

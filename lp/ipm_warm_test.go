@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"testing"
+
+	"github.com/optdp/optdp/lp/ldl"
 )
 
 // TestSpannerWarmStart: SolveSpanner's second LP starts from the first's
@@ -127,7 +129,7 @@ func TestWarmStartPoint(t *testing.T) {
 	at := func(eps float64) *ipm {
 		p := lossGrid(w, l1, eps, pr)
 		p.Pairs = gridEdgePairs(w, math.Exp(eps))
-		perm, sym := fillReducing(p)
+		perm, sym := ldl.FillReducing(p.graph())
 		s := sparseIPM(p, perm, sym, 2)
 		s.pcg = s.newSchurPCG((&Options{}).withDefaults())
 		return s

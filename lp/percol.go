@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/optdp/optdp/lp/ldl"
 )
 
 // perColumn is the per-column mode of the interior-point method
@@ -37,13 +39,13 @@ type perColumn struct {
 type colFactor struct {
 	perm []int  // minimum-degree position -> row
 	pp   []Pair // the column's pairs numbered by position
-	ldl  sparseLDL
+	ldl  ldl.LDL
 
-	rperm  []int  // banded position -> row
-	rpairs []Pair // the column's pairs in the banded numbering
-	rorder []int  // rpairs sorted by min(I,H)
-	bw     int    // bandwidth of rpairs
-	bnd    band   // allocated on first use
+	rperm  []int    // banded position -> row
+	rpairs []Pair   // the column's pairs in the banded numbering
+	rorder []int    // rpairs sorted by min(I,H)
+	bw     int      // bandwidth of rpairs
+	bnd    ldl.Band // allocated on first use
 	isQR   bool
 }
 
@@ -68,16 +70,16 @@ func newPerColumn(n int, pairs [][]Pair, workers int, prev *perColumn) (*perColu
 		if prev != nil && len(prev.cols) == m && len(prev.pairs[o]) == len(ps) && prev.n == n {
 			*c = prev.cols[o]
 			c.isQR = false
-			needs[o] = 8 * (float64(n) + 6*float64(c.ldl.sym.nnz()) + 4*float64(n) + 6*float64(len(ps)) + float64(n*(c.bw+1)))
+			needs[o] = 8 * (float64(n) + 6*float64(c.ldl.Sym.NNZ()) + 4*float64(n) + 6*float64(len(ps)) + float64(n*(c.bw+1)))
 			return
 		}
 		q := &Problem{N: n, Pairs: ps}
-		perm, sym := fillReducing(q) // lp/cholmod_order.go: OPTDP_LP_ORDER
+		perm, sym := ldl.FillReducing(q.graph()) // lp/cholmod_order.go: OPTDP_LP_ORDER
 		qs := permuted(q, perm)
-		sym.setPairs(qs)
+		sym.SetPairs(qs.graph())
 		c.perm, c.pp = perm, qs.Pairs
-		c.ldl = sparseLDL{sym: sym}
-		rp := rcm(q)
+		c.ldl = ldl.LDL{Sym: sym}
+		rp := ldl.RCM(q.graph())
 		rq := permuted(q, rp)
 		c.rperm, c.rpairs, c.bw = rp, rq.Pairs, rq.bandwidth()
 		c.rorder = make([]int, len(ps))
@@ -88,7 +90,7 @@ func newPerColumn(n int, pairs [][]Pair, workers int, prev *perColumn) (*perColu
 			qa, qb := c.rpairs[a], c.rpairs[b]
 			return min(qa.I, qa.H) - min(qb.I, qb.H)
 		})
-		nz := float64(sym.nnz())
+		nz := float64(sym.NNZ())
 		// LDL^T values, symbolic (5 index arrays), orders and pairs (two
 		// copies of 3 words), the band.
 		needs[o] = 8 * (float64(n) + nz + 5*nz + 4*float64(n) + 6*float64(len(ps)) + float64(n*(c.bw+1)))
@@ -107,9 +109,9 @@ func (pc *perColumn) alloc(workers int) {
 	n := pc.n
 	for o := range pc.cols {
 		c := &pc.cols[o]
-		if nz := c.ldl.sym.nnz(); len(c.ldl.l) != nz || len(c.ldl.d) != n {
+		if nz := c.ldl.Sym.NNZ(); len(c.ldl.L) != nz || len(c.ldl.D) != n {
 			blk := make([]float64, n+nz)
-			c.ldl.d, c.ldl.l = blk[:n], blk[n:]
+			c.ldl.D, c.ldl.L = blk[:n], blk[n:]
 		}
 	}
 	mk := func(k int) [][]float64 {
@@ -139,8 +141,8 @@ func (pc *perColumn) factor(o, w int, diag, wt, acc []float64, useQR bool) bool 
 		for k, i := range c.perm {
 			d[k] = diag[i]
 		}
-		if c.ldl.factor(d, c.pp, wt, pc.work[w]) > cholMinRatio {
-			c.ldl.addInverse(nil, z)
+		if c.ldl.Factor(d, c.pp, wt, pc.work[w]) > cholMinRatio {
+			c.ldl.AddInverse(nil, z)
 			scatterUpper(acc, z, c.perm, n)
 			return false
 		}
@@ -150,8 +152,8 @@ func (pc *perColumn) factor(o, w int, diag, wt, acc []float64, useQR bool) bool 
 		c.isQR = true
 	}
 	b := c.bw
-	if c.bnd.a == nil {
-		c.bnd = band{n: n, b: b, a: make([]float64, n*(b+1))}
+	if c.bnd.A == nil {
+		c.bnd = ldl.Band{N: n, B: b, A: make([]float64, n*(b+1))}
 	}
 	if len(pc.qrR[w]) < n*(b+1) {
 		pc.qrR[w] = make([]float64, n*(b+1))
@@ -161,9 +163,9 @@ func (pc *perColumn) factor(o, w int, diag, wt, acc []float64, useQR bool) bool 
 	for k, i := range c.rperm {
 		d[k] = diag[i]
 	}
-	c.bnd.qrFactor(d, c.rpairs, wt, c.rorder, pc.qrR[w][:n*(b+1)], pc.qrWork[w][:n+b+1])
+	c.bnd.QRFactor(d, c.rpairs, wt, c.rorder, pc.qrR[w][:n*(b+1)], pc.qrWork[w][:n+b+1])
 	clear(z)
-	c.bnd.addInverse(z, pc.ring[w][:(b+1)*n])
+	c.bnd.AddInverse(z, pc.ring[w][:(b+1)*n])
 	scatterUpper(acc, z, c.rperm, n)
 	return useQR
 }
@@ -198,9 +200,9 @@ func (pc *perColumn) solve(o, w int, r []float64) {
 		t[k] = r[i]
 	}
 	if c.isQR {
-		c.bnd.solve(t)
+		c.bnd.Solve(t)
 	} else {
-		c.ldl.solve(t)
+		c.ldl.Solve(t)
 	}
 	for k, i := range perm {
 		r[i] = t[k]

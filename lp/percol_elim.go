@@ -234,8 +234,8 @@ func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 		for k, i := range c.perm {
 			b[k] = p.C[i*m+o] - y[i]
 		}
-		if c.ldl.d == nil {
-			c.ldl.d, c.ldl.l = make([]float64, n), make([]float64, c.ldl.sym.nnz())
+		if c.ldl.D == nil {
+			c.ldl.D, c.ldl.L = make([]float64, n), make([]float64, c.ldl.Sym.NNZ())
 		}
 		if lam, x := priceColumn(&c.ldl, b, c.pp, priceIter, nil); x < ex[o] {
 			e.lam[o] = lam

@@ -1,6 +1,10 @@
 package lp
 
-import "math"
+import (
+	"math"
+
+	"github.com/optdp/optdp/lp/ldl"
+)
 
 // priceColumn searches multipliers lam >= 0 on one column's pairs (G x <= 0
 // meaning x_I <= W x_H for every pair) that make
@@ -23,12 +27,12 @@ import "math"
 // bound, so the method need not converge. pw is the scratch (nil: fresh);
 // a worker that prices many columns passes its own, so that the pricing
 // leaves no garbage but its result.
-func priceColumn(f *sparseLDL, b []float64, pp []Pair, maxIter int, pw *priceWork) ([]float64, float64) {
+func priceColumn(f *ldl.LDL, b []float64, pp []Pair, maxIter int, pw *priceWork) ([]float64, float64) {
 	n, np := len(b), len(pp)
 	if pw == nil {
 		pw = new(priceWork)
 	}
-	v := pw.take(15*n + 7*np + f.sym.factorWork())
+	v := pw.take(15*n + 7*np + f.Sym.FactorWork())
 	vec := func(k int) []float64 {
 		out := v[:k:k]
 		v = v[k:]
@@ -40,7 +44,7 @@ func priceColumn(f *sparseLDL, b []float64, pp []Pair, maxIter int, pw *priceWor
 	ds, dlam := vec(np), vec(np)
 	rp, rd, rw := vec(np), vec(n), vec(n)
 	cl, cu, cs := vec(n), vec(n), vec(np)
-	diag, wt, rhs, gl, work := vec(n), vec(np), vec(n), vec(n), vec(f.sym.factorWork())
+	diag, wt, rhs, gl, work := vec(n), vec(np), vec(n), vec(n), vec(f.Sym.FactorWork())
 	kappa := 0.0
 	for _, v := range b {
 		kappa = max(kappa, math.Abs(v))
@@ -90,7 +94,7 @@ func priceColumn(f *sparseLDL, b []float64, pp []Pair, maxIter int, pw *priceWor
 			rhs[i] = rd[i] - gl[i] - (cu[i]+zu[i]*rw[i])/w[i] + cl[i]/x[i]
 		}
 		copy(dx, rhs)
-		f.solve(dx)
+		f.Solve(dx)
 		for i := range dx {
 			dw[i] = -rw[i] - dx[i]
 			dzl[i] = (cl[i] - zl[i]*dx[i]) / x[i]
@@ -129,7 +133,7 @@ func priceColumn(f *sparseLDL, b []float64, pp []Pair, maxIter int, pw *priceWor
 		for k := range wt {
 			wt[k] = lam[k] / s[k]
 		}
-		if f.factor(diag, pp, wt, work) <= cholMinRatio {
+		if f.Factor(diag, pp, wt, work) <= cholMinRatio {
 			break
 		}
 		// Predictor.

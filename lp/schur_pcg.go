@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/optdp/optdp/lp/internal/kernel"
+	"github.com/optdp/optdp/lp/ldl"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -196,7 +197,7 @@ func (s *ipm) newSchurPCG(o Options) *schurPCG {
 		// The blocks' L in single precision for the products
 		// (solve4F32), kept across restarts; solveAs counted it
 		// (l32Bytes).
-		s.l32 = make([]float32, (cap(s.sf)+3)/4*4*s.sym.nnz())
+		s.l32 = make([]float32, (cap(s.sf)+3)/4*4*s.sym.NNZ())
 		s.l32ok = make([]bool, cap(s.sf))
 	}
 	if p.on {
@@ -215,15 +216,12 @@ func (s *ipm) newSchurPCG(o Options) *schurPCG {
 // structure sym (or, when sym is nil, the bandwidth bw): Takahashi's
 // recurrence reads (c_j + 1)(n − j) values for column j of L of c_j
 // entries, a solve 4·nnz(L) + 3n.
-func pcgRatio(sym *symbolic, bw, n, m int) float64 {
+func pcgRatio(sym *ldl.Symbolic, bw, n, m int) float64 {
 	fn, fm := float64(n), float64(m)
 	var inv, sol float64
 	if sym != nil {
-		for j := 0; j < sym.n; j++ {
-			c := float64(sym.colPtr[j+1] - sym.colPtr[j])
-			inv += (c + 1) * (fn - float64(j))
-		}
-		sol = 4*float64(sym.nnz()) + 3*fn
+		inv = sym.InverseReads()
+		sol = 4*float64(sym.NNZ()) + 3*fn
 	} else {
 		b := float64(bw)
 		inv, sol = fn*fn*b/2, 4*fn*b+3*fn
@@ -255,8 +253,8 @@ func singleProducts(o Options) bool {
 // l32Bytes is the memory of the single-precision copy of L (ipm.l32) for
 // m columns with the sparse structure sym: 4 bytes per entry and column,
 // by whole blocks of four, and a flag per column.
-func l32Bytes(sym *symbolic, m int) float64 {
-	return 4*float64(4*((m+3)/4))*float64(sym.nnz()) + float64(m)
+func l32Bytes(sym *ldl.Symbolic, m int) float64 {
+	return 4*float64(4*((m+3)/4))*float64(sym.NNZ()) + float64(m)
 }
 
 // corrTol is the relative residual of the CG solves other than the
@@ -717,10 +715,10 @@ func (p *schurPCG) apply(dst, v []float64) {
 					kernel.Bcast4(r4, v)
 					single := !p.endgame && s.l32 != nil && s.l32ok[o] && s.l32ok[o+1] && s.l32ok[o+2] && s.l32ok[o+3]
 					if single {
-						nz4 := 4 * s.sym.nnz()
-						solve4F32(&f, s.l32[o/4*nz4:(o/4+1)*nz4], r4)
+						nz4 := 4 * s.sym.NNZ()
+						ldl.Solve4F32(&f, s.l32[o/4*nz4:(o/4+1)*nz4], r4)
 					} else {
-						solve4(&f, r4)
+						ldl.Solve4(&f, r4)
 					}
 					kernel.Sum4(acc, r4)
 					o += 4
@@ -754,14 +752,14 @@ const pcgChunk = 16
 // quad returns the factors of columns o..o+3 when they are four sparse
 // LDL^T factors (not the QR fallback) below end, for solve4: o a multiple
 // of four, so that they share a block (newIPM).
-func (s *ipm) quad(o, end int) ([4]*sparseLDL, bool) {
+func (s *ipm) quad(o, end int) ([4]*ldl.LDL, bool) {
 	if s.pc != nil || s.sym == nil || o%4 != 0 || o+4 > end {
-		return [4]*sparseLDL{}, false
+		return [4]*ldl.LDL{}, false
 	}
 	for k := o; k < o+4; k++ {
 		if s.isQR[k] {
-			return [4]*sparseLDL{}, false
+			return [4]*ldl.LDL{}, false
 		}
 	}
-	return [4]*sparseLDL{&s.sf[o], &s.sf[o+1], &s.sf[o+2], &s.sf[o+3]}, true
+	return [4]*ldl.LDL{&s.sf[o], &s.sf[o+1], &s.sf[o+2], &s.sf[o+3]}, true
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/metric"
 	"gonum.org/v1/gonum/mat"
@@ -267,7 +268,7 @@ func sparseTestIPM(t *testing.T, p *Problem, workers int, seed uint64) *ipm {
 // products read L in single precision (singleProducts).
 func sparseTestIPMTol(t *testing.T, p *Problem, workers int, seed uint64, tol float64) *ipm {
 	t.Helper()
-	perm, sym := minimumDegree(p)
+	perm, sym := ldl.MinimumDegree(p.graph())
 	o := (&Options{Tol: tol, Workers: workers, schurMode: 1}).withDefaults()
 	s := sparseIPM(p, perm, sym, workers)
 	s.pcg = s.newSchurPCG(o)
@@ -317,13 +318,13 @@ func TestSchurApplyChunks(t *testing.T) {
 				copy(u, v)
 				if single && o < s.m/4*4 {
 					f := s.sf[o]
-					nz := f.sym.nnz()
+					nz := f.Sym.NNZ()
 					l := make([]float64, nz)
 					for q := range l {
-						l[q] = float64(float32(f.l[4*q]))
+						l[q] = float64(float32(f.L[4*q]))
 					}
-					r := sparseLDL{sym: f.sym, d: f.d, l: l, st: 1}
-					r.solve(u)
+					r := ldl.LDL{Sym: f.Sym, D: f.D, L: l, St: 1}
+					r.Solve(u)
 				} else {
 					s.colSolve(o, 0, u)
 				}
@@ -473,7 +474,7 @@ func TestL32Estimate(t *testing.T) {
 		want   bool
 	}{{1, 1e-3, false, true}, {2, 1e-2, false, true}, {1, 9e-4, false, false}, {1, 1e-6, false, false},
 		{-1, 1e-3, false, false}, {1, 1e-3, true, false}, {0, 1e-3, false, false}} {
-		perm, sym := minimumDegree(p)
+		perm, sym := ldl.MinimumDegree(p.graph())
 		s := sparseIPM(p, perm, sym, 2)
 		o := (&Options{Tol: c.tol, schurMode: c.mode, schurDouble: c.double}).withDefaults()
 		s.pcg = s.newSchurPCG(o)
@@ -489,8 +490,8 @@ func TestL32Estimate(t *testing.T) {
 		if got, want := 4*float64(len(s.l32))+float64(len(s.l32ok)), l32Bytes(sym, p.M); got != want {
 			t.Fatalf("mode %d: copy of %g bytes, estimate %g", c.mode, got, want)
 		}
-		if len(s.l32) != 13*4*sym.nnz() {
-			t.Fatalf("mode %d: %d values, want 13 blocks of 4·%d", c.mode, len(s.l32), sym.nnz())
+		if len(s.l32) != 13*4*sym.NNZ() {
+			t.Fatalf("mode %d: %d values, want 13 blocks of 4·%d", c.mode, len(s.l32), sym.NNZ())
 		}
 	}
 }

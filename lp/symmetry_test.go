@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/run"
 )
 
@@ -188,7 +189,7 @@ func TestSymmetricSpanner(t *testing.T) {
 	if err != nil || len(elems) != 8 {
 		t.Fatalf("symmetries: %d elements, %v", len(elems), err)
 	}
-	sp, st, err := spanner(n, all, 1.2, 0, elems)
+	sp, st, err := ldl.Spanner(n, all, 1.2, 0, elems)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +336,7 @@ func TestSymmetricDualBound(t *testing.T) {
 	p := metricLossProblem(5, 5, l2, nil, nil)
 	p.Pairs, _, _ = Spanner(25, metricPairs(gridPts(5, 5), l2, 0.5), 1.3, 0)
 	elems, _ := symmetries(p, gridSymmetries(5, 5))
-	perm, _ := minimumDegree(p)
+	perm, _ := ldl.MinimumDegree(p.graph())
 	q := permuted(p, perm)
 	for _, c := range []struct {
 		p    *Problem

@@ -1,4 +1,4 @@
-package lp
+package ldl
 
 import (
 	"math"
@@ -17,7 +17,7 @@ import (
 // one after the other, so its order already numbers them consecutively. The
 // factor keeps the column-by-column (simplicial) layout of L, which the
 // solves and Takahashi's recurrence read, but it is computed a supernode at
-// a time: column j's entries are rows j+1..l-1 (dense) then R, so the
+// a time: column j's entries are rows j+1..L-1 (dense) then R, so the
 // supernode is a dense trapezoid stored by columns, and every update from an
 // earlier supernode K touches J's columns at row positions computed once in
 // the symbolic phase (relIdx) rather than looked up entry by entry.
@@ -30,8 +30,8 @@ import (
 // 0..w-1, then R_J numbered from w). It panics if the structure does not
 // nest (cannot happen for a symbolic factorisation: the rows of a column
 // below its parent are in its parent's structure).
-func (s *symbolic) buildSupernodes() {
-	n := s.n
+func (s *Symbolic) buildSupernodes() {
+	n := s.N
 	s.snPtr = s.snPtr[:0]
 	s.snPtr = append(s.snPtr, 0)
 	for j := 0; j < n; {
@@ -125,21 +125,21 @@ type snUpdate struct {
 	rel      int
 }
 
-// factorWork is the length of the scratch that factor needs for a factor
-// whose L is contiguous; an interleaved one (st = 4) needs quadWork.
-func (s *symbolic) factorWork() int { return 2 * s.n }
+// FactorWork is the length of the scratch that factor needs for a factor
+// whose L is contiguous; an interleaved one (st = 4) needs QuadWork.
+func (s *Symbolic) FactorWork() int { return 2 * s.N }
 
-// quadWork is the length of the scratch that factor needs for any factor:
-// factorWork, and L contiguous (computed there, then spread to its stride).
-func (s *symbolic) quadWork() int { return 2*s.n + s.nnz() }
+// QuadWork is the length of the scratch that factor needs for any factor:
+// FactorWork, and L contiguous (computed there, then spread to its stride).
+func (s *Symbolic) QuadWork() int { return 2*s.N + s.NNZ() }
 
 // factor computes H = L D L^T for H = diag + G^T diag(wt) G, a supernode at
 // a time (left-looking: the updates of the earlier supernodes that touch J,
-// then J's own dense columns), with work as scratch of factorWork() values
-// (quadWork() for an interleaved factor, st = 4: L is computed contiguous
-// in the scratch and then spread to f.l, so that its values are the same
+// then J's own dense columns), with work as scratch of FactorWork() values
+// (QuadWork() for an interleaved factor, st = 4: L is computed contiguous
+// in the scratch and then spread to f.L, so that its values are the same
 // bits as in a factor of its own; the solver factors whole blocks by
-// factor4, the same bits again). Like band.cholFactor it returns the smallest ratio of a pivot to its
+// factor4, the same bits again). Like band.CholFactor it returns the smallest ratio of a pivot to its
 // assembled diagonal (0 after a breakdown, whose pivot is replaced by
 // hugePivot and whose column of L is zero, so that it updates nothing).
 //
@@ -151,26 +151,26 @@ func (s *symbolic) quadWork() int { return 2*s.n + s.nnz() }
 // share the columns of K, read as contiguous slices (the rows of R_K from
 // a on in each of K's columns), four at a time into a dense temporary that
 // is then scattered into J's column by the precomputed frame positions.
-func (f *sparseLDL) factor(diag []float64, pairs []Pair, wt []float64, work []float64) float64 {
-	s := f.sym
-	n := s.n
-	d, l := f.d, f.l
-	if len(work) < s.factorWork() || len(d) < n || len(l) < lLen(s.nnz(), f.st) {
+func (f *LDL) Factor(diag []float64, pairs []Pair, wt []float64, work []float64) float64 {
+	s := f.Sym
+	n := s.N
+	d, l := f.D, f.L
+	if len(work) < s.FactorWork() || len(d) < n || len(l) < lLen(s.NNZ(), f.St) {
 		panic("lp: sparse factor with mismatched lengths") // cannot happen: sized from the symbolic
 	}
-	if st := f.stride(); st > 1 {
+	if st := f.Stride(); st > 1 {
 		// Computed contiguous in the scratch, then spread to the stride.
-		if len(work) < s.quadWork() {
-			panic("lp: sparse factor with mismatched lengths") // cannot happen: sized by quadWork
+		if len(work) < s.QuadWork() {
+			panic("lp: sparse factor with mismatched lengths") // cannot happen: sized by QuadWork
 		}
-		l = work[2*n : 2*n+s.nnz()]
+		l = work[2*n : 2*n+s.NNZ()]
 		defer func() {
 			for q, v := range l {
-				f.l[q*st] = v
+				f.L[q*st] = v
 			}
 		}()
 	}
-	f.assemble(l, diag, pairs, wt)
+	f.Assemble(l, diag, pairs, wt)
 	h := work[:n]
 	copy(h, d)
 	tmp := work[n : 2*n]
@@ -255,11 +255,11 @@ func (f *sparseLDL) factor(diag []float64, pairs []Pair, wt []float64, work []fl
 	return ratio
 }
 
-// assemble writes H = diag + G^T diag(wt) G into f.d (diagonal) and l
+// assemble writes H = diag + G^T diag(wt) G into f.D (diagonal) and l
 // (the strictly lower entries, contiguous, at the pairs' places in the
 // structure).
-func (f *sparseLDL) assemble(l []float64, diag []float64, pairs []Pair, wt []float64) {
-	d, pos := f.d, f.sym.pairPos
+func (f *LDL) Assemble(l []float64, diag []float64, pairs []Pair, wt []float64) {
+	d, pos := f.D, f.Sym.pairPos
 	copy(d, diag)
 	clear(l)
 	for k, q := range pairs {

@@ -1,4 +1,4 @@
-package lp
+package ldl
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/optdp/optdp/lp/internal/kernel"
-	"gonum.org/v1/gonum/mat"
+	"github.com/optdp/optdp/lp/internal/mem"
 )
 
 // Per-column benchmarks of the sparse factorisation in each fill-reducing
@@ -27,23 +27,23 @@ import (
 // grids' pairs, eps 0.5.
 type columnCase struct {
 	name string
-	p    *Problem
+	p    *Graph
 }
 
 func columnCases(tb testing.TB, ws []int, euclid bool) []columnCase {
 	var cs []columnCase
 	for _, w := range ws {
 		n := w * w
-		cs = append(cs, columnCase{fmt.Sprintf("manhattan%dx%d", w, w), &Problem{N: n, M: 1, C: make([]float64, n), Pairs: gridEdgePairs(w, math.Exp(0.5))}})
+		cs = append(cs, columnCase{fmt.Sprintf("manhattan%dx%d", w, w), &Graph{N: n, Pairs: gridEdgePairs(w, math.Exp(0.5))}})
 	}
 	if euclid {
 		for _, w := range []int{20, 50} {
 			pts := gridPts(w, w)
-			sp, _, err := Spanner(w*w, metricPairs(pts, l2, 0.5), 1.2, -1)
+			sp, _, err := Spanner(w*w, metricPairs(pts, l2, 0.5), 1.2, -1, nil)
 			if err != nil {
 				tb.Fatal(err)
 			}
-			cs = append(cs, columnCase{fmt.Sprintf("euclid%dx%d-spanner1.2", w, w), &Problem{N: w * w, M: 1, C: make([]float64, w*w), Pairs: sp}})
+			cs = append(cs, columnCase{fmt.Sprintf("euclid%dx%d-spanner1.2", w, w), &Graph{N: w * w, Pairs: sp}})
 		}
 	}
 	return cs
@@ -72,20 +72,20 @@ func BenchmarkColumnOrder(b *testing.B) {
 		p := c.p
 		n := p.N
 		for _, name := range Orders() {
-			perm, sym, err := orderByName(name, p)
+			perm, sym, err := OrderByName(name, p)
 			if err != nil {
 				b.Fatal(err)
 			}
 			q := permuted(p, perm)
-			sym.setPairs(q)
+			sym.SetPairs(q)
 			report := func(b *testing.B) {
-				b.ReportMetric(float64(sym.nnz()), "nnzL")
-				b.ReportMetric(sym.flops(), "flops/col")
+				b.ReportMetric(float64(sym.NNZ()), "nnzL")
+				b.ReportMetric(sym.Flops(), "flops/col")
 			}
 			b.Run(c.name+"/"+name+"/order", func(b *testing.B) {
 				cpu0 := cpuSeconds()
 				for b.Loop() {
-					if _, _, err := orderByName(name, p); err != nil {
+					if _, _, err := OrderByName(name, p); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -93,12 +93,12 @@ func BenchmarkColumnOrder(b *testing.B) {
 				report(b)
 			})
 			diag, wt := randomColumn(rand.New(rand.NewPCG(1, 2)), n, len(q.Pairs))
-			f := sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, sym.nnz())}
-			work := make([]float64, sym.factorWork())
+			f := LDL{Sym: sym, D: make([]float64, n), L: make([]float64, sym.NNZ())}
+			work := make([]float64, sym.FactorWork())
 			b.Run(c.name+"/"+name+"/factor", func(b *testing.B) {
 				cpu0 := cpuSeconds()
 				for b.Loop() {
-					if r := f.factor(diag, q.Pairs, wt, work); !(r > 0) {
+					if r := f.Factor(diag, q.Pairs, wt, work); !(r > 0) {
 						b.Fatal("breakdown")
 					}
 				}
@@ -109,7 +109,7 @@ func BenchmarkColumnOrder(b *testing.B) {
 			b.Run(c.name+"/"+name+"/assembly", func(b *testing.B) {
 				cpu0 := cpuSeconds()
 				for b.Loop() {
-					f.addInverse(acc, z)
+					f.AddInverse(acc, z)
 				}
 				b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N)*1e6, "cpu-us/op")
 				report(b)
@@ -121,23 +121,23 @@ func BenchmarkColumnOrder(b *testing.B) {
 // manhattanFactors returns cols LDLᵀ factors of 50×50 Manhattan columns
 // (eps 0.5) in the minimum-degree order, with random diagonals and pair
 // weights: one draw for all when same, else one per factor.
-func manhattanFactors(cols int, same bool) []sparseLDL {
+func manhattanFactors(cols int, same bool) []LDL {
 	const w = 50
-	p := &Problem{N: w * w, M: 1, C: make([]float64, w*w), Pairs: gridEdgePairs(w, math.Exp(0.5))}
-	perm, sym := minimumDegree(p)
+	p := &Graph{N: w * w, Pairs: gridEdgePairs(w, math.Exp(0.5))}
+	perm, sym := MinimumDegree(p)
 	q := permuted(p, perm)
-	sym.setPairs(q)
+	sym.SetPairs(q)
 	n := p.N
 	rng := rand.New(rand.NewPCG(1, 2))
 	diag, wt := randomColumn(rng, n, len(q.Pairs))
-	fs := make([]sparseLDL, cols)
-	work := make([]float64, sym.factorWork())
+	fs := make([]LDL, cols)
+	work := make([]float64, sym.FactorWork())
 	for k := range fs {
 		if !same && k > 0 {
 			diag, wt = randomColumn(rng, n, len(q.Pairs))
 		}
-		fs[k] = sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, sym.nnz())}
-		fs[k].factor(diag, q.Pairs, wt, work)
+		fs[k] = LDL{Sym: sym, D: make([]float64, n), L: make([]float64, sym.NNZ())}
+		fs[k].Factor(diag, q.Pairs, wt, work)
 	}
 	return fs
 }
@@ -150,23 +150,23 @@ func manhattanFactors(cols int, same bool) []sparseLDL {
 //	go test -run XXX -bench AddInverse -count 5 ./lp/
 func BenchmarkAddInverse(b *testing.B) {
 	f := manhattanFactors(1, true)[0]
-	n := f.sym.n
+	n := f.Sym.N
 	for _, c := range []struct {
 		name  string
 		alloc func(int) []float64
-	}{{"make", func(k int) []float64 { return make([]float64, k) }}, {"hugeAlloc", hugeAlloc}} {
+	}{{"make", func(k int) []float64 { return make([]float64, k) }}, {"hugeAlloc", mem.Alloc}} {
 		b.Run(c.name, func(b *testing.B) {
 			acc, z := c.alloc(n*n), c.alloc(n*n)
 			for b.Loop() {
-				f.addInverse(acc, z)
+				f.AddInverse(acc, z)
 			}
 		})
 	}
 }
 
 // BenchmarkAddInverse32: Takahashi's assembly of one column's H_o⁻¹ into
-// the Schur accumulator in double precision (addInverse) and in single
-// precision (addInverse32, the lazy path's preconditioner), on the
+// the Schur accumulator in double precision (AddInverse) and in single
+// precision (AddInverse32, the lazy path's preconditioner), on the
 // 1.2-spanner of the 50×50 Euclidean grid (minimum-degree order), the
 // buffers on huge pages as in the solver (docs/MATH.md §11.8).
 //
@@ -176,17 +176,17 @@ func BenchmarkAddInverse32(b *testing.B) {
 	f := &columnFactors(c.p, 1)[0]
 	n := c.p.N
 	b.Run("double", func(b *testing.B) {
-		acc, z := hugeAlloc(n*n), hugeAlloc(n*n)
+		acc, z := mem.Alloc(n*n), mem.Alloc(n*n)
 		for b.Loop() {
-			f.addInverse(acc, z)
+			f.AddInverse(acc, z)
 		}
 	})
 	b.Run("single", func(b *testing.B) {
-		buf := hugeAlloc(n * n)
+		buf := mem.Alloc(n * n)
 		all := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(buf))), 2*n*n)
 		z, acc := all[:n*n], all[n*n:]
 		for b.Loop() {
-			if !f.addInverse32(acc, z) {
+			if !f.AddInverse32(acc, z) {
 				b.Fatal("refused")
 			}
 		}
@@ -204,38 +204,38 @@ func BenchmarkAddInverse32(b *testing.B) {
 func BenchmarkFactor4(b *testing.B) {
 	cases := columnCases(b, []int{50}, true)
 	for _, c := range []columnCase{cases[2], cases[0]} {
-		perm, sym := minimumDegree(c.p)
+		perm, sym := MinimumDegree(c.p)
 		q := permuted(c.p, perm)
-		sym.setPairs(q)
-		n, nz := c.p.N, sym.nnz()
+		sym.SetPairs(q)
+		n, nz := c.p.N, sym.NNZ()
 		const blocks = 500
 		rng := rand.New(rand.NewPCG(1, 2))
 		var diag, wt [4][]float64
 		for k := range 4 {
 			diag[k], wt[k] = randomColumn(rng, n, len(q.Pairs))
 		}
-		fq := make([][4]*sparseLDL, blocks)
+		fq := make([][4]*LDL, blocks)
 		for k := range fq {
 			blk := make([]float64, 4*(n+nz))
 			for c := range 4 {
-				fq[k][c] = &sparseLDL{sym: sym, d: blk[c*n : (c+1)*n], l: blk[4*n+c:], st: 4}
+				fq[k][c] = &LDL{Sym: sym, D: blk[c*n : (c+1)*n], L: blk[4*n+c:], St: 4}
 			}
 		}
 		b.Run(c.name+"/factor", func(b *testing.B) {
-			work := make([]float64, sym.quadWork())
+			work := make([]float64, sym.QuadWork())
 			k := 0
 			for b.Loop() {
 				for c := range 4 {
-					fq[k%blocks][c].factor(diag[c], q.Pairs, wt[c], work)
+					fq[k%blocks][c].Factor(diag[c], q.Pairs, wt[c], work)
 				}
 				k++
 			}
 		})
 		b.Run(c.name+"/factor4", func(b *testing.B) {
-			work := make([]float64, sym.factor4Work())
+			work := make([]float64, sym.Factor4Work())
 			k := 0
 			for b.Loop() {
-				factor4(&fq[k%blocks], &diag, &wt, q.Pairs, work)
+				Factor4(&fq[k%blocks], &diag, &wt, q.Pairs, work)
 				k++
 			}
 		})
@@ -251,13 +251,13 @@ func BenchmarkFactor4(b *testing.B) {
 func BenchmarkColumnSolve(b *testing.B) {
 	const cols = 2500
 	fs := manhattanFactors(cols, true)
-	r := make([]float64, fs[0].sym.n)
+	r := make([]float64, fs[0].Sym.N)
 	k := 0
 	for b.Loop() {
 		for i := range r {
 			r[i] = 1
 		}
-		fs[k%cols].solve(r)
+		fs[k%cols].Solve(r)
 		k++
 	}
 }
@@ -266,11 +266,11 @@ func BenchmarkColumnSolve(b *testing.B) {
 // vector, summed, as in S v, cycling through 2000 distinct factors of 50×50
 // Manhattan columns and of the 1.2-spanner of the 50×50 Euclidean grid
 // (minimum-degree order): four solves with factors of their own ("solve"),
-// and one solve4 of the four columns of an interleaved block ("solve4", the
+// and one Solve4 of the four columns of an interleaved block ("Solve4", the
 // interior-point method's storage; the AVX2/FMA passes where there are),
 // with the broadcast of v, the pivots' divisions and the sum of the four
-// columns in Go loops ("solve4-scalar", as until session 13) or in the
-// AVX kernels kernel.Bcast4, kernel.Div4 and kernel.Sum4 ("solve4").
+// columns in Go loops ("Solve4-scalar", as until session 13) or in the
+// AVX kernels kernel.Bcast4, kernel.Div4 and kernel.Sum4 ("Solve4").
 // "cols/s" counts columns per second of one core.
 //
 //	go test -run XXX -bench ColumnSolve4 -benchtime 4000x ./lp/
@@ -279,31 +279,31 @@ func BenchmarkColumnSolve4(b *testing.B) {
 	cases := columnCases(b, []int{50}, true)
 	for _, c := range []columnCase{cases[0], cases[2]} {
 		fs := columnFactors(c.p, cols)
-		n, nz := c.p.N, fs[0].sym.nnz()
+		n, nz := c.p.N, fs[0].Sym.NNZ()
 		// The same factors in interleaved blocks of four.
-		blocks := make([][4]*sparseLDL, cols/4)
+		blocks := make([][4]*LDL, cols/4)
 		for k := range blocks {
 			blk := make([]float64, 4*(n+nz))
 			for c := range 4 {
 				f := &fs[4*k+c]
-				copy(blk[c*n:], f.d)
-				for q, v := range f.l {
+				copy(blk[c*n:], f.D)
+				for q, v := range f.L {
 					blk[4*n+4*q+c] = v
 				}
-				blocks[k][c] = &sparseLDL{sym: f.sym, d: blk[c*n : (c+1)*n], l: blk[4*n+c:], st: 4}
+				blocks[k][c] = &LDL{Sym: f.Sym, D: blk[c*n : (c+1)*n], L: blk[4*n+c:], St: 4}
 			}
 		}
-		// Their values in single precision (solve4F32).
+		// Their values in single precision (Solve4F32).
 		l32 := make([][]float32, len(blocks))
 		for k := range blocks {
 			l32[k] = make([]float32, 4*nz)
-			blockTo32(&blocks[k], l32[k])
+			BlockTo32(&blocks[k], l32[k])
 		}
 		v, u, acc, r4 := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, 4*n)
 		for i := range v {
 			v[i] = 1
 		}
-		for _, variant := range []string{"solve", "solve4-scalar", "solve4", "solve4-f32"} {
+		for _, variant := range []string{"solve", "Solve4-scalar", "Solve4", "Solve4-f32"} {
 			b.Run(c.name+"/"+variant, func(b *testing.B) {
 				k := 0
 				for b.Loop() {
@@ -311,24 +311,26 @@ func BenchmarkColumnSolve4(b *testing.B) {
 					case "solve":
 						for c := range 4 {
 							copy(u, v)
-							fs[(k+c)%cols].solve(u)
-							axpy(acc, 1, u)
+							fs[(k+c)%cols].Solve(u)
+							for i, x := range u {
+								acc[i] += x
+							}
 						}
-					case "solve4-scalar":
+					case "Solve4-scalar":
 						f := &blocks[(k/4)%len(blocks)]
-						s := f[0].sym
+						s := f[0].Sym
 						kernel.Bcast4Go(r4, v)
-						kernel.Fwd4(n, s.colPtr, s.idx32, f[0].l[:4*nz], r4)
-						kernel.Div4Go(r4, f[0].d[:n], f[1].d[:n], f[2].d[:n], f[3].d[:n])
-						kernel.Bwd4(n, s.colPtr, s.idx32, f[0].l[:4*nz], r4)
+						kernel.Fwd4(n, s.colPtr, s.idx32, f[0].L[:4*nz], r4)
+						kernel.Div4Go(r4, f[0].D[:n], f[1].D[:n], f[2].D[:n], f[3].D[:n])
+						kernel.Bwd4(n, s.colPtr, s.idx32, f[0].L[:4*nz], r4)
 						kernel.Sum4Go(acc, r4)
-					case "solve4-f32":
+					case "Solve4-f32":
 						kernel.Bcast4(r4, v)
-						solve4F32(&blocks[(k/4)%len(blocks)], l32[(k/4)%len(blocks)], r4)
+						Solve4F32(&blocks[(k/4)%len(blocks)], l32[(k/4)%len(blocks)], r4)
 						kernel.Sum4(acc, r4)
 					default:
 						kernel.Bcast4(r4, v)
-						solve4(&blocks[(k/4)%len(blocks)], r4)
+						Solve4(&blocks[(k/4)%len(blocks)], r4)
 						kernel.Sum4(acc, r4)
 					}
 					k += 4
@@ -341,62 +343,17 @@ func BenchmarkColumnSolve4(b *testing.B) {
 
 // columnFactors returns cols LDLᵀ factors of p's pair graph (minimum-degree
 // order), each with its own random diagonal and pair weights.
-func columnFactors(p *Problem, cols int) []sparseLDL {
-	perm, sym := minimumDegree(p)
+func columnFactors(p *Graph, cols int) []LDL {
+	perm, sym := MinimumDegree(p)
 	q := permuted(p, perm)
-	sym.setPairs(q)
+	sym.SetPairs(q)
 	rng := rand.New(rand.NewPCG(1, 2))
-	fs := make([]sparseLDL, cols)
-	work := make([]float64, sym.factorWork())
+	fs := make([]LDL, cols)
+	work := make([]float64, sym.FactorWork())
 	for k := range fs {
 		diag, wt := randomColumn(rng, p.N, len(q.Pairs))
-		fs[k] = sparseLDL{sym: sym, d: make([]float64, p.N), l: make([]float64, sym.nnz())}
-		fs[k].factor(diag, q.Pairs, wt, work)
+		fs[k] = LDL{Sym: sym, D: make([]float64, p.N), L: make([]float64, sym.NNZ())}
+		fs[k].Factor(diag, q.Pairs, wt, work)
 	}
 	return fs
-}
-
-// BenchmarkCholSolve: S⁻¹ v with the dense Cholesky factor of an
-// n = 2500 Schur complement, by cholSolve and by gonum's
-// mat.Cholesky.SolveVecTo, and by cholSolve with two workers.
-//
-//	go test -run XXX -bench CholSolve ./lp/
-func BenchmarkCholSolve(b *testing.B) {
-	const n = 2500
-	s := mat.NewSymDense(n, nil)
-	for i := range n {
-		for j := i; j < n; j++ {
-			v := 1 / float64(1+j-i)
-			if i == j {
-				v = 10
-			}
-			s.SetSym(i, j, v)
-		}
-	}
-	var c mat.Cholesky
-	if !c.Factorize(s) {
-		b.Fatal("not positive definite")
-	}
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = 1
-	}
-	b.Run("rows", func(b *testing.B) {
-		for b.Loop() {
-			cholSolve(&c, v, 1)
-		}
-	})
-	// Two workers, blocks of cholBlock rows (the lazy path's way since
-	// session 14).
-	b.Run("rows-2workers", func(b *testing.B) {
-		for b.Loop() {
-			cholSolve(&c, v, 2)
-		}
-	})
-	b.Run("gonum", func(b *testing.B) {
-		for b.Loop() {
-			vv := mat.NewVecDense(n, v)
-			_ = c.SolveVecTo(vv, vv)
-		}
-	})
 }

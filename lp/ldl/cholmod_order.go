@@ -1,4 +1,4 @@
-package lp
+package ldl
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // order of the sparse per-column factorisation (lp/sparse.go), read at every
 // Solve:
 //
-//   - "md": lp's minimum degree (minimumDegree);
+//   - "md": lp's minimum degree (MinimumDegree);
 //   - "mdpost": minimum degree followed by a postorder of its elimination
 //     tree (postorder): the same column counts (fill, factor flops), the
 //     columns of each subtree contiguous;
@@ -24,7 +24,7 @@ import (
 //
 // Empty means the build's default, DefaultOrder (docs/MATH.md §11.4 for
 // the factorisation and Takahashi's assembly). Whatever the order, the
-// numeric factorisation and the Schur assembly are lp's own (sparseLDL),
+// numeric factorisation and the Schur assembly are lp's own (LDL),
 // so the answer and its certificate do not depend on it; only the fill of
 // L, and with it the time of Takahashi's assembly, does. An unknown name
 // is reported once on standard error and the default used.
@@ -38,9 +38,9 @@ func Orders() []string {
 
 var badOrderOnce sync.Once
 
-// fillReducing returns the fill-reducing order of p's pair graph selected by
+// FillReducing returns the fill-reducing order of p's pair graph selected by
 // OrderEnv (perm[new] = old) and the symbolic factorisation in it.
-func fillReducing(p *Problem) ([]int, *symbolic) {
+func FillReducing(p *Graph) ([]int, *Symbolic) {
 	name := os.Getenv(OrderEnv)
 	if name == "" {
 		name = DefaultOrder
@@ -51,24 +51,24 @@ func fillReducing(p *Problem) ([]int, *symbolic) {
 		})
 		name = DefaultOrder
 	}
-	perm, sym, err := orderByName(name, p)
+	perm, sym, err := OrderByName(name, p)
 	if err != nil {
 		// The library refused the graph (cannot happen for a valid
 		// Problem): fall back on lp's own order.
-		return minimumDegree(p)
+		return MinimumDegree(p)
 	}
 	return perm, sym
 }
 
-// orderByName returns the order name (one of Orders()) of p's pair graph
+// OrderByName returns the order name (one of Orders()) of p's pair graph
 // and the symbolic factorisation in it.
-func orderByName(name string, p *Problem) ([]int, *symbolic, error) {
+func OrderByName(name string, p *Graph) ([]int, *Symbolic, error) {
 	switch name {
 	case "md":
-		perm, sym := minimumDegree(p)
+		perm, sym := MinimumDegree(p)
 		return perm, sym, nil
 	case "mdpost":
-		perm, sym := minimumDegree(p)
+		perm, sym := MinimumDegree(p)
 		perm = postorder(perm, sym)
 		return perm, symbolicFromOrder(p, perm), nil
 	case "nd":
@@ -84,7 +84,7 @@ func orderByName(name string, p *Problem) ([]int, *symbolic, error) {
 
 // pairGraph returns the adjacency lists of p's pair graph, sorted and
 // without repeats or loops.
-func pairGraph(p *Problem) [][]int {
+func pairGraph(p *Graph) [][]int {
 	adj := make([][]int, p.N)
 	for _, q := range p.Pairs {
 		if q.I == q.H {
@@ -102,7 +102,7 @@ func pairGraph(p *Problem) [][]int {
 
 // lowerPattern returns the pattern of the lower triangle, diagonal
 // included, of p's pair graph in compressed columns (rows ascending).
-func lowerPattern(p *Problem) (colPtr, rowIdx []int) {
+func lowerPattern(p *Graph) (colPtr, rowIdx []int) {
 	adj := pairGraph(p)
 	colPtr = make([]int, p.N+1)
 	for j, nb := range adj {
@@ -124,7 +124,7 @@ func lowerPattern(p *Problem) (colPtr, rowIdx []int) {
 // row of its structure). This is the exact nonzero pattern of L for any
 // H_o with the pair graph's sparsity (barring cancellation), in
 // O(nnz(L)) time after the sort of each column.
-func symbolicFromOrder(p *Problem, perm []int) *symbolic {
+func symbolicFromOrder(p *Graph, perm []int) *Symbolic {
 	n := p.N
 	inv := make([]int, n)
 	for k, old := range perm {
@@ -149,7 +149,7 @@ func symbolicFromOrder(p *Problem, perm []int) *symbolic {
 	for i := range mark {
 		mark[i] = -1
 	}
-	s := &symbolic{n: n, colPtr: make([]int, n+1)}
+	s := &Symbolic{N: n, colPtr: make([]int, n+1)}
 	for j := 0; j < n; j++ {
 		mark[j] = j
 		rows := make([]int, 0, len(later[j]))
@@ -190,8 +190,8 @@ func symbolicFromOrder(p *Problem, perm []int) *symbolic {
 // counts (the same fill and factorisation flops; Takahashi's assembly,
 // which weighs column j by n-j, changes), every subtree numbered
 // contiguously.
-func postorder(perm []int, sym *symbolic) []int {
-	n := sym.n
+func postorder(perm []int, sym *Symbolic) []int {
+	n := sym.N
 	head, next := make([]int, n), make([]int, n)
 	for i := range head {
 		head[i] = -1
@@ -241,7 +241,7 @@ const ndLeaf = 48
 // minimum degree's and its assembly flops 1.4-1.7× (bench/README.md,
 // "CHOLMOD/METIS against the pure-Go sparse LDL^T"), so it is not the
 // default.
-func nestedDissection(p *Problem) []int {
+func nestedDissection(p *Graph) []int {
 	n := p.N
 	adj := pairGraph(p)
 	where := make([]int, n) // the part a row belongs to (0 = all)
@@ -275,7 +275,7 @@ func nestedDissection(p *Problem) []int {
 		for k, r := range rows {
 			local[r] = k
 		}
-		sub := &Problem{N: len(rows), M: 1}
+		sub := &Graph{N: len(rows)}
 		for k, r := range rows {
 			for _, v := range adj[r] {
 				if where[v] == id && v > r {
@@ -283,7 +283,7 @@ func nestedDissection(p *Problem) []int {
 				}
 			}
 		}
-		sp, _ := minimumDegree(sub)
+		sp, _ := MinimumDegree(sub)
 		for _, k := range sp {
 			perm = append(perm, rows[k])
 		}

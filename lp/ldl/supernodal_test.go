@@ -1,4 +1,4 @@
-package lp
+package ldl
 
 import (
 	"math"
@@ -12,11 +12,11 @@ import (
 // L[r][k] d_k L[j][k] of the earlier columns k with row j, read through row
 // lists built here. A second algorithm for the same factor (the test
 // oracle of TestSupernodalFactor); it returns the same pivot ratio.
-func factorSimplicial(f *sparseLDL, diag []float64, pairs []Pair, wt []float64) float64 {
-	s := f.sym
-	n := s.n
-	d, l := f.d, f.l
-	f.assemble(f.l, diag, pairs, wt)
+func factorSimplicial(f *LDL, diag []float64, pairs []Pair, wt []float64) float64 {
+	s := f.Sym
+	n := s.N
+	d, l := f.D, f.L
+	f.Assemble(f.L, diag, pairs, wt)
 	// Row lists: the positions q (in column k) of the entries of row j.
 	rowCol, rowPos := make([][]int, n), make([][]int, n)
 	for k := 0; k < n; k++ {
@@ -68,7 +68,7 @@ func factorSimplicial(f *sparseLDL, diag []float64, pairs []Pair, wt []float64) 
 // grid (whose minimum-degree order has supernodes of dozens of columns).
 func structureCases(t *testing.T, rng *rand.Rand) []structureCase {
 	t.Helper()
-	sp, _, err := Spanner(144, metricPairs(gridPts(12, 12), l2, 0.5), 1.2, -1)
+	sp, _, err := Spanner(144, metricPairs(gridPts(12, 12), l2, 0.5), 1.2, -1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +82,8 @@ func structureCases(t *testing.T, rng *rand.Rand) []structureCase {
 
 // inOrders returns p's minimum-degree order and its postorder, each with
 // its symbolic factorisation (pairs set) and p renumbered by it.
-func inOrders(p *Problem) []orderedCase {
-	perm, sym := minimumDegree(p)
+func inOrders(p *Graph) []orderedCase {
+	perm, sym := MinimumDegree(p)
 	out := make([]orderedCase, 0, 2)
 	for _, order := range []string{"md", "mdpost"} {
 		if order == "mdpost" {
@@ -91,7 +91,7 @@ func inOrders(p *Problem) []orderedCase {
 			sym = symbolicFromOrder(p, perm)
 		}
 		q := permuted(p, perm)
-		sym.setPairs(q)
+		sym.SetPairs(q)
 		out = append(out, orderedCase{order, sym, q})
 	}
 	return out
@@ -100,8 +100,8 @@ func inOrders(p *Problem) []orderedCase {
 // orderedCase is one of inOrders: an order's name, structure and problem.
 type orderedCase struct {
 	order string
-	sym   *symbolic
-	q     *Problem
+	sym   *Symbolic
+	q     *Graph
 }
 
 // structureCase is one of structureCases: n rows and their pairs.
@@ -122,7 +122,7 @@ type structureCase struct {
 func TestSupernodalFactor(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	for _, c := range structureCases(t, rng) {
-		p := &Problem{N: c.n, M: 1, C: make([]float64, c.n), Pairs: c.pairs}
+		p := &Graph{N: c.n, Pairs: c.pairs}
 		for _, oc := range inOrders(p) {
 			order, sym, q := oc.order, oc.sym, oc.q
 			// The supernodes: consecutive runs covering every column, each
@@ -156,21 +156,21 @@ func TestSupernodalFactor(t *testing.T) {
 			for k := range wt {
 				wt[k] = math.Pow(10, 2*rng.Float64()-1)
 			}
-			got := sparseLDL{sym: sym, d: make([]float64, c.n), l: make([]float64, sym.nnz())}
-			want := sparseLDL{sym: sym, d: make([]float64, c.n), l: make([]float64, sym.nnz())}
-			rg := got.factor(diag, q.Pairs, wt, make([]float64, sym.factorWork()))
+			got := LDL{Sym: sym, D: make([]float64, c.n), L: make([]float64, sym.NNZ())}
+			want := LDL{Sym: sym, D: make([]float64, c.n), L: make([]float64, sym.NNZ())}
+			rg := got.Factor(diag, q.Pairs, wt, make([]float64, sym.FactorWork()))
 			rw := factorSimplicial(&want, diag, q.Pairs, wt)
 			if math.Abs(rg-rw) > 1e-12*rw {
 				t.Errorf("%s %s: pivot ratio %v, simplicial %v", c.name, order, rg, rw)
 			}
-			for j := range want.d {
-				if math.Abs(got.d[j]-want.d[j]) > 1e-12*math.Abs(want.d[j]) {
-					t.Errorf("%s %s: d[%d] = %v, simplicial %v", c.name, order, j, got.d[j], want.d[j])
+			for j := range want.D {
+				if math.Abs(got.D[j]-want.D[j]) > 1e-12*math.Abs(want.D[j]) {
+					t.Errorf("%s %s: d[%d] = %v, simplicial %v", c.name, order, j, got.D[j], want.D[j])
 				}
 			}
-			for k := range want.l {
-				if math.Abs(got.l[k]-want.l[k]) > 1e-12*(1+math.Abs(want.l[k])) {
-					t.Errorf("%s %s: l[%d] = %v, simplicial %v", c.name, order, k, got.l[k], want.l[k])
+			for k := range want.L {
+				if math.Abs(got.L[k]-want.L[k]) > 1e-12*(1+math.Abs(want.L[k])) {
+					t.Errorf("%s %s: l[%d] = %v, simplicial %v", c.name, order, k, got.L[k], want.L[k])
 				}
 			}
 			t.Logf("%s %s: %d supernodes, widest %d, %d updates", c.name, order, len(sym.snPtr)-1, widest, len(sym.up))
@@ -186,37 +186,37 @@ func TestSupernodalFactor(t *testing.T) {
 	for i := 6; i+1 < n; i++ {
 		ps = append(ps, Pair{I: i, H: i + 1, W: 1.5}, Pair{I: i + 1, H: i, W: 1.5})
 	}
-	p := &Problem{N: n, M: 1, C: make([]float64, n), Pairs: ps}
-	perm, sym := minimumDegree(p)
+	p := &Graph{N: n, Pairs: ps}
+	perm, sym := MinimumDegree(p)
 	q := permuted(p, perm)
-	sym.setPairs(q)
+	sym.SetPairs(q)
 	diag := make([]float64, n) // zero: the two-way chain needs none
 	wt := make([]float64, len(ps))
 	for k := range wt {
 		wt[k] = 1
 	}
-	got := sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, sym.nnz())}
-	want := sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, sym.nnz())}
-	rg := got.factor(diag, q.Pairs, wt, make([]float64, sym.factorWork()))
+	got := LDL{Sym: sym, D: make([]float64, n), L: make([]float64, sym.NNZ())}
+	want := LDL{Sym: sym, D: make([]float64, n), L: make([]float64, sym.NNZ())}
+	rg := got.Factor(diag, q.Pairs, wt, make([]float64, sym.FactorWork()))
 	rw := factorSimplicial(&want, diag, q.Pairs, wt)
 	if rg != 0 || rw != 0 {
 		t.Errorf("singular H: pivot ratios %v (supernodal) and %v (simplicial), want 0", rg, rw)
 	}
 	huge := 0
-	for j := range want.d {
-		if (got.d[j] == hugePivot) != (want.d[j] == hugePivot) {
-			t.Errorf("singular H: pivot %d = %v, simplicial %v", j, got.d[j], want.d[j])
+	for j := range want.D {
+		if (got.D[j] == hugePivot) != (want.D[j] == hugePivot) {
+			t.Errorf("singular H: pivot %d = %v, simplicial %v", j, got.D[j], want.D[j])
 		}
-		if got.d[j] == hugePivot {
+		if got.D[j] == hugePivot {
 			huge++
 		}
 	}
 	if huge == 0 {
 		t.Error("singular H: no pivot replaced")
 	}
-	for k := range want.l {
-		if math.Abs(got.l[k]-want.l[k]) > 1e-12*(1+math.Abs(want.l[k])) {
-			t.Errorf("singular H: l[%d] = %v, simplicial %v", k, got.l[k], want.l[k])
+	for k := range want.L {
+		if math.Abs(got.L[k]-want.L[k]) > 1e-12*(1+math.Abs(want.L[k])) {
+			t.Errorf("singular H: l[%d] = %v, simplicial %v", k, got.L[k], want.L[k])
 		}
 	}
 }

@@ -1,7 +1,6 @@
-package lp
+package ldl
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -57,10 +56,10 @@ func TestSparseLDL(t *testing.T) {
 		n     int
 		pairs []Pair
 	}{{5, randomGraphPairs(rng, 5, 3)}, {30, randomGraphPairs(rng, 30, 40)}, {49, grid(7)}, {100, grid(10)}} {
-		p := &Problem{N: c.n, M: 1, C: make([]float64, c.n), Pairs: c.pairs}
-		perm, sym := minimumDegree(p)
+		p := &Graph{N: c.n, Pairs: c.pairs}
+		perm, sym := MinimumDegree(p)
 		q := permuted(p, perm)
-		sym.setPairs(q)
+		sym.SetPairs(q)
 		for j := 0; j < c.n; j++ {
 			col := sym.rowIdx[sym.colPtr[j]:sym.colPtr[j+1]]
 			for _, k := range col {
@@ -91,9 +90,9 @@ func TestSparseLDL(t *testing.T) {
 			h.SetSym(pr.H, pr.H, h.At(pr.H, pr.H)+wt[k]*pr.W*pr.W)
 			h.SetSym(pr.I, pr.H, h.At(pr.I, pr.H)-wt[k]*pr.W)
 		}
-		f := sparseLDL{sym: sym, d: make([]float64, c.n), l: make([]float64, sym.nnz())}
-		work := make([]float64, sym.factorWork())
-		if r := f.factor(diag, q.Pairs, wt, work); !(r > 1e-4) {
+		f := LDL{Sym: sym, D: make([]float64, c.n), L: make([]float64, sym.NNZ())}
+		work := make([]float64, sym.FactorWork())
+		if r := f.Factor(diag, q.Pairs, wt, work); !(r > 1e-4) {
 			t.Errorf("n=%d: pivot ratio %v", c.n, r)
 		}
 		var ch mat.Cholesky
@@ -110,7 +109,7 @@ func TestSparseLDL(t *testing.T) {
 		}
 		want := mat.NewVecDense(c.n, nil)
 		want.MulVec(&inv, mat.NewVecDense(c.n, slices.Clone(r)))
-		f.solve(r)
+		f.Solve(r)
 		for i := range r {
 			if math.Abs(r[i]-want.AtVec(i)) > 1e-10*mat.Norm(want, math.Inf(1)) {
 				t.Errorf("n=%d: solve[%d] = %v, want %v", c.n, i, r[i], want.AtVec(i))
@@ -120,7 +119,7 @@ func TestSparseLDL(t *testing.T) {
 		for i := range acc {
 			acc[i] = 1
 		}
-		f.addInverse(acc, make([]float64, c.n*c.n))
+		f.AddInverse(acc, make([]float64, c.n*c.n))
 		for i := 0; i < c.n; i++ {
 			for j := i; j < c.n; j++ {
 				if got, want := acc[i*c.n+j], 1+inv.At(i, j); math.Abs(got-want) > 1e-10*(1+math.Abs(inv.At(i, i))) {
@@ -128,52 +127,52 @@ func TestSparseLDL(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("n=%d: %d pairs, nnz(L) = %d", c.n, len(c.pairs)/2, sym.nnz())
+		t.Logf("n=%d: %d pairs, nnz(L) = %d", c.n, len(c.pairs)/2, sym.NNZ())
 	}
 }
 
 // TestSolve4: the four factors of an interleaved block solved together
-// (solve4, the kernel of the CG products) agree with four separate solves
+// (Solve4, the kernel of the CG products) agree with four separate solves
 // with factors of their own, which TestSparseLDL checks against a dense
 // inverse; with zero right-hand sides in some of the four (the skipped
 // columns of the forward pass). Each structure is factored twice: into
 // four arrays of their own, and into one interleaved block (st = 4, the
 // interior-point method's storage), whose pivots and entries must be the
-// same to the bit. solve4 runs the vector kernels where there are (and the
+// same to the bit. Solve4 runs the vector kernels where there are (and the
 // Go passes kernel.Fwd4Go/kernel.Bwd4Go, also run directly here, elsewhere and with
 // -tags noasm); the single solve reads the block at stride 4.
 func TestSolve4(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	for _, c := range []struct{ n, extra int }{{1, 0}, {2, 0}, {7, 3}, {60, 40}, {300, 500}} {
 		q, sym := randomStructure(rng, c.n, c.extra)
-		nz := sym.nnz()
-		var fs, fq [4]*sparseLDL
+		nz := sym.NNZ()
+		var fs, fq [4]*LDL
 		blk := make([]float64, 4*(c.n+nz))
 		for i := range blk {
 			blk[i] = math.NaN() // every value must be written by factor
 		}
-		work := make([]float64, sym.quadWork())
+		work := make([]float64, sym.QuadWork())
 		for k := range fs {
 			diag, wt := randomColumn(rng, c.n, len(q.Pairs))
-			fs[k] = &sparseLDL{sym: sym, d: make([]float64, c.n), l: make([]float64, nz)}
-			fs[k].factor(diag, q.Pairs, wt, work[:sym.factorWork()])
-			fq[k] = &sparseLDL{sym: sym, d: blk[k*c.n : (k+1)*c.n], l: blk[min(4*c.n+k, len(blk)):], st: 4}
-			fq[k].factor(diag, q.Pairs, wt, work)
-			for j, v := range fs[k].d {
-				if fq[k].d[j] != v {
-					t.Fatalf("n=%d column %d: interleaved pivot %d = %v, contiguous %v", c.n, k, j, fq[k].d[j], v)
+			fs[k] = &LDL{Sym: sym, D: make([]float64, c.n), L: make([]float64, nz)}
+			fs[k].Factor(diag, q.Pairs, wt, work[:sym.FactorWork()])
+			fq[k] = &LDL{Sym: sym, D: blk[k*c.n : (k+1)*c.n], L: blk[min(4*c.n+k, len(blk)):], St: 4}
+			fq[k].Factor(diag, q.Pairs, wt, work)
+			for j, v := range fs[k].D {
+				if fq[k].D[j] != v {
+					t.Fatalf("n=%d column %d: interleaved pivot %d = %v, contiguous %v", c.n, k, j, fq[k].D[j], v)
 				}
 			}
-			for e, v := range fs[k].l {
+			for e, v := range fs[k].L {
 				if got := blk[4*c.n+4*e+k]; got != v {
 					t.Fatalf("n=%d column %d: interleaved L entry %d = %v, contiguous %v", c.n, k, e, got, v)
 				}
 			}
 		}
-		if _, ok := interleaved(&fq); !ok && nz > 0 {
+		if _, ok := Interleaved(&fq); !ok && nz > 0 {
 			t.Fatalf("n=%d: the block's four columns not recognised as interleaved", c.n)
 		}
-		if _, ok := interleaved(&[4]*sparseLDL{fq[1], fq[0], fq[2], fq[3]}); ok {
+		if _, ok := Interleaved(&[4]*LDL{fq[1], fq[0], fq[2], fq[3]}); ok {
 			t.Fatalf("n=%d: four columns out of order taken as a block", c.n)
 		}
 		for _, zeros := range []bool{false, true} {
@@ -190,7 +189,7 @@ func TestSolve4(t *testing.T) {
 			}
 			b4 := slices.Clone(r4)
 			for k := range fs {
-				fs[k].solve(want[k])
+				fs[k].Solve(want[k])
 			}
 			check := func(name string, got []float64) {
 				t.Helper()
@@ -207,15 +206,15 @@ func TestSolve4(t *testing.T) {
 				}
 			}
 			got := slices.Clone(b4)
-			solve4(&fq, got)
-			check("solve4 (interleaved)", got)
+			Solve4(&fq, got)
+			check("Solve4 (interleaved)", got)
 			if nz > 0 {
 				// The Go passes on the block, whatever the build.
 				got = slices.Clone(b4)
 				kernel.Fwd4Go(c.n, sym.colPtr, sym.idx32, blk[4*c.n:], got)
 				for j := 0; j < c.n; j++ {
 					for k := range fq {
-						got[4*j+k] /= fq[k].d[j]
+						got[4*j+k] /= fq[k].D[j]
 					}
 				}
 				kernel.Bwd4Go(c.n, sym.colPtr, sym.idx32, blk[4*c.n:], got)
@@ -227,7 +226,7 @@ func TestSolve4(t *testing.T) {
 				for i := range u {
 					u[i] = b4[4*i+k]
 				}
-				fq[k].solve(u)
+				fq[k].Solve(u)
 				for i := range u {
 					got[4*i+k] = u[i]
 				}
@@ -237,53 +236,8 @@ func TestSolve4(t *testing.T) {
 	}
 }
 
-// TestSparseMatchesBanded: on a 2-D grid the sparse (minimum degree) and
-// banded (reverse Cuthill–McKee) per-column factorisations give the same
-// certified optimum, and the sparse one is chosen by default there.
-func TestSparseMatchesBanded(t *testing.T) {
-	const w = 10
-	pts := gridPts(w, w)
-	n := len(pts)
-	var pairs []Pair
-	for i := range pts {
-		for h := range pts {
-			if l1(pts[i], pts[h]) == 1 {
-				pairs = append(pairs, Pair{I: i, H: h, W: math.Exp(0.5)})
-			}
-		}
-	}
-	prior := randomPrior(rand.New(rand.NewPCG(23, 24)), n, false)
-	c := make([]float64, n*n)
-	for i := range pts {
-		for o := range pts {
-			c[i*n+o] = -prior[i] * l1(pts[i], pts[o])
-		}
-	}
-	p := &Problem{N: n, M: n, C: c, Pairs: pairs}
-	_, sym := minimumDegree(p)
-	q := permuted(p, rcm(p))
-	b := float64(q.bandwidth())
-	if f := sym.flops(); !(f < 0.6*(float64(n*n)*b/2+float64(n)*b*b)) {
-		t.Errorf("sparse flops %v not below the banded %v: the test would not exercise the sparse path", f, float64(n*n)*b/2)
-	}
-	ctx := context.Background()
-	rs, err := Solve(ctx, p, &Options{Tol: 1e-9})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rb, err := Solve(ctx, p, &Options{Tol: 1e-9, Banded: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rs.Primal > rb.Dual || rb.Primal > rs.Dual || rs.Gap > 1e-9 || rb.Gap > 1e-9 {
-		t.Errorf("sparse [%v, %v] and banded [%v, %v] do not overlap tightly", rs.Primal, rs.Dual, rb.Primal, rb.Dual)
-	}
-	checkFeasible(t, p, rs.X)
-	t.Logf("sparse %d iterations (flops %.3g/column), banded %d (%.3g); value %.12g", rs.Iterations, sym.flops(), rb.Iterations, float64(n*n)*b/2+float64(n)*b*b, rs.Primal)
-}
-
-// TestSolve4F32: solve4F32 with the block's L rounded to single precision
-// (blockTo32) is, to the bit, solve4 on a block whose L values are those
+// TestSolve4F32: Solve4F32 with the block's L rounded to single precision
+// (BlockTo32) is, to the bit, Solve4 on a block whose L values are those
 // rounded values in double precision, pivots unrounded (the widening is
 // exact and the passes are the same, vector kernels or Go alike), and the
 // Go passes on single-precision values agree with them to the bit too. The
@@ -293,42 +247,42 @@ func TestSolve4F32(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 34))
 	for _, c := range []struct{ n, extra int }{{1, 0}, {2, 0}, {7, 3}, {60, 40}, {300, 500}} {
 		q, sym := randomStructure(rng, c.n, c.extra)
-		nz := sym.nnz()
+		nz := sym.NNZ()
 		blk, blkR := make([]float64, 4*(c.n+nz)), make([]float64, 4*(c.n+nz))
-		var fq, fr [4]*sparseLDL
-		work := make([]float64, sym.quadWork())
+		var fq, fr [4]*LDL
+		work := make([]float64, sym.QuadWork())
 		for k := range fq {
 			diag, wt := randomColumn(rng, c.n, len(q.Pairs))
-			fq[k] = &sparseLDL{sym: sym, d: blk[k*c.n : (k+1)*c.n], l: blk[min(4*c.n+k, len(blk)):], st: 4}
-			fq[k].factor(diag, q.Pairs, wt, work)
-			fr[k] = &sparseLDL{sym: sym, d: blkR[k*c.n : (k+1)*c.n], l: blkR[min(4*c.n+k, len(blkR)):], st: 4}
+			fq[k] = &LDL{Sym: sym, D: blk[k*c.n : (k+1)*c.n], L: blk[min(4*c.n+k, len(blk)):], St: 4}
+			fq[k].Factor(diag, q.Pairs, wt, work)
+			fr[k] = &LDL{Sym: sym, D: blkR[k*c.n : (k+1)*c.n], L: blkR[min(4*c.n+k, len(blkR)):], St: 4}
 		}
 		copy(blkR, blk)
 		for e := 4 * c.n; e < len(blkR); e++ {
 			blkR[e] = float64(float32(blkR[e]))
 		}
 		l32 := make([]float32, 4*nz)
-		blockTo32(&fq, l32) // nothing to copy at n = 1 (no entries)
+		BlockTo32(&fq, l32) // nothing to copy at n = 1 (no entries)
 		b4 := make([]float64, 4*c.n)
 		for i := range b4 {
 			b4[i] = rng.Float64() - 0.5
 		}
 		got, want, exact := slices.Clone(b4), slices.Clone(b4), slices.Clone(b4)
-		solve4F32(&fq, l32, got)
-		solve4(&fr, want)
-		solve4(&fq, exact)
+		Solve4F32(&fq, l32, got)
+		Solve4(&fr, want)
+		Solve4(&fq, exact)
 		differs := false
 		for i := range got {
 			if got[i] != want[i] {
-				t.Fatalf("n=%d: solve4F32 entry %d = %v, solve4 on the rounded block %v", c.n, i, got[i], want[i])
+				t.Fatalf("n=%d: Solve4F32 entry %d = %v, Solve4 on the rounded block %v", c.n, i, got[i], want[i])
 			}
 			if math.Abs(got[i]-exact[i]) > 1e-5*(1+math.Abs(exact[i])) {
-				t.Fatalf("n=%d: solve4F32 entry %d = %v, exact solve %v", c.n, i, got[i], exact[i])
+				t.Fatalf("n=%d: Solve4F32 entry %d = %v, exact solve %v", c.n, i, got[i], exact[i])
 			}
 			differs = differs || got[i] != exact[i]
 		}
 		if nz > 0 && !differs {
-			t.Fatalf("n=%d: solve4F32 equals the exact solve to the bit: not read from the copy?", c.n)
+			t.Fatalf("n=%d: Solve4F32 equals the exact solve to the bit: not read from the copy?", c.n)
 		}
 		if nz == 0 {
 			continue
@@ -351,10 +305,10 @@ func TestSolve4F32(t *testing.T) {
 // randomStructure is a random connected graph of n rows with extra pairs
 // beyond a spanning tree (randomGraphPairs), as a one-column problem
 // renumbered into its minimum-degree order, and its symbolic factor.
-func randomStructure(rng *rand.Rand, n, extra int) (*Problem, *symbolic) {
-	p := &Problem{N: n, M: 1, C: make([]float64, n), Pairs: randomGraphPairs(rng, n, extra)}
-	perm, sym := minimumDegree(p)
+func randomStructure(rng *rand.Rand, n, extra int) (*Graph, *Symbolic) {
+	p := &Graph{N: n, Pairs: randomGraphPairs(rng, n, extra)}
+	perm, sym := MinimumDegree(p)
 	q := permuted(p, perm)
-	sym.setPairs(q)
+	sym.SetPairs(q)
 	return q, sym
 }

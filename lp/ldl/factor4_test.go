@@ -1,4 +1,4 @@
-package lp
+package ldl
 
 import (
 	"math"
@@ -18,7 +18,7 @@ import (
 func TestFactor4(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	pts := gridPts(20, 20)
-	sp, _, err := Spanner(400, metricPairs(pts, l2, 0.5), 1.2, -1)
+	sp, _, err := Spanner(400, metricPairs(pts, l2, 0.5), 1.2, -1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,11 +34,11 @@ func TestFactor4(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, breakdown := range []bool{false, true} {
-			p := &Problem{N: c.n, M: 1, C: make([]float64, c.n), Pairs: c.pairs}
-			perm, sym := minimumDegree(p)
+			p := &Graph{N: c.n, Pairs: c.pairs}
+			perm, sym := MinimumDegree(p)
 			q := permuted(p, perm)
-			sym.setPairs(q)
-			n, nz := c.n, sym.nnz()
+			sym.SetPairs(q)
+			n, nz := c.n, sym.NNZ()
 			var diag, wt [4][]float64
 			for k := range 4 {
 				diag[k], wt[k] = randomColumn(rng, n, len(q.Pairs))
@@ -60,27 +60,27 @@ func TestFactor4(t *testing.T) {
 			for i := range blk {
 				blk[i] = math.NaN() // every value must be written
 			}
-			var fq [4]*sparseLDL
+			var fq [4]*LDL
 			for k := range 4 {
-				fq[k] = &sparseLDL{sym: sym, d: blk[k*n : (k+1)*n], l: blk[min(4*n+k, len(blk)):], st: 4}
+				fq[k] = &LDL{Sym: sym, D: blk[k*n : (k+1)*n], L: blk[min(4*n+k, len(blk)):], St: 4}
 			}
-			ratio := factor4(&fq, &diag, &wt, q.Pairs, make([]float64, sym.factor4Work()))
-			work := make([]float64, sym.factorWork())
+			ratio := Factor4(&fq, &diag, &wt, q.Pairs, make([]float64, sym.Factor4Work()))
+			work := make([]float64, sym.FactorWork())
 			for k := range 4 {
-				f := sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, nz)}
-				want := f.factor(diag[k], q.Pairs, wt[k], work)
+				f := LDL{Sym: sym, D: make([]float64, n), L: make([]float64, nz)}
+				want := f.Factor(diag[k], q.Pairs, wt[k], work)
 				if ratio[k] != want && !(math.IsNaN(ratio[k]) && math.IsNaN(want)) {
 					t.Errorf("%s breakdown=%v lane %d: ratio %v, factor %v", c.name, breakdown, k, ratio[k], want)
 				}
 				if breakdown && k == 2 && want != 0 {
 					t.Errorf("%s: lane 2 did not break down (ratio %v)", c.name, want)
 				}
-				for j, v := range f.d {
-					if fq[k].d[j] != v {
-						t.Fatalf("%s breakdown=%v lane %d: pivot %d = %v, factor %v", c.name, breakdown, k, j, fq[k].d[j], v)
+				for j, v := range f.D {
+					if fq[k].D[j] != v {
+						t.Fatalf("%s breakdown=%v lane %d: pivot %d = %v, factor %v", c.name, breakdown, k, j, fq[k].D[j], v)
 					}
 				}
-				for e, v := range f.l {
+				for e, v := range f.L {
 					if got := blk[4*n+4*e+k]; got != v {
 						t.Fatalf("%s breakdown=%v lane %d: L entry %d = %v, factor %v", c.name, breakdown, k, e, got, v)
 					}

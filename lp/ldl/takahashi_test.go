@@ -1,4 +1,4 @@
-package lp
+package ldl
 
 import (
 	"math"
@@ -9,20 +9,20 @@ import (
 )
 
 // TestTakahashiKernel: Takahashi's recurrence with the rows of a column's
-// structure taken four at a time (addInverse, kernel.Madd4 with the AVX2/FMA kernel
+// structure taken four at a time (AddInverse, kernel.Madd4 with the AVX2/FMA kernel
 // where there is one) against the recurrence one row at a time through
 // gonum's axpy that it replaced, entry by entry, on random
 // graphs, a Manhattan grid and the 12×12 Euclidean spanner, in the
 // minimum-degree order and its postorder, with weights over four orders of
 // magnitude: the accumulated upper triangle (onto a matrix of ones), and
 // with acc nil the full inverse in z (both triangles, as the symmetric and
-// per-column modes read it). TestSparseLDL checks addInverse against a
+// per-column modes read it). TestSparseLDL checks AddInverse against a
 // dense inverse.
 func TestTakahashiKernel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 62))
 	cases := append([]structureCase{{"single", 1, nil}}, structureCases(t, rng)...)
 	for _, c := range cases {
-		p := &Problem{N: c.n, M: 1, C: make([]float64, c.n), Pairs: c.pairs}
+		p := &Graph{N: c.n, Pairs: c.pairs}
 		for _, oc := range inOrders(p) {
 			order, sym, q := oc.order, oc.sym, oc.q
 			n := c.n
@@ -34,8 +34,8 @@ func TestTakahashiKernel(t *testing.T) {
 			for k := range wt {
 				wt[k] = math.Pow(10, 4*rng.Float64()-2)
 			}
-			f := sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, sym.nnz())}
-			f.factor(diag, q.Pairs, wt, make([]float64, sym.factorWork()))
+			f := LDL{Sym: sym, D: make([]float64, n), L: make([]float64, sym.NNZ())}
+			f.Factor(diag, q.Pairs, wt, make([]float64, sym.FactorWork()))
 			want, zw := make([]float64, n*n), make([]float64, n*n)
 			f.addInverseSimplicial(nil, zw)
 			copy(want, zw)
@@ -45,7 +45,7 @@ func TestTakahashiKernel(t *testing.T) {
 			for i := range acc {
 				acc[i] = 1
 			}
-			f.addInverse(acc, z)
+			f.AddInverse(acc, z)
 			bad := 0
 			for i := 0; i < n; i++ {
 				for j := i; j < n; j++ {
@@ -59,7 +59,7 @@ func TestTakahashiKernel(t *testing.T) {
 			for i := range z {
 				z[i] = math.NaN()
 			}
-			f.addInverse(nil, z)
+			f.AddInverse(nil, z)
 			for i := 0; i < n; i++ {
 				for j := 0; j < n; j++ {
 					if math.Abs(z[i*n+j]-want[i*n+j]) > scale(i, j) && bad < 10 {
@@ -70,15 +70,15 @@ func TestTakahashiKernel(t *testing.T) {
 			}
 			// The same factor as the third column of an interleaved
 			// block (st = 4): the same inverse, to the bit.
-			nz := sym.nnz()
+			nz := sym.NNZ()
 			blk := make([]float64, 4*(n+nz))
-			g := sparseLDL{sym: sym, d: blk[2*n : 3*n], l: blk[min(4*n+2, len(blk)):], st: 4}
-			g.factor(diag, q.Pairs, wt, make([]float64, sym.quadWork()))
+			g := LDL{Sym: sym, D: blk[2*n : 3*n], L: blk[min(4*n+2, len(blk)):], St: 4}
+			g.Factor(diag, q.Pairs, wt, make([]float64, sym.QuadWork()))
 			zg := make([]float64, n*n)
 			for i := range zg {
 				zg[i] = math.NaN()
 			}
-			g.addInverse(nil, zg)
+			g.AddInverse(nil, zg)
 			for i := range zg {
 				if zg[i] != z[i] && bad < 15 {
 					bad++
@@ -90,12 +90,12 @@ func TestTakahashiKernel(t *testing.T) {
 }
 
 // addInverseSimplicial is Takahashi's recurrence one row of the structure at
-// a time through gonum's axpy, as addInverse was before session 10, kept as
+// a time through gonum's axpy, as AddInverse was before session 10, kept as
 // the oracle of TestTakahashiKernel.
-func (f *sparseLDL) addInverseSimplicial(acc, z []float64) {
-	s := f.sym
-	n := s.n
-	l := f.l
+func (f *LDL) addInverseSimplicial(acc, z []float64) {
+	s := f.Sym
+	n := s.N
+	l := f.L
 	for j := n - 1; j >= 0; j-- {
 		row := z[j*n+j+1 : j*n+n]
 		lo, hi := s.colPtr[j], s.colPtr[j+1]
@@ -111,7 +111,7 @@ func (f *sparseLDL) addInverseSimplicial(acc, z []float64) {
 			}
 			floats.AddScaled(row, -l[q], z[t*n+j+1:t*n+n])
 		}
-		dj := 1 / f.d[j]
+		dj := 1 / f.D[j]
 		for q := s.colPtr[j]; q < s.colPtr[j+1]; q++ {
 			dj -= l[q] * z[j*n+s.rowIdx[q]]
 		}

@@ -1,6 +1,6 @@
 //go:build netlib
 
-package lp
+package ldl
 
 import (
 	"math"
@@ -15,11 +15,11 @@ import (
 // cholmodColumn factors the per-column matrices H_o = diag + Gᵀ diag(wt) G
 // of q (rows already in a fill-reducing order) with CHOLMOD in the given
 // order (natural: no further permutation) and exports the factor into a
-// sparseLDL on q's symbolic structure: the path a CHOLMOD numeric
+// LDL on q's symbolic structure: the path a CHOLMOD numeric
 // factorisation would take inside the solver.
 type cholmodColumn struct {
-	q       *Problem
-	sym     *symbolic
+	q       *Graph
+	sym     *Symbolic
 	ch      backend.SparseFactor
 	diagPos []int // position of (j, j) in the lower pattern
 	pairPos []int // position of pair k's (max, min) entry
@@ -27,7 +27,7 @@ type cholmodColumn struct {
 	work    []float64
 }
 
-func newCholmodColumn(tb testing.TB, q *Problem, sym *symbolic, supernodal bool) *cholmodColumn {
+func newCholmodColumn(tb testing.TB, q *Graph, sym *Symbolic, supernodal bool) *cholmodColumn {
 	tb.Helper()
 	colPtr, rowIdx := lowerPattern(q)
 	ch, err := backend.NewSparseFactor(q.N, colPtr, rowIdx, backend.OrderNatural, supernodal)
@@ -54,7 +54,7 @@ func newCholmodColumn(tb testing.TB, q *Problem, sym *symbolic, supernodal bool)
 
 // factor assembles H_o's lower triangle, factors it with CHOLMOD and
 // exports L D Lᵀ into f.
-func (c *cholmodColumn) factor(f *sparseLDL, diag, wt []float64) error {
+func (c *cholmodColumn) Factor(f *LDL, diag, wt []float64) error {
 	v := c.vals
 	clear(v)
 	for j, p := range c.diagPos {
@@ -69,7 +69,7 @@ func (c *cholmodColumn) factor(f *sparseLDL, diag, wt []float64) error {
 	if err := c.ch.Factor(v); err != nil {
 		return err
 	}
-	return c.ch.LDL(f.d, c.sym.colPtr, c.sym.rowIdx, f.l, c.work)
+	return c.ch.LDL(f.D, c.sym.colPtr, c.sym.rowIdx, f.L, c.work)
 }
 
 // TestCholmodColumnMatchesLDL: on H_o of a 20×20 Manhattan grid and of a
@@ -84,17 +84,17 @@ func TestCholmodColumnMatchesLDL(t *testing.T) {
 		for _, q := range pairs {
 			n = max(n, q.I+1, q.H+1)
 		}
-		p := &Problem{N: n, M: 1, C: make([]float64, n), Pairs: pairs}
+		p := &Graph{N: n, Pairs: pairs}
 		for _, name := range []string{"metis", "amd"} {
-			perm, sym, err := orderByName(name, p)
+			perm, sym, err := OrderByName(name, p)
 			if err != nil {
 				t.Fatal(err)
 			}
 			q := permuted(p, perm)
-			sym.setPairs(q)
+			sym.SetPairs(q)
 			diag, wt := randomColumn(rng, n, len(q.Pairs))
-			own := sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, sym.nnz())}
-			if r := own.factor(diag, q.Pairs, wt, make([]float64, own.sym.factorWork())); !(r > 1e-8) {
+			own := LDL{Sym: sym, D: make([]float64, n), L: make([]float64, sym.NNZ())}
+			if r := own.Factor(diag, q.Pairs, wt, make([]float64, own.Sym.FactorWork())); !(r > 1e-8) {
 				t.Fatalf("pivot ratio %v", r)
 			}
 			// The dense reference.
@@ -121,22 +121,22 @@ func TestCholmodColumnMatchesLDL(t *testing.T) {
 			}
 			for _, super := range []bool{false, true} {
 				cc := newCholmodColumn(t, q, sym, super)
-				f := sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, sym.nnz())}
-				if err := cc.factor(&f, diag, wt); err != nil {
+				f := LDL{Sym: sym, D: make([]float64, n), L: make([]float64, sym.NNZ())}
+				if err := cc.Factor(&f, diag, wt); err != nil {
 					t.Fatal(err)
 				}
-				for j := range f.d {
-					if math.Abs(f.d[j]-own.d[j]) > 1e-12*math.Abs(own.d[j]) {
-						t.Fatalf("%s super=%v: d[%d] = %v, lp %v", name, super, j, f.d[j], own.d[j])
+				for j := range f.D {
+					if math.Abs(f.D[j]-own.D[j]) > 1e-12*math.Abs(own.D[j]) {
+						t.Fatalf("%s super=%v: d[%d] = %v, lp %v", name, super, j, f.D[j], own.D[j])
 					}
 				}
-				for k := range f.l {
-					if math.Abs(f.l[k]-own.l[k]) > 1e-12*(1+math.Abs(own.l[k])) {
-						t.Fatalf("%s super=%v: l[%d] = %v, lp %v", name, super, k, f.l[k], own.l[k])
+				for k := range f.L {
+					if math.Abs(f.L[k]-own.L[k]) > 1e-12*(1+math.Abs(own.L[k])) {
+						t.Fatalf("%s super=%v: l[%d] = %v, lp %v", name, super, k, f.L[k], own.L[k])
 					}
 				}
 				x := slices.Clone(rhs)
-				f.solve(x)
+				f.Solve(x)
 				for i := range x {
 					if math.Abs(x[i]-want.AtVec(i)) > 1e-10*(1+math.Abs(want.AtVec(i))) {
 						t.Fatalf("%s super=%v: solve[%d] = %v, dense %v", name, super, i, x[i], want.AtVec(i))
@@ -157,12 +157,12 @@ func BenchmarkColumnCholmod(b *testing.B) {
 	for _, c := range columnCases(b, []int{20, 30, 50}, true) {
 		p := c.p
 		n := p.N
-		perm, sym, err := orderByName("metis", p)
+		perm, sym, err := OrderByName("metis", p)
 		if err != nil {
 			b.Fatal(err)
 		}
 		q := permuted(p, perm)
-		sym.setPairs(q)
+		sym.SetPairs(q)
 		diag, wt := randomColumn(rand.New(rand.NewPCG(1, 2)), n, len(q.Pairs))
 		for _, super := range []bool{false, true} {
 			kind := "simplicial"
@@ -170,16 +170,16 @@ func BenchmarkColumnCholmod(b *testing.B) {
 				kind = "supernodal"
 			}
 			cc := newCholmodColumn(b, q, sym, super)
-			f := sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, sym.nnz())}
+			f := LDL{Sym: sym, D: make([]float64, n), L: make([]float64, sym.NNZ())}
 			b.Run(c.name+"/metis/cholmod-"+kind, func(b *testing.B) {
 				cpu0 := cpuSeconds()
 				for b.Loop() {
-					if err := cc.factor(&f, diag, wt); err != nil {
+					if err := cc.Factor(&f, diag, wt); err != nil {
 						b.Fatal(err)
 					}
 				}
 				b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N)*1e6, "cpu-us/op")
-				b.ReportMetric(float64(sym.nnz()), "nnzL")
+				b.ReportMetric(float64(sym.NNZ()), "nnzL")
 			})
 			cc.ch.Close()
 		}

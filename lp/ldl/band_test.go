@@ -1,4 +1,4 @@
-package lp
+package ldl
 
 import (
 	"math"
@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestBandQR factors H = diag + G^T diag(wt) G by qrFactor for random
+// TestBandQR factors H = diag + G^T diag(wt) G by QRFactor for random
 // weights spanning many orders of magnitude, and checks the banded solve and
 // Takahashi's inverse against gonum's dense Cholesky inverse of H formed
 // explicitly.
@@ -38,8 +38,8 @@ func TestBandQR(t *testing.T) {
 		slices.SortStableFunc(order, func(a, c int) int {
 			return min(pairs[a].I, pairs[a].H) - min(pairs[c].I, pairs[c].H)
 		})
-		m := &band{n: c.n, b: b, a: make([]float64, c.n*(b+1))}
-		m.qrFactor(diag, pairs, wt, order, make([]float64, c.n*(b+1)), make([]float64, c.n+b+1))
+		m := &Band{N: c.n, B: b, A: make([]float64, c.n*(b+1))}
+		m.QRFactor(diag, pairs, wt, order, make([]float64, c.n*(b+1)), make([]float64, c.n+b+1))
 
 		var ch mat.Cholesky
 		if !ch.Factorize(h) {
@@ -55,18 +55,18 @@ func TestBandQR(t *testing.T) {
 		}
 		want := mat.NewVecDense(c.n, nil)
 		want.MulVec(&inv, mat.NewVecDense(c.n, slices.Clone(r)))
-		m.solve(r)
+		m.Solve(r)
 		for i := range r {
 			if math.Abs(r[i]-want.AtVec(i)) > 1e-9*math.Abs(want.AtVec(i)) {
 				t.Errorf("n=%d v=%d: solve[%d] = %v, want %v", c.n, c.v, i, r[i], want.AtVec(i))
 			}
 		}
-		// addInverse adds onto what is there: start from 1s.
+		// AddInverse adds onto what is there: start from 1s.
 		s := make([]float64, c.n*c.n)
 		for i := range s {
 			s[i] = 1
 		}
-		m.addInverse(s, make([]float64, (b+1)*c.n))
+		m.AddInverse(s, make([]float64, (b+1)*c.n))
 		for i := 0; i < c.n; i++ {
 			for j := i; j < c.n; j++ {
 				if got, want := s[i*c.n+j], 1+inv.At(i, j); math.Abs(got-want) > 1e-9*math.Abs(want) {
@@ -85,15 +85,15 @@ func TestBandQR(t *testing.T) {
 func TestBandQRStiff(t *testing.T) {
 	const w, W = 1e40, 3.0
 	pairs := []Pair{{I: 0, H: 1, W: W}}
-	m := &band{n: 2, b: 1, a: make([]float64, 4)}
-	m.qrFactor([]float64{1, 1}, pairs, []float64{w}, []int{0}, make([]float64, 4), make([]float64, 3))
+	m := &Band{N: 2, B: 1, A: make([]float64, 4)}
+	m.QRFactor([]float64{1, 1}, pairs, []float64{w}, []int{0}, make([]float64, 4), make([]float64, 3))
 	want := 1 + W*W // (1 + w(1+W^2))/(1+w) to within 1e-40
-	if got := m.a[2]; math.Abs(got-want) > 1e-14*want {
+	if got := m.A[2]; math.Abs(got-want) > 1e-14*want {
 		t.Errorf("second pivot %v, want %v", got, want)
 	}
 }
 
-// TestBandCholesky: the LDL^T of the assembled matrix (cholFactor) against
+// TestBandCholesky: the LDL^T of the assembled matrix (CholFactor) against
 // gonum's dense Cholesky inverse, for weights within a few orders of
 // magnitude (where it is accurate), and its breakdown report on the stiff
 // case of TestBandQRStiff.
@@ -115,8 +115,8 @@ func TestBandCholesky(t *testing.T) {
 			h.SetSym(q.H, q.H, h.At(q.H, q.H)+wt[k]*q.W*q.W)
 			h.SetSym(q.I, q.H, h.At(q.I, q.H)-wt[k]*q.W)
 		}
-		m := &band{n: c.n, b: b, a: make([]float64, c.n*(b+1))}
-		if r := m.cholFactor(diag, pairs, wt); !(r > 1e-3) {
+		m := &Band{N: c.n, B: b, A: make([]float64, c.n*(b+1))}
+		if r := m.CholFactor(diag, pairs, wt); !(r > 1e-3) {
 			t.Errorf("n=%d: pivot ratio %v for a well-conditioned matrix", c.n, r)
 		}
 		var ch mat.Cholesky
@@ -128,7 +128,7 @@ func TestBandCholesky(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := make([]float64, c.n*c.n)
-		m.addInverse(s, make([]float64, (b+1)*c.n))
+		m.AddInverse(s, make([]float64, (b+1)*c.n))
 		for i := 0; i < c.n; i++ {
 			for j := i; j < c.n; j++ {
 				if got, want := s[i*c.n+j], inv.At(i, j); math.Abs(got-want) > 1e-10*math.Abs(inv.At(i, i)) {
@@ -140,8 +140,8 @@ func TestBandCholesky(t *testing.T) {
 	// The stiff 2×2 case: the pivot (1+w(1+W²))/(1+w) ≈ 10 comes out of
 	// the difference of two numbers near 9e40, and the ratio to its
 	// diagonal 9e40 flags the loss.
-	m := &band{n: 2, b: 1, a: make([]float64, 4)}
-	if r := m.cholFactor([]float64{1, 1}, []Pair{{I: 0, H: 1, W: 3}}, []float64{1e40}); r >= cholMinRatio {
-		t.Errorf("stiff case: pivot ratio %v not flagged (threshold %v)", r, cholMinRatio)
+	m := &Band{N: 2, B: 1, A: make([]float64, 4)}
+	if r := m.CholFactor([]float64{1, 1}, []Pair{{I: 0, H: 1, W: 3}}, []float64{1e40}); r >= MinPivotRatio {
+		t.Errorf("stiff case: pivot ratio %v not flagged (threshold %v)", r, MinPivotRatio)
 	}
 }

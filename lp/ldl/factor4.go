@@ -1,4 +1,4 @@
-package lp
+package ldl
 
 import (
 	"math"
@@ -6,12 +6,12 @@ import (
 	"github.com/optdp/optdp/lp/internal/kernel"
 )
 
-// factor4Work is the length of the scratch factor4 needs: the pivots, the
+// Factor4Work is the length of the scratch factor4 needs: the pivots, the
 // assembled diagonal and the temporary of four columns, interleaved.
-func (s *symbolic) factor4Work() int { return 12 * s.n }
+func (s *Symbolic) Factor4Work() int { return 12 * s.N }
 
 // factor4 factors the four columns of an interleaved block at once:
-// f[c].d and f[c].l (entry q at 4q+c of the block) receive the LDL^T of
+// f[c].D and f[c].L (entry q at 4q+c of the block) receive the LDL^T of
 // H_c = diag(diag[c]) + G^T diag(wt[c]) G, the same bits as factor gives
 // each column alone, and ratio[c] is factor's return value for column c.
 // It runs factor's supernodal schedule once for the four: every index
@@ -19,19 +19,19 @@ func (s *symbolic) factor4Work() int { return 12 * s.n }
 // four-lane (kernel.Madd4V, kernel.Madd1V: lane c the operations of kernel.Madd4 and kernel.Madd1 on
 // column c, in the same order), and L is written in place, without
 // factor's spread from a contiguous scratch (docs/MATH.md §11.8,
-// "Kernels (session 13)"). work holds factor4Work values.
-func factor4(f *[4]*sparseLDL, diag, wt *[4][]float64, pairs []Pair, work []float64) (ratio [4]float64) {
-	s := f[0].sym
-	n, nz := s.n, s.nnz()
-	l, ok := interleaved(f)
+// "Kernels (session 13)"). work holds Factor4Work values.
+func Factor4(f *[4]*LDL, diag, wt *[4][]float64, pairs []Pair, work []float64) (ratio [4]float64) {
+	s := f[0].Sym
+	n, nz := s.N, s.NNZ()
+	l, ok := Interleaved(f)
 	if !ok && nz > 0 {
 		panic("lp: factor4 with factors not of one interleaved block") // cannot happen: quad hands out blocks
 	}
-	if len(work) < s.factor4Work() || len(pairs) != len(s.pairPos) {
+	if len(work) < s.Factor4Work() || len(pairs) != len(s.pairPos) {
 		panic("lp: factor4 with mismatched lengths") // cannot happen: sized from the symbolic
 	}
 	for c := range 4 {
-		if f[c].sym != s || len(f[c].d) < n || len(diag[c]) < n || len(wt[c]) < len(pairs) {
+		if f[c].Sym != s || len(f[c].D) < n || len(diag[c]) < n || len(wt[c]) < len(pairs) {
 			panic("lp: factor4 with mismatched lengths") // cannot happen: one symbolic per solver
 		}
 	}
@@ -157,7 +157,7 @@ func factor4(f *[4]*sparseLDL, diag, wt *[4][]float64, pairs []Pair, work []floa
 		}
 	}
 	for c := range 4 {
-		dc := f[c].d[:n]
+		dc := f[c].D[:n]
 		for i := range dc {
 			dc[i] = d[4*i+c]
 		}

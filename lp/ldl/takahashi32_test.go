@@ -1,4 +1,4 @@
-package lp
+package ldl
 
 import (
 	"math"
@@ -9,7 +9,7 @@ import (
 	"github.com/optdp/optdp/lp/internal/kernel"
 )
 
-// TestMaddKernels32: the single-precision kernels of addInverse32 against
+// TestMaddKernels32: the single-precision kernels of AddInverse32 against
 // the sums in double precision (products of two float32 are exact in
 // float64), every length to 70 and every offset in a vector, setting and
 // adding, nothing written outside the slice; with the vector kernels,
@@ -108,7 +108,7 @@ func TestMaddKernels32(t *testing.T) {
 }
 
 // TestAddInverse32: the single-precision recurrence against the
-// double-precision one (addInverse, checked against a dense inverse by
+// double-precision one (AddInverse, checked against a dense inverse by
 // TestSparseLDL), on random graphs, grids and a Euclidean spanner, from a
 // contiguous factor and from an interleaved block (stride 4, the solver's
 // storage): every sum within a few units of single precision of the
@@ -117,7 +117,7 @@ func TestMaddKernels32(t *testing.T) {
 func TestAddInverse32(t *testing.T) {
 	rng := rand.New(rand.NewPCG(75, 76))
 	pts := gridPts(8, 8)
-	sp, _, err := Spanner(64, metricPairs(pts, l2, 0.5), 1.2, -1)
+	sp, _, err := Spanner(64, metricPairs(pts, l2, 0.5), 1.2, -1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,11 +130,11 @@ func TestAddInverse32(t *testing.T) {
 		{"grid10", 100, gridEdgePairs(10, math.Exp(0.5))},
 		{"spanner8x8", 64, sp},
 	} {
-		p := &Problem{N: c.n, M: 1, C: make([]float64, c.n), Pairs: c.pairs}
-		perm, sym := minimumDegree(p)
+		p := &Graph{N: c.n, Pairs: c.pairs}
+		perm, sym := MinimumDegree(p)
 		q := permuted(p, perm)
-		sym.setPairs(q)
-		n, nz := c.n, sym.nnz()
+		sym.SetPairs(q)
+		n, nz := c.n, sym.NNZ()
 		diag, wt := make([]float64, n), make([]float64, len(q.Pairs))
 		for i := range diag {
 			diag[i] = math.Pow(10, 6*rng.Float64()-3) // six decades
@@ -142,44 +142,44 @@ func TestAddInverse32(t *testing.T) {
 		for k := range wt {
 			wt[k] = math.Pow(10, 6*rng.Float64()-3)
 		}
-		f := sparseLDL{sym: sym, d: make([]float64, n), l: make([]float64, nz)}
-		f.factor(diag, q.Pairs, wt, make([]float64, sym.factorWork()))
+		f := LDL{Sym: sym, D: make([]float64, n), L: make([]float64, nz)}
+		f.Factor(diag, q.Pairs, wt, make([]float64, sym.FactorWork()))
 		want := make([]float64, n*n)
-		f.addInverse(want, make([]float64, n*n))
+		f.AddInverse(want, make([]float64, n*n))
 		// The same factor as column 2 of an interleaved block.
 		blk := make([]float64, 4*(n+nz))
-		copy(blk[2*n:], f.d)
-		for k, v := range f.l {
+		copy(blk[2*n:], f.D)
+		for k, v := range f.L {
 			blk[4*n+4*k+2] = v
 		}
-		g := sparseLDL{sym: sym, d: blk[2*n : 3*n], l: blk[4*n+2:], st: 4}
-		for _, h := range []*sparseLDL{&f, &g} {
+		g := LDL{Sym: sym, D: blk[2*n : 3*n], L: blk[4*n+2:], St: 4}
+		for _, h := range []*LDL{&f, &g} {
 			acc, z := make([]float32, n*n), make([]float32, n*n)
 			for i := range acc {
 				acc[i] = 1
 			}
-			if !h.addInverse32(acc, z) {
-				t.Fatalf("%s st=%d: refused", c.name, h.stride())
+			if !h.AddInverse32(acc, z) {
+				t.Fatalf("%s st=%d: refused", c.name, h.Stride())
 			}
 			for i := 0; i < n; i++ {
 				for j := i; j < n; j++ {
 					scale := math.Sqrt(want[i*n+i] * want[j*n+j]) // bounds |Z_ij|
 					if got := float64(acc[i*n+j]) - 1; math.Abs(got-want[i*n+j]) > 1e-5*scale+1e-7 {
-						t.Fatalf("%s st=%d: Z[%d][%d] = %v, want %v (scale %v)", c.name, h.stride(), i, j, got, want[i*n+j], scale)
+						t.Fatalf("%s st=%d: Z[%d][%d] = %v, want %v (scale %v)", c.name, h.Stride(), i, j, got, want[i*n+j], scale)
 					}
 				}
 			}
 		}
 		// Out of single precision's reach: refused, nothing added.
-		for _, bad := range []func(*sparseLDL){
-			func(h *sparseLDL) { h.d[n/2] = 1e-31 },
-			func(h *sparseLDL) { h.l[0] = 2e30 },
-			func(h *sparseLDL) { h.d[0] = math.NaN() },
+		for _, bad := range []func(*LDL){
+			func(h *LDL) { h.D[n/2] = 1e-31 },
+			func(h *LDL) { h.L[0] = 2e30 },
+			func(h *LDL) { h.D[0] = math.NaN() },
 		} {
-			h := sparseLDL{sym: sym, d: slices.Clone(f.d), l: slices.Clone(f.l)}
+			h := LDL{Sym: sym, D: slices.Clone(f.D), L: slices.Clone(f.L)}
 			bad(&h)
 			acc := make([]float32, n*n)
-			if h.addInverse32(acc, make([]float32, n*n)) {
+			if h.AddInverse32(acc, make([]float32, n*n)) {
 				t.Errorf("%s: a factor out of range was taken", c.name)
 			}
 			if slices.ContainsFunc(acc, func(v float32) bool { return v != 0 }) {

@@ -1,4 +1,4 @@
-package lp
+package ldl
 
 import (
 	"math"
@@ -11,10 +11,10 @@ import (
 // symbolic is the structure, shared by every column and iteration, of the
 // sparse LDL^T factorisation H = L D L^T of the per-column Newton matrices
 // H_o = diag(z/x) + G^T diag(lambda/s) G in a fill-reducing row order (the
-// solver's own order, see minimumDegree). Column j of L has its nonzeros in
+// solver's own order, see MinimumDegree). Column j of L has its nonzeros in
 // the rows rowIdx[colPtr[j]:colPtr[j+1]], ascending and all > j.
-type symbolic struct {
-	n              int
+type Symbolic struct {
+	N              int
 	colPtr, rowIdx []int
 	// pairPos[k] is the position in rowIdx of the entry (max(I,H), min(I,H))
 	// of pair k.
@@ -25,7 +25,7 @@ type symbolic struct {
 	idx32 []int32
 	// firstUse[i] is the first column j whose structure holds row i (n
 	// when none): Takahashi's recurrence reads row i of the inverse only
-	// from column firstUse[i]+1 on (see addInverse).
+	// from column firstUse[i]+1 on (see AddInverse).
 	firstUse []int32
 	// The supernodes (see buildSupernodes): supernode J is the columns
 	// snPtr[J]..snPtr[J+1]-1; up[upPtr[J]:upPtr[J+1]] are the updates
@@ -36,27 +36,40 @@ type symbolic struct {
 }
 
 // nnz is the number of strictly lower entries of L.
-func (s *symbolic) nnz() int { return len(s.rowIdx) }
+func (s *Symbolic) NNZ() int { return len(s.rowIdx) }
 
 // flops estimates the multiply-adds of one column's factorisation and of
-// its full inverse (Takahashi's recurrence, see addInverse).
-func (s *symbolic) flops() float64 {
+// its full inverse (Takahashi's recurrence, see AddInverse).
+func (s *Symbolic) Flops() float64 {
 	var f float64
-	for j := 0; j < s.n; j++ {
+	for j := 0; j < s.N; j++ {
 		c := float64(s.colPtr[j+1] - s.colPtr[j])
-		f += c*c/2 + (c+1)*float64(s.n-j)
+		f += c*c/2 + (c+1)*float64(s.N-j)
 	}
 	return f
 }
 
-// minimumDegree returns a minimum-degree ordering of the pair graph of p
+// InverseReads is the number of values Takahashi's recurrence reads for
+// the full inverse (AddInverse): sum_j (c_j + 1)(n − j) over the columns
+// j of L, of c_j entries each.
+func (s *Symbolic) InverseReads() float64 {
+	fn := float64(s.N)
+	var inv float64
+	for j := 0; j < s.N; j++ {
+		c := float64(s.colPtr[j+1] - s.colPtr[j])
+		inv += (c + 1) * (fn - float64(j))
+	}
+	return inv
+}
+
+// MinimumDegree returns a minimum-degree ordering of the pair graph of p
 // (perm[new] = old) and the symbolic factorisation in that order. It
 // eliminates, among the rows left, one of fewest neighbours in the
 // elimination graph (ties by lowest index), which makes its neighbours a
 // clique: these neighbours are the structure of its column of L. Fill on
 // 2-D grids is close to nested dissection's at the sizes the solver
 // handles (n up to a few thousand).
-func minimumDegree(p *Problem) ([]int, *symbolic) {
+func MinimumDegree(p *Graph) ([]int, *Symbolic) {
 	n := p.N
 	adj := make([][]int, n)
 	for _, q := range p.Pairs {
@@ -132,7 +145,7 @@ func minimumDegree(p *Problem) ([]int, *symbolic) {
 	for k, old := range perm {
 		inv[old] = k
 	}
-	s := &symbolic{n: n, colPtr: make([]int, n+1)}
+	s := &Symbolic{N: n, colPtr: make([]int, n+1)}
 	for j, old := range perm {
 		rows := make([]int, len(structs[old]))
 		for t, u := range structs[old] {
@@ -149,9 +162,9 @@ func minimumDegree(p *Problem) ([]int, *symbolic) {
 // finish checks the column structure (it panics if malformed: the orderings
 // build it) and derives what the kernels read from it: the 32-bit row
 // numbers, firstUse and the supernodes with their update schedule.
-func (s *symbolic) finish() {
-	n := s.n
-	// The solves read through unsafe pointers (see sparseLDL.solve): the
+func (s *Symbolic) finish() {
+	n := s.N
+	// The solves read through unsafe pointers (see LDL.solve): the
 	// structure must index [0, n) only.
 	if len(s.colPtr) != n+1 || s.colPtr[0] != 0 || s.colPtr[n] != len(s.rowIdx) || n > math.MaxInt32 {
 		panic("lp: malformed symbolic structure") // cannot happen: built by the orderings
@@ -187,9 +200,9 @@ func (s *symbolic) finish() {
 	s.buildSupernodes()
 }
 
-// setPairs records where each pair of q (numbered in the symbolic's order)
+// SetPairs records where each pair of q (numbered in the symbolic's order)
 // lands in L.
-func (s *symbolic) setPairs(q *Problem) {
+func (s *Symbolic) SetPairs(q *Graph) {
 	s.pairPos = make([]int, len(q.Pairs))
 	for k, pr := range q.Pairs {
 		i, j := max(pr.I, pr.H), min(pr.I, pr.H)
@@ -202,22 +215,22 @@ func (s *symbolic) setPairs(q *Problem) {
 	}
 }
 
-// sparseLDL is one column's numeric factorisation on a symbolic structure.
+// LDL is one column's numeric factorisation on a symbolic structure.
 //
 // L's entry q (aligned with sym.rowIdx) is l[q·st], st = 1 (or 0) when the
 // column has its own array. The interior-point method stores the factors
 // of four consecutive columns interleaved (st = 4, column c of the four
 // at l = block[c:]), so that the conjugate-gradient products read the
-// four as one stream of 4-vectors (solve4, docs/MATH.md §11.8).
-type sparseLDL struct {
-	sym *symbolic
-	d   []float64 // pivots D
-	l   []float64 // L's values, entry q at l[q·st]
-	st  int       // stride of l: 0 or 1 (contiguous) or 4 (interleaved)
+// four as one stream of 4-vectors (Solve4, docs/MATH.md §11.8).
+type LDL struct {
+	Sym *Symbolic
+	D   []float64 // pivots D
+	L   []float64 // L's values, entry q at L[q·St]
+	St  int       // stride of L: 0 or 1 (contiguous) or 4 (interleaved)
 }
 
 // stride is the distance in l between consecutive entries of L.
-func (f *sparseLDL) stride() int { return max(f.st, 1) }
+func (f *LDL) Stride() int { return max(f.St, 1) }
 
 // lLen is the length l needs for nnz entries at stride st.
 func lLen(nnz, st int) int {
@@ -231,7 +244,7 @@ func lLen(nnz, st int) int {
 // L^T x = y by rows of L^T (a gather whose four partial sums break the
 // dependency chain of one accumulator).
 //
-// The interior-point method solves four columns at a time (solve4) where
+// The interior-point method solves four columns at a time (Solve4) where
 // they fill a block of its interleaved storage; solve serves the others
 // (reading L at the factor's stride) and the factors with arrays of their
 // own (per-column pairs, pricing). Its loops index r by the structure's
@@ -242,19 +255,19 @@ func lLen(nnz, st int) int {
 // monotone within the nnz entries, and solve checks the lengths of r and
 // of the factor before it starts; TestSparseLDL compares it with a dense
 // inverse.
-func (f *sparseLDL) solve(r []float64) {
-	s := f.sym
-	n, cp := s.n, s.colPtr
-	if len(r) < n || len(f.d) < n || len(f.l) < lLen(s.nnz(), f.st) || len(s.idx32) < s.nnz() || len(cp) < n+1 {
+func (f *LDL) Solve(r []float64) {
+	s := f.Sym
+	n, cp := s.N, s.colPtr
+	if len(r) < n || len(f.D) < n || len(f.L) < lLen(s.NNZ(), f.St) || len(s.idx32) < s.NNZ() || len(cp) < n+1 {
 		panic("lp: sparse solve with mismatched lengths") // cannot happen: every caller passes n values
 	}
 	if n == 0 {
 		return
 	}
-	lp := unsafe.Pointer(unsafe.SliceData(f.l))
+	lp := unsafe.Pointer(unsafe.SliceData(f.L))
 	ip := unsafe.Pointer(unsafe.SliceData(s.idx32))
 	rp := unsafe.Pointer(unsafe.SliceData(r))
-	ls := 8 * f.stride()
+	ls := 8 * f.Stride()
 	// at(p, k) is the k-th float64 from p; lq(q) is L's entry q.
 	at := func(p unsafe.Pointer, k int) *float64 { return (*float64)(unsafe.Add(p, k*8)) }
 	lq := func(q int) float64 { return *(*float64)(unsafe.Add(lp, q*ls)) }
@@ -268,7 +281,7 @@ func (f *sparseLDL) solve(r []float64) {
 			*at(rp, row(q)) -= lq(q) * v
 		}
 	}
-	d := f.d[:n]
+	d := f.D[:n]
 	r = r[:n]
 	for j := range r {
 		r[j] /= d[j]
@@ -289,8 +302,8 @@ func (f *sparseLDL) solve(r []float64) {
 	}
 }
 
-// solve4 solves with the four factors of one interleaved block (st = 4,
-// f[c].l starting at the block's c-th value: the interior-point method's
+// Solve4 solves with the four factors of one interleaved block (st = 4,
+// f[c].L starting at the block's c-th value: the interior-point method's
 // storage, see newIPM): r holds four vectors interleaved (r[4i+c] is entry
 // i of the c-th), and on return r[4i+c] is entry i of f[c]'s H^{-1}
 // applied to the c-th. The forward pass (L y = r) and the backward pass
@@ -301,70 +314,70 @@ func (f *sparseLDL) solve(r []float64) {
 // (BenchmarkColumnSolve4, bench/README.md, "Conjugate gradients to the gap
 // asked for (session 11)"). Each column's operations are those of solve,
 // in another order of the sums: the results agree with solve's to
-// rounding, not to the bit. The passes index without bounds checks: solve4
+// rounding, not to the bit. The passes index without bounds checks: Solve4
 // checks the lengths first, and symbolic.finish every row number.
-func solve4(f *[4]*sparseLDL, r []float64) {
-	s := f[0].sym
-	n, cp := s.n, s.colPtr
+func Solve4(f *[4]*LDL, r []float64) {
+	s := f[0].Sym
+	n, cp := s.N, s.colPtr
 	for _, g := range f {
-		if g.sym != s || len(g.d) < n || len(g.l) < lLen(s.nnz(), g.st) {
-			panic("lp: solve4 with factors of different structures") // cannot happen: one symbolic per solver
+		if g.Sym != s || len(g.D) < n || len(g.L) < lLen(s.NNZ(), g.St) {
+			panic("lp: Solve4 with factors of different structures") // cannot happen: one symbolic per solver
 		}
 	}
-	if len(r) < 4*n || len(s.idx32) < s.nnz() || len(cp) < n+1 {
+	if len(r) < 4*n || len(s.idx32) < s.NNZ() || len(cp) < n+1 {
 		panic("lp: sparse solve with mismatched lengths")
 	}
 	if n == 0 {
 		return
 	}
-	l4, ok := interleaved(f)
-	if !ok && s.nnz() > 0 {
-		panic("lp: solve4 with factors not of one interleaved block") // cannot happen: quad hands out blocks
+	l4, ok := Interleaved(f)
+	if !ok && s.NNZ() > 0 {
+		panic("lp: Solve4 with factors not of one interleaved block") // cannot happen: quad hands out blocks
 	}
 	kernel.Fwd4(n, cp, s.idx32, l4, r)
-	kernel.Div4(r, f[0].d[:n], f[1].d[:n], f[2].d[:n], f[3].d[:n])
+	kernel.Div4(r, f[0].D[:n], f[1].D[:n], f[2].D[:n], f[3].D[:n])
 	kernel.Bwd4(n, cp, s.idx32, l4, r)
 }
 
-// solve4F32 is solve4 with L's values read from l32, the block's 4·nnz
-// values rounded to single precision (blockTo32) instead of f's own: it
+// Solve4F32 is Solve4 with L's values read from l32, the block's 4·nnz
+// values rounded to single precision (BlockTo32) instead of f's own: it
 // reads half the bytes of L, and the conjugate-gradient products S v,
 // which stream every block of factors from memory, are bound by them
 // (docs/MATH.md §11.8). Each value is widened exactly, and the passes are
-// solve4's: the result is solve4's on the factors with L rounded to single
+// Solve4's: the result is Solve4's on the factors with L rounded to single
 // precision (their pivots D unrounded), to the bit where both use the
 // same kernels (TestSolve4F32). Those factors are H_o's to single
 // precision: LDL^T of an SPD matrix within 2^-24 relative of each entry of
 // L. The products are then those of a symmetric positive definite S~
 // near S, which the conjugate gradients solve as they would S.
-func solve4F32(f *[4]*sparseLDL, l32 []float32, r []float64) {
-	s := f[0].sym
-	n, cp := s.n, s.colPtr
+func Solve4F32(f *[4]*LDL, l32 []float32, r []float64) {
+	s := f[0].Sym
+	n, cp := s.N, s.colPtr
 	for _, g := range f {
-		if g.sym != s || len(g.d) < n {
-			panic("lp: solve4F32 with factors of different structures") // cannot happen: one symbolic per solver
+		if g.Sym != s || len(g.D) < n {
+			panic("lp: Solve4F32 with factors of different structures") // cannot happen: one symbolic per solver
 		}
 	}
-	if len(r) < 4*n || len(l32) < 4*s.nnz() || len(s.idx32) < s.nnz() || len(cp) < n+1 {
+	if len(r) < 4*n || len(l32) < 4*s.NNZ() || len(s.idx32) < s.NNZ() || len(cp) < n+1 {
 		panic("lp: sparse solve with mismatched lengths") // cannot happen: newSchurPCG sizes l32 by blocks
 	}
 	if n == 0 {
 		return
 	}
 	kernel.Fwd4F32(n, cp, s.idx32, l32, r)
-	kernel.Div4(r, f[0].d[:n], f[1].d[:n], f[2].d[:n], f[3].d[:n])
+	kernel.Div4(r, f[0].D[:n], f[1].D[:n], f[2].D[:n], f[3].D[:n])
 	kernel.Bwd4F32(n, cp, s.idx32, l32, r)
 }
 
-// blockTo32 writes the 4·nnz values of f's interleaved block (the four
-// columns' L), rounded to single precision, into l32: solve4F32's copy.
-func blockTo32(f *[4]*sparseLDL, l32 []float32) {
-	if f[0].sym.nnz() == 0 {
+// BlockTo32 writes the 4·nnz values of f's interleaved block (the four
+// columns' L), rounded to single precision, into l32: Solve4F32's copy.
+func BlockTo32(f *[4]*LDL, l32 []float32) {
+	if f[0].Sym.NNZ() == 0 {
 		return // L is the identity: nothing stored
 	}
-	l4, ok := interleaved(f)
+	l4, ok := Interleaved(f)
 	if !ok {
-		panic("lp: blockTo32 with factors not of one interleaved block") // cannot happen: factorBlock's four
+		panic("lp: BlockTo32 with factors not of one interleaved block") // cannot happen: factorBlock's four
 	}
 	l32 = l32[:len(l4)]
 	for k, v := range l4 {
@@ -375,16 +388,16 @@ func blockTo32(f *[4]*sparseLDL, l32 []float32) {
 // interleaved reports whether f are the four columns of one interleaved
 // block, in order, and returns the block (4·nnz values: entry q of column
 // c at 4q+c).
-func interleaved(f *[4]*sparseLDL) ([]float64, bool) {
-	nz := f[0].sym.nnz()
-	if nz == 0 || f[0].st != 4 || len(f[0].l) < 4*nz {
+func Interleaved(f *[4]*LDL) ([]float64, bool) {
+	nz := f[0].Sym.NNZ()
+	if nz == 0 || f[0].St != 4 || len(f[0].L) < 4*nz {
 		return nil, false
 	}
-	base := unsafe.SliceData(f[0].l)
+	base := unsafe.SliceData(f[0].L)
 	for c := 1; c < 4; c++ {
-		if f[c].st != 4 || unsafe.SliceData(f[c].l) != (*float64)(unsafe.Add(unsafe.Pointer(base), 8*c)) {
+		if f[c].St != 4 || unsafe.SliceData(f[c].L) != (*float64)(unsafe.Add(unsafe.Pointer(base), 8*c)) {
 			return nil, false
 		}
 	}
-	return f[0].l[:4*nz], true
+	return f[0].L[:4*nz], true
 }

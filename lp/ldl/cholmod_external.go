@@ -1,4 +1,4 @@
-package lp
+package ldl
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ var externalOrders = func() []string {
 
 // externalOrder returns CHOLMOD's ordering name of p's pair graph
 // (perm[new] = old), from CHOLMOD's analysis of the lower-triangle pattern.
-func externalOrder(name string, p *Problem) ([]int, error) {
+func externalOrder(name string, p *Graph) ([]int, error) {
 	var ord backend.SparseOrdering
 	switch name {
 	case "metis":

@@ -1,4 +1,4 @@
-package lp
+package ldl
 
 import "slices"
 
@@ -8,7 +8,7 @@ import "slices"
 // increasing degree, then reverses, which keeps the bandwidth of the
 // per-column Newton matrices small for rings, grids and general graphs
 // (a ring in its natural order has bandwidth n-1, after RCM 2).
-func rcm(p *Problem) []int {
+func RCM(p *Graph) []int {
 	n := p.N
 	adj := make([][]int, n)
 	for _, q := range p.Pairs {
@@ -74,19 +74,3 @@ func rcm(p *Problem) []int {
 	return perm
 }
 
-// permuted returns p with its rows renumbered by perm (perm[new] = old), and
-// its bandwidth.
-func permuted(p *Problem, perm []int) *Problem {
-	inv := make([]int, p.N)
-	for k, old := range perm {
-		inv[old] = k
-	}
-	q := &Problem{N: p.N, M: p.M, C: make([]float64, len(p.C)), Pairs: make([]Pair, len(p.Pairs))}
-	for k, old := range perm {
-		copy(q.C[k*p.M:(k+1)*p.M], p.C[old*p.M:(old+1)*p.M])
-	}
-	for k, pr := range p.Pairs {
-		q.Pairs[k] = Pair{I: inv[pr.I], H: inv[pr.H], W: pr.W}
-	}
-	return q
-}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package lp
+package ldl
 
 import "syscall"
 

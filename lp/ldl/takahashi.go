@@ -1,4 +1,4 @@
-package lp
+package ldl
 
 import (
 	"math"
@@ -7,8 +7,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 )
 
-// addInverse adds H^{-1} to the upper triangle of the row-major n×n matrix
-// acc, by Takahashi's recurrence on the sparse factor (see band.addInverse):
+// AddInverse adds H^{-1} to the upper triangle of the row-major n×n matrix
+// acc, by Takahashi's recurrence on the sparse factor (see band.AddInverse):
 //
 //	Z[j][i] = -sum_{t in struct(j)} L[t][j] Z[t][i]  (i > j),
 //	Z[j][j] = 1/d_j - sum_{t in struct(j)} L[t][j] Z[j][t],
@@ -29,13 +29,13 @@ import (
 // is one), which on the 1.2-spanner of the 50×50 Euclidean grid takes 16
 // against 22 ms per column for one row at a time (docs/MATH.md §11.8,
 // "Kernels (session 10)").
-func (f *sparseLDL) addInverse(acc, z []float64) {
-	s := f.sym
-	n := s.n
-	l, st := f.l, f.stride()
+func (f *LDL) AddInverse(acc, z []float64) {
+	s := f.Sym
+	n := s.N
+	l, st := f.L, f.Stride()
 	cp, ri := s.colPtr, s.idx32
 	if len(z) < n*n || (acc != nil && len(acc) < n*n) {
-		panic("lp: addInverse with short buffers") // cannot happen: sized n·n by the caller
+		panic("lp: AddInverse with short buffers") // cannot happen: sized n·n by the caller
 	}
 	for j := n - 1; j >= 0; j-- {
 		row := z[j*n+j+1 : j*n+n]
@@ -55,7 +55,7 @@ func (f *sparseLDL) addInverse(acc, z []float64) {
 		for ; q < hi; q++ {
 			kernel.Madd1(row, q == lo, src(q), -l[q*st])
 		}
-		dj := 1 / f.d[j]
+		dj := 1 / f.D[j]
 		zj := z[j*n : j*n+n]
 		for q := lo; q < hi; q++ {
 			dj -= l[q*st] * zj[ri[q]]
@@ -78,19 +78,19 @@ func (f *sparseLDL) addInverse(acc, z []float64) {
 	}
 }
 
-// pivot32Min is the smallest pivot whose inverse addInverse32 takes (an
+// pivot32Min is the smallest pivot whose inverse AddInverse32 takes (an
 // inverse above 1e30 could overflow single precision in the recurrence);
 // a column with a smaller one, or with a factor entry above 1e30, is left
 // to the double-precision recurrence.
 const pivot32Min = 1e-30
 
-// addInverse32 is addInverse in single precision, for the preconditioner
+// AddInverse32 is AddInverse in single precision, for the preconditioner
 // of the lazy Schur complement (lp/schur_pcg.go: the assembled S is then
 // only a preconditioner of conjugate gradients on the exact S): the same
 // recurrence and partial mirror, rows of Z and the accumulator acc (the
 // upper triangle of an n×n matrix) in float32, the factor's entries and
 // pivots rounded to float32 as they are read, the kernels with subnormals
-// flushed to zero (madd4FMA32). Half the bytes of addInverse and twice the
+// flushed to zero (madd4FMA32). Half the bytes of AddInverse and twice the
 // lanes per instruction: on the 1.2-spanner of the 50×50 Euclidean grid
 // 10.9 against 17.3 ms per column (BenchmarkAddInverse32, docs/MATH.md
 // §11.8). The rows are formed by blocks of mirrorBlock and the mirror of
@@ -100,10 +100,10 @@ const pivot32Min = 1e-30
 // above 1/pivot32Min (a factor whose inverse single precision may not
 // hold); a pivot of hugePivot (a breakdown's dropped column) adds zero, as
 // in double precision.
-func (f *sparseLDL) addInverse32(acc, z []float32) bool {
-	n := f.sym.n
+func (f *LDL) AddInverse32(acc, z []float32) bool {
+	n := f.Sym.N
 	if len(z) < n*n || len(acc) < n*n {
-		panic("lp: addInverse32 with short buffers") // cannot happen: sized n·n by the caller
+		panic("lp: AddInverse32 with short buffers") // cannot happen: sized n·n by the caller
 	}
 	if !f.fits32() {
 		return false
@@ -122,7 +122,7 @@ func (f *sparseLDL) addInverse32(acc, z []float32) bool {
 	return true
 }
 
-// mirrorBlock is the number of rows of Z that addInverse32 forms before
+// mirrorBlock is the number of rows of Z that AddInverse32 forms before
 // writing their mirror (a power of two): the lower triangle's entries of
 // those rows' columns, one contiguous segment per later row (16 entries of
 // 4 bytes: a cache line's worth) instead of a strided write per entry. The
@@ -130,17 +130,17 @@ func (f *sparseLDL) addInverse32(acc, z []float32) bool {
 // block's own rows (row32).
 const mirrorBlock = 16
 
-// fits32 reports whether the recurrence of addInverse32 may run on f: every
+// fits32 reports whether the recurrence of AddInverse32 may run on f: every
 // pivot at least pivot32Min, every entry of L at most 1/pivot32Min.
-func (f *sparseLDL) fits32() bool {
-	s := f.sym
-	for _, d := range f.d[:s.n] {
+func (f *LDL) fits32() bool {
+	s := f.Sym
+	for _, d := range f.D[:s.N] {
 		if !(d >= pivot32Min) {
 			return false
 		}
 	}
-	l, st := f.l, f.stride()
-	for q := range s.nnz() {
+	l, st := f.L, f.Stride()
+	for q := range s.NNZ() {
 		if !(math.Abs(l[q*st]) <= 1/pivot32Min) {
 			return false
 		}
@@ -148,17 +148,17 @@ func (f *sparseLDL) fits32() bool {
 	return true
 }
 
-// row32 is step j of addInverse32's recurrence, in the block of rows
+// row32 is step j of AddInverse32's recurrence, in the block of rows
 // whose last is top: row j of Z (from column j on) from the later rows in
 // z. Their columns after top are in place (the rows after top carry the
 // mirror of the blocks already done), and are summed by the vector
 // kernels; their columns j+1..top, not yet mirrored, are gathered from the
 // block's rows (Z[t][c] = Z[min(t,c)][max(t,c)], upper triangles), with
 // the sums in double precision.
-func (f *sparseLDL) row32(z []float32, j, top int) {
-	s := f.sym
-	n := s.n
-	l, st := f.l, f.stride()
+func (f *LDL) row32(z []float32, j, top int) {
+	s := f.Sym
+	n := s.N
+	l, st := f.L, f.Stride()
 	cp, ri := s.colPtr, s.idx32
 	lo, hi := cp[j], cp[j+1]
 	k := top - j // columns j+1..top
@@ -196,7 +196,7 @@ func (f *sparseLDL) row32(z []float32, j, top int) {
 		}
 		row[c-j-1] = float32(v)
 	}
-	dj := 1 / f.d[j]
+	dj := 1 / f.D[j]
 	zj := z[j*n : j*n+n]
 	for q := lo; q < hi; q++ {
 		dj -= l[q*st] * float64(zj[ri[q]])
@@ -207,16 +207,16 @@ func (f *sparseLDL) row32(z []float32, j, top int) {
 // mirror32 writes the mirror of the rows base..top of Z (their entries
 // Z[c][i], i > c) into the columns base..top of the later rows i, where a
 // later row of the recurrence reads them: from column firstUse[i]+1 on.
-func (f *sparseLDL) mirror32(z []float32, base, top int) {
-	s := f.sym
-	n := s.n
+func (f *LDL) mirror32(z []float32, base, top int) {
+	s := f.Sym
+	n := s.N
 	use := s.firstUse[:n]
 	var touch float32
 	for i := base + 1; i < n; i++ {
 		if i+mirrorAhead < n {
 			// A read mirrorAhead rows ahead, so that the destination
 			// lines are on their way (the strided rows defeat the
-			// hardware prefetcher): 10-15 % of addInverse32.
+			// hardware prefetcher): 10-15 % of AddInverse32.
 			touch += z[(i+mirrorAhead)*n+base]
 		}
 		c0, c1 := max(base, int(use[i])+1), min(top, i-1)

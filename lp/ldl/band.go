@@ -1,14 +1,14 @@
-package lp
+package ldl
 
 import "math"
 
 // band is the LDL^T factorisation of a symmetric positive definite n×n
 // matrix of bandwidth b, stored by rows of the lower band: a[i*(b+1)+t] is
-// L[i][i-t] for t = 1..b (L unit lower triangular) and a[i*(b+1)] is D[i].
-type band struct {
-	n, b  int
-	a     []float64
-	hdiag []float64 // cholFactor's scratch: the assembled diagonal
+// L[i][i-t] for t = 1..B (L unit lower triangular) and a[i*(b+1)] is D[i].
+type Band struct {
+	N, B  int
+	A     []float64
+	hdiag []float64 // CholFactor's scratch: the assembled diagonal
 }
 
 // hugePivot replaces a pivot that vanished (a rank-deficient factor), which
@@ -17,9 +17,9 @@ type band struct {
 const hugePivot = 1e128
 
 // solve overwrites r with A^{-1} r using the factorisation.
-func (m *band) solve(r []float64) {
-	n, b, w := m.n, m.b, m.b+1
-	a := m.a
+func (m *Band) Solve(r []float64) {
+	n, b, w := m.N, m.B, m.B+1
+	a := m.A
 	for i := 0; i < n; i++ {
 		ri := a[i*w:]
 		v := r[i]
@@ -40,20 +40,20 @@ func (m *band) solve(r []float64) {
 	}
 }
 
-// addInverse adds A^{-1} to the upper triangle of the row-major n×n matrix s
+// AddInverse adds A^{-1} to the upper triangle of the row-major n×n matrix s
 // (stride n), using the factorisation. ring is scratch of (b+1)·n values.
 //
 // With A = L D L^T, Z = A^{-1} satisfies Z L = L^{-T} D^{-1}, whose strictly
 // lower part vanishes and whose diagonal is 1/d_j. Reading row j of that
 // identity for columns i > j gives Takahashi's recurrence
 //
-//	Z[j][i] = -sum_{t=1..b} L[j+t][j] Z[j+t][i],  Z[j][j] = 1/d_j - sum_t L[j+t][j] Z[j][j+t],
+//	Z[j][i] = -sum_{t=1..B} L[j+t][j] Z[j+t][i],  Z[j][j] = 1/d_j - sum_t L[j+t][j] Z[j][j+t],
 //
 // so rows are produced from the last upwards, each from the b rows below it,
 // which a ring buffer of b+1 rows holds. Cost: about n^2 b flops.
-func (m *band) addInverse(s, ring []float64) {
-	n, b, w := m.n, m.b, m.b+1
-	a := m.a
+func (m *Band) AddInverse(s, ring []float64) {
+	n, b, w := m.N, m.B, m.B+1
+	a := m.A
 	var ls [4]float64
 	var srcs [4][]float64
 	for j := n - 1; j >= 0; j-- {
@@ -126,7 +126,7 @@ func (m *band) addInverse(s, ring []float64) {
 	}
 }
 
-// qrFactor sets the band to the LDL^T factorisation of H = A^T A, where A
+// QRFactor sets the band to the LDL^T factorisation of H = A^T A, where A
 // has the row sqrt(diag[i])·e_i for every i and the row
 // sqrt(wt[k])·(e_I - W e_H) for every pair k, without ever forming H: it
 // computes the banded upper triangular R of A = QR by Givens rotations
@@ -139,8 +139,8 @@ func (m *band) addInverse(s, ring []float64) {
 // min(I,H)); a row then meets at most b+1 rows of R before it vanishes, so a
 // column costs O((n + len(pairs)) b^2). r and work are scratch of n·(b+1)
 // and n+b+1 values.
-func (m *band) qrFactor(diag []float64, pairs []Pair, wt []float64, order []int, r, work []float64) {
-	n, b, w := m.n, m.b, m.b+1
+func (m *Band) QRFactor(diag []float64, pairs []Pair, wt []float64, order []int, r, work []float64) {
+	n, b, w := m.N, m.B, m.B+1
 	clear(r)
 	insert := func(c int) {
 		// work holds a row with support in [c, c+b]. Every row inserted so
@@ -190,17 +190,17 @@ func (m *band) qrFactor(diag []float64, pairs []Pair, wt []float64, order []int,
 			insert(c)
 		}
 	}
-	clear(m.a)
+	clear(m.A)
 	for j := 0; j < n; j++ {
 		rj := r[j*w : j*w+w]
 		d := rj[0] * rj[0]
 		if !(d > 1e-300) || math.IsInf(d, 0) {
-			m.a[j*w] = hugePivot
+			m.A[j*w] = hugePivot
 			continue
 		}
-		m.a[j*w] = d
+		m.A[j*w] = d
 		for t := 1; t <= b && j+t < n; t++ {
-			m.a[(j+t)*w+t] = rj[t] / rj[0]
+			m.A[(j+t)*w+t] = rj[t] / rj[0]
 		}
 	}
 }
@@ -216,19 +216,19 @@ func hypot(a, b float64) float64 {
 	return math.Hypot(a, b)
 }
 
-// cholFactor sets the band to the LDL^T factorisation of the assembled
+// CholFactor sets the band to the LDL^T factorisation of the assembled
 // H = diag + G^T diag(wt) G (G's row k is e_I - W e_H for pair k), by the
 // banded right-looking elimination: O(n b² + len(pairs)) flops, some 10-100
-// times less than qrFactor. It loses accuracy when the weights span many
-// orders of magnitude (the cancellation described at qrFactor), which the
-// solver detects as a stall and then switches to qrFactor. A pivot that is
+// times less than QRFactor. It loses accuracy when the weights span many
+// orders of magnitude (the cancellation described at QRFactor), which the
+// solver detects as a stall and then switches to QRFactor. A pivot that is
 // not positive and finite (breakdown) is replaced by hugePivot, which drops
-// that direction. cholFactor returns the smallest ratio of a pivot to the
+// that direction. CholFactor returns the smallest ratio of a pivot to the
 // diagonal entry it came from (0 after a breakdown): 10^-k means that
 // cancellation cost that pivot about k of its 16 digits.
-func (m *band) cholFactor(diag []float64, pairs []Pair, wt []float64) float64 {
-	n, b, w := m.n, m.b, m.b+1
-	a := m.a
+func (m *Band) CholFactor(diag []float64, pairs []Pair, wt []float64) float64 {
+	n, b, w := m.N, m.B, m.B+1
+	a := m.A
 	clear(a)
 	// Assemble the lower band: a[i*w+t] = H[i][i-t].
 	for i := 0; i < n; i++ {
