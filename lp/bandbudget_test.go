@@ -43,7 +43,7 @@ func TestBandBudget(t *testing.T) {
 	bytes := 8 * float64(p.N) * float64(rcmBandwidth(p)+1)
 	s, err := factorQR(run.Budget(5.5 * bytes))
 	if !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), "QR fallback of 6 of the 36 columns") {
-		t.Fatalf("room for 5 bands: err = %v, want ErrTooLarge for the 6th", err)
+		t.Fatalf("room for 5 bands: err = %v, want run.ErrTooLarge for the 6th", err)
 	}
 	if got := s.bands.Load(); got != 5 {
 		t.Fatalf("room for 5 bands: %d allocated", got)

@@ -115,5 +115,5 @@
 //
 // Options embed run.Settings (memory Budget, Progress with Stage "ipm" or
 // "cuts"); errors wrap run.ErrTooLarge, run.ErrNotConverged and
-// run.ErrBadInput, re-exported here as ErrTooLarge and ErrNotConverged.
+// run.ErrBadInput, re-exported here as run.ErrTooLarge and run.ErrNotConverged.
 package lp

@@ -77,7 +77,13 @@ type Options struct {
 	// they do not depend on the symmetries. The per-column mode
 	// (GenerateOptions.PerColumn) ignores them.
 	Symmetry [][]int
+}
 
+// config is a solve's Options, defaults applied (Options.withDefaults),
+// with the settings that SolveSpanner and Generate pass to the solves they
+// run and the test hooks.
+type config struct {
+	Options
 	keepLam bool // keep the multipliers in Result.lam (SolveSpanner)
 	// startOut, by column, leaves the columns with multipliers out of
 	// the solve from the start (lp/ipm_drop.go), those multipliers
@@ -96,10 +102,17 @@ type Options struct {
 	// is at most capture.gap; warm, when taken, is the start point
 	// instead of start's if it fits (lp/ipm_warm.go: SolveSpanner).
 	capture, warm   *warmPoint
-	dropAll         bool // tests: leave out every column but the heaviest at the first check (lp/ipm_drop.go)
-	schurMode       int  // tests: 1 lazy whenever possible, 2 on with the automatic tuning, -1 off
-	schurDouble     bool // tests: the lazy Schur complement's assemblies, and its products' L, in double precision
-	schurSingleFail bool // tests: the first single-precision S taken as out of range
+	// test holds the settings only tests use (export_test.go).
+	test testHooks
+}
+
+// testHooks are settings of a solve that only tests change (through
+// export_test.go); the zero value is what Solve uses.
+type testHooks struct {
+	dropAll         bool // leave out every column but the heaviest at the first check (lp/ipm_drop.go)
+	schurMode       int  // 1: lazy Schur complement whenever possible, 2: on with the automatic tuning, -1: off
+	schurDouble     bool // the lazy Schur complement's assemblies, and its products' L, in double precision
+	schurSingleFail bool // the first single-precision S taken as out of range
 }
 
 // Result is a certified solution of a Problem.
@@ -161,16 +174,10 @@ type Result struct {
 	schurF32 int
 }
 
-// ErrNotConverged (= run.ErrNotConverged) reports that the iteration limit
-// was reached, or progress stalled, before the certified gap fell below the
-// tolerance. Solve returns it, wrapped, together with the best certified
-// Result it has.
-var ErrNotConverged = run.ErrNotConverged
-
-func (o *Options) withDefaults() Options {
-	var r Options
+func (o *Options) withDefaults() config {
+	var r config
 	if o != nil {
-		r = *o
+		r.Options = *o
 	}
 	if !(r.Tol > 0) {
 		r.Tol = 1e-8
@@ -578,11 +585,15 @@ const cholMinRatio = ldl.MinPivotRatio
 // against every pair of p, so X is feasible for p itself.
 //
 // It returns an error before allocating when the workspace would exceed
-// opts.Budget (wrapping ErrTooLarge, with the estimate), when the problem is
-// malformed, when ctx is cancelled, and ErrNotConverged (with the best
+// opts.Budget (wrapping run.ErrTooLarge, with the estimate), when the problem is
+// malformed, when ctx is cancelled, and run.ErrNotConverged (with the best
 // Result) when the tolerance was not reached.
 func Solve(ctx context.Context, p *Problem, opts *Options) (*Result, error) {
-	o := opts.withDefaults()
+	return solve(ctx, p, opts.withDefaults())
+}
+
+// solve is Solve under the configuration o (defaults applied).
+func solve(ctx context.Context, p *Problem, o config) (*Result, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
@@ -656,7 +667,7 @@ func relGap(primal, dual float64) float64 {
 //
 // elems, when not nil, is a group of symmetries of p (symmetries), used
 // by the symmetric mode.
-func solveAs(ctx context.Context, p *Problem, o Options, elems [][]int) (*Result, error) {
+func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result, error) {
 	perm := ldl.RCM(p.graph())
 	q := permuted(p, perm)
 	if q.bandwidth() >= p.bandwidth() {
@@ -1823,7 +1834,7 @@ func (s *ipm) certify(margin, tol float64, keepLam bool, best *Result) (*Result,
 	return r, nil
 }
 
-func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
+func (s *ipm) run(ctx context.Context, o config) (*Result, error) {
 	s.pcg = s.newSchurPCG(o)
 	warm := s.warmStart(o.warm)
 	if warm {
@@ -1964,15 +1975,15 @@ func (s *ipm) run(ctx context.Context, o Options) (*Result, error) {
 		}
 		if bad >= 3 || stale >= 8 {
 			if best == nil {
-				return nil, fmt.Errorf("%w: stalled at iteration %d with relative gap %.3g", ErrNotConverged, it, gap)
+				return nil, fmt.Errorf("%w: stalled at iteration %d with relative gap %.3g", run.ErrNotConverged, it, gap)
 			}
-			return best, fmt.Errorf("%w: stalled at iteration %d; best certified gap %.3g (tolerance %.3g)", ErrNotConverged, it, best.Gap, o.Tol)
+			return best, fmt.Errorf("%w: stalled at iteration %d; best certified gap %.3g (tolerance %.3g)", run.ErrNotConverged, it, best.Gap, o.Tol)
 		}
 	}
 	if best == nil {
-		return nil, fmt.Errorf("%w: relative gap still above 1e-3 after %d iterations", ErrNotConverged, o.MaxIter)
+		return nil, fmt.Errorf("%w: relative gap still above 1e-3 after %d iterations", run.ErrNotConverged, o.MaxIter)
 	}
-	return best, fmt.Errorf("%w: certified gap %.3g after %d iterations (tolerance %.3g)", ErrNotConverged, best.Gap, o.MaxIter, o.Tol)
+	return best, fmt.Errorf("%w: certified gap %.3g after %d iterations (tolerance %.3g)", run.ErrNotConverged, best.Gap, o.MaxIter, o.Tol)
 }
 
 func countTrue(v []bool) int {

@@ -97,18 +97,18 @@ func newDropper(m, workers int) *dropper {
 // symmetry sg, leaves unused columns out: without symmetries, from
 // dropMinCols columns, to a tolerance of at least dropMinTol, unless
 // o.KeepColumns.
-func dropsColumns(o Options, sg *symmetry, m int) bool {
+func dropsColumns(o config, sg *symmetry, m int) bool {
 	return sg == nil && !o.KeepColumns && m >= dropMinCols && o.Tol >= dropMinTol
 }
 
 // dropper sets up the output elimination of a solve under o (see
 // dropsColumns).
-func (s *ipm) dropper(o Options) {
+func (s *ipm) dropper(o config) {
 	if s.pc != nil || !dropsColumns(o, s.sg, s.m) {
 		return
 	}
 	s.dr = newDropper(s.m, s.workers)
-	s.dr.all = o.dropAll
+	s.dr.all = o.test.dropAll
 	s.dr.boundOnly = o.boundOnly
 	s.leaveOut(o.startOut)
 }

@@ -80,7 +80,7 @@ func TestDropColumnsRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drop, err := Solve(ctx, p, &Options{Tol: tol, dropAll: true})
+	drop, err := solveWith(ctx, p, &Options{Tol: tol}, func(c *config) { c.test.dropAll = true })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestDropColumnsBoundOnly(t *testing.T) {
 		tol     float64
 		restart bool
 	}{{0.05, false}, {1e-5, true}} {
-		b, err := Solve(ctx, p, &Options{Tol: c.tol, dropAll: true, boundOnly: true})
+		b, err := solveWith(ctx, p, &Options{Tol: c.tol}, func(c *config) { c.test.dropAll, c.boundOnly = true, true })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -315,7 +315,7 @@ func normaliseRows(x []float64, n, m int) {
 // problem whose column lists the current ones extend: the columns left
 // unchanged keep their symbolic analysis. solveColumns returns the
 // structure for the next call.
-func solveColumns(ctx context.Context, p *Problem, cols [][]int, o Options, prev *perColumn) (*Result, *perColumn, error) {
+func solveColumns(ctx context.Context, p *Problem, cols [][]int, o config, prev *perColumn) (*Result, *perColumn, error) {
 	n, m := p.N, p.M
 	workers := max(1, min(o.Workers, m))
 	fn, fm := float64(n), float64(m)

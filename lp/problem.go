@@ -28,10 +28,6 @@ type Problem struct {
 	Pairs []Pair
 }
 
-// ErrTooLarge (= run.ErrTooLarge) reports a problem whose solver workspace
-// would exceed the memory budget (Options.Budget) or whose size overflows.
-var ErrTooLarge = run.ErrTooLarge
-
 // validate checks the problem's shape and values.
 func (p *Problem) validate() error {
 	if p == nil {
@@ -41,7 +37,7 @@ func (p *Problem) validate() error {
 		return fmt.Errorf("lp: need at least one row and one column, got %d×%d", p.N, p.M)
 	}
 	if p.N > math.MaxInt32 || p.M > math.MaxInt32 || p.N*p.M/p.M != p.N {
-		return fmt.Errorf("lp: %d×%d variables: %w", p.N, p.M, ErrTooLarge)
+		return fmt.Errorf("lp: %d×%d variables: %w", p.N, p.M, run.ErrTooLarge)
 	}
 	if len(p.C) != p.N*p.M {
 		return fmt.Errorf("lp: gain has %d entries, want N·M = %d", len(p.C), p.N*p.M)

@@ -170,7 +170,7 @@ const (
 // newSchurPCG sets up the lazy Schur complement for s under the options:
 // on when the estimated cost ratio of an assembly to a CG iteration is at
 // least pcgMinRatio (or when a test forces it), off with DirectSchur.
-func (s *ipm) newSchurPCG(o Options) *schurPCG {
+func (s *ipm) newSchurPCG(o config) *schurPCG {
 	p := &schurPCG{s: s, tol: corrTol(o.Tol), maxAge: pcgMaxAge}
 	if s.pc != nil || s.sg != nil {
 		// The symmetric mode's S~ is small (one row per orbit of rows),
@@ -187,12 +187,12 @@ func (s *ipm) newSchurPCG(o Options) *schurPCG {
 	p.ratio = pcgRatio(s.sym, bw, s.n, s.m)
 	p.cap = pcgMaxIts
 	p.on = lazyOn(o, p.ratio)
-	if o.schurMode == 1 { // tests: lazy whenever possible
+	if o.test.schurMode == 1 { // tests: lazy whenever possible
 		p.counted = true
 		p.cap, p.maxAge = 200, 1<<30
 	}
-	p.single = p.on && s.sym != nil && !o.schurDouble
-	p.failSingle = o.schurSingleFail
+	p.single = p.on && s.sym != nil && !o.test.schurDouble
+	p.failSingle = o.test.schurSingleFail
 	if p.on && s.f4Work != nil && s.l32 == nil && singleProducts(o) {
 		// The blocks' L in single precision for the products
 		// (solve4F32), kept across restarts; solveAs counted it
@@ -232,11 +232,11 @@ func pcgRatio(sym *ldl.Symbolic, bw, n, m int) float64 {
 // lazyOn reports whether a solve under o takes the lazy path at the cost
 // ratio (pcgRatio): from pcgMinRatio, unless o.DirectSchur (tests: always
 // with schurMode 1 or 2, never below 0).
-func lazyOn(o Options, ratio float64) bool {
+func lazyOn(o config, ratio float64) bool {
 	switch {
-	case o.schurMode > 0:
+	case o.test.schurMode > 0:
 		return true
-	case o.schurMode < 0 || o.DirectSchur:
+	case o.test.schurMode < 0 || o.DirectSchur:
 		return false
 	}
 	return ratio >= pcgMinRatio
@@ -245,9 +245,9 @@ func lazyOn(o Options, ratio float64) bool {
 // singleProducts reports whether the lazy path's products read L in
 // single precision (ipm.l32) in a solve under o: when its CG solves stop
 // at a relative residual of pcgSingleTol or looser (corrTol), not with
-// o.schurDouble (tests).
-func singleProducts(o Options) bool {
-	return !o.schurDouble && corrTol(o.Tol) >= pcgSingleTol
+// o.test.schurDouble (tests).
+func singleProducts(o config) bool {
+	return !o.test.schurDouble && corrTol(o.Tol) >= pcgSingleTol
 }
 
 // l32Bytes is the memory of the single-precision copy of L (ipm.l32) for

@@ -81,16 +81,16 @@ func TestLazySchurMatchesDirect(t *testing.T) {
 			// preconditioner then also solves the assembling iteration
 			// directly), and falling back to it after a single-precision S
 			// out of range.
-			for _, o := range []Options{{Tol: tol, schurMode: 1, schurDouble: true}, {Tol: tol, schurMode: 1, schurSingleFail: true}} {
-				r, err := Solve(context.Background(), p, &o)
+			for _, h := range []testHooks{{schurMode: 1, schurDouble: true}, {schurMode: 1, schurSingleFail: true}} {
+				r, err := solveWith(context.Background(), p, &Options{Tol: tol}, func(c *config) { c.test = h })
 				if err != nil {
-					t.Fatalf("%s double=%v fail=%v: %v", name, o.schurDouble, o.schurSingleFail, err)
+					t.Fatalf("%s double=%v fail=%v: %v", name, h.schurDouble, h.schurSingleFail, err)
 				}
 				if r.Gap > tol || r.Primal > direct.Dual+1e-12*scale || direct.Primal > r.Dual+1e-12*scale {
-					t.Errorf("%s double=%v fail=%v: [%v, %v] (gap %g) against direct [%v, %v]", name, o.schurDouble, o.schurSingleFail, r.Primal, r.Dual, r.Gap, direct.Primal, direct.Dual)
+					t.Errorf("%s double=%v fail=%v: [%v, %v] (gap %g) against direct [%v, %v]", name, h.schurDouble, h.schurSingleFail, r.Primal, r.Dual, r.Gap, direct.Primal, direct.Dual)
 				}
 				if w == 10 && r.SchurAssemblies == 0 || r.schurSingle != 0 {
-					t.Errorf("%s double=%v fail=%v: %d assemblies, %d in single precision", name, o.schurDouble, o.schurSingleFail, r.SchurAssemblies, r.schurSingle)
+					t.Errorf("%s double=%v fail=%v: %d assemblies, %d in single precision", name, h.schurDouble, h.schurSingleFail, r.SchurAssemblies, r.schurSingle)
 				}
 			}
 			if direct.SchurCG != 0 || direct.SchurAssemblies < direct.Iterations {
@@ -98,7 +98,7 @@ func TestLazySchurMatchesDirect(t *testing.T) {
 			}
 			// The automatic rule (timed, so its choices vary between runs)
 			// must give a certified answer in the same bracket too.
-			auto, err := Solve(context.Background(), p, &Options{Tol: tol, schurMode: 2})
+			auto, err := solveWith(context.Background(), p, &Options{Tol: tol}, func(c *config) { c.test.schurMode = 2 })
 			if err != nil {
 				t.Fatalf("%s auto: %v", name, err)
 			}
@@ -129,7 +129,7 @@ func TestLazySchurLine(t *testing.T) {
 		for i := range prior {
 			prior[i] /= s
 		}
-		res, err := Solve(context.Background(), binaryProblem(prior, bandPairs(c.n, 1, c.eps)), &Options{schurMode: 1})
+		res, err := solveWith(context.Background(), binaryProblem(prior, bandPairs(c.n, 1, c.eps)), nil, func(c *config) { c.test.schurMode = 1 })
 		if err != nil {
 			t.Fatalf("n=%d: %v", c.n, err)
 		}
@@ -208,7 +208,7 @@ func directAndLazy(t *testing.T, name string, p *Problem, tol float64) (direct, 
 	if err != nil {
 		t.Fatalf("%s direct: %v", name, err)
 	}
-	lazy, err = Solve(context.Background(), p, &Options{Tol: tol, schurMode: 1})
+	lazy, err = solveWith(context.Background(), p, &Options{Tol: tol}, func(c *config) { c.test.schurMode = 1 })
 	if err != nil {
 		t.Fatalf("%s lazy: %v", name, err)
 	}
@@ -269,7 +269,8 @@ func sparseTestIPM(t *testing.T, p *Problem, workers int, seed uint64) *ipm {
 func sparseTestIPMTol(t *testing.T, p *Problem, workers int, seed uint64, tol float64) *ipm {
 	t.Helper()
 	perm, sym := ldl.MinimumDegree(p.graph())
-	o := (&Options{Tol: tol, Workers: workers, schurMode: 1}).withDefaults()
+	o := (&Options{Tol: tol, Workers: workers}).withDefaults()
+	o.test.schurMode = 1
 	s := sparseIPM(p, perm, sym, workers)
 	s.pcg = s.newSchurPCG(o)
 	s.start()
@@ -476,7 +477,8 @@ func TestL32Estimate(t *testing.T) {
 		{-1, 1e-3, false, false}, {1, 1e-3, true, false}, {0, 1e-3, false, false}} {
 		perm, sym := ldl.MinimumDegree(p.graph())
 		s := sparseIPM(p, perm, sym, 2)
-		o := (&Options{Tol: c.tol, schurMode: c.mode, schurDouble: c.double}).withDefaults()
+		o := (&Options{Tol: c.tol}).withDefaults()
+		o.test.schurMode, o.test.schurDouble = c.mode, c.double
 		s.pcg = s.newSchurPCG(o)
 		if got := lazyOn(o, pcgRatio(sym, 0, p.N, p.M)); got != s.pcg.on {
 			t.Fatalf("mode %d: predicted lazy %v, newSchurPCG %v", c.mode, got, s.pcg.on)

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/backend"
-	"github.com/optdp/optdp/lp"
 	"github.com/optdp/optdp/mech/linear"
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/mech/tight"
@@ -22,8 +21,6 @@ func TestSentinelsShared(t *testing.T) {
 		name      string
 		err, want error
 	}{
-		{"lp.ErrTooLarge", lp.ErrTooLarge, run.ErrTooLarge},
-		{"lp.ErrNotConverged", lp.ErrNotConverged, run.ErrNotConverged},
 		{"linear.ErrTooLarge", linear.ErrTooLarge, run.ErrTooLarge},
 		{"sdp.ErrTooLarge", sdp.ErrTooLarge, run.ErrTooLarge},
 		{"solve.ErrTooLarge", solve.ErrTooLarge, run.ErrTooLarge},

@@ -73,4 +73,3 @@ func RCM(p *Graph) []int {
 	}
 	return perm
 }
-
