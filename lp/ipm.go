@@ -101,7 +101,7 @@ type config struct {
 	// capture, when not nil, keeps the first iterate whose relative gap
 	// is at most capture.gap; warm, when taken, is the start point
 	// instead of start's if it fits (lp/ipm_warm.go: SolveSpanner).
-	capture, warm   *warmPoint
+	capture, warm *warmPoint
 	// test holds the settings only tests use (export_test.go).
 	test testHooks
 }
