@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/optdp/optdp/lp/internal/kernel"
 	"github.com/optdp/optdp/lp/internal/mem"
@@ -265,6 +264,10 @@ type ipm struct {
 	bandShort      atomic.Bool
 	bandNeed       func(count int64) error
 
+	// cols is the per-column part of the Newton system in the variant
+	// of this solve (bandedColumns, sparseColumns or perColumnSystem).
+	cols columnSystem
+
 	pcg *schurPCG // the lazy Schur complement (nil: assemble at every iteration)
 	// The per-column mode (pc != nil, lp/percol.go): column o has its own
 	// ratio constraints pc.pairs[o], with slacks and multipliers at
@@ -327,27 +330,6 @@ func (s *ipm) pairsOf(o int) ([]Pair, int) {
 	return s.p.Pairs, o * s.np
 }
 
-// colSolve overwrites r with H_o^{-1} r using column o's current factor.
-func (s *ipm) colSolve(o, w int, r []float64) {
-	switch {
-	case s.pc != nil:
-		s.pc.solve(o, w, r)
-	case s.sym == nil:
-		s.fac[o].Solve(r)
-	case s.isQR[o]:
-		t := s.permBuf[w]
-		for k, i := range s.rperm {
-			t[k] = r[i]
-		}
-		s.fac[o].Solve(t)
-		for k, i := range s.rperm {
-			r[i] = t[k]
-		}
-	default:
-		s.sf[o].Solve(r)
-	}
-}
-
 // weights sets diag to column o's diagonal z_x/x and wt (resliced to the
 // column's pairs, and returned) to its pair weights lambda/s: H_o =
 // diag(diag) + G^T diag(wt) G.
@@ -364,43 +346,6 @@ func (s *ipm) weights(o int, diag, wt []float64) []float64 {
 	return wt
 }
 
-// factorBlock factors the columns o..o+3 (an interleaved block of the
-// sparse mode) by factor4, each column whose pivots lost nearly all their
-// digits again by QR (qrColumn), and, unless acc is nil, adds their
-// inverses to acc as factorColumn does.
-func (s *ipm) factorBlock(o, w int, acc []float64) {
-	n, np := s.n, s.np
-	var diag, wt [4][]float64
-	f := [4]*ldl.LDL{&s.sf[o], &s.sf[o+1], &s.sf[o+2], &s.sf[o+3]}
-	for c := range 4 {
-		diag[c] = s.diag4[w][c*n : (c+1)*n]
-		wt[c] = s.weights(o+c, diag[c], s.wt4[w][c*np:(c+1)*np])
-	}
-	ratio := ldl.Factor4(&f, &diag, &wt, s.p.Pairs, s.f4Work[w])
-	if s.l32 != nil {
-		nz4 := 4 * s.sym.NNZ()
-		ldl.BlockTo32(&f, s.l32[o/4*nz4:(o/4+1)*nz4])
-		for c := range 4 {
-			s.l32ok[o+c] = true
-		}
-	}
-	var ok [4]bool
-	for c := range 4 {
-		s.isQR[o+c] = false
-		// A column without room for its band is not added: factor
-		// reports it.
-		ok[c] = ratio[c] > cholMinRatio || s.qrColumn(o+c, w, diag[c], wt[c])
-	}
-	if acc == nil {
-		return
-	}
-	for c := range 4 {
-		if ok[c] {
-			s.addColumnInverse(o+c, w, acc)
-		}
-	}
-}
-
 // blocks runs f(lo, hi, w) on every worker w for a contiguous range of
 // whole blocks of four columns (the last one possibly partial).
 func (s *ipm) blocks(f func(lo, hi, w int)) {
@@ -415,156 +360,6 @@ func (s *ipm) blocks(f func(lo, hi, w int)) {
 		wg.Go(func() { f(lo, hi, w) })
 	}
 	wg.Wait()
-}
-
-// qrColumn factors column o by the banded QR (the sparse mode's fallback
-// for a column whose LDL^T lost its digits) and marks it so; false when the
-// memory budget has no room for its band (factor then reports it).
-func (s *ipm) qrColumn(o, w int, diag, wt []float64) bool {
-	s.isQR[o] = true
-	f := s.bandOf(o)
-	if f == nil {
-		return false
-	}
-	db := s.permBuf[w]
-	for k, i := range s.rperm {
-		db[k] = diag[i]
-	}
-	f.QRFactor(db, s.rpairs.Pairs, wt, s.rorder, s.qrR[w], s.qrWork[w])
-	return true
-}
-
-// factorColumn factors column o's H_o from its diagonal and pair weights
-// and, unless acc is nil, adds H_o^{-1} to acc (the upper triangle of an
-// n×n accumulator).
-func (s *ipm) factorColumn(o, w int, diag, wt, acc []float64) {
-	if s.pc != nil {
-		s.qrUsed[w] = s.pc.factor(o, w, diag, wt, acc, s.useQR) || s.qrUsed[w]
-		return
-	}
-	if s.sym == nil {
-		f := &s.fac[o]
-		if s.useQR || f.CholFactor(diag, s.p.Pairs, wt) <= cholMinRatio {
-			f.QRFactor(diag, s.p.Pairs, wt, s.order, s.qrR[w], s.qrWork[w])
-			s.qrUsed[w] = true
-		}
-	} else {
-		s.isQR[o] = false
-		if s.l32ok != nil {
-			s.l32ok[o] = false // its single-precision copy is not renewed
-		}
-		// The LDL^T of the assembled H_o unless QR is forced; a column
-		// whose pivots lost nearly all their digits falls back to the
-		// banded QR alone, the other columns keep their LDL^T.
-		if s.useQR || s.sf[o].Factor(diag, s.p.Pairs, wt, s.ldlWork[w]) <= cholMinRatio {
-			if !s.qrColumn(o, w, diag, wt) {
-				return // no room for the band: factor reports it
-			}
-		}
-	}
-	if acc != nil {
-		s.addColumnInverse(o, w, acc)
-	}
-}
-
-// addColumnInverse adds H_o^{-1}, from column o's current factor, to acc
-// (the upper triangle of an n×n accumulator).
-func (s *ipm) addColumnInverse(o, w int, acc []float64) {
-	if s.sg != nil {
-		s.addColumnInverseSym(o, w)
-		return
-	}
-	if s.pcg != nil && s.pcg.single {
-		s.addColumnInverse32(o, w, acc)
-		return
-	}
-	switch {
-	case s.sym == nil:
-		s.fac[o].AddInverse(acc, s.ring[w])
-		return
-	case !s.isQR[o]:
-		s.sf[o].AddInverse(acc, s.zbuf[w])
-		return
-	}
-	z := s.zbuf[w]
-	clear(z)
-	s.fac[o].AddInverse(z, s.ring[w])
-	addBanded(acc, z, s.rperm)
-}
-
-// addBanded adds to acc (the upper triangle of an n×n matrix in this row
-// order) the upper triangle of z, an inverse in the banded order (rperm[k]
-// is the row of this order at position k of the banded one), rounded to
-// acc's precision.
-func addBanded[T float32 | float64](acc []T, z []float64, rperm []int) {
-	n := len(rperm)
-	for a := 0; a < n; a++ {
-		ia := rperm[a]
-		for b := a; b < n; b++ {
-			ib := rperm[b]
-			if ia <= ib {
-				acc[ia*n+ib] += T(z[a*n+b])
-			} else {
-				acc[ib*n+ia] += T(z[a*n+b])
-			}
-		}
-	}
-}
-
-// buf32 returns worker w's buffers of the single-precision assembly: the
-// inverse Z and the accumulator, the two halves of zbuf[w] (n·n float64
-// each, so no memory beyond the double-precision assembly's).
-func (s *ipm) buf32(w int) (z, acc []float32) {
-	nn := s.n * s.n
-	all := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s.zbuf[w]))), 2*nn)
-	return all[:nn], all[nn:]
-}
-
-// addColumnInverse32 adds H_o^{-1} to worker w's single-precision
-// accumulator (buf32; the lazy Schur complement's preconditioner, see
-// schurPCG.single): by addInverse32, or, for a column it refuses or on the
-// QR fallback, in double precision into z64 (n·n scratch, full) and
-// rounded.
-func (s *ipm) addColumnInverse32(o, w int, z64 []float64) {
-	z, acc := s.buf32(w)
-	if !s.isQR[o] && s.sf[o].AddInverse32(acc, z) {
-		return
-	}
-	n := s.n
-	if !s.isQR[o] {
-		s.sf[o].AddInverse(nil, z64)
-		for j := 0; j < n; j++ {
-			a, r := acc[j*n+j:j*n+n], z64[j*n+j:j*n+n]
-			for i, v := range r {
-				a[i] += float32(v)
-			}
-		}
-		return
-	}
-	clear(z64)
-	s.fac[o].AddInverse(z64, s.ring[w])
-	addBanded(acc, z64, s.rperm)
-}
-
-// addColumnInverseSym adds colW[o]·H_o^{-1}, compressed to the orbits of
-// rows, to worker w's orbit sums (the symmetric mode).
-func (s *ipm) addColumnInverseSym(o, w int) {
-	n, z := s.n, s.zbuf[w]
-	wt := s.sg.colW[o]
-	var at []int
-	switch {
-	case s.sym == nil:
-		clear(z)
-		s.fac[o].AddInverse(z, s.ring[w])
-	case !s.isQR[o]:
-		s.sf[o].AddInverse(nil, z)
-	default:
-		clear(z)
-		s.fac[o].AddInverse(z, s.ring[w])
-		at = s.rperm
-	}
-	s.sg.compress(s.accO[w], z, n, at, wt)
-	s.sg.compressDiag(s.accD[w], z, n, at, wt)
 }
 
 // cholMinRatio is the smallest pivot/diagonal ratio accepted from the
@@ -854,6 +649,11 @@ func newIPM(p *Problem, workers int, sym *ldl.Symbolic, rp *Problem, rperm []int
 	workers = max(1, min(workers, m))
 	nm, pm := n*m, np*m
 	s := &ipm{p: p, n: n, m: m, np: np, workers: workers, sym: sym, sg: sg}
+	if sym == nil {
+		s.cols = bandedColumns{s}
+	} else {
+		s.cols = sparseColumns{s}
+	}
 	s.bandCap.Store(math.MaxInt64)
 	// The iterate's arrays (pairs × columns: 388 MB each at 50×50) are
 	// advised to huge pages: their first writes fault in 2 MiB at a time
@@ -939,67 +739,6 @@ func newIPM(p *Problem, workers int, sym *ldl.Symbolic, rp *Problem, rperm []int
 		}
 	}
 	return s
-}
-
-// bandOf returns column o's banded factor, allocated on first use (the
-// sparse mode's QR fallback), or nil when the memory budget has no room
-// for one more (bandCap; factor then returns bandNeed's error). Each
-// column is factored by one worker at a time.
-func (s *ipm) bandOf(o int) *ldl.Band {
-	f := &s.fac[o]
-	if f.A == nil {
-		if s.bands.Add(1) > s.bandCap.Load() {
-			s.bands.Add(-1)
-			s.bandShort.Store(true)
-			return nil
-		}
-		f.A = make([]float64, f.N*(f.B+1))
-	}
-	return f
-}
-
-// allocBands allocates the banded factors (of s.rpairs' bandwidth) and
-// their scratch; in the sparse mode the factors themselves are allocated
-// by bandOf, for the columns that fall back to QR.
-func (s *ipm) allocBands() {
-	n, m, np := s.n, s.m, s.np
-	b := s.rpairs.bandwidth()
-	if s.dr != nil {
-		// Room for every column (lp/ipm_drop.go: restart).
-		s.fac = make([]ldl.Band, s.dr.m0)[:m]
-	} else {
-		s.fac = make([]ldl.Band, m)
-	}
-	if s.sym == nil {
-		facData := make([]float64, m*n*(b+1))
-		for o := range s.fac {
-			s.fac[o] = ldl.Band{N: n, B: b, A: facData[o*n*(b+1) : (o+1)*n*(b+1)]}
-		}
-	} else {
-		for o := range s.fac {
-			s.fac[o] = ldl.Band{N: n, B: b}
-		}
-	}
-	s.ring = make([][]float64, s.workers)
-	s.qrR = make([][]float64, s.workers)
-	s.qrWork = make([][]float64, s.workers)
-	for w := range s.workers {
-		s.ring[w] = make([]float64, (b+1)*n)
-		s.qrR[w] = make([]float64, n*(b+1))
-		s.qrWork[w] = make([]float64, n+b+1)
-	}
-	s.order = make([]int, np)
-	for k := range s.order {
-		s.order[k] = k
-	}
-	pairs := s.rpairs.Pairs
-	slices.SortStableFunc(s.order, func(a, c int) int {
-		qa, qc := pairs[a], pairs[c]
-		return min(qa.I, qa.H) - min(qc.I, qc.H)
-	})
-	if s.sym != nil {
-		s.rorder = s.order
-	}
 }
 
 // solveColumns computes H_o^{-1} u_o for every column o, u_o filled by

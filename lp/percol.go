@@ -345,6 +345,7 @@ func solveColumns(ctx context.Context, p *Problem, cols [][]int, o config, prev 
 	pc.alloc(workers)
 	s := newIPM(&Problem{N: n, M: m, C: p.C}, workers, nil, nil, nil, nil)
 	s.pc = pc
+	s.cols = perColumnSystem{s}
 	maxLen := 0
 	for _, ps := range pairs {
 		maxLen = max(maxLen, len(ps))
@@ -363,4 +364,26 @@ func solveColumns(ctx context.Context, p *Problem, cols [][]int, o config, prev 
 		r.Pairs = maxLen
 	}
 	return r, pc, err
+}
+
+// perColumnSystem is the per-column variant of the column factors
+// (columnSystem): column o has its own pairs, fill-reducing order and
+// factor in s.pc (perColumn.factor, perColumn.solve). Its factor always
+// adds H_o^{-1} to the accumulator (the per-column mode assembles S at
+// every iteration, without symmetries), so addInverse and inverse are
+// never called.
+type perColumnSystem struct{ *ipm }
+
+func (s perColumnSystem) factor(o, w int, diag, wt, acc []float64) {
+	s.qrUsed[w] = s.pc.factor(o, w, diag, wt, acc, s.useQR) || s.qrUsed[w]
+}
+
+func (s perColumnSystem) solve(o, w int, r []float64) { s.pc.solve(o, w, r) }
+
+func (s perColumnSystem) addInverse(int, int, []float64) {
+	panic("lp: the per-column mode adds the inverses in factor")
+}
+
+func (s perColumnSystem) inverse(int, int, []float64) []int {
+	panic("lp: the per-column mode has no symmetric reduction")
 }

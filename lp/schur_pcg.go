@@ -748,18 +748,3 @@ func (p *schurPCG) apply(dst, v []float64) {
 
 // pcgChunk is the number of columns a worker takes at a time in apply.
 const pcgChunk = 16
-
-// quad returns the factors of columns o..o+3 when they are four sparse
-// LDL^T factors (not the QR fallback) below end, for solve4: o a multiple
-// of four, so that they share a block (newIPM).
-func (s *ipm) quad(o, end int) ([4]*ldl.LDL, bool) {
-	if s.pc != nil || s.sym == nil || o%4 != 0 || o+4 > end {
-		return [4]*ldl.LDL{}, false
-	}
-	for k := o; k < o+4; k++ {
-		if s.isQR[k] {
-			return [4]*ldl.LDL{}, false
-		}
-	}
-	return [4]*ldl.LDL{&s.sf[o], &s.sf[o+1], &s.sf[o+2], &s.sf[o+3]}, true
-}
