@@ -192,10 +192,8 @@ func newSymmetry(elems [][]int, rowPerm []int) *symmetry {
 	for k := range inv {
 		inv[k] = k
 	}
-	if rowPerm != nil {
-		for k, old := range rowPerm {
-			inv[old] = k
-		}
+	for k, old := range rowPerm {
+		inv[old] = k
 	}
 	sy := &symmetry{order: len(elems), colAct: elems, rowAct: make([][]int, len(elems)), orb: make([]int, n)}
 	for t, g := range elems {
