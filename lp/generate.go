@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/optdp/optdp/lp/internal/orbit"
 	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/run"
 )
@@ -300,7 +301,7 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	}
 	// With symmetries of p, an invariant spanner (whole orbits of pairs),
 	// so that both LPs keep them.
-	elems, err := symmetries(p, o.Symmetry)
+	elems, err := orbit.Find((*orbit.Problem)(p), o.Symmetry)
 	if err != nil {
 		return nil, err
 	}
@@ -334,7 +335,7 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	var search func(a float64) float64
 	if sy := r.lamSym; sy != nil {
 		// Representatives' multipliers, in p's numbering (colAct).
-		bound = func(lam []float64) (float64, []float64) { return sy.dualBound(relax, lam, sy.colAct) }
+		bound = func(lam []float64) (float64, []float64) { return sy.DualBound((*orbit.Problem)(relax), lam, sy.ColAct) }
 	} else {
 		search = scaledTerms(relax, r.lam)
 	}

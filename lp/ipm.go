@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/optdp/optdp/lp/internal/mem"
+	"github.com/optdp/optdp/lp/internal/orbit"
 	"github.com/optdp/optdp/lp/ldl"
 	"gonum.org/v1/gonum/mat"
 )
@@ -96,7 +97,7 @@ type ipm struct {
 	// numbering, each standing for sg.colW[o] columns; the Schur complement
 	// is the norb×norb reduced S~, assembled from per-worker orbit sums
 	// accO (upper triangles) and accD (diagonals).
-	sg         *symmetry
+	sg         *orbit.Group
 	accO, accD [][]float64
 
 	// dr, when not nil, leaves out the columns whose mass vanishes
@@ -112,7 +113,7 @@ func (s *ipm) wdot(a, b []float64, stride int) float64 {
 		return s.sum(len(a), func(lo, hi int) float64 { return dot(a[lo:hi], b[lo:hi]) })
 	}
 	var t float64
-	for o, w := range s.sg.colW {
+	for o, w := range s.sg.ColW {
 		t += w * dot(a[o*stride:(o+1)*stride], b[o*stride:(o+1)*stride])
 	}
 	return t
@@ -123,7 +124,7 @@ func (s *ipm) colWeight(o int) float64 {
 	if s.sg == nil {
 		return 1
 	}
-	return s.sg.colW[o]
+	return s.sg.ColW[o]
 }
 
 // entries is the number of x and s entries of the full problem.
@@ -132,7 +133,7 @@ func (s *ipm) entries() float64 {
 		return float64(len(s.x) + len(s.s))
 	}
 	var t float64
-	for _, w := range s.sg.colW {
+	for _, w := range s.sg.ColW {
 		t += w
 	}
 	return t * float64(s.n+s.np)
@@ -185,12 +186,12 @@ func (s *ipm) blocks(f func(lo, hi, w int)) {
 // fallback, rperm mapping its rows to p's.
 //
 // sg, when not nil, selects the symmetric mode: one column per orbit.
-func newIPM(p *Problem, workers int, sym *ldl.Symbolic, rp *Problem, rperm []int, sg *symmetry) *ipm {
+func newIPM(p *Problem, workers int, sym *ldl.Symbolic, rp *Problem, rperm []int, sg *orbit.Group) *ipm {
 	n, m, np := p.N, p.M, len(p.Pairs)
 	cols := func(o int) int { return o }
 	if sg != nil {
-		m = len(sg.cols)
-		cols = func(o int) int { return sg.cols[o] }
+		m = len(sg.Cols)
+		cols = func(o int) int { return sg.Cols[o] }
 	}
 	workers = max(1, min(workers, m))
 	nm, pm := n*m, np*m
@@ -211,7 +212,7 @@ func newIPM(p *Problem, workers int, sym *ldl.Symbolic, rp *Problem, rperm []int
 	s.y, s.rp, s.scratchN = alloc(n), alloc(n), alloc(n)
 	s.d = newNewton(nm, pm, n)
 	if sg != nil {
-		s.schur = mat.NewSymDense(sg.norb, nil)
+		s.schur = mat.NewSymDense(sg.NOrb, nil)
 	} else {
 		s.schur = mat.NewSymDense(n, mem.Alloc(n*n))
 	}
@@ -276,7 +277,7 @@ func newIPM(p *Problem, workers int, sym *ldl.Symbolic, rp *Problem, rperm []int
 	if sg != nil {
 		s.accO, s.accD = make([][]float64, workers), make([][]float64, workers)
 		for w := range workers {
-			s.accO[w], s.accD[w] = alloc(sg.norb*sg.norb), alloc(sg.norb)
+			s.accO[w], s.accD[w] = alloc(sg.NOrb*sg.NOrb), alloc(sg.NOrb)
 		}
 	}
 	for i := 0; i < n; i++ {
@@ -345,7 +346,7 @@ func (s *ipm) start() {
 	}
 	if s.sg != nil {
 		// Column g(r) holds the representative r's values at g's rows.
-		s.sg.orbitMax(s.y)
+		s.sg.OrbitMax(s.y)
 	}
 	for i := range s.y {
 		s.y[i] += kappa
@@ -398,7 +399,7 @@ func (s *ipm) residuals() {
 		}
 	}
 	if s.sg != nil {
-		s.sg.orbitMean(s.rp)
+		s.sg.OrbitMean(s.rp)
 	}
 	for i := range s.rp {
 		s.rp[i]--

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/optdp/optdp/lp/internal/orbit"
 	"github.com/optdp/optdp/lp/ldl"
 )
 
@@ -97,7 +98,7 @@ func newDropper(m, workers int) *dropper {
 // symmetry sg, leaves unused columns out: without symmetries, from
 // dropMinCols columns, to a tolerance of at least dropMinTol, unless
 // o.KeepColumns.
-func dropsColumns(o config, sg *symmetry, m int) bool {
+func dropsColumns(o config, sg *orbit.Group, m int) bool {
 	return sg == nil && !o.KeepColumns && m >= dropMinCols && o.Tol >= dropMinTol
 }
 

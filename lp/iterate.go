@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/optdp/optdp/lp/internal/orbit"
 	"github.com/optdp/optdp/run"
 )
 
@@ -144,7 +145,7 @@ func (s *ipm) complementarity(ap, ad float64) float64 {
 		return sum / float64(len(s.x)+len(s.s))
 	}
 	n, np := s.n, s.np
-	for o, w := range s.sg.colW {
+	for o, w := range s.sg.ColW {
 		var t float64
 		for k := o * n; k < (o+1)*n; k++ {
 			t += (s.x[k] + ap*s.d.x[k]) * (s.zx[k] + ad*s.d.zx[k])
@@ -170,7 +171,7 @@ func (s *ipm) certify(margin, tol float64, keepLam bool, best *Result) (*Result,
 	var x, lam []float64
 	if s.sg != nil {
 		m = s.p.M
-		x = s.sg.expandX(s.x, n, m)
+		x = s.sg.ExpandX(s.x, n, m)
 		lam = s.lam // the representatives' (see symmetry.dualBound)
 	} else if s.dr != nil {
 		// Columns left out (lp/ipm_drop.go) are zero.
@@ -197,7 +198,7 @@ func (s *ipm) certify(margin, tol float64, keepLam bool, best *Result) (*Result,
 		dual, y = s.pc.dualBound(s.p, s.lam)
 	} else if s.sg != nil {
 		t, err = Repair(s.p, x, margin)
-		dual, y = s.sg.dualBound(s.p, lam, s.sg.rowAct)
+		dual, y = s.sg.DualBound((*orbit.Problem)(s.p), lam, s.sg.RowAct)
 	} else if s.dr != nil {
 		t, err = Repair(s.p, x, margin)
 		dual, y = s.dropBound(s.p.objective(x), tol)
@@ -215,7 +216,7 @@ func (s *ipm) certify(margin, tol float64, keepLam bool, best *Result) (*Result,
 	r.Columns = s.m
 	if s.sg != nil {
 		r.Columns = s.p.M
-		r.Symmetry = s.sg.order
+		r.Symmetry = s.sg.Order
 	}
 	if s.dr != nil {
 		r.restarts = s.dr.restarts

@@ -230,12 +230,12 @@ func (s *ipm) factorSchur() error {
 	}
 	s.pcg.assembled()
 	if s.sg != nil {
-		n = s.sg.norb
+		n = s.sg.NOrb
 		for w := 1; w < s.workers; w++ {
 			axpy(s.accO[0], 1, s.accO[w])
 			axpy(s.accD[0], 1, s.accD[w])
 		}
-		s.sg.reduced(raw, s.accO[0], s.accD[0])
+		s.sg.Reduced(raw, s.accO[0], s.accD[0])
 	} else {
 		for w := 1; w < s.workers; w++ {
 			for k, v := range s.accS[w] {
@@ -447,7 +447,7 @@ func (s *ipm) solveNewton(rd, rp, rs, rcx []float64, rcs pairRHS, d *newton) {
 		d.y[i] = v
 	}
 	if s.sg != nil {
-		s.sg.orbitMean(d.y)
+		s.sg.OrbitMean(d.y)
 	}
 	axpy(d.y, 1, rp)
 	s.schurSolve(d.y)
@@ -530,7 +530,7 @@ func (s *ipm) refine(rp []float64, d *newton) {
 			}
 		}
 		if s.sg != nil {
-			s.sg.orbitMean(e)
+			s.sg.OrbitMean(e)
 		}
 		axpy(e, 1, rp)
 		// Stop once the residual is at the rounding level of its own

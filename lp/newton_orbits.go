@@ -4,8 +4,8 @@ package lp
 // rows, to worker w's orbit sums (the symmetric mode).
 func (s *ipm) addColumnInverseSym(o, w int) {
 	n, z := s.n, s.zbuf[w]
-	wt := s.sg.colW[o]
+	wt := s.sg.ColW[o]
 	at := s.cols.inverse(o, w, z)
-	s.sg.compress(s.accO[w], z, n, at, wt)
-	s.sg.compressDiag(s.accD[w], z, n, at, wt)
+	s.sg.Compress(s.accO[w], z, n, at, wt)
+	s.sg.CompressDiag(s.accD[w], z, n, at, wt)
 }

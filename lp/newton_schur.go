@@ -399,14 +399,14 @@ func (s *ipm) schurSolve(v []float64) {
 	if sg := s.sg; sg != nil {
 		// v is constant on the orbits of rows: solve S~ ṽ = Q^T v in the
 		// orbit basis, ṽ_I = sqrt|I| v_I, and expand v_i = ṽ_I / sqrt|I|.
-		t := make([]float64, sg.norb)
+		t := make([]float64, sg.NOrb)
 		for k, x := range v {
-			t[sg.orb[k]] += x / sg.sqrtSz[sg.orb[k]]
+			t[sg.Orb[k]] += x / sg.SqrtSz[sg.Orb[k]]
 		}
-		tv := mat.NewVecDense(sg.norb, t)
+		tv := mat.NewVecDense(sg.NOrb, t)
 		_ = s.chol.SolveVecTo(tv, tv)
 		for k := range v {
-			v[k] = t[sg.orb[k]] / sg.sqrtSz[sg.orb[k]]
+			v[k] = t[sg.Orb[k]] / sg.SqrtSz[sg.Orb[k]]
 		}
 		return
 	}

@@ -3,6 +3,7 @@ package lp
 import (
 	"runtime"
 
+	"github.com/optdp/optdp/lp/internal/orbit"
 	"github.com/optdp/optdp/run"
 )
 
@@ -143,7 +144,7 @@ type Result struct {
 	lam []float64 // the ratio multipliers behind Dual, when Options.keepLam
 	// lamSym, when not nil, is the symmetry whose representatives' columns
 	// lam holds (the symmetric mode: symmetry.dualBound with its colAct).
-	lamSym *symmetry
+	lamSym *orbit.Group
 	// left, by column, holds the multipliers of the columns left out of
 	// the solve (lp/ipm_drop.go), when Options.keepLam; nil otherwise.
 	left [][]float64

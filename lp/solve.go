@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 
+	"github.com/optdp/optdp/lp/internal/orbit"
 	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/run"
 )
@@ -40,7 +41,7 @@ func solve(ctx context.Context, p *Problem, o config) (*Result, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	elems, err := symmetries(p, o.Symmetry)
+	elems, err := orbit.Find((*orbit.Problem)(p), o.Symmetry)
 	if err != nil {
 		return nil, err
 	}
@@ -127,15 +128,15 @@ func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result,
 		}
 	}
 	// The symmetric mode's reduction, in the row order solved.
-	var sg *symmetry
+	var sg *orbit.Group
 	mr := p.M
 	if elems != nil {
 		rowPerm := perm
 		if sym != nil {
 			rowPerm = mdPerm
 		}
-		sg = newSymmetry(elems, rowPerm)
-		mr = len(sg.cols)
+		sg = orbit.NewGroup(elems, rowPerm)
+		mr = len(sg.Cols)
 	}
 	what := fmt.Sprintf("lp: %d×%d problem with %d ratio pairs", p.N, p.M, len(p.Pairs))
 	need := q.workspaceBytes(o.Workers, mr)
@@ -181,7 +182,7 @@ func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result,
 	}
 	if sg != nil {
 		// The orbit sums, and (banded mode) the per-worker inverses.
-		no := float64(sg.norb)
+		no := float64(sg.NOrb)
 		need += 8 * (w*(no*no+no) + no*no)
 		if sym == nil {
 			need += 8 * w * n * n

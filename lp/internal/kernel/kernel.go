@@ -117,6 +117,7 @@ func Madd4F32(t []float32, first bool, v0, v1, v2, v3 []float32, s0, s1, s2, s3 
 	Madd4Go(t, first, v0, v1, v2, v3, s0, s1, s2, s3)
 }
 
+// Madd1F32 is Madd1 in single precision: t (+)= s·v, see Madd4F32.
 func Madd1F32(t []float32, first bool, v []float32, s float32) {
 	v = v[:len(t)]
 	if HasFMA {
@@ -149,6 +150,7 @@ func Interleave4Go(r, u0, u1, u2, u3 []float64) {
 	}
 }
 
+// Deinterleave4Go sets uc[i] = r[4i+c]: the inverse of Interleave4Go.
 func Deinterleave4Go(r, u0, u1, u2, u3 []float64) {
 	n := len(u0)
 	r, u1, u2, u3 = r[:4*n], u1[:n], u2[:n], u3[:n]
@@ -200,6 +202,7 @@ func Fwd4Go[T float32 | float64](n int, cp []int, idx []int32, l4 []T, r []float
 	}
 }
 
+// Bwd4Go is the backward pass L^T x = y of Fwd4Go, in Go.
 func Bwd4Go[T float32 | float64](n int, cp []int, idx []int32, l4 []T, r []float64) {
 	for j := n - 1; j >= 0; j-- {
 		var a0, a1, a2, a3 float64

@@ -117,6 +117,7 @@ func Fwd4(n int, cp []int, idx []int32, l4, r []float64) {
 	fwd4FMA(n, unsafe.SliceData(cp), unsafe.SliceData(idx), unsafe.SliceData(l4), unsafe.SliceData(r))
 }
 
+// Bwd4 is the backward pass (L^T x = y) of Fwd4, same contract.
 func Bwd4(n int, cp []int, idx []int32, l4, r []float64) {
 	if !HasFMA {
 		Bwd4Go(n, cp, idx, l4, r)
@@ -136,6 +137,7 @@ func Fwd4F32(n int, cp []int, idx []int32, l4 []float32, r []float64) {
 	fwd4F32FMA(n, unsafe.SliceData(cp), unsafe.SliceData(idx), unsafe.SliceData(l4), unsafe.SliceData(r))
 }
 
+// Bwd4F32 is Bwd4 with L in single precision, same contract as Fwd4F32.
 func Bwd4F32(n int, cp []int, idx []int32, l4 []float32, r []float64) {
 	if !HasFMA {
 		Bwd4Go(n, cp, idx, l4, r)
@@ -159,6 +161,7 @@ func Div4(r, d0, d1, d2, d3 []float64) {
 	Div4Go(r[4*k:], d0[k:], d1[k:], d2[k:], d3[k:])
 }
 
+// Bcast4 sets r[4i+c] = v[i] for c < 4 (Bcast4Go), len(r) >= 4·len(v).
 func Bcast4(r, v []float64) {
 	r = r[:4*len(v)]
 	if HasFMA {
@@ -177,6 +180,7 @@ func ViolMax(ri, rh []float64, w float64) float64 {
 	return ViolMaxGo(ri, rh, w)
 }
 
+// Sum4 sets acc[i] += r[4i] + r[4i+1] + r[4i+2] + r[4i+3], in that order (Sum4Go).
 func Sum4(acc, r []float64) {
 	n := len(acc)
 	r = r[:4*n]
@@ -193,6 +197,7 @@ func Sum4(acc, r []float64) {
 // AVX transposes for whole groups of four rows).
 func Interleave4(r, u0, u1, u2, u3 []float64) { move4(r, u0, u1, u2, u3, false) }
 
+// Deinterleave4 sets uc[i] = r[4i+c] (Deinterleave4Go): the inverse of Interleave4.
 func Deinterleave4(r, u0, u1, u2, u3 []float64) { move4(r, u0, u1, u2, u3, true) }
 
 func move4(r, u0, u1, u2, u3 []float64, back bool) {
