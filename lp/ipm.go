@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/optdp/optdp/lp/internal/kernel"
 	"github.com/optdp/optdp/lp/internal/mem"
 	"github.com/optdp/optdp/lp/internal/orbit"
 	"github.com/optdp/optdp/lp/ldl"
@@ -110,11 +111,11 @@ type ipm struct {
 // given stride: with symmetries, each representative counted for its orbit.
 func (s *ipm) wdot(a, b []float64, stride int) float64 {
 	if s.sg == nil {
-		return s.sum(len(a), func(lo, hi int) float64 { return dot(a[lo:hi], b[lo:hi]) })
+		return s.sum(len(a), func(lo, hi int) float64 { return kernel.Dot(a[lo:hi], b[lo:hi]) })
 	}
 	var t float64
 	for o, w := range s.sg.ColW {
-		t += w * dot(a[o*stride:(o+1)*stride], b[o*stride:(o+1)*stride])
+		t += w * kernel.Dot(a[o*stride:(o+1)*stride], b[o*stride:(o+1)*stride])
 	}
 	return t
 }
@@ -422,18 +423,4 @@ func countTrue(v []bool) int {
 		}
 	}
 	return k
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for k, v := range a {
-		s += v * b[k]
-	}
-	return s
-}
-
-func axpy(dst []float64, a float64, x []float64) {
-	for k, v := range x {
-		dst[k] += a * v
-	}
 }

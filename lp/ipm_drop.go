@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/optdp/optdp/lp/internal/kernel"
 	"github.com/optdp/optdp/lp/internal/orbit"
 	"github.com/optdp/optdp/lp/ldl"
 )
@@ -203,7 +204,7 @@ func (s *ipm) compact(out []bool, given [][]float64) {
 		xo := s.x[transfer[k]*n : transfer[k]*n+n]
 		best, arg := math.Inf(1), in[0]
 		for _, j := range in {
-			if v := dot(s.c[j*n:j*n+n], xo); v < best { // c = −C
+			if v := kernel.Dot(s.c[j*n:j*n+n], xo); v < best { // c = −C
 				best, arg = v, j
 			}
 		}
@@ -211,8 +212,8 @@ func (s *ipm) compact(out []bool, given [][]float64) {
 	})
 	for k, o := range transfer {
 		j := to[k]
-		axpy(s.x[j*n:j*n+n], 1, s.x[o*n:o*n+n])
-		axpy(s.s[j*np:j*np+np], 1, s.s[o*np:o*np+np])
+		kernel.Axpy(s.x[j*n:j*n+n], 1, s.x[o*n:o*n+n])
+		kernel.Axpy(s.s[j*np:j*np+np], 1, s.s[o*np:o*np+np])
 	}
 	mv := func(v []float64, stride, to, from int) {
 		copy(v[to*stride:(to+1)*stride], v[from*stride:(from+1)*stride])

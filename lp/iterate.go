@@ -6,31 +6,10 @@ import (
 	"math"
 	"slices"
 
+	"github.com/optdp/optdp/lp/internal/kernel"
 	"github.com/optdp/optdp/lp/internal/orbit"
 	"github.com/optdp/optdp/run"
 )
-
-// maxStep is min(alpha, min_{k: dv_k < 0} -v_k/dv_k): the largest step up
-// to alpha keeping v + step·dv >= 0, as computed (the quotients rounded).
-//
-// Most entries cannot lower alpha, and testing that needs no division and
-// no unpredictable branch: rounding is monotone and alpha is a float, so
-// fl(-v_k/dv_k) < alpha only if -v_k/dv_k < alpha exactly, that is only if
-// v_k + alpha·dv_k < 0 exactly, whose fused (once-rounded) value is then
-// at most 0. An entry whose fused v_k + alpha·dv_k is positive therefore
-// leaves alpha as it is; the others, a few per pass once alpha has
-// settled, take the definition's branch (which also keeps its answer for
-// zeros, negative v_k and NaNs). The result is the plain loop's to the
-// bit (TestMaxStep).
-func maxStep(v, dv []float64, alpha float64) float64 {
-	v = v[:len(dv)]
-	for k, d := range dv {
-		if !(math.FMA(alpha, d, v[k]) > 0) && d < 0 {
-			alpha = min(alpha, -v[k]/d)
-		}
-	}
-	return alpha
-}
 
 // steps returns the primal and dual step limits of the current direction.
 func (s *ipm) steps() (ap, ad float64) {
@@ -299,7 +278,7 @@ func (s *ipm) run(ctx context.Context, o config) (*Result, error) {
 		s.stepPositive(s.s, ap, s.d.s)
 		s.stepPositive(s.zx, ad, s.d.zx)
 		s.stepPositive(s.lam, ad, s.d.lam)
-		axpy(s.y, ad, s.d.y)
+		kernel.Axpy(s.y, ad, s.d.y)
 
 		primal := -s.wdot(s.c, s.x, s.n)
 		var dual float64

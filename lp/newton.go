@@ -232,8 +232,8 @@ func (s *ipm) factorSchur() error {
 	if s.sg != nil {
 		n = s.sg.NOrb
 		for w := 1; w < s.workers; w++ {
-			axpy(s.accO[0], 1, s.accO[w])
-			axpy(s.accD[0], 1, s.accD[w])
+			kernel.Axpy(s.accO[0], 1, s.accO[w])
+			kernel.Axpy(s.accD[0], 1, s.accD[w])
 		}
 		s.sg.Reduced(raw, s.accO[0], s.accD[0])
 	} else {
@@ -436,7 +436,7 @@ func (s *ipm) solveNewton(rd, rp, rs, rcx []float64, rcs pairRHS, d *newton) {
 	s.solveColumns(func(o int, u []float64) {
 		copy(u, s.r1[o*n:o*n+n])
 	}, func(o, w int, u []float64) {
-		axpy(s.accV[w], s.colWeight(o), u)
+		kernel.Axpy(s.accV[w], s.colWeight(o), u)
 	})
 	// S dy = sum_o H_o^{-1} r1_o + rp.
 	for i := range d.y {
@@ -449,7 +449,7 @@ func (s *ipm) solveNewton(rd, rp, rs, rcx []float64, rcs pairRHS, d *newton) {
 	if s.sg != nil {
 		s.sg.OrbitMean(d.y)
 	}
-	axpy(d.y, 1, rp)
+	kernel.Axpy(d.y, 1, rp)
 	s.schurSolve(d.y)
 	s.solveColumns(func(o int, u []float64) {
 		r := s.r1[o*n : o*n+n]
@@ -532,18 +532,18 @@ func (s *ipm) refine(rp []float64, d *newton) {
 		if s.sg != nil {
 			s.sg.OrbitMean(e)
 		}
-		axpy(e, 1, rp)
+		kernel.Axpy(e, 1, rp)
 		// Stop once the residual is at the rounding level of its own
 		// sum: another round cannot improve it, and costs m solves.
 		if maxAbs(e) <= 4*float64(s.m)*0x1p-52*scale {
 			return
 		}
 		s.schurSolve(e)
-		axpy(d.y, 1, e)
+		kernel.Axpy(d.y, 1, e)
 		s.solveColumns(func(_ int, u []float64) {
 			copy(u, e)
 		}, func(o, _ int, u []float64) {
-			axpy(d.x[o*n:o*n+n], -1, u)
+			kernel.Axpy(d.x[o*n:o*n+n], -1, u)
 		})
 	}
 }

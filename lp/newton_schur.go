@@ -520,7 +520,7 @@ func (p *schurPCG) solve(v []float64) bool {
 		tol = max(tol, pcgLooseTol)
 	}
 	copy(b, v)
-	bn := math.Sqrt(dot(b, b))
+	bn := math.Sqrt(kernel.Dot(b, b))
 	if bn == 0 {
 		return true
 	}
@@ -532,7 +532,7 @@ func (p *schurPCG) solve(v []float64) bool {
 		// S-orthonormal P, and its true residual b - S x (one product:
 		// the residual b - (SP) Pᵀ b carries the rounding of the basis).
 		for _, pk := range p.rp {
-			axpy(x, dot(pk, b), pk)
+			kernel.Axpy(x, kernel.Dot(pk, b), pk)
 		}
 		p.apply(q, x)
 		p.its++
@@ -540,17 +540,17 @@ func (p *schurPCG) solve(v []float64) bool {
 		for i := range r {
 			r[i] = b[i] - q[i]
 		}
-		if math.Sqrt(dot(r, r)) >= bn {
+		if math.Sqrt(kernel.Dot(r, r)) >= bn {
 			clear(x)
 			copy(r, b)
-		} else if math.Sqrt(dot(r, r)) <= tol*bn {
+		} else if math.Sqrt(kernel.Dot(r, r)) <= tol*bn {
 			copy(v, x)
 			return true
 		}
 	}
 	p.precondition(z, r)
 	copy(d, z)
-	rz := dot(r, z)
+	rz := kernel.Dot(r, z)
 	for range p.cap {
 		if c := p.asmCost(); !p.counted && c > 0 && time.Since(start).Seconds() > pcgSolveFrac*c {
 			break
@@ -558,20 +558,20 @@ func (p *schurPCG) solve(v []float64) bool {
 		p.apply(q, d)
 		p.its++
 		p.total++
-		dq := dot(d, q)
+		dq := kernel.Dot(d, q)
 		if !(dq > 0) || !(rz > 0) {
 			break // S or the preconditioner lost definiteness to rounding
 		}
 		p.keep(d, q)
 		a := rz / dq
-		axpy(x, a, d)
-		axpy(r, -a, q)
-		if math.Sqrt(dot(r, r)) <= tol*bn {
+		kernel.Axpy(x, a, d)
+		kernel.Axpy(r, -a, q)
+		if math.Sqrt(kernel.Dot(r, r)) <= tol*bn {
 			copy(v, x)
 			return true
 		}
 		p.precondition(z, r)
-		rz1 := dot(r, z)
+		rz1 := kernel.Dot(r, z)
 		beta := rz1 / rz
 		rz = rz1
 		for i := range d {
@@ -599,15 +599,15 @@ func (p *schurPCG) keep(d, q []float64) {
 	pd, pq := p.pool[2*k], p.pool[2*k+1]
 	copy(pd, d)
 	copy(pq, q)
-	dq := dot(d, q)
+	dq := kernel.Dot(d, q)
 	for range 2 {
 		for j, pj := range p.rp {
-			c := dot(p.rq[j], pd)
-			axpy(pd, -c, pj)
-			axpy(pq, -c, p.rq[j])
+			c := kernel.Dot(p.rq[j], pd)
+			kernel.Axpy(pd, -c, pj)
+			kernel.Axpy(pq, -c, p.rq[j])
 		}
 	}
-	nn := dot(pd, pq)
+	nn := kernel.Dot(pd, pq)
 	if !(nn > 1e-6*dq) {
 		return
 	}
@@ -726,7 +726,7 @@ func (p *schurPCG) apply(dst, v []float64) {
 				}
 				copy(u, v)
 				s.colSolve(o, w, u)
-				axpy(acc, 1, u)
+				kernel.Axpy(acc, 1, u)
 				o++
 			}
 		}
@@ -742,7 +742,7 @@ func (p *schurPCG) apply(dst, v []float64) {
 	}
 	copy(dst, p.chunks[:n])
 	for c := 1; c < nc; c++ {
-		axpy(dst, 1, p.chunks[c*n:(c+1)*n])
+		kernel.Axpy(dst, 1, p.chunks[c*n:(c+1)*n])
 	}
 }
 

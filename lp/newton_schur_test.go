@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/optdp/optdp/lp/internal/kernel"
 	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/metric"
@@ -329,7 +330,7 @@ func TestSchurApplyChunks(t *testing.T) {
 				} else {
 					s.colSolve(o, 0, u)
 				}
-				axpy(want, 1, u)
+				kernel.Axpy(want, 1, u)
 			}
 			for i := range got {
 				if math.Abs(got[i]-want[i]) > 1e-12*(1+math.Abs(want[i])) {
@@ -379,7 +380,7 @@ func TestSchurRecycling(t *testing.T) {
 			if i == j {
 				want = 1
 			}
-			if got := dot(pc.rp[i], pc.rq[j]); math.Abs(got-want) > 1e-8 {
+			if got := kernel.Dot(pc.rp[i], pc.rq[j]); math.Abs(got-want) > 1e-8 {
 				t.Fatalf("(PᵀSP)[%d][%d] = %v, want %v", i, j, got, want)
 			}
 		}

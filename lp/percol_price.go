@@ -3,6 +3,7 @@ package lp
 import (
 	"math"
 
+	"github.com/optdp/optdp/lp/internal/kernel"
 	"github.com/optdp/optdp/lp/ldl"
 )
 
@@ -106,8 +107,8 @@ func priceColumn(f *ldl.LDL, b []float64, pp []Pair, maxIter int, pw *priceWork)
 		}
 	}
 	steps := func() (float64, float64) {
-		ap := maxStep(s, ds, maxStep(w, dw, maxStep(x, dx, 1)))
-		ad := maxStep(lam, dlam, maxStep(zu, dzu, maxStep(zl, dzl, 1)))
+		ap := kernel.MaxStep(s, ds, kernel.MaxStep(w, dw, kernel.MaxStep(x, dx, 1)))
+		ad := kernel.MaxStep(lam, dlam, kernel.MaxStep(zu, dzu, kernel.MaxStep(zl, dzl, 1)))
 		return ap, ad
 	}
 	zero := 0
@@ -165,12 +166,12 @@ func priceColumn(f *ldl.LDL, b []float64, pp []Pair, maxIter int, pw *priceWork)
 		solve()
 		ap, ad = steps()
 		ap, ad = min(1, 0.99*ap), min(1, 0.99*ad)
-		axpy(x, ap, dx)
-		axpy(w, ap, dw)
-		axpy(s, ap, ds)
-		axpy(lam, ad, dlam)
-		axpy(zl, ad, dzl)
-		axpy(zu, ad, dzu)
+		kernel.Axpy(x, ap, dx)
+		kernel.Axpy(w, ap, dw)
+		kernel.Axpy(s, ap, ds)
+		kernel.Axpy(lam, ad, dlam)
+		kernel.Axpy(zl, ad, dzl)
+		kernel.Axpy(zu, ad, dzu)
 		for _, v := range [][]float64{x, w, s, lam, zl, zu} {
 			for k := range v {
 				v[k] = max(v[k], 1e-300)
