@@ -7,6 +7,7 @@ import (
 
 	"github.com/optdp/optdp/lp/internal/kernel"
 	"github.com/optdp/optdp/lp/internal/orbit"
+	"github.com/optdp/optdp/lp/internal/price"
 	"github.com/optdp/optdp/lp/ldl"
 )
 
@@ -523,7 +524,7 @@ func (s *ipm) dropBound(primal, tol float64) (float64, []float64) {
 			}
 			b[i] = p.C[old*m+o] - yIn[old]
 		}
-		lam, e := priceColumn(&pr.f, b, d.ppairs, priceIter, &pr.pw)
+		lam, e := price.Column(&pr.f, b, d.ppairs, priceIter, &pr.pw)
 		if e < ex[k] {
 			d.lam[o] = lam
 		}
@@ -556,7 +557,7 @@ func (s *ipm) dropBound(primal, tol float64) (float64, []float64) {
 type pricer struct {
 	f  ldl.LDL
 	b  []float64
-	pw priceWork
+	pw price.Work
 }
 
 // push lowers the excess of a column left out over y, t holding its term

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/optdp/optdp/lp/internal/price"
 )
 
 // colElim is the column (output) elimination of per-column generation
@@ -237,7 +239,7 @@ func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 		if c.ldl.D == nil {
 			c.ldl.D, c.ldl.L = make([]float64, n), make([]float64, c.ldl.Sym.NNZ())
 		}
-		if lam, x := priceColumn(&c.ldl, b, c.pp, priceIter, nil); x < ex[o] {
+		if lam, x := price.Column(&c.ldl, b, c.pp, priceIter, nil); x < ex[o] {
 			e.lam[o] = lam
 			e.extra[o], e.extraLam[o] = e.extra[o][:0], e.extraLam[o][:0]
 			e.term(p, o, t)

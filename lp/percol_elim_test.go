@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"testing"
+
+	"github.com/optdp/optdp/lp/internal/price"
 )
 
 // hotPrior is a prior on a w×w grid concentrated around one corner:
@@ -78,7 +80,7 @@ func priceOn(t *testing.T, n int, pairs []Pair, b []float64) (float64, float64) 
 	for k, i := range c.perm {
 		bp[k] = b[i]
 	}
-	lam, _ := priceColumn(&c.ldl, bp, c.pp, 60, nil)
+	lam, _ := price.Column(&c.ldl, bp, c.pp, 60, nil)
 	gl := make([]float64, n)
 	low := math.Inf(1)
 	for k, q := range pairs {

@@ -1,4 +1,7 @@
-package lp
+// Package price solves the pricing LP of lp's column elimination
+// (docs/MATH.md §11.7): multipliers on one column's ratio constraints that
+// bound the column's term in the certified dual bound.
+package price
 
 import (
 	"math"
@@ -7,7 +10,7 @@ import (
 	"github.com/optdp/optdp/lp/ldl"
 )
 
-// priceColumn searches multipliers lam >= 0 on one column's pairs (G x <= 0
+// Column searches multipliers lam >= 0 on one column's pairs (G x <= 0
 // meaning x_I <= W x_H for every pair) that make
 //
 //	excess(lam) = sum_i max(0, b_i - (G^T lam)_i)
@@ -28,10 +31,10 @@ import (
 // bound, so the method need not converge. pw is the scratch (nil: fresh);
 // a worker that prices many columns passes its own, so that the pricing
 // leaves no garbage but its result.
-func priceColumn(f *ldl.LDL, b []float64, pp []Pair, maxIter int, pw *priceWork) ([]float64, float64) {
+func Column(f *ldl.LDL, b []float64, pp []ldl.Pair, maxIter int, pw *Work) ([]float64, float64) {
 	n, np := len(b), len(pp)
 	if pw == nil {
-		pw = new(priceWork)
+		pw = new(Work)
 	}
 	v := pw.take(15*n + 7*np + f.Sym.FactorWork())
 	vec := func(k int) []float64 {
@@ -134,7 +137,7 @@ func priceColumn(f *ldl.LDL, b []float64, pp []Pair, maxIter int, pw *priceWork)
 		for k := range wt {
 			wt[k] = lam[k] / s[k]
 		}
-		if f.Factor(diag, pp, wt, work) <= cholMinRatio {
+		if f.Factor(diag, pp, wt, work) <= ldl.MinPivotRatio {
 			break
 		}
 		// Predictor.
@@ -193,11 +196,11 @@ func priceColumn(f *ldl.LDL, b []float64, pp []Pair, maxIter int, pw *priceWork)
 	return best, bestE
 }
 
-// priceWork is priceColumn's scratch, kept between calls.
-type priceWork struct{ buf []float64 }
+// Work is Column's scratch, kept between calls.
+type Work struct{ buf []float64 }
 
 // take returns k zeroed values of the scratch, grown if needed.
-func (pw *priceWork) take(k int) []float64 {
+func (pw *Work) take(k int) []float64 {
 	if cap(pw.buf) < k {
 		pw.buf = make([]float64, k)
 	}
