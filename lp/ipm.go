@@ -8,6 +8,7 @@ import (
 	"github.com/optdp/optdp/lp/internal/kernel"
 	"github.com/optdp/optdp/lp/internal/mem"
 	"github.com/optdp/optdp/lp/internal/orbit"
+	"github.com/optdp/optdp/lp/internal/schur"
 	"github.com/optdp/optdp/lp/ldl"
 	"gonum.org/v1/gonum/mat"
 )
@@ -87,7 +88,7 @@ type ipm struct {
 	// of this solve (bandedColumns, sparseColumns or perColumnSystem).
 	cols columnSystem
 
-	pcg *schurPCG // the lazy Schur complement (nil: assemble at every iteration)
+	pcg *schur.Lazy // the lazy Schur complement (nil: assemble at every iteration)
 	// The per-column mode (pc != nil, lp/percol.go): column o has its own
 	// ratio constraints pc.pairs[o], with slacks and multipliers at
 	// s[pc.off[o]+k], and its own fill-reducing order and factor pc.cols[o].

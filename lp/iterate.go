@@ -38,7 +38,7 @@ const maxCorrectors = 2
 // system with only that target as right-hand side; it is kept when it
 // lengthens the steps.
 func (s *ipm) centralityCorrectors(sigmaMu, ap, ad float64) (float64, float64) {
-	if s.pcg.aged() {
+	if s.pcg.Aged() {
 		return ap, ad
 	}
 	if s.dc.x == nil {
@@ -190,7 +190,7 @@ func (s *ipm) certify(margin, tol float64, keepLam bool, best *Result) (*Result,
 	}
 	primal := s.p.objective(x)
 	r := &Result{X: x, Primal: primal, Dual: dual, Gap: relGap(primal, dual), Mix: t, Y: y}
-	r.SchurAssemblies, r.SchurCG, r.schurSingle, r.schurF32 = s.pcg.assemblies, s.pcg.total, s.pcg.singles, s.pcg.f32
+	r.SchurAssemblies, r.SchurCG, r.schurSingle, r.schurF32 = s.pcg.Assemblies, s.pcg.Total, s.pcg.Singles, s.pcg.F32
 	r.Symmetry = 1
 	r.Columns = s.m
 	if s.sg != nil {
@@ -223,7 +223,7 @@ func (s *ipm) run(ctx context.Context, o config) (*Result, error) {
 	s.pcg = s.newSchurPCG(o)
 	warm := s.warmStart(o.warm)
 	if warm {
-		s.pcg.warm = true
+		s.pcg.Warm = true
 	} else {
 		s.start()
 	}
@@ -249,7 +249,7 @@ func (s *ipm) run(ctx context.Context, o config) (*Result, error) {
 		}
 		// The predictor only sets sigma and the second-order terms: its
 		// Schur solve by conjugate gradients may be loose.
-		s.pcg.loose = true
+		s.pcg.Loose = true
 		s.direction(0, false)
 		ap, ad := s.steps()
 		muAff := s.complementarity(ap, ad)
@@ -259,7 +259,7 @@ func (s *ipm) run(ctx context.Context, o config) (*Result, error) {
 				s.cx[k] = s.d.x[k] * s.d.zx[k]
 			}
 		})
-		s.pcg.loose = false
+		s.pcg.Loose = false
 		s.direction(sigma*mu, true)
 		ap, ad = s.steps()
 		ap, ad = s.centralityCorrectors(sigma*mu, ap, ad)
@@ -290,7 +290,7 @@ func (s *ipm) run(ctx context.Context, o config) (*Result, error) {
 		if w := o.capture; w != nil && !w.taken && gap <= w.gap && s.sg == nil && s.pc == nil {
 			s.capture(w) // for another LP's warm start (lp/ipm_warm.go)
 		}
-		s.pcg.nearOptimum(gap)
+		s.pcg.NearOptimum(gap)
 		s.dropColumns(gap)
 		if o.Progress != nil {
 			pr := run.NewProgress("ipm")
@@ -308,7 +308,7 @@ func (s *ipm) run(ctx context.Context, o config) (*Result, error) {
 			if warm && it == 1 {
 				cols += ", warm start"
 			}
-			pr.Message = fmt.Sprintf("dual %.10g, mu %.3g, %s, steps %.2g %.2g%s%s", dual, mu, fac, ap, ad, s.pcg.status(), cols)
+			pr.Message = fmt.Sprintf("dual %.10g, mu %.3g, %s, steps %.2g %.2g%s%s", dual, mu, fac, ap, ad, s.pcg.Status(), cols)
 			o.Report(pr)
 		}
 		// Certify once the iterates are close; keep the best certificate, as
@@ -344,11 +344,11 @@ func (s *ipm) run(ctx context.Context, o config) (*Result, error) {
 		if ap < 1e-8 && ad < 1e-8 {
 			bad++
 		}
-		if (bad >= 3 || stale >= 8) && s.pcg.on {
+		if (bad >= 3 || stale >= 8) && s.pcg.On {
 			// Directions from conjugate gradients with an earlier factor
 			// of S stopped improving the certificate: assemble S at every
 			// iteration from here on (lp/schur_pcg.go).
-			s.pcg.on, bad, stale = false, 0, 0
+			s.pcg.On, bad, stale = false, 0, 0
 			continue
 		}
 		if (bad >= 3 || stale >= 8) && !s.useQR {

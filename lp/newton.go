@@ -65,7 +65,7 @@ func (s *ipm) addColumnInverse(o, w int, acc []float64) {
 		s.addColumnInverseSym(o, w)
 		return
 	}
-	if s.pcg != nil && s.pcg.single {
+	if s.pcg != nil && s.pcg.Single {
 		s.addColumnInverse32(o, w, acc)
 		return
 	}
@@ -119,8 +119,8 @@ again:
 	// The lazy Schur complement (lp/schur_pcg.go) may keep an earlier
 	// iteration's factor of S and skip the assembly; its recycled CG
 	// directions belong to the previous S.
-	s.pcg.forget()
-	lazy := s.pcg.skipAssembly()
+	s.pcg.Forget()
+	lazy := s.pcg.SkipAssembly()
 	if !lazy {
 		s.clearSchurAcc()
 	}
@@ -169,7 +169,7 @@ again:
 		return nil
 	}
 	err := s.factorSchur()
-	s.pcg.assemblyDone()
+	s.pcg.AssemblyDone()
 	return err
 }
 
@@ -183,7 +183,7 @@ func (s *ipm) clearSchurAcc() {
 		case s.sg != nil:
 			clear(s.accO[w])
 			clear(s.accD[w])
-		case s.pcg != nil && s.pcg.single:
+		case s.pcg != nil && s.pcg.Single:
 			_, acc := s.buf32(w)
 			clear(acc)
 		case w == 0:
@@ -215,20 +215,20 @@ func (s *ipm) schurAcc(w int) []float64 {
 func (s *ipm) factorSchur() error {
 	n := s.n
 	raw := s.schur.RawSymmetric().Data
-	if p := s.pcg; p != nil && p.single {
-		if s.sumSingle(raw) && !p.failSingle && s.factorReg(raw, n) {
-			p.assembled()
-			p.singles++
+	if p := s.pcg; p != nil && p.Single {
+		if s.sumSingle(raw) && !p.FailSingle && s.factorReg(raw, n) {
+			p.Assembled()
+			p.Singles++
 			return nil
 		}
 		// Single precision did not hold this S (an entry out of range, or
 		// not positive definite even regularised): assemble it again in
 		// double precision, as every later assembly of this solve.
-		p.single = false
+		p.Single = false
 		s.clearSchurAcc()
 		s.parallel(func(o, w int) { s.addColumnInverse(o, w, s.schurAcc(w)) })
 	}
-	s.pcg.assembled()
+	s.pcg.Assembled()
 	if s.sg != nil {
 		n = s.sg.NOrb
 		for w := 1; w < s.workers; w++ {
@@ -246,7 +246,7 @@ func (s *ipm) factorSchur() error {
 	if s.factorReg(raw, n) {
 		return nil
 	}
-	s.pcg.failed()
+	s.pcg.Failed()
 	return errors.New("lp: Schur complement is not positive definite")
 }
 
@@ -509,7 +509,7 @@ func (s *ipm) solveNewton(rd, rp, rs, rcx []float64, rcs pairRHS, d *newton) {
 // dy += d and dx_o -= H_o^{-1} d. Two rounds of this iterative refinement
 // recover the accuracy lost in the ill-conditioned Schur complement.
 func (s *ipm) refine(rp []float64, d *newton) {
-	if s.pcg.skipRefine() {
+	if s.pcg.SkipRefine() {
 		// Conjugate gradients solved with S to their own tolerance on the
 		// exact operator (lp/schur_pcg.go): e is their residual.
 		return

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/lp/internal/kernel"
+	"github.com/optdp/optdp/lp/internal/schur"
 	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/metric"
@@ -148,59 +149,6 @@ func TestLazySchurLine(t *testing.T) {
 	}
 }
 
-// TestCholSolve: the row-oriented triangular solves against gonum's
-// mat.Cholesky.SolveVecTo, and S x = b checked by a product with S, in one
-// block and in several (cholBlock), the same bits for 1, 2 and 3 workers.
-func TestCholSolve(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{1, 2, 7, 64, cholBlock + 1, 3*cholBlock + 17} {
-		a := mat.NewDense(n, n, nil)
-		for i := range n {
-			for j := range n {
-				a.Set(i, j, rng.NormFloat64())
-			}
-		}
-		sym := mat.NewSymDense(n, nil)
-		sym.SymOuterK(1, a)
-		for i := range n {
-			sym.SetSym(i, i, sym.At(i, i)+1)
-		}
-		var c mat.Cholesky
-		if !c.Factorize(sym) {
-			t.Fatal("not positive definite")
-		}
-		b := make([]float64, n)
-		for i := range b {
-			b[i] = rng.NormFloat64()
-		}
-		want := mat.NewVecDense(n, nil)
-		if err := c.SolveVecTo(want, mat.NewVecDense(n, b)); err != nil {
-			t.Fatal(err)
-		}
-		var one []float64
-		for _, workers := range []int{1, 2, 3} {
-			got := append([]float64(nil), b...)
-			cholSolve(&c, got, workers)
-			var back mat.VecDense
-			back.MulVec(sym, mat.NewVecDense(n, got))
-			for i := range n {
-				if math.Abs(got[i]-want.AtVec(i)) > 1e-10*(1+math.Abs(want.AtVec(i))) {
-					t.Fatalf("n=%d, %d workers: x[%d] = %v, gonum %v", n, workers, i, got[i], want.AtVec(i))
-				}
-				if math.Abs(back.AtVec(i)-b[i]) > 1e-9*(1+math.Abs(b[i])) {
-					t.Fatalf("n=%d, %d workers: (S x)[%d] = %v, want %v", n, workers, i, back.AtVec(i), b[i])
-				}
-			}
-			// The same bits whatever the number of workers.
-			if workers == 1 {
-				one = got
-			} else if !slices.Equal(got, one) {
-				t.Fatalf("n=%d: %d workers give other bits than 1", n, workers)
-			}
-		}
-	}
-}
-
 // directAndLazy solves p to tol with S assembled at every iteration
 // (DirectSchur) and with the lazy path forced on (schurMode 1).
 func directAndLazy(t *testing.T, name string, p *Problem, tol float64) (direct, lazy *Result) {
@@ -313,7 +261,7 @@ func TestSchurApplyChunks(t *testing.T) {
 				t.Fatalf("tol %g: single-precision copy of L %v, want %v", tol, s.l32 != nil, single)
 			}
 			got := make([]float64, p.N)
-			s.pcg.apply(got, v)
+			s.pcg.Op.Apply(got, v)
 			want := make([]float64, p.N)
 			u := make([]float64, p.N)
 			for o := range s.m {
@@ -367,10 +315,11 @@ func TestSchurRecycling(t *testing.T) {
 		b1[i] = rx.NormFloat64()
 		b2[i] = b1[i] + 0.01*rx.NormFloat64()
 	}
-	if !pc.solve(slices.Clone(b1)) {
+	if !pc.Solve(slices.Clone(b1)) {
 		t.Fatal("first solve did not converge")
 	}
-	k := len(pc.rp)
+	rp, rq := pc.Basis()
+	k := len(rp)
 	if k == 0 {
 		t.Fatal("no direction kept")
 	}
@@ -380,30 +329,30 @@ func TestSchurRecycling(t *testing.T) {
 			if i == j {
 				want = 1
 			}
-			if got := kernel.Dot(pc.rp[i], pc.rq[j]); math.Abs(got-want) > 1e-8 {
+			if got := kernel.Dot(rp[i], rq[j]); math.Abs(got-want) > 1e-8 {
 				t.Fatalf("(PᵀSP)[%d][%d] = %v, want %v", i, j, got, want)
 			}
 		}
 	}
 	check := func(name string, x, b []float64) {
-		if rel := trueResidual(pc, x, b); rel > 10*pc.tol {
+		if rel := trueResidual(pc, x, b); rel > 10*pc.Tol {
 			t.Errorf("%s: true relative residual %v", name, rel)
 		}
 	}
-	its0 := pc.its
+	its0 := pc.Its
 	x := slices.Clone(b2)
-	if !pc.solve(x) {
+	if !pc.Solve(x) {
 		t.Fatal("recycled solve did not converge")
 	}
-	recycled := pc.its - its0
+	recycled := pc.Its - its0
 	check("recycled", x, b2)
-	pc.forget()
-	its0 = pc.its
+	pc.Forget()
+	its0 = pc.Its
 	x = slices.Clone(b2)
-	if !pc.solve(x) {
+	if !pc.Solve(x) {
 		t.Fatal("plain solve did not converge")
 	}
-	plain := pc.its - its0
+	plain := pc.Its - its0
 	check("plain", x, b2)
 	t.Logf("%d directions kept; second solve %d CG iterations recycled, %d from zero", k, recycled, plain)
 	if recycled >= plain {
@@ -411,28 +360,15 @@ func TestSchurRecycling(t *testing.T) {
 	}
 }
 
-// TestCorrTol: the tolerance of the corrector's CG solves follows the gap
-// asked for, four orders below it, between 1e-10 (the exact targets) and
-// 1e-7 (looser would let the iterate drift: docs/MATH.md §11.8).
-func TestCorrTol(t *testing.T) {
-	for _, c := range []struct{ tol, want float64 }{
-		{0, 1e-10}, {1e-9, 1e-10}, {1e-6, 1e-10}, {1e-5, 1e-9}, {1e-4, 1e-8}, {1e-3, 1e-7}, {0.05, 1e-7},
-	} {
-		if got := corrTol(c.tol); math.Abs(got-c.want) > 1e-6*c.want {
-			t.Errorf("corrTol(%g) = %g, want %g", c.tol, got, c.want)
-		}
-	}
-}
-
-// TestEndgameTol: in the end game (nearOptimum) the CG solves go to pcgTol
+// TestEndgameTol: in the end game (nearOptimum) the CG solves go to schur.CGTol
 // even when the LP's own tolerance allows a looser corrector (corrTol): the
 // true residual of a solve, from the operator itself, is at that level.
 func TestEndgameTol(t *testing.T) {
 	p := manhattanLossProblem(7, 0.5, true)
 	s := sparseTestIPM(t, p, 2, 9)
 	pc := s.pcg
-	pc.tol = corrTol(1e-3)
-	pc.endgame = true
+	pc.Tol = schur.CorrTol(1e-3)
+	pc.Endgame = true
 	n := p.N
 	rx := rand.New(rand.NewPCG(13, 14))
 	b := make([]float64, n)
@@ -440,19 +376,19 @@ func TestEndgameTol(t *testing.T) {
 		b[i] = rx.NormFloat64()
 	}
 	x := slices.Clone(b)
-	if !pc.solve(x) {
+	if !pc.Solve(x) {
 		t.Fatal("end-game solve did not converge")
 	}
-	if rel := trueResidual(pc, x, b); rel > 10*pcgTol {
-		t.Errorf("end-game relative residual %v with the corrector's tolerance %v, want <= %v", rel, pc.tol, 10*pcgTol)
+	if rel := trueResidual(pc, x, b); rel > 10*schur.CGTol {
+		t.Errorf("end-game relative residual %v with the corrector's tolerance %v, want <= %v", rel, pc.Tol, 10*schur.CGTol)
 	}
 }
 
 // trueResidual is ‖b − S x‖/‖b‖ with S x from the exact product (apply),
 // not the residual that conjugate gradients carried.
-func trueResidual(pc *schurPCG, x, b []float64) float64 {
+func trueResidual(pc *schur.Lazy, x, b []float64) float64 {
 	sx := make([]float64, len(b))
-	pc.apply(sx, x)
+	pc.Op.Apply(sx, x)
 	var r, bn float64
 	for i := range b {
 		r += (b[i] - sx[i]) * (b[i] - sx[i])
@@ -481,8 +417,8 @@ func TestL32Estimate(t *testing.T) {
 		o := (&Options{Tol: c.tol}).withDefaults()
 		o.test.schurMode, o.test.schurDouble = c.mode, c.double
 		s.pcg = s.newSchurPCG(o)
-		if got := lazyOn(o, pcgRatio(sym, 0, p.N, p.M)); got != s.pcg.on {
-			t.Fatalf("mode %d: predicted lazy %v, newSchurPCG %v", c.mode, got, s.pcg.on)
+		if got := lazyOn(o, pcgRatio(sym, 0, p.N, p.M)); got != s.pcg.On {
+			t.Fatalf("mode %d: predicted lazy %v, newSchurPCG %v", c.mode, got, s.pcg.On)
 		}
 		if (s.l32 != nil) != c.want {
 			t.Fatalf("mode %d tol %g double %v: copy allocated %v, want %v", c.mode, c.tol, c.double, s.l32 != nil, c.want)

@@ -7,6 +7,7 @@ import (
 	"runtime"
 
 	"github.com/optdp/optdp/lp/internal/orbit"
+	"github.com/optdp/optdp/lp/internal/schur"
 	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/run"
 )
@@ -162,7 +163,7 @@ func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result,
 	if sg == nil {
 		// The lazy Schur complement's chunk sums, recycled directions and
 		// per-worker vectors of solve4 (lp/schur_pcg.go: apply, keep).
-		need += 8 * (n*float64(mr)/pcgChunk + n + 2*pcgRecycle*n + 5*w*n)
+		need += 8 * (n*float64(mr)/pcgChunk + n + 2*schur.Recycle*n + 5*w*n)
 	}
 	if dropsColumns(o, sg, p.M) {
 		// The multipliers kept for the columns left out (lp/ipm_drop.go):

@@ -1,4 +1,4 @@
-package lp
+package schur
 
 import (
 	"testing"
@@ -7,10 +7,10 @@ import (
 )
 
 // BenchmarkCholSolve: S⁻¹ v with the dense Cholesky factor of an
-// n = 2500 Schur complement, by cholSolve and by gonum's
-// mat.Cholesky.SolveVecTo, and by cholSolve with two workers.
+// n = 2500 Schur complement, by CholSolve and by gonum's
+// mat.Cholesky.SolveVecTo, and by CholSolve with two workers.
 //
-//	go test -run XXX -bench CholSolve ./lp/
+//	go test -run XXX -bench CholSolve ./lp/internal/schur/
 func BenchmarkCholSolve(b *testing.B) {
 	const n = 2500
 	s := mat.NewSymDense(n, nil)
@@ -33,14 +33,14 @@ func BenchmarkCholSolve(b *testing.B) {
 	}
 	b.Run("rows", func(b *testing.B) {
 		for b.Loop() {
-			cholSolve(&c, v, 1)
+			CholSolve(&c, v, 1)
 		}
 	})
 	// Two workers, blocks of cholBlock rows (the lazy path's way since
 	// session 14).
 	b.Run("rows-2workers", func(b *testing.B) {
 		for b.Loop() {
-			cholSolve(&c, v, 2)
+			CholSolve(&c, v, 2)
 		}
 	})
 	b.Run("gonum", func(b *testing.B) {
