@@ -8,6 +8,7 @@ import (
 	"github.com/optdp/optdp/lp/internal/kernel"
 	"github.com/optdp/optdp/lp/internal/mem"
 	"github.com/optdp/optdp/lp/internal/orbit"
+	"github.com/optdp/optdp/lp/internal/percol"
 	"github.com/optdp/optdp/lp/internal/schur"
 	"github.com/optdp/optdp/lp/ldl"
 	"gonum.org/v1/gonum/mat"
@@ -92,7 +93,7 @@ type ipm struct {
 	// The per-column mode (pc != nil, lp/percol.go): column o has its own
 	// ratio constraints pc.pairs[o], with slacks and multipliers at
 	// s[pc.off[o]+k], and its own fill-reducing order and factor pc.cols[o].
-	pc *perColumn
+	pc *percol.Factors
 
 	// The symmetric mode (sg != nil, lp/symmetry.go): the m columns are
 	// representatives of the orbits of columns, sg.cols[o] in p's
@@ -145,7 +146,7 @@ func (s *ipm) entries() float64 {
 // slacks and multipliers in s.s and s.lam.
 func (s *ipm) pairsOf(o int) ([]Pair, int) {
 	if s.pc != nil {
-		return s.pc.pairs[o], s.pc.off[o]
+		return s.pc.Pairs[o], s.pc.Off[o]
 	}
 	return s.p.Pairs, o * s.np
 }

@@ -173,8 +173,8 @@ func (s *ipm) certify(margin, tol float64, keepLam bool, best *Result) (*Result,
 	var y []float64
 	var err error
 	if s.pc != nil {
-		t, err = s.pc.repair(x, margin)
-		dual, y = s.pc.dualBound(s.p, s.lam)
+		t, err = s.pc.Repair(x, margin)
+		dual, y = perColumnBound(s.pc, s.p, s.lam)
 	} else if s.sg != nil {
 		t, err = Repair(s.p, x, margin)
 		dual, y = s.sg.DualBound((*orbit.Problem)(s.p), lam, s.sg.RowAct)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/optdp/optdp/lp/internal/percol"
 	"github.com/optdp/optdp/lp/internal/price"
 )
 
@@ -24,7 +25,7 @@ type colElim struct {
 	// while o is inactive.
 	pairs   [][]Pair
 	lam     [][]float64
-	factors []colFactor
+	factors []percol.Column
 	solved  []bool
 	mass    []float64 // column o's mass sum_i X[i][o] in the last relaxation
 	// Extra multipliers of an inactive column on pairs of p outside its
@@ -55,7 +56,7 @@ var elimDebug func(format string, args ...any)
 
 func newColElim(m, workers int) *colElim {
 	e := &colElim{m: m, workers: max(1, workers), active: make([]bool, m), back: make([]int, m), pairs: make([][]Pair, m),
-		lam: make([][]float64, m), factors: make([]colFactor, m), solved: make([]bool, m),
+		lam: make([][]float64, m), factors: make([]percol.Column, m), solved: make([]bool, m),
 		mass: make([]float64, m), extra: make([][]int, m), extraLam: make([][]float64, m)}
 	for o := range e.active {
 		e.active[o] = true
@@ -66,7 +67,7 @@ func newColElim(m, workers int) *colElim {
 // restrict returns the active columns act, the problem restricted to them
 // (p itself when every column is active), their pair lists, and the
 // analysis of their last solve for solveColumns (nil before the first).
-func (e *colElim) restrict(p *Problem, cols [][]int) ([]int, *Problem, [][]int, *perColumn) {
+func (e *colElim) restrict(p *Problem, cols [][]int) ([]int, *Problem, [][]int, *percol.Factors) {
 	n, m := p.N, p.M
 	var act []int
 	for o, a := range e.active {
@@ -80,11 +81,11 @@ func (e *colElim) restrict(p *Problem, cols [][]int) ([]int, *Problem, [][]int, 
 			act = append(act, o)
 		}
 	}
-	var prev *perColumn
+	var prev *percol.Factors
 	if e.solved[act[0]] {
-		prev = &perColumn{n: n, pairs: make([][]Pair, len(act)), cols: make([]colFactor, len(act))}
+		prev = &percol.Factors{N: n, Pairs: make([][]Pair, len(act)), Cols: make([]percol.Column, len(act))}
 		for j, o := range act {
-			prev.pairs[j], prev.cols[j] = e.pairs[o], e.factors[o]
+			prev.Pairs[j], prev.Cols[j] = e.pairs[o], e.factors[o]
 		}
 	}
 	if len(act) == m {
@@ -105,12 +106,12 @@ func (e *colElim) restrict(p *Problem, cols [][]int) ([]int, *Problem, [][]int, 
 // store keeps the active columns' pairs, multipliers (r.lam) and analysis
 // (pc), and expands the relaxation's X (n×len(act)) into x (n×m, zero in
 // the inactive columns).
-func (e *colElim) store(act []int, pc *perColumn, r *Result, x []float64) {
-	n, m, k := pc.n, e.m, len(act)
+func (e *colElim) store(act []int, pc *percol.Factors, r *Result, x []float64) {
+	n, m, k := pc.N, e.m, len(act)
 	for j, o := range act {
-		e.pairs[o] = pc.pairs[j]
-		e.lam[o] = slices.Clone(r.lam[pc.off[j]:pc.off[j+1]])
-		e.factors[o] = pc.cols[j]
+		e.pairs[o] = pc.Pairs[j]
+		e.lam[o] = slices.Clone(r.lam[pc.Off[j]:pc.Off[j+1]])
+		e.factors[o] = pc.Cols[j]
 		e.solved[o] = true
 		e.extra[o], e.extraLam[o] = e.extra[o][:0], e.extraLam[o][:0]
 	}
@@ -233,13 +234,13 @@ func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 		priced.Add(1)
 		c := &e.factors[o]
 		b := make([]float64, n)
-		for k, i := range c.perm {
+		for k, i := range c.Perm {
 			b[k] = p.C[i*m+o] - y[i]
 		}
-		if c.ldl.D == nil {
-			c.ldl.D, c.ldl.L = make([]float64, n), make([]float64, c.ldl.Sym.NNZ())
+		if c.LDL.D == nil {
+			c.LDL.D, c.LDL.L = make([]float64, n), make([]float64, c.LDL.Sym.NNZ())
 		}
-		if lam, x := price.Column(&c.ldl, b, c.pp, priceIter, nil); x < ex[o] {
+		if lam, x := price.Column(&c.LDL, b, c.PP, priceIter, nil); x < ex[o] {
 			e.lam[o] = lam
 			e.extra[o], e.extraLam[o] = e.extra[o][:0], e.extraLam[o][:0]
 			e.term(p, o, t)
