@@ -12,15 +12,14 @@ import (
 )
 
 // Per-column benchmarks of the sparse factorisation in each fill-reducing
-// order of the build (bench/README.md, "CHOLMOD/METIS against the pure-Go
-// sparse LDLᵀ (session 3)"): the order and symbolic factorisation (once per
+// order of the build: the order and symbolic factorisation (once per
 // solve), the numeric LDLᵀ of one H_o (per column and iteration) and
 // Takahashi's assembly of H_o⁻¹ into the Schur complement (per column and
 // iteration). The whole interior-point method is in
 // bench/lp_cholmod_bench_test.go.
 //
-//	go test -run XXX -bench ColumnOrder -benchtime 1x ./lp/
-//	CGO_ENABLED=1 go test -tags netlib -run XXX -bench 'Column(Order|Cholmod)' -benchtime 1x ./lp/
+//	go test -run XXX -bench ColumnOrder -benchtime 1x ./lp/ldl/
+//	CGO_ENABLED=1 go test -tags netlib -run XXX -bench 'Column(Order|Cholmod)' -benchtime 1x ./lp/ldl/
 
 // columnCase is a pair graph of the benchmarks: Manhattan grids (4-neighbour
 // edges) and the greedy 1.2-spanners of the 20×20 and 50×50 Euclidean
@@ -144,10 +143,10 @@ func manhattanFactors(cols int, same bool) []LDL {
 
 // BenchmarkAddInverse: Takahashi's full inverse of one 50×50 Manhattan
 // column's factor (minimum-degree order) added to the Schur accumulator,
-// with the two n×n buffers from make ("make") and from hugeAlloc
-// ("hugeAlloc": transparent huge pages on Linux, bench/README.md).
+// with the two n×n buffers from make ("make") and from mem.Alloc
+// ("hugeAlloc": transparent huge pages on Linux).
 //
-//	go test -run XXX -bench AddInverse -count 5 ./lp/
+//	go test -run XXX -bench AddInverse -count 5 ./lp/ldl/
 func BenchmarkAddInverse(b *testing.B) {
 	f := manhattanFactors(1, true)[0]
 	n := f.Sym.N
@@ -170,7 +169,7 @@ func BenchmarkAddInverse(b *testing.B) {
 // 1.2-spanner of the 50×50 Euclidean grid (minimum-degree order), the
 // buffers on huge pages as in the solver (docs/MATH.md §11.8).
 //
-//	go test -run XXX -bench AddInverse32 -benchtime 40x ./lp/
+//	go test -run XXX -bench AddInverse32 -benchtime 40x ./lp/ldl/
 func BenchmarkAddInverse32(b *testing.B) {
 	c := columnCases(b, nil, true)[1]
 	f := &columnFactors(c.p, 1)[0]
@@ -195,12 +194,11 @@ func BenchmarkAddInverse32(b *testing.B) {
 
 // BenchmarkFactor4: the numeric LDLᵀ of the four columns of an
 // interleaved block, one column at a time (factor, computed contiguous and
-// spread to the block, as the solver did until session 13) and the four
-// at once (factor4), on the 1.2-spanner of the 50×50 Euclidean grid and
+// spread to the block) and the four at once (Factor4), on the 1.2-spanner of the 50×50 Euclidean grid and
 // on Manhattan 50×50 (minimum-degree order), 500 distinct blocks from
 // memory; ns/op is one block of four columns.
 //
-//	go test -run XXX -bench Factor4 -benchtime 2000x ./lp/
+//	go test -run XXX -bench Factor4 -benchtime 2000x ./lp/ldl/
 func BenchmarkFactor4(b *testing.B) {
 	cases := columnCases(b, []int{50}, true)
 	for _, c := range []columnCase{cases[2], cases[0]} {
@@ -244,10 +242,9 @@ func BenchmarkFactor4(b *testing.B) {
 
 // BenchmarkColumnSolve: one solve H_o⁻¹ v with a 50×50 Manhattan column's
 // factor (minimum-degree order), cycling through 2500 distinct factors as
-// the conjugate-gradient product S v does, so that each comes from memory
-// (bench/README.md, "The lazy Schur path for the hot-spot prior").
+// the conjugate-gradient product S v does, so that each comes from memory.
 //
-//	go test -run XXX -bench ColumnSolve -benchtime 20000x ./lp/
+//	go test -run XXX -bench ColumnSolve -benchtime 20000x ./lp/ldl/
 func BenchmarkColumnSolve(b *testing.B) {
 	const cols = 2500
 	fs := manhattanFactors(cols, true)
@@ -269,11 +266,11 @@ func BenchmarkColumnSolve(b *testing.B) {
 // and one Solve4 of the four columns of an interleaved block ("Solve4", the
 // interior-point method's storage; the AVX2/FMA passes where there are),
 // with the broadcast of v, the pivots' divisions and the sum of the four
-// columns in Go loops ("Solve4-scalar", as until session 13) or in the
+// columns in Go loops ("Solve4-scalar") or in the
 // AVX kernels kernel.Bcast4, kernel.Div4 and kernel.Sum4 ("Solve4").
 // "cols/s" counts columns per second of one core.
 //
-//	go test -run XXX -bench ColumnSolve4 -benchtime 4000x ./lp/
+//	go test -run XXX -bench ColumnSolve4 -benchtime 4000x ./lp/ldl/
 func BenchmarkColumnSolve4(b *testing.B) {
 	const cols = 2000
 	cases := columnCases(b, []int{50}, true)

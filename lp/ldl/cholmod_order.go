@@ -238,9 +238,8 @@ const ndLeaf = 48
 // too shallow to split, are ordered by minimum degree. The first separator
 // of a k×k grid is an anti-diagonal of at most k rows. Measured on grids
 // up to 50×50 and the Euclidean 1.2-spanner, its nnz(L) is 2-16 % above
-// minimum degree's and its assembly flops 1.4-1.7× (bench/README.md,
-// "CHOLMOD/METIS against the pure-Go sparse LDL^T"), so it is not the
-// default.
+// minimum degree's and its assembly flops 1.4-1.7× (BenchmarkColumnOrder),
+// so it is not the default.
 func nestedDissection(p *Graph) []int {
 	n := p.N
 	adj := pairGraph(p)

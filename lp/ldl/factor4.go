@@ -18,8 +18,8 @@ func (s *Symbolic) Factor4Work() int { return 12 * s.N }
 // read, loop step and scatter serves four columns, the multiply-adds are
 // four-lane (kernel.Madd4V, kernel.Madd1V: lane c the operations of kernel.Madd4 and kernel.Madd1 on
 // column c, in the same order), and L is written in place, without
-// factor's spread from a contiguous scratch (docs/MATH.md §11.8,
-// "Kernels (session 13)"). work holds Factor4Work values.
+// factor's spread from a contiguous scratch (docs/MATH.md §11.8;
+// BenchmarkFactor4). work holds Factor4Work values.
 func Factor4(f *[4]*LDL, diag, wt *[4][]float64, pairs []Pair, work []float64) (ratio [4]float64) {
 	s := f[0].Sym
 	n, nz := s.N, s.NNZ()

@@ -249,8 +249,7 @@ func lLen(nnz, st int) int {
 // (reading L at the factor's stride) and the factors with arrays of their
 // own (per-column pairs, pricing). Its loops index r by the structure's
 // row numbers: they go through unsafe pointers, without Go's
-// bounds checks, which cost a third of its time (BenchmarkColumnSolve,
-// bench/README.md). That is safe because finish checked every row
+// bounds checks, which cost a third of its time (BenchmarkColumnSolve). That is safe because finish checked every row
 // number of the structure to lie in [0, n) and the column pointers to be
 // monotone within the nnz entries, and solve checks the lengths of r and
 // of the factor before it starts; TestSparseLDL compares it with a dense
@@ -311,8 +310,7 @@ func (f *LDL) Solve(r []float64) {
 // r (kernel.Fwd4, kernel.Bwd4: one fused multiply-add per entry for the four columns
 // with AVX2/FMA), which makes the products S v of the conjugate gradients
 // 1.8 times faster than the same loop over four separate arrays
-// (BenchmarkColumnSolve4, bench/README.md, "Conjugate gradients to the gap
-// asked for (session 11)"). Each column's operations are those of solve,
+// (BenchmarkColumnSolve4). Each column's operations are those of solve,
 // in another order of the sums: the results agree with solve's to
 // rounding, not to the bit. The passes index without bounds checks: Solve4
 // checks the lengths first, and symbolic.finish every row number.

@@ -8,7 +8,7 @@ import (
 )
 
 // Supernodes of the symbolic factorisation, and the numeric LDL^T by
-// supernodes (docs/MATH.md §11.8, "Kernels (session 9)").
+// supernodes (docs/MATH.md §11.8).
 //
 // A supernode is a run of consecutive columns f, f+1, ..., l-1 of L in which
 // each column's parent in the elimination tree is the next one and whose

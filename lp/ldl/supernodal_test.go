@@ -7,8 +7,7 @@ import (
 	"testing"
 )
 
-// factorSimplicial is the column-by-column left-looking LDL^T that the
-// supernodal factor replaced (sessions 2-8): for each column j, the updates
+// factorSimplicial is the column-by-column left-looking LDL^T: for each column j, the updates
 // L[r][k] d_k L[j][k] of the earlier columns k with row j, read through row
 // lists built here. A second algorithm for the same factor (the test
 // oracle of TestSupernodalFactor); it returns the same pivot ratio.

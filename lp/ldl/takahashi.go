@@ -27,8 +27,8 @@ import (
 // Row j is formed from the rows of struct(j) four at a time (kernel.Madd4: one
 // pass over row j per four rows read, with the AVX2/FMA kernel where there
 // is one), which on the 1.2-spanner of the 50×50 Euclidean grid takes 16
-// against 22 ms per column for one row at a time (docs/MATH.md §11.8,
-// "Kernels (session 10)").
+// against 22 ms per column for one row at a time (docs/MATH.md §11.8;
+// BenchmarkAddInverse).
 func (f *LDL) AddInverse(acc, z []float64) {
 	s := f.Sym
 	n := s.N

@@ -90,8 +90,8 @@ func TestTakahashiKernel(t *testing.T) {
 }
 
 // addInverseSimplicial is Takahashi's recurrence one row of the structure at
-// a time through gonum's axpy, as AddInverse was before session 10, kept as
-// the oracle of TestTakahashiKernel.
+// a time through gonum's axpy: a second algorithm for AddInverse, the
+// oracle of TestTakahashiKernel.
 func (f *LDL) addInverseSimplicial(acc, z []float64) {
 	s := f.Sym
 	n := s.N

@@ -13,7 +13,7 @@ import (
 // of the Schur complement (50 MB each at n = 2500) are written down their
 // columns (the mirror of each row), one 4 KiB page per entry: with 2 MiB
 // pages the assembly of a 50×50 column took 13.5-18.5 ms against 20.3-26.6
-// (BenchmarkAddInverse, bench/README.md). The advice is only advice: where
+// (BenchmarkAddInverse). The advice is only advice: where
 // transparent huge pages are off, nothing changes.
 func Alloc(k int) []float64 {
 	v := make([]float64, k)

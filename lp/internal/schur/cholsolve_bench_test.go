@@ -36,8 +36,7 @@ func BenchmarkCholSolve(b *testing.B) {
 			CholSolve(&c, v, 1)
 		}
 	})
-	// Two workers, blocks of cholBlock rows (the lazy path's way since
-	// session 14).
+	// Two workers, blocks of cholBlock rows (the lazy path's way).
 	b.Run("rows-2workers", func(b *testing.B) {
 		for b.Loop() {
 			CholSolve(&c, v, 2)

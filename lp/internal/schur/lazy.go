@@ -70,12 +70,12 @@ type Operator interface {
 // an assembly's estimate. The certificate does not depend on any of this: the Result is
 // certified from the iterate (Repair, an exactly feasible dual), as with
 // direct solves; inexact directions only cost iterations. Near the optimum
-// (see nearOptimum) the row sums are refined with further CG solves, as
+// (see NearOptimum) the row sums are refined with further CG solves, as
 // the direct path refines them with its factor. The solves of one
 // iteration share S, and each starts from the Galerkin solution in the
 // span of the earlier ones' CG directions (keep). Since the assembled S
 // serves only as the preconditioner, the sparse mode assembles it in
-// single precision (single, addInverse32), and the iteration that
+// single precision (Single; ldl.LDL.AddInverse32), and the iteration that
 // assembles it solves by conjugate gradients too.
 type Lazy struct {
 	// Op is the solver: the products S v, the preconditioner and the
@@ -83,39 +83,39 @@ type Lazy struct {
 	Op    Operator
 	On    bool    // lazy iterations are allowed
 	Ratio float64 // cost of an assembly over that of one CG iteration
-	// cap is the CG iterations one solve may take; maxAge the lazy
-	// iterations in a row at most; counted (tests) replaces the timing
+	// Cap is the CG iterations one solve may take; MaxAge the lazy
+	// iterations in a row at most; Counted (tests) replaces the timing
 	// rules by "always lazy, within cap".
 	Cap, MaxAge int
 	Counted     bool
 	Tol         float64 // relative residual of the CG solves
-	Endgame     bool    // refine the row sums with CG too (nearOptimum)
-	// loose: the current solve is a predictor's, solved to LooseTol
+	Endgame     bool    // refine the row sums with CG too (NearOptimum)
+	// Loose: the current solve is a predictor's, solved to LooseTol
 	// before the end game (centrality correctors run only when S is
 	// fresh, with direct solves).
 	Loose bool
-	// warm: the iteration starts from another LP's iterate
-	// (lp/ipm_warm.go), far along the central path, where the mean of
+	// Warm: the iteration starts from another LP's iterate
+	// (lp's warm start), far along the central path, where the mean of
 	// the H_o^{-1} preconditions poorly: assemble S at once.
 	Warm bool
 
-	// single: S is assembled in single precision (addInverse32), half
+	// Single: S is assembled in single precision (ldl.LDL.AddInverse32), half
 	// the bytes and twice the vector lanes of the double-precision
 	// recurrence, and is then only a preconditioner: the solves of the
 	// iteration that assembled it go through conjugate gradients too,
 	// which with a fresh factor take a few products (docs/MATH.md §11.8).
 	// Off in the direct path, and for the rest of a solve once an S did
-	// not fit single precision (factorSchur).
+	// not fit single precision (lp's factorSchur).
 	Single bool
 
-	Have  bool // s.chol holds a valid factor of some S
+	Have  bool // the solver's factor of S (Operator.Precondition) is valid for some S
 	Fresh bool // ... of the current iteration's S
 	Age   int  // lazy iterations since the last assembly
 	Its   int  // CG iterations in the current interior-point iteration
 
 	// Timing (seconds): the last assembly, the CG solves of the current
 	// and of the previous interior-point iteration, all CG since the last
-	// assembly; t0 is the start of the assembly under way.
+	// assembly; T0 is the start of the assembly under way.
 	TAsm, TCG, TCGPrev, TCycle, TAll float64
 	T0                               time.Time
 
@@ -123,8 +123,8 @@ type Lazy struct {
 	// lazy interior-point iterations, CG iterations in all.
 	Assemblies, Singles, Lazy, Total int
 	F32                              int // products that read L in single precision (apply)
-	// failSingle (tests): take the next single-precision S as out of
-	// range (factorSchur's fall back to double precision).
+	// FailSingle (tests): take the next single-precision S as out of
+	// range (lp's factorSchur falls back to double precision).
 	FailSingle bool
 
 	B, X, R, Z, P, Q []float64
@@ -139,40 +139,34 @@ type Lazy struct {
 	pool   [][]float64
 }
 
-// Tuning of the lazy Schur complement (measured on Manhattan grids, see
-// bench/README.md "Row-sum Schur complement at city scale" and "The lazy
-// Schur path for the hot-spot prior"): it is used when an assembly costs
-// more than MinRatio CG iterations by the flop counts (Manhattan 40×40:
-// 119, where it now saves a quarter of the time; 30×30: 75).
+// Tuning of the lazy Schur complement, measured by BenchmarkLPManhattan,
+// BenchmarkLPManhattanCity and BenchmarkLPEuclidSpannerCity (bench/).
 const (
+	// MinRatio is the cost ratio (an assembly of S over one CG iteration,
+	// by the flop counts) from which the lazy path is used (Manhattan
+	// 40×40: 119; 30×30: 75).
 	MinRatio = 100
-	// CGTol is the relative residual of the other CG solves (the
-	// corrector's, the refinement's) when the LP is solved to a Tol of
-	// 1e-6 or tighter; looser Tols allow TolFactor·Tol, up to
-	// TolMax (see corrTol). The residual is the error of the Newton
-	// direction's row sums, which the certificate repairs (Repair): at
-	// 1e-4 of the gap asked for it changes no certified figure, and the
-	// Euclidean 40×40 spanner with the hot spots at Tol 1e-3 (both LPs)
-	// took 117 iterations, 2640 CG and 617 CPU s at 1e-10, 119, 2275 and
-	// 513 at 1e-7, but 144 iterations at 1e-5 (bench/README.md,
-	// "Conjugate gradients to the gap asked for (session 11)").
+	// CGTol is the relative residual of the CG solves other than the
+	// predictor's when the LP is solved to a Tol of 1e-6 or tighter;
+	// looser Tols allow TolFactor·Tol, up to TolMax (CorrTol). The
+	// residual is the error of the Newton direction's row sums, which the
+	// certificate repairs (Repair): at 1e-4 of the gap asked for it
+	// changes no certified figure, and tighter residuals cost CG
+	// iterations, looser ones interior-point iterations.
 	CGTol     = 1e-10
 	TolFactor = 1e-4
 	TolMax    = 1e-7
-	// LooseTol is the relative residual of the predictor's solve
-	// before the end game (Manhattan 40×40 hot spots: 2856, 2654 and 2496
-	// CG iterations at 1e-6, 1e-4 and 1e-3, the same 42-43 iterations).
+	// LooseTol is the relative residual of the predictor's solve before
+	// the end game: looser predictors took fewer CG iterations for the
+	// same interior-point iterations.
 	LooseTol = 1e-4
-	// SingleTol is the loosest CG tolerance (corrTol) at which the
-	// products read L in single precision (solve4F32): S~ differs from S
-	// by the rounding of L, about 1e-7 of it, within the tolerance of
-	// solves to 1e-7 (Tol 1e-3 and looser) but not below it. Measured on
-	// Manhattan 40×40 with the hot spots at Tol 1e-6 (CG to 1e-10), one
-	// run each: 159.8 s, 41 iterations and 4007 CG with the copy against
-	// 137.2 s, 46 and 3353 without; the 40×40 and 50×50 spanners at 1e-3
-	// gain (bench/README.md, "The products' L in single precision
-	// (session 16)").
-	SingleTol     = 1e-7
+	// SingleTol is the loosest CG tolerance (CorrTol) at which the
+	// products read L in single precision (ldl.Solve4F32): S~ differs
+	// from S by the rounding of L, about 1e-7 of it, within the tolerance
+	// of solves to 1e-7 (Tol 1e-3 and looser) but not below it.
+	SingleTol = 1e-7
+	// DefaultMaxAge is the most lazy iterations in a row, MaxIts the CG
+	// iterations one solve may take.
 	DefaultMaxAge = 8
 	MaxIts        = 2000
 	// Recycle is the most CG directions kept for the later solves of an
@@ -182,7 +176,7 @@ const (
 	// assembly's, at which it stops and S is assembled.
 	SolveFrac = 0.5
 	// DirectGap is the relative gap of the iterate below which the row
-	// sums are refined (see nearOptimum).
+	// sums are refined (see NearOptimum).
 	DirectGap = 1e-4
 )
 
@@ -389,8 +383,8 @@ func (p *Lazy) Solve(v []float64) bool {
 	tol := p.Tol
 	switch {
 	case p.Endgame:
-		// The end game refines the row sums to rounding (nearOptimum),
-		// whatever the gap asked for (corrTol).
+		// The end game refines the row sums to rounding (NearOptimum),
+		// whatever the gap asked for (CorrTol).
 		tol = CGTol
 	case p.Loose:
 		tol = max(tol, LooseTol)
