@@ -190,15 +190,12 @@ func (s *ipm) certify(margin, tol float64, keepLam bool, best *Result) (*Result,
 	}
 	primal := s.p.objective(x)
 	r := &Result{X: x, Primal: primal, Dual: dual, Gap: relGap(primal, dual), Mix: t, Y: y}
-	r.SchurAssemblies, r.SchurCG, r.schurSingle, r.schurF32 = s.pcg.Assemblies, s.pcg.Total, s.pcg.Singles, s.pcg.F32
+	r.SchurAssemblies, r.SchurCG = s.pcg.Assemblies, s.pcg.Total
 	r.Symmetry = 1
 	r.Columns = s.m
 	if s.sg != nil {
 		r.Columns = s.p.M
 		r.Symmetry = s.sg.Order
-	}
-	if s.dr != nil {
-		r.restarts = s.dr.restarts
 	}
 	if keepLam && (best == nil || r.Gap < best.Gap) {
 		// The multipliers go with the certificate that becomes the best
@@ -320,6 +317,13 @@ func (s *ipm) run(ctx context.Context, o config) (*Result, error) {
 			}
 			r.Iterations = it
 			r.warm = warm
+			if o.test.record != nil {
+				c := testCounts{schurSingle: s.pcg.Singles, schurF32: s.pcg.F32}
+				if s.dr != nil {
+					c.restarts = s.dr.restarts
+				}
+				o.test.record(r, c)
+			}
 			keep(r)
 			if r.Gap <= o.Tol {
 				return r, nil

@@ -76,8 +76,8 @@ func TestLazySchurMatchesDirect(t *testing.T) {
 			// Single precision in the sparse mode's lazy assemblies: 10×10
 			// (5×5 is banded; 7×7 needs no assembly, the mean of the H_o
 			// preconditions it well enough).
-			if lazy.schurSingle > lazy.SchurAssemblies || direct.schurSingle != 0 || w == 10 && (lazy.schurSingle == 0 || lazy.schurSingle != lazy.SchurAssemblies) {
-				t.Errorf("%s: %d of %d lazy assemblies, %d direct ones in single precision", name, lazy.schurSingle, lazy.SchurAssemblies, direct.schurSingle)
+			if countsOf(lazy).schurSingle > lazy.SchurAssemblies || countsOf(direct).schurSingle != 0 || w == 10 && (countsOf(lazy).schurSingle == 0 || countsOf(lazy).schurSingle != lazy.SchurAssemblies) {
+				t.Errorf("%s: %d of %d lazy assemblies, %d direct ones in single precision", name, countsOf(lazy).schurSingle, lazy.SchurAssemblies, countsOf(direct).schurSingle)
 			}
 			// The lazy path with its assemblies in double precision (the
 			// preconditioner then also solves the assembling iteration
@@ -91,8 +91,8 @@ func TestLazySchurMatchesDirect(t *testing.T) {
 				if r.Gap > tol || r.Primal > direct.Dual+1e-12*scale || direct.Primal > r.Dual+1e-12*scale {
 					t.Errorf("%s double=%v fail=%v: [%v, %v] (gap %g) against direct [%v, %v]", name, h.schurDouble, h.schurSingleFail, r.Primal, r.Dual, r.Gap, direct.Primal, direct.Dual)
 				}
-				if w == 10 && r.SchurAssemblies == 0 || r.schurSingle != 0 {
-					t.Errorf("%s double=%v fail=%v: %d assemblies, %d in single precision", name, h.schurDouble, h.schurSingleFail, r.SchurAssemblies, r.schurSingle)
+				if w == 10 && r.SchurAssemblies == 0 || countsOf(r).schurSingle != 0 {
+					t.Errorf("%s double=%v fail=%v: %d assemblies, %d in single precision", name, h.schurDouble, h.schurSingleFail, r.SchurAssemblies, countsOf(r).schurSingle)
 				}
 			}
 			if direct.SchurCG != 0 || direct.SchurAssemblies < direct.Iterations {
@@ -153,7 +153,7 @@ func TestLazySchurLine(t *testing.T) {
 // (DirectSchur) and with the lazy path forced on (schurMode 1).
 func directAndLazy(t *testing.T, name string, p *Problem, tol float64) (direct, lazy *Result) {
 	t.Helper()
-	direct, err := Solve(context.Background(), p, &Options{Tol: tol, DirectSchur: true})
+	direct, err := solveWith(context.Background(), p, &Options{Tol: tol, DirectSchur: true}, func(*config) {})
 	if err != nil {
 		t.Fatalf("%s direct: %v", name, err)
 	}
@@ -192,8 +192,8 @@ func TestLazySchurSingleProducts(t *testing.T) {
 		for _, tol := range []float64{1e-3, 1e-6} {
 			name := fmt.Sprintf("10x10 hot=%v tol=%g", hot, tol)
 			direct, lazy := directAndLazy(t, name, p, tol)
-			if want := tol >= 1e-3; (lazy.schurF32 > 0) != want || lazy.schurF32 > lazy.SchurCG {
-				t.Fatalf("%s: %d of %d products in single precision", name, lazy.schurF32, lazy.SchurCG)
+			if want := tol >= 1e-3; (countsOf(lazy).schurF32 > 0) != want || countsOf(lazy).schurF32 > lazy.SchurCG {
+				t.Fatalf("%s: %d of %d products in single precision", name, countsOf(lazy).schurF32, lazy.SchurCG)
 			}
 			scale := math.Abs(direct.Dual)
 			if lazy.Gap > tol || lazy.Primal > direct.Dual+1e-12*scale || direct.Primal > lazy.Dual+1e-12*scale {

@@ -102,6 +102,16 @@ type testHooks struct {
 	schurMode       int  // 1: lazy Schur complement whenever possible, 2: on with the automatic tuning, -1: off
 	schurDouble     bool // the lazy Schur complement's assemblies, and its products' L, in double precision
 	schurSingleFail bool // the first single-precision S taken as out of range
+	// record, when set, receives every certified Result with the
+	// solve's counters at that iterate.
+	record func(r *Result, c testCounts)
+}
+
+// testCounts are counters of a solve that only tests read (testHooks.record).
+type testCounts struct {
+	schurSingle int // SchurAssemblies made in single precision (schur.Lazy.Single)
+	schurF32    int // products S v that read the single-precision copy of L (ldl.Solve4F32)
+	restarts    int // restarts that brought columns left out back (ipm_drop.go)
 }
 
 // Result is a certified solution of a Problem.
@@ -148,19 +158,9 @@ type Result struct {
 	// left, by column, holds the multipliers of the columns left out of
 	// the solve (lp/ipm_drop.go), when Options.keepLam; nil otherwise.
 	left [][]float64
-	// restarts counts the restarts that brought columns left out back
-	// (lp/ipm_drop.go).
-	restarts int
 	// warm: the solve started from another LP's iterate (Options.warm,
 	// lp/ipm_warm.go).
 	warm bool
-	// schurSingle counts the SchurAssemblies made in single precision
-	// (the lazy Schur complement's preconditioner, schurPCG.single).
-	schurSingle int
-	// schurF32 counts the products S v made with the single-precision
-	// copy of L in use (solve4F32, for the blocks whose copy is current;
-	// tests).
-	schurF32 int
 }
 
 func (o *Options) withDefaults() config {
