@@ -305,7 +305,7 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	if err != nil {
 		return nil, err
 	}
-	sp, stretch, err := ldl.Spanner(p.N, p.Pairs, delta, o.Budget, elems)
+	sp, stretch, err := ldl.Spanner(ctx, p.N, p.Pairs, delta, &ldl.SpannerOptions{Settings: run.Settings{Budget: o.Budget}, Symmetry: elems})
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func solve(ctx context.Context, p *Problem, o config) (*Result, error) {
 	// the search's distance cache grows as N² (Spanner). With symmetries
 	// the pruned list is kept invariant (whole orbits of pairs).
 	if !o.KeepPairs && len(p.Pairs) > pruneMinDegree*p.N {
-		sp, _, err := ldl.Spanner(p.N, p.Pairs, 1, o.Budget, elems)
+		sp, _, err := ldl.Spanner(ctx, p.N, p.Pairs, 1, &ldl.SpannerOptions{Settings: run.Settings{Budget: o.Budget}, Symmetry: elems})
 		if err != nil {
 			return nil, err
 		}

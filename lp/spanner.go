@@ -1,6 +1,8 @@
 package lp
 
 import (
+	"context"
+
 	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/run"
 )
@@ -38,7 +40,7 @@ import (
 // Spanner is ldl.Spanner without symmetries; its errors carry the prefix
 // "ldl: ".
 func Spanner(n int, ps []Pair, delta float64, budget run.Budget) ([]Pair, float64, error) {
-	return ldl.Spanner(n, ps, delta, budget, nil)
+	return ldl.Spanner(context.Background(), n, ps, delta, &ldl.SpannerOptions{Settings: run.Settings{Budget: budget}})
 }
 
 // Stretch returns the pairs with every ratio W replaced by W^{1/delta}

@@ -190,7 +190,7 @@ func TestSymmetricSpanner(t *testing.T) {
 	if err != nil || len(elems) != 8 {
 		t.Fatalf("symmetries: %d elements, %v", len(elems), err)
 	}
-	sp, st, err := ldl.Spanner(n, all, 1.2, 0, elems)
+	sp, st, err := ldl.Spanner(context.Background(), n, all, 1.2, &ldl.SpannerOptions{Symmetry: elems})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package ldl
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/optdp/optdp/lp/internal/kernel"
 	"github.com/optdp/optdp/lp/internal/mem"
+	"github.com/optdp/optdp/run"
 )
 
 // Per-column benchmarks of the sparse factorisation in each fill-reducing
@@ -38,7 +40,7 @@ func columnCases(tb testing.TB, ws []int, euclid bool) []columnCase {
 	if euclid {
 		for _, w := range []int{20, 50} {
 			pts := gridPts(w, w)
-			sp, _, err := Spanner(w*w, metricPairs(pts, l2, 0.5), 1.2, -1, nil)
+			sp, _, err := Spanner(context.Background(), w*w, metricPairs(pts, l2, 0.5), 1.2, &SpannerOptions{Settings: run.Settings{Budget: -1}})
 			if err != nil {
 				tb.Fatal(err)
 			}

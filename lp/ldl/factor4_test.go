@@ -1,9 +1,12 @@
 package ldl
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/optdp/optdp/run"
 )
 
 // TestFactor4: the four columns of an interleaved block factored at once
@@ -18,7 +21,7 @@ import (
 func TestFactor4(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	pts := gridPts(20, 20)
-	sp, _, err := Spanner(400, metricPairs(pts, l2, 0.5), 1.2, -1, nil)
+	sp, _, err := Spanner(context.Background(), 400, metricPairs(pts, l2, 0.5), 1.2, &SpannerOptions{Settings: run.Settings{Budget: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

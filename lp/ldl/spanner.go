@@ -3,6 +3,7 @@ package ldl
 import (
 	"cmp"
 	"container/heap"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -37,7 +38,7 @@ const spannerTol = 1e-12
 // decides from cached distances (Farshi–Gudmundsson: a cached distance is an
 // upper bound, so only a failed test recomputes). The cache holds n² float64
 // values: Spanner refuses (wrapping run.ErrTooLarge) when they, with 64 bytes
-// per pair, exceed budget, and for more than 2²¹−1 rows (the sort's packed
+// per pair, exceed opts.Budget, and for more than 2²¹−1 rows (the sort's packed
 // keys). Errors also for delta < 1 or not finite, and for malformed pairs.
 //
 // Spanner also returns the stretch it observed, stretch <= delta(1+1e-12):
@@ -46,13 +47,19 @@ const spannerTol = 1e-12
 // below delta (1 for a Manhattan grid whatever delta), and Stretch with it
 // loses less.
 //
-// With a group elems of symmetries of ps (permutations of the rows mapping
-// every pair to a pair of the same ratio; nil for none), every pair added comes with its whole orbit, so the
-// returned list is invariant under the group. Since the graph stays
+// With a group opts.Symmetry of symmetries of ps (permutations of the rows
+// mapping every pair to a pair of the same ratio; nil for none), every
+// pair added comes with its whole orbit, so the returned list is invariant
+// under the group. Since the graph stays
 // invariant, the images of a pair that needs adding need it too: the
 // result is the greedy spanner of one order of the pairs, whole orbits at
-// a time.
-func Spanner(n int, ps []Pair, delta float64, budget run.Budget, elems [][]int) ([]Pair, float64, error) {
+// a time. A cancelled ctx stops the search with its error.
+func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *SpannerOptions) ([]Pair, float64, error) {
+	var budget run.Budget
+	var elems [][]int
+	if opts != nil {
+		budget, elems = opts.Budget, opts.Symmetry
+	}
 	if !(delta >= 1) || math.IsInf(delta, 1) {
 		return nil, 0, fmt.Errorf("ldl: spanner stretch %v: want a finite delta >= 1: %w", delta, run.ErrBadInput)
 	}
@@ -105,7 +112,12 @@ func Spanner(n int, ps []Pair, delta float64, budget run.Budget, elems [][]int) 
 	if elems != nil {
 		added = make(map[int64]bool)
 	}
-	for _, k := range order {
+	for t, k := range order {
+		if t%spanCheckCtx == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, fmt.Errorf("ldl: spanner: %w", err)
+			}
+		}
 		q := ps[k]
 		l := math.Log(q.W)
 		bound := delta * l * (1 + spannerTol)
@@ -143,6 +155,20 @@ func Spanner(n int, ps []Pair, delta float64, budget run.Budget, elems [][]int) 
 	}
 	return out, stretch, nil
 }
+
+// SpannerOptions are the settings of Spanner; nil means the zero value.
+type SpannerOptions struct {
+	// Settings: Budget bounds the distance cache (n² float64 values and 64
+	// bytes per pair; 0 = run.DefaultBudget, negative = no limit).
+	// Progress is not used.
+	run.Settings
+	// Symmetry is a group of permutations of the rows under which ps is
+	// invariant, the identity included (nil: none).
+	Symmetry [][]int
+}
+
+// spanCheckCtx is how many pairs Spanner tests between checks of its ctx.
+const spanCheckCtx = 1024
 
 // spanKey is a pair's place in the greedy spanner's order: the bits of
 // its ratio, its rows packed as (min(I,H), max(I,H), I) in 21 bits each,

@@ -1,6 +1,7 @@
 package ldl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -15,7 +16,7 @@ import (
 func TestSpannerManhattan(t *testing.T) {
 	const w, h = 4, 5
 	pts := gridPts(w, h)
-	sp, st, err := Spanner(len(pts), metricPairs(pts, l1, 0.7), 1.7, 0, nil)
+	sp, st, err := Spanner(context.Background(), len(pts), metricPairs(pts, l1, 0.7), 1.7, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func TestSpannerStretch(t *testing.T) {
 	n := len(pts)
 	all := metricPairs(pts, l2, 0.5)
 	for _, delta := range []float64{1, 1.1, 1.5, 3} {
-		sp, st, err := Spanner(n, all, delta, 0, nil)
+		sp, st, err := Spanner(context.Background(), n, all, delta, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,10 +76,10 @@ func TestSpannerStretch(t *testing.T) {
 			t.Errorf("delta %v: %d of %d pairs kept: not sparse", delta, len(sp), len(all))
 		}
 	}
-	if _, _, err := Spanner(n, all, 0.9, 0, nil); !errors.Is(err, run.ErrBadInput) {
+	if _, _, err := Spanner(context.Background(), n, all, 0.9, nil); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("delta 0.9: %v, want ErrBadInput", err)
 	}
-	if _, _, err := Spanner(n, all, 1, 100, nil); !errors.Is(err, run.ErrTooLarge) {
+	if _, _, err := Spanner(context.Background(), n, all, 1, &SpannerOptions{Settings: run.Settings{Budget: 100}}); !errors.Is(err, run.ErrTooLarge) {
 		t.Errorf("budget 100 bytes: %v, want run.ErrTooLarge", err)
 	}
 }
@@ -90,7 +91,7 @@ func BenchmarkSpanner(b *testing.B) {
 		pairs := metricPairs(gridPts(w, w), l2, 0.5)
 		b.Run(fmt.Sprintf("%dx%d", w, w), func(b *testing.B) {
 			for b.Loop() {
-				if _, _, err := Spanner(w*w, pairs, 1.2, 0, nil); err != nil {
+				if _, _, err := Spanner(context.Background(), w*w, pairs, 1.2, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -101,7 +102,7 @@ func BenchmarkSpanner(b *testing.B) {
 // TestSpannerTooManyRows: more rows than the sort's keys pack is refused
 // with ErrTooLarge before anything is allocated.
 func TestSpannerTooManyRows(t *testing.T) {
-	_, _, err := Spanner(spanKeyRows+1, []Pair{{I: 0, H: 1, W: 2}}, 1.2, 0, nil)
+	_, _, err := Spanner(context.Background(), spanKeyRows+1, []Pair{{I: 0, H: 1, W: 2}}, 1.2, nil)
 	if !errors.Is(err, run.ErrTooLarge) {
 		t.Fatalf("Spanner on %d rows: %v, want run.ErrTooLarge", spanKeyRows+1, err)
 	}

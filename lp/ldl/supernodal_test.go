@@ -1,10 +1,13 @@
 package ldl
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/optdp/optdp/run"
 )
 
 // factorSimplicial is the column-by-column left-looking LDL^T: for each column j, the updates
@@ -67,7 +70,7 @@ func factorSimplicial(f *LDL, diag []float64, pairs []Pair, wt []float64) float6
 // grid (whose minimum-degree order has supernodes of dozens of columns).
 func structureCases(t *testing.T, rng *rand.Rand) []structureCase {
 	t.Helper()
-	sp, _, err := Spanner(144, metricPairs(gridPts(12, 12), l2, 0.5), 1.2, -1, nil)
+	sp, _, err := Spanner(context.Background(), 144, metricPairs(gridPts(12, 12), l2, 0.5), 1.2, &SpannerOptions{Settings: run.Settings{Budget: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

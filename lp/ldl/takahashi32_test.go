@@ -1,12 +1,14 @@
 package ldl
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/optdp/optdp/lp/internal/kernel"
+	"github.com/optdp/optdp/run"
 )
 
 // TestMaddKernels32: the single-precision kernels of AddInverse32 against
@@ -117,7 +119,7 @@ func TestMaddKernels32(t *testing.T) {
 func TestAddInverse32(t *testing.T) {
 	rng := rand.New(rand.NewPCG(75, 76))
 	pts := gridPts(8, 8)
-	sp, _, err := Spanner(64, metricPairs(pts, l2, 0.5), 1.2, -1, nil)
+	sp, _, err := Spanner(context.Background(), 64, metricPairs(pts, l2, 0.5), 1.2, &SpannerOptions{Settings: run.Settings{Budget: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
