@@ -66,10 +66,10 @@ type ipm struct {
 	permBuf [][]float64 // per worker: a permuted vector
 	ldlWork [][]float64 // per worker: the sparse factor's scratch
 	// Per worker, without symmetries or per-column pairs: the diagonals
-	// and pair weights of four columns, and factor4's scratch (nil: the
+	// and pair weights of four columns, and ldl.Factor4's scratch (nil: the
 	// columns are factored one at a time).
 	diag4, wt4, f4Work [][]float64
-	// With the lazy Schur complement (schurPCG.on) in a solve to Tol 1e-3
+	// With the lazy Schur complement (schur.Lazy.On) in a solve to Tol 1e-3
 	// or looser (singleProducts): every block's L rounded to single
 	// precision (4·nnz values per block of four
 	// columns, positional as sf), which its conjugate-gradient products
@@ -90,12 +90,12 @@ type ipm struct {
 	cols columnSystem
 
 	pcg *schur.Lazy // the lazy Schur complement (nil: assemble at every iteration)
-	// The per-column mode (pc != nil, lp/percol.go): column o has its own
+	// The per-column mode (pc != nil, newton_percol.go): column o has its own
 	// ratio constraints pc.pairs[o], with slacks and multipliers at
 	// s[pc.off[o]+k], and its own fill-reducing order and factor pc.cols[o].
 	pc *percol.Factors
 
-	// The symmetric mode (sg != nil, lp/symmetry.go): the m columns are
+	// The symmetric mode (sg != nil, newton_orbits.go, lp/internal/orbit): the m columns are
 	// representatives of the orbits of columns, sg.cols[o] in p's
 	// numbering, each standing for sg.colW[o] columns; the Schur complement
 	// is the norb×norb reduced S~, assembled from per-worker orbit sums

@@ -21,13 +21,13 @@ func (s *ipm) steps() (ap, ad float64) {
 // maxCorrectors is the number of Gondzio centrality correctors tried per
 // iteration: each costs one more solve with the factors at hand, far less
 // than the factorisation, and lengthens short steps. Not in the lazy
-// iterations of the Schur complement (lp/schur_pcg.go), where a solve is
+// iterations of the Schur complement (newton_schur.go, lp/internal/schur), where a solve is
 // a run of conjugate gradients (10-30 products S v, each a solve with
 // every column's factor): there the correctors saved a few iterations but
 // cost more than those (Manhattan 40×40 with the hot-spot prior: 41 iterations
 // and 357-392 CPU s with them, 43 and 298 CPU s without; one corrector:
 // 39 and 366 CPU s). They do run in the iteration that assembled S in
-// single precision (schurPCG.single), whose solves are conjugate gradients
+// single precision (schur.Lazy.Single), whose solves are conjugate gradients
 // preconditioned by the fresh factor: a few products each.
 const maxCorrectors = 2
 
@@ -351,7 +351,7 @@ func (s *ipm) run(ctx context.Context, o config) (*Result, error) {
 		if (bad >= 3 || stale >= 8) && s.pcg.On {
 			// Directions from conjugate gradients with an earlier factor
 			// of S stopped improving the certificate: assemble S at every
-			// iteration from here on (lp/schur_pcg.go).
+			// iteration from here on (newton_schur.go, lp/internal/schur).
 			s.pcg.On, bad, stale = false, 0, 0
 			continue
 		}

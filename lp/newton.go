@@ -17,7 +17,7 @@ import (
 // (G_o the pairs of column o: the problem's, or the column's own in the
 // per-column mode), factored at every iteration. The row sums couple the
 // columns through the Schur complement S = sum_o H_o^{-1}, which
-// factorSchur (direct), schurPCG (newton_schur.go, lazy) and the orbit
+// factorSchur (direct), schur.Lazy (newton_schur.go, lazy) and the orbit
 // reduction (newton_orbits.go) solve with; this interface is what they and
 // the interior-point method call of the column factors. The variants:
 //
@@ -75,7 +75,7 @@ func (s *ipm) addColumnInverse(o, w int, acc []float64) {
 // solveColumns computes H_o^{-1} u_o for every column o, u_o filled by
 // set and then handed to use (with the worker's index; u is the worker's
 // scratch). The four columns of one block of factors (newIPM) go through
-// solve4 together, one pass over the block instead of four passes each
+// ldl.Solve4 together, one pass over the block instead of four passes each
 // reading every fourth value; the others (the QR fallback, a last partial
 // block) one by one. Each worker takes a contiguous range of whole blocks,
 // and within it the columns in order.
@@ -116,7 +116,7 @@ again:
 	if s.sym != nil && s.fac == nil {
 		s.allocBands()
 	}
-	// The lazy Schur complement (lp/schur_pcg.go) may keep an earlier
+	// The lazy Schur complement (newton_schur.go, lp/internal/schur) may keep an earlier
 	// iteration's factor of S and skip the assembly; its recycled CG
 	// directions belong to the previous S.
 	s.pcg.Forget()
@@ -136,7 +136,7 @@ again:
 	if s.f4Work == nil || s.useQR || s.pc != nil {
 		s.parallel(column)
 	} else {
-		// The sparse mode: four columns of a block at once (factor4).
+		// The sparse mode: four columns of a block at once (ldl.Factor4).
 		s.blocks(func(lo, hi, w int) {
 			for o := lo; o < hi; {
 				if o%4 != 0 || o+4 > hi {
@@ -511,7 +511,7 @@ func (s *ipm) solveNewton(rd, rp, rs, rcx []float64, rcs pairRHS, d *newton) {
 func (s *ipm) refine(rp []float64, d *newton) {
 	if s.pcg.SkipRefine() {
 		// Conjugate gradients solved with S to their own tolerance on the
-		// exact operator (lp/schur_pcg.go): e is their residual.
+		// exact operator (newton_schur.go, lp/internal/schur): e is their residual.
 		return
 	}
 	n := s.n

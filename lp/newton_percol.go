@@ -85,7 +85,7 @@ func solveColumns(ctx context.Context, p *Problem, cols [][]int, o config, prev 
 
 // perColumnSystem is the per-column variant of the column factors
 // (columnSystem): column o has its own pairs, fill-reducing order and
-// factor in s.pc (perColumn.factor, perColumn.solve). Its factor always
+// factor in s.pc (percol.Factors.Factor, Solve). Its factor always
 // adds H_o^{-1} to the accumulator (the per-column mode assembles S at
 // every iteration, without symmetries), so addInverse and inverse are
 // never called.

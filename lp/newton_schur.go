@@ -20,7 +20,7 @@ func (s *ipm) newSchurPCG(o config) *schur.Lazy {
 	if s.pc != nil || s.sg != nil {
 		// The symmetric mode's S~ is small (one row per orbit of rows),
 		// and assembled from the representatives only: no lazy path.
-		// Per-column pair sets (lp/percol.go): every column has its own
+		// Per-column pair sets (newton_percol.go): every column has its own
 		// graph, which the cost model and the Σ_o H_o start below do not
 		// cover; S is assembled at every iteration.
 		return p
@@ -236,7 +236,7 @@ func (op schurOperator) Apply(dst, v []float64) {
 			end := min(m, (c+1)*pcgChunk)
 			for o := c * pcgChunk; o < end; {
 				if f, ok := s.quad(o, end); ok {
-					// Four columns at once (solve4), summed in order.
+					// Four columns at once (ldl.Solve4), summed in order.
 					r4 := p.U4[w]
 					kernel.Bcast4(r4, v)
 					single := !p.Endgame && s.l32 != nil && s.l32ok[o] && s.l32ok[o+1] && s.l32ok[o+2] && s.l32ok[o+3]

@@ -51,7 +51,7 @@ type Options struct {
 	// where the assembly costs much more than a sweep of solves with the
 	// per-column factors (n in the thousands), Solve reuses an earlier
 	// iteration's factor of S as the preconditioner of conjugate gradients
-	// on the exact S (see schurPCG in lp/schur_pcg.go), assembling afresh
+	// on the exact S (see schur.Lazy in lp/internal/schur), assembling afresh
 	// only when they slow down.
 	DirectSchur bool
 

@@ -14,14 +14,14 @@ import (
 // (docs/MATH.md §11.7): a column whose reduced costs show it unused is left
 // out of the next relaxations (its X fixed at 0), and the certified bound
 // keeps a term for it from multipliers of its own, priced against the
-// other columns' row multipliers after every round (priceColumn); a column
+// other columns' row multipliers after every round (price.Column); a column
 // that no longer prices out comes back.
 type colElim struct {
 	m, workers int
 	active     []bool
 	back       []int // times brought back: at elimBack the column stays (no column goes back and forth for ever)
 	// Column o's pairs, multipliers and analysis at its last solve in a
-	// relaxation (solved[o]); the multipliers are replaced by priceColumn
+	// relaxation (solved[o]); the multipliers are replaced by price.Column
 	// while o is inactive.
 	pairs   [][]Pair
 	lam     [][]float64
@@ -39,7 +39,7 @@ type colElim struct {
 // reduced-cost slack (see slack) is below -elimDrop |Dual|/n (|Dual|/n the
 // mean row multiplier) and its mass below elimMass·n/M, unless it was
 // brought back elimBack times, or once in a tight round (see update).
-// priceIter caps priceColumn's iterations. Columns are left out after
+// priceIter caps price.Column's iterations. Columns are left out after
 // round elimFirst and later: the first relaxation, with the start pairs
 // only, is a poor guide to the outputs used (20×20 hotspots: 13 rounds
 // and 527 iterations against 16 and 609 when leaving out after round 1).
@@ -175,7 +175,7 @@ func (e *colElim) bound(p *Problem) (float64, []float64) {
 // (y is the maximum over the active columns, up to rounding), and how far
 // below 0 says how far it is from being used. An inactive column keeps its
 // multipliers when they still price it out (slack <= 0); otherwise push
-// moves the excess onto rows with room, and if some is left, priceColumn
+// moves the excess onto rows with room, and if some is left, price.Column
 // searches new multipliers on the column's own pairs, followed by push
 // again. Its excess is what its term adds to the bound of the active
 // columns. The inactive columns are priced by the workers.

@@ -110,7 +110,7 @@ func relGap(primal, dual float64) float64 {
 // n²b/2 for the inverse plus n b² for the factor; sparse: symbolic.flops).
 // The answer is numbered back to p's rows.
 //
-// elems, when not nil, is a group of symmetries of p (symmetries), used
+// elems, when not nil, is a group of symmetries of p (orbit.Find), used
 // by the symmetric mode.
 func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result, error) {
 	perm := ldl.RCM(p.graph())
@@ -123,7 +123,7 @@ func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result,
 	var mdPerm []int
 	var sym *ldl.Symbolic
 	if !o.Banded && p.N > 2 && len(p.Pairs) > 0 {
-		mdPerm, sym = ldl.FillReducing(p.graph()) // lp/cholmod_order.go: OPTDP_LP_ORDER
+		mdPerm, sym = ldl.FillReducing(p.graph()) // the order of OPTDP_LP_ORDER (ldl.OrderEnv)
 		if !(sym.Flops() < 0.6*bandFlops) {
 			mdPerm, sym = nil, nil
 		}
@@ -149,7 +149,7 @@ func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result,
 		// per-worker scratch of Takahashi's recurrence and the factor.
 		need += 8 * (float64(4*((mr+3)/4))*(n+float64(sym.NNZ())) + w*(n*n+float64(sym.QuadWork())))
 		if sg == nil {
-			// factor4's per-worker diagonals, pair weights and scratch.
+			// ldl.Factor4's per-worker diagonals, pair weights and scratch.
 			need += 8 * w * (4*n + 4*float64(len(p.Pairs)) + float64(sym.Factor4Work()))
 			if lazyOn(o, pcgRatio(sym, 0, p.N, mr)) && singleProducts(o) {
 				// L in single precision for the lazy path's products.
@@ -162,7 +162,7 @@ func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result,
 	}
 	if sg == nil {
 		// The lazy Schur complement's chunk sums, recycled directions and
-		// per-worker vectors of solve4 (lp/schur_pcg.go: apply, keep).
+		// per-worker vectors of ldl.Solve4 (newton_schur.go: schurOperator.Apply; schur.Lazy's recycling).
 		need += 8 * (n*float64(mr)/pcgChunk + n + 2*schur.Recycle*n + 5*w*n)
 	}
 	if dropsColumns(o, sg, p.M) {
