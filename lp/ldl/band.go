@@ -2,12 +2,14 @@ package ldl
 
 import "math"
 
-// band is the LDL^T factorisation of a symmetric positive definite n×n
-// matrix of bandwidth b, stored by rows of the lower band: a[i*(b+1)+t] is
-// L[i][i-t] for t = 1..B (L unit lower triangular) and a[i*(b+1)] is D[i].
+// Band is the LDL^T factorisation of a symmetric positive definite N×N
+// matrix of half-bandwidth B, stored by rows of the lower band:
+// A[i*(B+1)+t] is L[i][i-t] for t = 1..B (L unit lower triangular) and
+// A[i*(B+1)] is D[i]. The caller allocates A (N·(B+1) values) before the
+// first factorisation; the methods are not safe for concurrent use.
 type Band struct {
-	N, B  int
-	A     []float64
+	N, B  int       // order and half-bandwidth
+	A     []float64 // the factor, N·(B+1) values
 	hdiag []float64 // CholFactor's scratch: the assembled diagonal
 }
 
@@ -16,7 +18,7 @@ type Band struct {
 // safeguard).
 const hugePivot = 1e128
 
-// solve overwrites r with A^{-1} r using the factorisation.
+// Solve overwrites r with A^{-1} r using the factorisation.
 func (m *Band) Solve(r []float64) {
 	n, b, w := m.N, m.B, m.B+1
 	a := m.A

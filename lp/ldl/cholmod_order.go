@@ -8,7 +8,7 @@ import (
 )
 
 // OrderEnv is the environment variable that selects the fill-reducing row
-// order of the sparse per-column factorisation (lp/sparse.go), read at every
+// order of the sparse per-column factorisation (sparse.go), read at every
 // Solve:
 //
 //   - "md": lp's minimum degree (MinimumDegree);

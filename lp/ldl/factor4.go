@@ -10,7 +10,7 @@ import (
 // assembled diagonal and the temporary of four columns, interleaved.
 func (s *Symbolic) Factor4Work() int { return 12 * s.N }
 
-// factor4 factors the four columns of an interleaved block at once:
+// Factor4 factors the four columns of an interleaved block at once:
 // f[c].D and f[c].L (entry q at 4q+c of the block) receive the LDL^T of
 // H_c = diag(diag[c]) + G^T diag(wt[c]) G, the same bits as factor gives
 // each column alone, and ratio[c] is factor's return value for column c.

@@ -2,7 +2,7 @@ package ldl
 
 import "slices"
 
-// rcm returns a reverse Cuthill–McKee ordering of the rows of p: perm[new]
+// RCM returns a reverse Cuthill–McKee ordering of the rows of p: perm[new]
 // is the old index. It numbers the rows breadth-first from a
 // pseudo-peripheral row of each component of the pair graph, neighbours by
 // increasing degree, then reverses, which keeps the bandwidth of the

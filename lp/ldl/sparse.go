@@ -8,13 +8,13 @@ import (
 	"github.com/optdp/optdp/lp/internal/kernel"
 )
 
-// symbolic is the structure, shared by every column and iteration, of the
+// Symbolic is the structure, shared by every column and iteration, of the
 // sparse LDL^T factorisation H = L D L^T of the per-column Newton matrices
 // H_o = diag(z/x) + G^T diag(lambda/s) G in a fill-reducing row order (the
 // solver's own order, see MinimumDegree). Column j of L has its nonzeros in
 // the rows rowIdx[colPtr[j]:colPtr[j+1]], ascending and all > j.
 type Symbolic struct {
-	N              int
+	N              int // order of H
 	colPtr, rowIdx []int
 	// pairPos[k] is the position in rowIdx of the entry (max(I,H), min(I,H))
 	// of pair k.
@@ -35,10 +35,10 @@ type Symbolic struct {
 	relIdx       []int32
 }
 
-// nnz is the number of strictly lower entries of L.
+// NNZ is the number of strictly lower entries of L.
 func (s *Symbolic) NNZ() int { return len(s.rowIdx) }
 
-// flops estimates the multiply-adds of one column's factorisation and of
+// Flops estimates the multiply-adds of one column's factorisation and of
 // its full inverse (Takahashi's recurrence, see AddInverse).
 func (s *Symbolic) Flops() float64 {
 	var f float64
@@ -229,7 +229,7 @@ type LDL struct {
 	St  int       // stride of L: 0 or 1 (contiguous) or 4 (interleaved)
 }
 
-// stride is the distance in l between consecutive entries of L.
+// Stride is the distance in l between consecutive entries of L.
 func (f *LDL) Stride() int { return max(f.St, 1) }
 
 // lLen is the length l needs for nnz entries at stride st.
@@ -240,7 +240,7 @@ func lLen(nnz, st int) int {
 	return (nnz-1)*max(st, 1) + 1
 }
 
-// solve overwrites r with H^{-1} r: L y = r by columns (scatter), D, then
+// Solve overwrites r with H^{-1} r: L y = r by columns (scatter), D, then
 // L^T x = y by rows of L^T (a gather whose four partial sums break the
 // dependency chain of one accumulator).
 //
@@ -383,7 +383,7 @@ func BlockTo32(f *[4]*LDL, l32 []float32) {
 	}
 }
 
-// interleaved reports whether f are the four columns of one interleaved
+// Interleaved reports whether f are the four columns of one interleaved
 // block, in order, and returns the block (4·nnz values: entry q of column
 // c at 4q+c).
 func Interleaved(f *[4]*LDL) ([]float64, bool) {

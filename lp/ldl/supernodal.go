@@ -133,7 +133,7 @@ func (s *Symbolic) FactorWork() int { return 2 * s.N }
 // FactorWork, and L contiguous (computed there, then spread to its stride).
 func (s *Symbolic) QuadWork() int { return 2*s.N + s.NNZ() }
 
-// factor computes H = L D L^T for H = diag + G^T diag(wt) G, a supernode at
+// Factor computes H = L D L^T for H = diag + G^T diag(wt) G, a supernode at
 // a time (left-looking: the updates of the earlier supernodes that touch J,
 // then J's own dense columns), with work as scratch of FactorWork() values
 // (QuadWork() for an interleaved factor, st = 4: L is computed contiguous
@@ -255,7 +255,7 @@ func (f *LDL) Factor(diag []float64, pairs []Pair, wt []float64, work []float64)
 	return ratio
 }
 
-// assemble writes H = diag + G^T diag(wt) G into f.D (diagonal) and l
+// Assemble writes H = diag + G^T diag(wt) G into f.D (diagonal) and l
 // (the strictly lower entries, contiguous, at the pairs' places in the
 // structure).
 func (f *LDL) Assemble(l []float64, diag []float64, pairs []Pair, wt []float64) {

@@ -85,7 +85,7 @@ func (f *LDL) AddInverse(acc, z []float64) {
 const pivot32Min = 1e-30
 
 // AddInverse32 is AddInverse in single precision, for the preconditioner
-// of the lazy Schur complement (lp/schur_pcg.go: the assembled S is then
+// of the lazy Schur complement (lp/internal/schur: the assembled S is then
 // only a preconditioner of conjugate gradients on the exact S): the same
 // recurrence and partial mirror, rows of Z and the accumulator acc (the
 // upper triangle of an n×n matrix) in float32, the factor's entries and

@@ -178,7 +178,7 @@ func Closure(gens [][]int, n int) [][]int {
 	return elems
 }
 
-// symmetry is the reduction of the interior-point method by a group G of
+// Group is the reduction of the interior-point method by a group G of
 // Find of the problem (docs/MATH.md §11.9). The central path of a
 // G-invariant LP from a G-invariant start is G-invariant, X[g(i)][g(o)] =
 // X[i][o], so the solver keeps one representative column per orbit of
@@ -266,7 +266,7 @@ func NewGroup(elems [][]int, rowPerm []int) *Group {
 	return sy
 }
 
-// orbitMean replaces v by its means over the orbits of rows.
+// OrbitMean replaces v by its means over the orbits of rows.
 func (sy *Group) OrbitMean(v []float64) {
 	sum := make([]float64, sy.NOrb)
 	for k, x := range v {
@@ -278,7 +278,7 @@ func (sy *Group) OrbitMean(v []float64) {
 	}
 }
 
-// orbitMax replaces v by its maxima over the orbits of rows.
+// OrbitMax replaces v by its maxima over the orbits of rows.
 func (sy *Group) OrbitMax(v []float64) {
 	mx := make([]float64, sy.NOrb)
 	for c := range mx {
@@ -292,7 +292,7 @@ func (sy *Group) OrbitMax(v []float64) {
 	}
 }
 
-// compress adds w·Z, given by its upper triangle z[a*n+b] (a <= b) in the
+// Compress adds w·Z, given by its upper triangle z[a*n+b] (a <= b) in the
 // numbering where position a is row at(a) (at nil: the identity), to the
 // orbit accumulator acc (norb×norb, row-major, acc[I][J] for the entries
 // (a, b) with a <= b; the full orbit sums are acc + acc^T - diag, see
@@ -319,7 +319,7 @@ func (sy *Group) Compress(acc, z []float64, n int, at []int, w float64) {
 	}
 }
 
-// compressDiag adds w·z[a*n+a] to diag[orbit(at(a))].
+// CompressDiag adds w·z[a*n+a] to diag[orbit(at(a))].
 func (sy *Group) CompressDiag(diag, z []float64, n int, at []int, w float64) {
 	for a := 0; a < n; a++ {
 		r := a
@@ -330,7 +330,7 @@ func (sy *Group) CompressDiag(diag, z []float64, n int, at []int, w float64) {
 	}
 }
 
-// reduced writes into dst (norb×norb, row-major) the reduced Schur
+// Reduced writes into dst (norb×norb, row-major) the reduced Schur
 // complement S~[I][J] = (U[I][J] + U[J][I] - [I=J] D[I]) / sqrt(|I||J|)
 // from the upper-triangle orbit sums U and the diagonal sums D.
 func (sy *Group) Reduced(dst, u, diag []float64) {
@@ -347,7 +347,7 @@ func (sy *Group) Reduced(dst, u, diag []float64) {
 	}
 }
 
-// expandX returns the full row-major N×M matrix of the representative
+// ExpandX returns the full row-major N×M matrix of the representative
 // columns x (column-major, x[t*n+k] for representative t): column g(r) of
 // row rowAct_g(k) is x_r[k], averaged over the elements g that map r to
 // the same column (its stabiliser).
@@ -366,7 +366,7 @@ func (sy *Group) ExpandX(x []float64, n, m int) []float64 {
 	return full
 }
 
-// dualBound is dualBound(p, expandLam(lam)) computed without the full
+// DualBound is dualBound(p, expandLam(lam)) computed without the full
 // multipliers (m·len(Pairs) values): the representatives' lam (lam[t*np+k]
 // for p's pairs, negative entries treated as 0), rows acted on by rowAct
 // (sy.RowAct for the solver's numbering, sy.ColAct for the original one).

@@ -155,7 +155,7 @@ func (pc *Factors) Factor(o, w int, diag, wt, acc []float64, useQR bool) bool {
 		}
 		// This column's pivots lost nearly all their digits: its banded QR
 		// alone, the other columns keep their LDL^T (as in the shared-pair
-		// sparse mode, lp/ipm.go).
+		// sparse mode, lp/newton_sparse.go).
 		c.isQR = true
 	}
 	b := c.bw
@@ -216,7 +216,7 @@ func (pc *Factors) Solve(o, w int, r []float64) {
 	}
 }
 
-// Repair is Repair (lp/certify.go) for per-column pairs: it makes the
+// Repair is lp.Repair (lp/certify.go) for per-column pairs: it makes the
 // row-major n×m matrix x stochastic and mixes it with the uniform matrix
 // by the smallest weight t that satisfies every column's pairs with the
 // ratios tightened by margin, checked exactly in floating point.

@@ -370,7 +370,12 @@ func CholSolve(c *mat.Cholesky, v []float64, workers int) {
 // cholBlock is the rows per block of CholSolve with several workers.
 const cholBlock = 128
 
-// residual has not fallen below tol within cap iterations.
+// Solve overwrites v with S^{-1} v by conjugate gradients preconditioned
+// by Op.Precondition, the products by Op.Apply, started from the Galerkin
+// solution in the recycled directions (keep). It returns false, v
+// unchanged, when the relative residual has not fallen below the tolerance
+// (Tol, CGTol in the end game, LooseTol for a loose solve) within Cap
+// iterations or half an assembly's time.
 func (p *Lazy) Solve(v []float64) bool {
 	b, x, r, z, d, q := p.B, p.X, p.R, p.Z, p.P, p.Q
 	start := time.Now()
