@@ -1,6 +1,7 @@
 package ldl
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -16,64 +17,66 @@ import (
 func TestBandQR(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, c := range []struct{ n, v int }{{1, 1}, {2, 1}, {6, 1}, {9, 3}, {12, 11}, {30, 5}} {
-		pairs := bandPairs(c.n, c.v, 0.3+rng.Float64())
-		b := min(c.v, c.n-1)
-		diag := make([]float64, c.n)
-		wt := make([]float64, len(pairs))
-		h := mat.NewSymDense(c.n, nil)
-		for i := range diag {
-			diag[i] = math.Pow(10, 4*rng.Float64()-2)
-			h.SetSym(i, i, diag[i])
-		}
-		for k, q := range pairs {
-			wt[k] = math.Pow(10, 4*rng.Float64()-2)
-			h.SetSym(q.I, q.I, h.At(q.I, q.I)+wt[k])
-			h.SetSym(q.H, q.H, h.At(q.H, q.H)+wt[k]*q.W*q.W)
-			h.SetSym(q.I, q.H, h.At(q.I, q.H)-wt[k]*q.W)
-		}
-		order := make([]int, len(pairs))
-		for k := range order {
-			order[k] = k
-		}
-		slices.SortStableFunc(order, func(a, c int) int {
-			return min(pairs[a].I, pairs[a].H) - min(pairs[c].I, pairs[c].H)
-		})
-		m := &Band{N: c.n, B: b, A: make([]float64, c.n*(b+1))}
-		m.QRFactor(diag, pairs, wt, order, make([]float64, c.n*(b+1)), make([]float64, c.n+b+1))
-
-		var ch mat.Cholesky
-		if !ch.Factorize(h) {
-			t.Fatalf("n=%d v=%d: H not positive definite", c.n, c.v)
-		}
-		var inv mat.SymDense
-		if err := ch.InverseTo(&inv); err != nil {
-			t.Fatal(err)
-		}
-		r := make([]float64, c.n)
-		for i := range r {
-			r[i] = rng.Float64()
-		}
-		want := mat.NewVecDense(c.n, nil)
-		want.MulVec(&inv, mat.NewVecDense(c.n, slices.Clone(r)))
-		m.Solve(r)
-		for i := range r {
-			if math.Abs(r[i]-want.AtVec(i)) > 1e-9*math.Abs(want.AtVec(i)) {
-				t.Errorf("n=%d v=%d: solve[%d] = %v, want %v", c.n, c.v, i, r[i], want.AtVec(i))
+		t.Run(fmt.Sprintf("%+v", c), func(t *testing.T) {
+			pairs := bandPairs(c.n, c.v, 0.3+rng.Float64())
+			b := min(c.v, c.n-1)
+			diag := make([]float64, c.n)
+			wt := make([]float64, len(pairs))
+			h := mat.NewSymDense(c.n, nil)
+			for i := range diag {
+				diag[i] = math.Pow(10, 4*rng.Float64()-2)
+				h.SetSym(i, i, diag[i])
 			}
-		}
-		// AddInverse adds onto what is there: start from 1s.
-		s := make([]float64, c.n*c.n)
-		for i := range s {
-			s[i] = 1
-		}
-		m.AddInverse(s, make([]float64, (b+1)*c.n))
-		for i := 0; i < c.n; i++ {
-			for j := i; j < c.n; j++ {
-				if got, want := s[i*c.n+j], 1+inv.At(i, j); math.Abs(got-want) > 1e-9*math.Abs(want) {
-					t.Errorf("n=%d v=%d: inverse[%d][%d] = %v, want %v", c.n, c.v, i, j, got, want)
+			for k, q := range pairs {
+				wt[k] = math.Pow(10, 4*rng.Float64()-2)
+				h.SetSym(q.I, q.I, h.At(q.I, q.I)+wt[k])
+				h.SetSym(q.H, q.H, h.At(q.H, q.H)+wt[k]*q.W*q.W)
+				h.SetSym(q.I, q.H, h.At(q.I, q.H)-wt[k]*q.W)
+			}
+			order := make([]int, len(pairs))
+			for k := range order {
+				order[k] = k
+			}
+			slices.SortStableFunc(order, func(a, c int) int {
+				return min(pairs[a].I, pairs[a].H) - min(pairs[c].I, pairs[c].H)
+			})
+			m := &Band{N: c.n, B: b, A: make([]float64, c.n*(b+1))}
+			m.QRFactor(diag, pairs, wt, order, make([]float64, c.n*(b+1)), make([]float64, c.n+b+1))
+
+			var ch mat.Cholesky
+			if !ch.Factorize(h) {
+				t.Fatalf("n=%d v=%d: H not positive definite", c.n, c.v)
+			}
+			var inv mat.SymDense
+			if err := ch.InverseTo(&inv); err != nil {
+				t.Fatal(err)
+			}
+			r := make([]float64, c.n)
+			for i := range r {
+				r[i] = rng.Float64()
+			}
+			want := mat.NewVecDense(c.n, nil)
+			want.MulVec(&inv, mat.NewVecDense(c.n, slices.Clone(r)))
+			m.Solve(r)
+			for i := range r {
+				if math.Abs(r[i]-want.AtVec(i)) > 1e-9*math.Abs(want.AtVec(i)) {
+					t.Errorf("n=%d v=%d: solve[%d] = %v, want %v", c.n, c.v, i, r[i], want.AtVec(i))
 				}
 			}
-		}
+			// AddInverse adds onto what is there: start from 1s.
+			s := make([]float64, c.n*c.n)
+			for i := range s {
+				s[i] = 1
+			}
+			m.AddInverse(s, make([]float64, (b+1)*c.n))
+			for i := 0; i < c.n; i++ {
+				for j := i; j < c.n; j++ {
+					if got, want := s[i*c.n+j], 1+inv.At(i, j); math.Abs(got-want) > 1e-9*math.Abs(want) {
+						t.Errorf("n=%d v=%d: inverse[%d][%d] = %v, want %v", c.n, c.v, i, j, got, want)
+					}
+				}
+			}
+		})
 	}
 }
 
@@ -100,42 +103,44 @@ func TestBandQRStiff(t *testing.T) {
 func TestBandCholesky(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, c := range []struct{ n, v int }{{1, 1}, {5, 1}, {9, 3}, {20, 19}} {
-		pairs := bandPairs(c.n, c.v, 0.3+rng.Float64())
-		b := min(c.v, c.n-1)
-		diag := make([]float64, c.n)
-		wt := make([]float64, len(pairs))
-		h := mat.NewSymDense(c.n, nil)
-		for i := range diag {
-			diag[i] = math.Pow(10, 2*rng.Float64()-1)
-			h.SetSym(i, i, diag[i])
-		}
-		for k, q := range pairs {
-			wt[k] = math.Pow(10, 2*rng.Float64()-1)
-			h.SetSym(q.I, q.I, h.At(q.I, q.I)+wt[k])
-			h.SetSym(q.H, q.H, h.At(q.H, q.H)+wt[k]*q.W*q.W)
-			h.SetSym(q.I, q.H, h.At(q.I, q.H)-wt[k]*q.W)
-		}
-		m := &Band{N: c.n, B: b, A: make([]float64, c.n*(b+1))}
-		if r := m.CholFactor(diag, pairs, wt); !(r > 1e-3) {
-			t.Errorf("n=%d: pivot ratio %v for a well-conditioned matrix", c.n, r)
-		}
-		var ch mat.Cholesky
-		if !ch.Factorize(h) {
-			t.Fatal("not positive definite")
-		}
-		var inv mat.SymDense
-		if err := ch.InverseTo(&inv); err != nil {
-			t.Fatal(err)
-		}
-		s := make([]float64, c.n*c.n)
-		m.AddInverse(s, make([]float64, (b+1)*c.n))
-		for i := 0; i < c.n; i++ {
-			for j := i; j < c.n; j++ {
-				if got, want := s[i*c.n+j], inv.At(i, j); math.Abs(got-want) > 1e-10*math.Abs(inv.At(i, i)) {
-					t.Errorf("n=%d: inverse[%d][%d] = %v, want %v", c.n, i, j, got, want)
+		t.Run(fmt.Sprintf("%+v", c), func(t *testing.T) {
+			pairs := bandPairs(c.n, c.v, 0.3+rng.Float64())
+			b := min(c.v, c.n-1)
+			diag := make([]float64, c.n)
+			wt := make([]float64, len(pairs))
+			h := mat.NewSymDense(c.n, nil)
+			for i := range diag {
+				diag[i] = math.Pow(10, 2*rng.Float64()-1)
+				h.SetSym(i, i, diag[i])
+			}
+			for k, q := range pairs {
+				wt[k] = math.Pow(10, 2*rng.Float64()-1)
+				h.SetSym(q.I, q.I, h.At(q.I, q.I)+wt[k])
+				h.SetSym(q.H, q.H, h.At(q.H, q.H)+wt[k]*q.W*q.W)
+				h.SetSym(q.I, q.H, h.At(q.I, q.H)-wt[k]*q.W)
+			}
+			m := &Band{N: c.n, B: b, A: make([]float64, c.n*(b+1))}
+			if r := m.CholFactor(diag, pairs, wt); !(r > 1e-3) {
+				t.Errorf("n=%d: pivot ratio %v for a well-conditioned matrix", c.n, r)
+			}
+			var ch mat.Cholesky
+			if !ch.Factorize(h) {
+				t.Fatal("not positive definite")
+			}
+			var inv mat.SymDense
+			if err := ch.InverseTo(&inv); err != nil {
+				t.Fatal(err)
+			}
+			s := make([]float64, c.n*c.n)
+			m.AddInverse(s, make([]float64, (b+1)*c.n))
+			for i := 0; i < c.n; i++ {
+				for j := i; j < c.n; j++ {
+					if got, want := s[i*c.n+j], inv.At(i, j); math.Abs(got-want) > 1e-10*math.Abs(inv.At(i, i)) {
+						t.Errorf("n=%d: inverse[%d][%d] = %v, want %v", c.n, i, j, got, want)
+					}
 				}
 			}
-		}
+		})
 	}
 	// The stiff 2×2 case: the pivot (1+w(1+W²))/(1+w) ≈ 10 comes out of
 	// the difference of two numbers near 9e40, and the ratio to its

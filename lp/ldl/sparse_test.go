@@ -1,6 +1,7 @@
 package ldl
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -144,95 +145,97 @@ func TestSparseLDL(t *testing.T) {
 func TestSolve4(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	for _, c := range []struct{ n, extra int }{{1, 0}, {2, 0}, {7, 3}, {60, 40}, {300, 500}} {
-		q, sym := randomStructure(rng, c.n, c.extra)
-		nz := sym.NNZ()
-		var fs, fq [4]*LDL
-		blk := make([]float64, 4*(c.n+nz))
-		for i := range blk {
-			blk[i] = math.NaN() // every value must be written by factor
-		}
-		work := make([]float64, sym.QuadWork())
-		for k := range fs {
-			diag, wt := randomColumn(rng, c.n, len(q.Pairs))
-			fs[k] = &LDL{Sym: sym, D: make([]float64, c.n), L: make([]float64, nz)}
-			fs[k].Factor(diag, q.Pairs, wt, work[:sym.FactorWork()])
-			fq[k] = &LDL{Sym: sym, D: blk[k*c.n : (k+1)*c.n], L: blk[min(4*c.n+k, len(blk)):], St: 4}
-			fq[k].Factor(diag, q.Pairs, wt, work)
-			for j, v := range fs[k].D {
-				if fq[k].D[j] != v {
-					t.Fatalf("n=%d column %d: interleaved pivot %d = %v, contiguous %v", c.n, k, j, fq[k].D[j], v)
-				}
+		t.Run(fmt.Sprintf("%+v", c), func(t *testing.T) {
+			q, sym := randomStructure(rng, c.n, c.extra)
+			nz := sym.NNZ()
+			var fs, fq [4]*LDL
+			blk := make([]float64, 4*(c.n+nz))
+			for i := range blk {
+				blk[i] = math.NaN() // every value must be written by factor
 			}
-			for e, v := range fs[k].L {
-				if got := blk[4*c.n+4*e+k]; got != v {
-					t.Fatalf("n=%d column %d: interleaved L entry %d = %v, contiguous %v", c.n, k, e, got, v)
-				}
-			}
-		}
-		if _, ok := Interleaved(&fq); !ok && nz > 0 {
-			t.Fatalf("n=%d: the block's four columns not recognised as interleaved", c.n)
-		}
-		if _, ok := Interleaved(&[4]*LDL{fq[1], fq[0], fq[2], fq[3]}); ok {
-			t.Fatalf("n=%d: four columns out of order taken as a block", c.n)
-		}
-		for _, zeros := range []bool{false, true} {
-			r4 := make([]float64, 4*c.n)
-			want := make([][]float64, 4)
+			work := make([]float64, sym.QuadWork())
 			for k := range fs {
-				want[k] = make([]float64, c.n)
-				for i := range want[k] {
-					if !zeros || k%2 == 0 || i%3 == 0 {
-						want[k][i] = rng.Float64() - 0.5
+				diag, wt := randomColumn(rng, c.n, len(q.Pairs))
+				fs[k] = &LDL{Sym: sym, D: make([]float64, c.n), L: make([]float64, nz)}
+				fs[k].Factor(diag, q.Pairs, wt, work[:sym.FactorWork()])
+				fq[k] = &LDL{Sym: sym, D: blk[k*c.n : (k+1)*c.n], L: blk[min(4*c.n+k, len(blk)):], St: 4}
+				fq[k].Factor(diag, q.Pairs, wt, work)
+				for j, v := range fs[k].D {
+					if fq[k].D[j] != v {
+						t.Fatalf("n=%d column %d: interleaved pivot %d = %v, contiguous %v", c.n, k, j, fq[k].D[j], v)
 					}
-					r4[4*i+k] = want[k][i]
+				}
+				for e, v := range fs[k].L {
+					if got := blk[4*c.n+4*e+k]; got != v {
+						t.Fatalf("n=%d column %d: interleaved L entry %d = %v, contiguous %v", c.n, k, e, got, v)
+					}
 				}
 			}
-			b4 := slices.Clone(r4)
-			for k := range fs {
-				fs[k].Solve(want[k])
+			if _, ok := Interleaved(&fq); !ok && nz > 0 {
+				t.Fatalf("n=%d: the block's four columns not recognised as interleaved", c.n)
 			}
-			check := func(name string, got []float64) {
-				t.Helper()
+			if _, ok := Interleaved(&[4]*LDL{fq[1], fq[0], fq[2], fq[3]}); ok {
+				t.Fatalf("n=%d: four columns out of order taken as a block", c.n)
+			}
+			for _, zeros := range []bool{false, true} {
+				r4 := make([]float64, 4*c.n)
+				want := make([][]float64, 4)
 				for k := range fs {
-					scale := 0.0
-					for _, v := range want[k] {
-						scale = max(scale, math.Abs(v))
+					want[k] = make([]float64, c.n)
+					for i := range want[k] {
+						if !zeros || k%2 == 0 || i%3 == 0 {
+							want[k][i] = rng.Float64() - 0.5
+						}
+						r4[4*i+k] = want[k][i]
 					}
-					for i, w := range want[k] {
-						if math.Abs(got[4*i+k]-w) > 1e-12*scale {
-							t.Fatalf("n=%d zeros=%v %s: column %d entry %d: %v, solve %v", c.n, zeros, name, k, i, got[4*i+k], w)
+				}
+				b4 := slices.Clone(r4)
+				for k := range fs {
+					fs[k].Solve(want[k])
+				}
+				check := func(name string, got []float64) {
+					t.Helper()
+					for k := range fs {
+						scale := 0.0
+						for _, v := range want[k] {
+							scale = max(scale, math.Abs(v))
+						}
+						for i, w := range want[k] {
+							if math.Abs(got[4*i+k]-w) > 1e-12*scale {
+								t.Fatalf("n=%d zeros=%v %s: column %d entry %d: %v, solve %v", c.n, zeros, name, k, i, got[4*i+k], w)
+							}
 						}
 					}
 				}
-			}
-			got := slices.Clone(b4)
-			Solve4(&fq, got)
-			check("Solve4 (interleaved)", got)
-			if nz > 0 {
-				// The Go passes on the block, whatever the build.
-				got = slices.Clone(b4)
-				kernel.Fwd4Go(c.n, sym.colPtr, sym.idx32, blk[4*c.n:], got)
-				for j := 0; j < c.n; j++ {
-					for k := range fq {
-						got[4*j+k] /= fq[k].D[j]
+				got := slices.Clone(b4)
+				Solve4(&fq, got)
+				check("Solve4 (interleaved)", got)
+				if nz > 0 {
+					// The Go passes on the block, whatever the build.
+					got = slices.Clone(b4)
+					kernel.Fwd4Go(c.n, sym.colPtr, sym.idx32, blk[4*c.n:], got)
+					for j := 0; j < c.n; j++ {
+						for k := range fq {
+							got[4*j+k] /= fq[k].D[j]
+						}
+					}
+					kernel.Bwd4Go(c.n, sym.colPtr, sym.idx32, blk[4*c.n:], got)
+					check("kernel.Fwd4Go/kernel.Bwd4Go", got)
+				}
+				// The single solve reads the interleaved L too.
+				for k := range fq {
+					u := make([]float64, c.n)
+					for i := range u {
+						u[i] = b4[4*i+k]
+					}
+					fq[k].Solve(u)
+					for i := range u {
+						got[4*i+k] = u[i]
 					}
 				}
-				kernel.Bwd4Go(c.n, sym.colPtr, sym.idx32, blk[4*c.n:], got)
-				check("kernel.Fwd4Go/kernel.Bwd4Go", got)
+				check("solve (interleaved)", got)
 			}
-			// The single solve reads the interleaved L too.
-			for k := range fq {
-				u := make([]float64, c.n)
-				for i := range u {
-					u[i] = b4[4*i+k]
-				}
-				fq[k].Solve(u)
-				for i := range u {
-					got[4*i+k] = u[i]
-				}
-			}
-			check("solve (interleaved)", got)
-		}
+		})
 	}
 }
 
@@ -246,59 +249,61 @@ func TestSolve4(t *testing.T) {
 func TestSolve4F32(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 34))
 	for _, c := range []struct{ n, extra int }{{1, 0}, {2, 0}, {7, 3}, {60, 40}, {300, 500}} {
-		q, sym := randomStructure(rng, c.n, c.extra)
-		nz := sym.NNZ()
-		blk, blkR := make([]float64, 4*(c.n+nz)), make([]float64, 4*(c.n+nz))
-		var fq, fr [4]*LDL
-		work := make([]float64, sym.QuadWork())
-		for k := range fq {
-			diag, wt := randomColumn(rng, c.n, len(q.Pairs))
-			fq[k] = &LDL{Sym: sym, D: blk[k*c.n : (k+1)*c.n], L: blk[min(4*c.n+k, len(blk)):], St: 4}
-			fq[k].Factor(diag, q.Pairs, wt, work)
-			fr[k] = &LDL{Sym: sym, D: blkR[k*c.n : (k+1)*c.n], L: blkR[min(4*c.n+k, len(blkR)):], St: 4}
-		}
-		copy(blkR, blk)
-		for e := 4 * c.n; e < len(blkR); e++ {
-			blkR[e] = float64(float32(blkR[e]))
-		}
-		l32 := make([]float32, 4*nz)
-		BlockTo32(&fq, l32) // nothing to copy at n = 1 (no entries)
-		b4 := make([]float64, 4*c.n)
-		for i := range b4 {
-			b4[i] = rng.Float64() - 0.5
-		}
-		got, want, exact := slices.Clone(b4), slices.Clone(b4), slices.Clone(b4)
-		Solve4F32(&fq, l32, got)
-		Solve4(&fr, want)
-		Solve4(&fq, exact)
-		differs := false
-		for i := range got {
-			if got[i] != want[i] {
-				t.Fatalf("n=%d: Solve4F32 entry %d = %v, Solve4 on the rounded block %v", c.n, i, got[i], want[i])
+		t.Run(fmt.Sprintf("%+v", c), func(t *testing.T) {
+			q, sym := randomStructure(rng, c.n, c.extra)
+			nz := sym.NNZ()
+			blk, blkR := make([]float64, 4*(c.n+nz)), make([]float64, 4*(c.n+nz))
+			var fq, fr [4]*LDL
+			work := make([]float64, sym.QuadWork())
+			for k := range fq {
+				diag, wt := randomColumn(rng, c.n, len(q.Pairs))
+				fq[k] = &LDL{Sym: sym, D: blk[k*c.n : (k+1)*c.n], L: blk[min(4*c.n+k, len(blk)):], St: 4}
+				fq[k].Factor(diag, q.Pairs, wt, work)
+				fr[k] = &LDL{Sym: sym, D: blkR[k*c.n : (k+1)*c.n], L: blkR[min(4*c.n+k, len(blkR)):], St: 4}
 			}
-			if math.Abs(got[i]-exact[i]) > 1e-5*(1+math.Abs(exact[i])) {
-				t.Fatalf("n=%d: Solve4F32 entry %d = %v, exact solve %v", c.n, i, got[i], exact[i])
+			copy(blkR, blk)
+			for e := 4 * c.n; e < len(blkR); e++ {
+				blkR[e] = float64(float32(blkR[e]))
 			}
-			differs = differs || got[i] != exact[i]
-		}
-		if nz > 0 && !differs {
-			t.Fatalf("n=%d: Solve4F32 equals the exact solve to the bit: not read from the copy?", c.n)
-		}
-		if nz == 0 {
-			continue
-		}
-		// The Go passes on single-precision values against the same on
-		// the rounded doubles.
-		g32, g64 := slices.Clone(b4), slices.Clone(b4)
-		kernel.Fwd4Go(c.n, sym.colPtr, sym.idx32, l32, g32)
-		kernel.Fwd4Go(c.n, sym.colPtr, sym.idx32, blkR[4*c.n:], g64)
-		kernel.Bwd4Go(c.n, sym.colPtr, sym.idx32, l32, g32)
-		kernel.Bwd4Go(c.n, sym.colPtr, sym.idx32, blkR[4*c.n:], g64)
-		for i := range g32 {
-			if g32[i] != g64[i] {
-				t.Fatalf("n=%d: kernel.Fwd4Go/kernel.Bwd4Go in single precision entry %d = %v, on the rounded doubles %v", c.n, i, g32[i], g64[i])
+			l32 := make([]float32, 4*nz)
+			BlockTo32(&fq, l32) // nothing to copy at n = 1 (no entries)
+			b4 := make([]float64, 4*c.n)
+			for i := range b4 {
+				b4[i] = rng.Float64() - 0.5
 			}
-		}
+			got, want, exact := slices.Clone(b4), slices.Clone(b4), slices.Clone(b4)
+			Solve4F32(&fq, l32, got)
+			Solve4(&fr, want)
+			Solve4(&fq, exact)
+			differs := false
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("n=%d: Solve4F32 entry %d = %v, Solve4 on the rounded block %v", c.n, i, got[i], want[i])
+				}
+				if math.Abs(got[i]-exact[i]) > 1e-5*(1+math.Abs(exact[i])) {
+					t.Fatalf("n=%d: Solve4F32 entry %d = %v, exact solve %v", c.n, i, got[i], exact[i])
+				}
+				differs = differs || got[i] != exact[i]
+			}
+			if nz > 0 && !differs {
+				t.Fatalf("n=%d: Solve4F32 equals the exact solve to the bit: not read from the copy?", c.n)
+			}
+			if nz == 0 {
+				return
+			}
+			// The Go passes on single-precision values against the same on
+			// the rounded doubles.
+			g32, g64 := slices.Clone(b4), slices.Clone(b4)
+			kernel.Fwd4Go(c.n, sym.colPtr, sym.idx32, l32, g32)
+			kernel.Fwd4Go(c.n, sym.colPtr, sym.idx32, blkR[4*c.n:], g64)
+			kernel.Bwd4Go(c.n, sym.colPtr, sym.idx32, l32, g32)
+			kernel.Bwd4Go(c.n, sym.colPtr, sym.idx32, blkR[4*c.n:], g64)
+			for i := range g32 {
+				if g32[i] != g64[i] {
+					t.Fatalf("n=%d: kernel.Fwd4Go/kernel.Bwd4Go in single precision entry %d = %v, on the rounded doubles %v", c.n, i, g32[i], g64[i])
+				}
+			}
+		})
 	}
 }
 

@@ -124,59 +124,61 @@ type structureCase struct {
 func TestSupernodalFactor(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	for _, c := range structureCases(t, rng) {
-		p := &Graph{N: c.n, Pairs: c.pairs}
-		for _, oc := range inOrders(p) {
-			order, sym, q := oc.order, oc.sym, oc.q
-			// The supernodes: consecutive runs covering every column, each
-			// column's structure its successor's plus the successor.
-			widest := 0
-			if sym.snPtr[0] != 0 || int(sym.snPtr[len(sym.snPtr)-1]) != c.n {
-				t.Fatalf("%s %s: supernodes %v do not cover the columns", c.name, order, sym.snPtr)
-			}
-			for J := 0; J+1 < len(sym.snPtr); J++ {
-				f, l := int(sym.snPtr[J]), int(sym.snPtr[J+1])
-				widest = max(widest, l-f)
-				for j := f; j+1 < l; j++ {
-					a := sym.rowIdx[sym.colPtr[j]:sym.colPtr[j+1]]
-					b := sym.rowIdx[sym.colPtr[j+1]:sym.colPtr[j+2]]
-					if len(a) == 0 || a[0] != j+1 || !slices.Equal(a[1:], b) {
-						t.Fatalf("%s %s: columns %d and %d of supernode %d do not nest", c.name, order, j, j+1, J)
+		t.Run(c.name, func(t *testing.T) {
+			p := &Graph{N: c.n, Pairs: c.pairs}
+			for _, oc := range inOrders(p) {
+				order, sym, q := oc.order, oc.sym, oc.q
+				// The supernodes: consecutive runs covering every column, each
+				// column's structure its successor's plus the successor.
+				widest := 0
+				if sym.snPtr[0] != 0 || int(sym.snPtr[len(sym.snPtr)-1]) != c.n {
+					t.Fatalf("%s %s: supernodes %v do not cover the columns", c.name, order, sym.snPtr)
+				}
+				for J := 0; J+1 < len(sym.snPtr); J++ {
+					f, l := int(sym.snPtr[J]), int(sym.snPtr[J+1])
+					widest = max(widest, l-f)
+					for j := f; j+1 < l; j++ {
+						a := sym.rowIdx[sym.colPtr[j]:sym.colPtr[j+1]]
+						b := sym.rowIdx[sym.colPtr[j+1]:sym.colPtr[j+2]]
+						if len(a) == 0 || a[0] != j+1 || !slices.Equal(a[1:], b) {
+							t.Fatalf("%s %s: columns %d and %d of supernode %d do not nest", c.name, order, j, j+1, J)
+						}
 					}
 				}
-			}
-			// The grids' and the spanner's orders have runs wide enough
-			// for every path of the kernel (four columns of a run at a
-			// time, and the rest one by one).
-			if c.n >= 81 && widest < 5 {
-				t.Errorf("%s %s: widest supernode %d, want runs of 5 or more to exercise the kernel", c.name, order, widest)
-			}
-			diag := make([]float64, c.n)
-			wt := make([]float64, len(q.Pairs))
-			for i := range diag {
-				diag[i] = math.Pow(10, 2*rng.Float64()-1)
-			}
-			for k := range wt {
-				wt[k] = math.Pow(10, 2*rng.Float64()-1)
-			}
-			got := LDL{Sym: sym, D: make([]float64, c.n), L: make([]float64, sym.NNZ())}
-			want := LDL{Sym: sym, D: make([]float64, c.n), L: make([]float64, sym.NNZ())}
-			rg := got.Factor(diag, q.Pairs, wt, make([]float64, sym.FactorWork()))
-			rw := factorSimplicial(&want, diag, q.Pairs, wt)
-			if math.Abs(rg-rw) > 1e-12*rw {
-				t.Errorf("%s %s: pivot ratio %v, simplicial %v", c.name, order, rg, rw)
-			}
-			for j := range want.D {
-				if math.Abs(got.D[j]-want.D[j]) > 1e-12*math.Abs(want.D[j]) {
-					t.Errorf("%s %s: d[%d] = %v, simplicial %v", c.name, order, j, got.D[j], want.D[j])
+				// The grids' and the spanner's orders have runs wide enough
+				// for every path of the kernel (four columns of a run at a
+				// time, and the rest one by one).
+				if c.n >= 81 && widest < 5 {
+					t.Errorf("%s %s: widest supernode %d, want runs of 5 or more to exercise the kernel", c.name, order, widest)
 				}
-			}
-			for k := range want.L {
-				if math.Abs(got.L[k]-want.L[k]) > 1e-12*(1+math.Abs(want.L[k])) {
-					t.Errorf("%s %s: l[%d] = %v, simplicial %v", c.name, order, k, got.L[k], want.L[k])
+				diag := make([]float64, c.n)
+				wt := make([]float64, len(q.Pairs))
+				for i := range diag {
+					diag[i] = math.Pow(10, 2*rng.Float64()-1)
 				}
+				for k := range wt {
+					wt[k] = math.Pow(10, 2*rng.Float64()-1)
+				}
+				got := LDL{Sym: sym, D: make([]float64, c.n), L: make([]float64, sym.NNZ())}
+				want := LDL{Sym: sym, D: make([]float64, c.n), L: make([]float64, sym.NNZ())}
+				rg := got.Factor(diag, q.Pairs, wt, make([]float64, sym.FactorWork()))
+				rw := factorSimplicial(&want, diag, q.Pairs, wt)
+				if math.Abs(rg-rw) > 1e-12*rw {
+					t.Errorf("%s %s: pivot ratio %v, simplicial %v", c.name, order, rg, rw)
+				}
+				for j := range want.D {
+					if math.Abs(got.D[j]-want.D[j]) > 1e-12*math.Abs(want.D[j]) {
+						t.Errorf("%s %s: d[%d] = %v, simplicial %v", c.name, order, j, got.D[j], want.D[j])
+					}
+				}
+				for k := range want.L {
+					if math.Abs(got.L[k]-want.L[k]) > 1e-12*(1+math.Abs(want.L[k])) {
+						t.Errorf("%s %s: l[%d] = %v, simplicial %v", c.name, order, k, got.L[k], want.L[k])
+					}
+				}
+				t.Logf("%s %s: %d supernodes, widest %d, %d updates", c.name, order, len(sym.snPtr)-1, widest, len(sym.up))
 			}
-			t.Logf("%s %s: %d supernodes, widest %d, %d updates", c.name, order, len(sym.snPtr)-1, widest, len(sym.up))
-		}
+		})
 	}
 	// Breakdown: a path of one-way pairs x_i <= W x_{i+1} and no diagonal
 	// is singular (rank n-1), and a chain of two-way pairs beside it is not.
