@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/lp"
+	"github.com/optdp/optdp/lp/ldl"
 )
 
 // BenchmarkLPOrder: the whole interior-point method (lp.Solve; lp.SolveSpanner
 // for the Euclidean spanner, two LPs) in every fill-reducing order of the
-// build (lp.Orders, selected through lp.OrderEnv): "md" and "nd" are lp's
+// build (ldl.Orders, selected through ldl.OrderEnv): "md" and "nd" are lp's
 // pure-Go orders, and the netlib build adds CHOLMOD's "metis", "amd",
 // "nesdis" and "cholmod" (bench/README.md, "CHOLMOD/METIS against the
 // pure-Go sparse LDLᵀ"). Same LPs as lp_grid_bench_test.go:
@@ -25,9 +26,9 @@ func BenchmarkLPOrder(b *testing.B) {
 	for _, w := range []int{20, 30} {
 		pts := gridPoints(w)
 		p := lossProblem(pts, manhattan, uniformOn(w*w), gridEdges(w, eps))
-		for _, name := range lp.Orders() {
+		for _, name := range ldl.Orders() {
 			b.Run(fmt.Sprintf("manhattan%dx%d/%s", w, w, name), func(b *testing.B) {
-				b.Setenv(lp.OrderEnv, name)
+				b.Setenv(ldl.OrderEnv, name)
 				var r *lp.Result
 				var err error
 				cpu0 := cpuSeconds()
@@ -44,9 +45,9 @@ func BenchmarkLPOrder(b *testing.B) {
 	const w = 20
 	pts := gridPoints(w)
 	p := lossProblem(pts, euclid, uniformOn(w*w), allPairs(pts, euclid, eps))
-	for _, name := range lp.Orders() {
+	for _, name := range ldl.Orders() {
 		b.Run(fmt.Sprintf("euclid%dx%d-spanner1.2/%s", w, w, name), func(b *testing.B) {
-			b.Setenv(lp.OrderEnv, name)
+			b.Setenv(ldl.OrderEnv, name)
 			var r *lp.SpannerResult
 			var err error
 			cpu0 := cpuSeconds()

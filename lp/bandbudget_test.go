@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/run"
 )
 
@@ -27,7 +28,7 @@ func TestBandBudget(t *testing.T) {
 	p, _ := manhattanProblem(t, 6, 0.5, 7)
 	o := (&Options{}).withDefaults()
 	factorQR := func(budget run.Budget) (*ipm, error) {
-		perm, sym := fillReducing(p)
+		perm, sym := ldl.FillReducing(p.graph())
 		s := sparseIPM(p, perm, sym, 2)
 		bytes := 8 * float64(s.n) * float64(s.rpairs.bandwidth()+1)
 		_, limit, needs := bandBudget(budget, 0, bytes, s.m)
@@ -42,7 +43,7 @@ func TestBandBudget(t *testing.T) {
 	bytes := 8 * float64(p.N) * float64(rcmBandwidth(p)+1)
 	s, err := factorQR(run.Budget(5.5 * bytes))
 	if !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), "QR fallback of 6 of the 36 columns") {
-		t.Fatalf("room for 5 bands: err = %v, want ErrTooLarge for the 6th", err)
+		t.Fatalf("room for 5 bands: err = %v, want run.ErrTooLarge for the 6th", err)
 	}
 	if got := s.bands.Load(); got != 5 {
 		t.Fatalf("room for 5 bands: %d allocated", got)
@@ -58,4 +59,4 @@ func TestBandBudget(t *testing.T) {
 
 // rcmBandwidth is the bandwidth of p in its reverse Cuthill–McKee order,
 // the banded fallback's.
-func rcmBandwidth(p *Problem) int { return permuted(p, rcm(p)).bandwidth() }
+func rcmBandwidth(p *Problem) int { return permuted(p, ldl.RCM(p.graph())).bandwidth() }

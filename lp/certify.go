@@ -6,6 +6,8 @@ import (
 	"math"
 	"runtime"
 	"sync/atomic"
+
+	"github.com/optdp/optdp/lp/internal/kernel"
 )
 
 // Repair makes the row-major N×M matrix x an exactly feasible point of p, in
@@ -104,7 +106,7 @@ func feasible(p *Problem, x []float64) bool { return feasibleBy(p, x, 1) }
 const repairBlock = 64
 
 // mixBlock is the number of columns per block of mixWeight's scan: the
-// AVX kernel (violMax) takes one pair on one block per call, and wider
+// AVX kernel (kernel.ViolMax) takes one pair on one block per call, and wider
 // blocks spread the call over more columns (BenchmarkRepairFullMetric,
 // 50×50 Euclidean, 6.2 million pairs: 16, 32, 64, 128 and 256 columns
 // 5.7, 5.0, 3.2-4.4, 2.1-2.5 and 2.2 s, against 8.4 s for the Go loop on
@@ -129,7 +131,7 @@ func mixWeight(p *Problem, x []float64, margin float64, workers int) float64 {
 		for _, q := range p.Pairs {
 			w := q.W * (1 - margin)
 			// a/(a+slack) grows with a: only the largest violation counts.
-			amax := violMax(x[q.I*m+lo:q.I*m+hi], x[q.H*m+lo:q.H*m+hi], w)
+			amax := kernel.ViolMax(x[q.I*m+lo:q.I*m+hi], x[q.H*m+lo:q.H*m+hi], w)
 			if amax > 0 {
 				t = max(t, amax/(amax+(w-1)*u))
 			}
@@ -141,20 +143,6 @@ func mixWeight(p *Problem, x []float64, margin float64, workers int) float64 {
 		t = max(t, v)
 	}
 	return t
-}
-
-// violMaxGo is max(0, max_o ri[o] - w·rh[o]), len(rh) >= len(ri): the
-// largest violation of one pair on a block of columns (mixWeight; violMax
-// runs it as an AVX kernel on amd64, with the same bits).
-func violMaxGo(ri, rh []float64, w float64) float64 {
-	rh = rh[:len(ri)]
-	var amax float64
-	for o, v := range ri {
-		if a := v - float64(w*rh[o]); a > amax { // rounded product, never fused
-			amax = a
-		}
-	}
-	return amax
 }
 
 // feasibleBy is feasible with the blocks of columns shared among workers.

@@ -77,16 +77,16 @@ func TestSolveErrors(t *testing.T) {
 			t.Errorf("bad problem %d: no error", k)
 		}
 	}
-	if _, err := Solve(ctx, ok, &Options{Settings: run.Settings{Budget: 1000}}); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("memory limit: %v, want ErrTooLarge", err)
+	if _, err := Solve(ctx, ok, &Options{Settings: run.Settings{Budget: 1000}}); !errors.Is(err, run.ErrTooLarge) {
+		t.Errorf("memory limit: %v, want run.ErrTooLarge", err)
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
 	if _, err := Solve(cancelled, ok, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
-	if _, err := Solve(ctx, binaryProblem(uniformPrior(20), bandPairs(20, 1, 1)), &Options{MaxIter: 2}); !errors.Is(err, ErrNotConverged) {
-		t.Errorf("2 iterations: %v, want ErrNotConverged", err)
+	if _, err := Solve(ctx, binaryProblem(uniformPrior(20), bandPairs(20, 1, 1)), &Options{MaxIter: 2}); !errors.Is(err, run.ErrNotConverged) {
+		t.Errorf("2 iterations: %v, want run.ErrNotConverged", err)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/optdp/optdp/lp/internal/orbit"
+	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/run"
 )
 
@@ -85,8 +87,8 @@ type GenerateResult struct {
 // pairs of a Euclidean grid) whose optimal mechanisms bind only between
 // near neighbours. Checking the violations costs O(len(p.Pairs)·M) per round.
 //
-// Errors: malformed problem or options, ctx cancelled, ErrTooLarge from a
-// relaxation (before it allocates), and ErrNotConverged (wrapped, with the
+// Errors: malformed problem or options, ctx cancelled, run.ErrTooLarge from a
+// relaxation (before it allocates), and run.ErrNotConverged (wrapped, with the
 // best certified result) when MaxRounds relaxations leave a gap above Tol.
 func Generate(ctx context.Context, p *Problem, opts *GenerateOptions) (*GenerateResult, error) {
 	var g GenerateOptions
@@ -144,7 +146,7 @@ func Generate(ctx context.Context, p *Problem, opts *GenerateOptions) (*Generate
 		}
 		q := &Problem{N: p.N, M: p.M, C: p.C, Pairs: sub}
 		start := time.Now()
-		r, err := Solve(ctx, q, &inner)
+		r, err := solve(ctx, q, inner)
 		if r == nil {
 			return nil, fmt.Errorf("lp: generate: round %d (%d pairs): %w", round, len(sub), err)
 		}
@@ -191,7 +193,7 @@ func Generate(ctx context.Context, p *Problem, opts *GenerateOptions) (*Generate
 	res.X, res.Primal, res.Mix = best.X, best.Primal, best.Mix
 	res.Gap = relGap(res.Primal, res.Dual)
 	if res.Gap > o.Tol {
-		return res, fmt.Errorf("lp: generate: certified gap %.3g after %d rounds (tolerance %.3g): %w", res.Gap, res.Rounds, o.Tol, ErrNotConverged)
+		return res, fmt.Errorf("lp: generate: certified gap %.3g after %d rounds (tolerance %.3g): %w", res.Gap, res.Rounds, o.Tol, run.ErrNotConverged)
 	}
 	return res, nil
 }
@@ -299,11 +301,11 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	}
 	// With symmetries of p, an invariant spanner (whole orbits of pairs),
 	// so that both LPs keep them.
-	elems, err := symmetries(p, o.Symmetry)
+	elems, err := orbit.Find((*orbit.Problem)(p), o.Symmetry)
 	if err != nil {
 		return nil, err
 	}
-	sp, stretch, err := spanner(p.N, p.Pairs, delta, o.Budget, elems)
+	sp, stretch, err := ldl.Spanner(ctx, p.N, p.Pairs, delta, &ldl.SpannerOptions{Settings: run.Settings{Budget: o.Budget}, Symmetry: elems})
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +317,7 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	// The second LP starts where the first passed the relative gap
 	// warmGap (lp/ipm_warm.go).
 	o.capture = &warmPoint{gap: warmGap}
-	r, solveErr := Solve(ctx, q, &o)
+	r, solveErr := solve(ctx, q, o)
 	if r == nil {
 		return nil, solveErr
 	}
@@ -333,7 +335,7 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	var search func(a float64) float64
 	if sy := r.lamSym; sy != nil {
 		// Representatives' multipliers, in p's numbering (colAct).
-		bound = func(lam []float64) (float64, []float64) { return sy.dualBound(relax, lam, sy.colAct) }
+		bound = func(lam []float64) (float64, []float64) { return sy.DualBound((*orbit.Problem)(relax), lam, sy.ColAct) }
 	} else {
 		search = scaledTerms(relax, r.lam)
 	}
@@ -358,7 +360,7 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	// their priced multipliers loosen it instead.
 	ro.boundOnly = true
 	ro.warm, ro.capture = o.capture, nil
-	rr, err := Solve(ctx, relax, &ro)
+	rr, err := solve(ctx, relax, ro)
 	if rr == nil && err != nil {
 		return nil, err
 	}

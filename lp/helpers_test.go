@@ -81,3 +81,27 @@ func uniformPrior(n int) []float64 {
 	}
 	return p
 }
+
+// randomGraphPairs are both orientations of a random connected graph on n
+// rows: a path plus extra random edges, ratios in (1.2, 3).
+func randomGraphPairs(rng *rand.Rand, n, extra int) []Pair {
+	var ps []Pair
+	add := func(i, h int) {
+		w := 1.2 + 1.8*rng.Float64()
+		ps = append(ps, Pair{I: i, H: h, W: w}, Pair{I: h, H: i, W: w})
+	}
+	for i := 0; i+1 < n; i++ {
+		add(i, i+1)
+	}
+	for range extra {
+		i, h := rng.IntN(n), rng.IntN(n)
+		if i != h {
+			add(i, h)
+		}
+	}
+	return ps
+}
+
+// gridEdgePairs are both orientations of the 4-neighbour edges of a w×w
+// grid (row-major cells) at ratio w.
+func gridEdgePairs(w int, ratio float64) []Pair { return rectEdgePairs(w, w, ratio) }

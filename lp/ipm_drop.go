@@ -4,6 +4,11 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/optdp/optdp/lp/internal/kernel"
+	"github.com/optdp/optdp/lp/internal/orbit"
+	"github.com/optdp/optdp/lp/internal/price"
+	"github.com/optdp/optdp/lp/ldl"
 )
 
 // Output elimination within one interior-point solve (docs/MATH.md
@@ -73,7 +78,7 @@ type dropper struct {
 	// The pricing LP's structure: s.sym, or in the banded mode a
 	// minimum-degree order pperm (new -> old) with its structure and the
 	// pairs renumbered (in the same order).
-	psym   *symbolic
+	psym   *ldl.Symbolic
 	pperm  []int
 	ppairs []Pair
 	// pricers are the workers' factors and scratch for the pricing LPs,
@@ -95,18 +100,18 @@ func newDropper(m, workers int) *dropper {
 // symmetry sg, leaves unused columns out: without symmetries, from
 // dropMinCols columns, to a tolerance of at least dropMinTol, unless
 // o.KeepColumns.
-func dropsColumns(o Options, sg *symmetry, m int) bool {
+func dropsColumns(o config, sg *orbit.Group, m int) bool {
 	return sg == nil && !o.KeepColumns && m >= dropMinCols && o.Tol >= dropMinTol
 }
 
 // dropper sets up the output elimination of a solve under o (see
 // dropsColumns).
-func (s *ipm) dropper(o Options) {
+func (s *ipm) dropper(o config) {
 	if s.pc != nil || !dropsColumns(o, s.sg, s.m) {
 		return
 	}
 	s.dr = newDropper(s.m, s.workers)
-	s.dr.all = o.dropAll
+	s.dr.all = o.test.dropAll
 	s.dr.boundOnly = o.boundOnly
 	s.leaveOut(o.startOut)
 }
@@ -200,7 +205,7 @@ func (s *ipm) compact(out []bool, given [][]float64) {
 		xo := s.x[transfer[k]*n : transfer[k]*n+n]
 		best, arg := math.Inf(1), in[0]
 		for _, j := range in {
-			if v := dot(s.c[j*n:j*n+n], xo); v < best { // c = −C
+			if v := kernel.Dot(s.c[j*n:j*n+n], xo); v < best { // c = −C
 				best, arg = v, j
 			}
 		}
@@ -208,8 +213,8 @@ func (s *ipm) compact(out []bool, given [][]float64) {
 	})
 	for k, o := range transfer {
 		j := to[k]
-		axpy(s.x[j*n:j*n+n], 1, s.x[o*n:o*n+n])
-		axpy(s.s[j*np:j*np+np], 1, s.s[o*np:o*np+np])
+		kernel.Axpy(s.x[j*n:j*n+n], 1, s.x[o*n:o*n+n])
+		kernel.Axpy(s.s[j*np:j*np+np], 1, s.s[o*np:o*np+np])
 	}
 	mv := func(v []float64, stride, to, from int) {
 		copy(v[to*stride:(to+1)*stride], v[from*stride:(from+1)*stride])
@@ -493,17 +498,17 @@ func (s *ipm) dropBound(primal, tol float64) (float64, []float64) {
 		// (banded mode) a minimum-degree one of its own.
 		d.psym, d.ppairs = s.sym, p.Pairs
 		if s.sym == nil {
-			d.pperm, d.psym = minimumDegree(p)
+			d.pperm, d.psym = ldl.MinimumDegree(p.graph())
 			qs := permuted(p, d.pperm)
-			d.psym.setPairs(qs)
+			d.psym.SetPairs(qs.graph())
 			d.ppairs = qs.Pairs
 		}
 	}
 	if d.pricers == nil {
-		nz := d.psym.nnz()
+		nz := d.psym.NNZ()
 		d.pricers = make(chan *pricer, s.workers)
 		for range s.workers {
-			d.pricers <- &pricer{f: sparseLDL{sym: d.psym, d: make([]float64, n), l: make([]float64, nz)}, b: make([]float64, n)}
+			d.pricers <- &pricer{f: ldl.LDL{Sym: d.psym, D: make([]float64, n), L: make([]float64, nz)}, b: make([]float64, n)}
 		}
 	}
 	parallel(len(todo), s.workers, func(kk int) {
@@ -519,7 +524,7 @@ func (s *ipm) dropBound(primal, tol float64) (float64, []float64) {
 			}
 			b[i] = p.C[old*m+o] - yIn[old]
 		}
-		lam, e := priceColumn(&pr.f, b, d.ppairs, priceIter, &pr.pw)
+		lam, e := price.Column(&pr.f, b, d.ppairs, priceIter, &pr.pw)
 		if e < ex[k] {
 			d.lam[o] = lam
 		}
@@ -550,9 +555,9 @@ func (s *ipm) dropBound(primal, tol float64) (float64, []float64) {
 // pricer is one worker's factor, right-hand side and scratch for the
 // pricing LPs of dropBound.
 type pricer struct {
-	f  sparseLDL
+	f  ldl.LDL
 	b  []float64
-	pw priceWork
+	pw price.Work
 }
 
 // push lowers the excess of a column left out over y, t holding its term

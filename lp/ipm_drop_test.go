@@ -80,18 +80,18 @@ func TestDropColumnsRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drop, err := Solve(ctx, p, &Options{Tol: tol, dropAll: true})
+	drop, err := solveWith(ctx, p, &Options{Tol: tol}, func(c *config) { c.test.dropAll = true })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if drop.restarts == 0 {
+	if countsOf(drop).restarts == 0 {
 		t.Errorf("no restart (%d columns left in of %d)", drop.Columns, p.M)
 	}
 	if drop.Gap > tol || !overlap(keep, drop) {
 		t.Errorf("gap %v; [%.12g, %.12g] and [%.12g, %.12g] (restarted)", drop.Gap, keep.Primal, keep.Dual, drop.Primal, drop.Dual)
 	}
 	checkFeasible(t, p, drop.X)
-	t.Logf("%d restarts, %d columns left in of %d, %d iterations (kept: %d)", drop.restarts, drop.Columns, p.M, drop.Iterations, keep.Iterations)
+	t.Logf("%d restarts, %d columns left in of %d, %d iterations (kept: %d)", countsOf(drop).restarts, drop.Columns, p.M, drop.Iterations, keep.Iterations)
 }
 
 // TestDropColumnsBoundOnly: the same forced leaving out, in a solve wanted
@@ -113,12 +113,12 @@ func TestDropColumnsBoundOnly(t *testing.T) {
 		tol     float64
 		restart bool
 	}{{0.05, false}, {1e-5, true}} {
-		b, err := Solve(ctx, p, &Options{Tol: c.tol, dropAll: true, boundOnly: true})
+		b, err := solveWith(ctx, p, &Options{Tol: c.tol}, func(c *config) { c.test.dropAll, c.boundOnly = true, true })
 		if err != nil {
 			t.Fatal(err)
 		}
-		if (b.restarts > 0) != c.restart {
-			t.Errorf("tol %g: %d restarts, want restart %v", c.tol, b.restarts, c.restart)
+		if (countsOf(b).restarts > 0) != c.restart {
+			t.Errorf("tol %g: %d restarts, want restart %v", c.tol, countsOf(b).restarts, c.restart)
 		}
 		limit := c.tol
 		if !c.restart {
@@ -130,7 +130,7 @@ func TestDropColumnsBoundOnly(t *testing.T) {
 		if b.Dual < keep.Primal-1e-9*math.Abs(keep.Primal) {
 			t.Errorf("tol %g: bound %.12g below the optimum's primal value %.12g", c.tol, b.Dual, keep.Primal)
 		}
-		t.Logf("tol %g: bound %.10g (gap %.3g) in %d iterations, %d restarts; optimum %.10g", c.tol, b.Dual, b.Gap, b.Iterations, b.restarts, keep.Primal)
+		t.Logf("tol %g: bound %.10g (gap %.3g) in %d iterations, %d restarts; optimum %.10g", c.tol, b.Dual, b.Gap, b.Iterations, countsOf(b).restarts, keep.Primal)
 	}
 }
 

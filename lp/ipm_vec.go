@@ -1,5 +1,7 @@
 package lp
 
+import "github.com/optdp/optdp/lp/internal/kernel"
+
 // vecChunk is the number of entries of the iterate's long vectors (x, zx:
 // n·m entries; s, lam: one per pair and column) that a worker takes at a
 // time in the elementwise passes of the interior-point iteration (steps,
@@ -28,11 +30,11 @@ func (s *ipm) sum(k int, f func(lo, hi int) float64) float64 {
 	return t
 }
 
-// stepTo is maxStep(v, dv, 1) over the chunks of v: the largest alpha in
+// stepTo is kernel.MaxStep(v, dv, 1) over the chunks of v: the largest alpha in
 // (0, 1] keeping v + alpha·dv >= 0.
 func (s *ipm) stepTo(v, dv []float64) float64 {
 	part := make([]float64, (len(v)+vecChunk-1)/vecChunk)
-	s.each(len(v), func(lo, hi int) { part[lo/vecChunk] = maxStep(v[lo:hi], dv[lo:hi], 1) })
+	s.each(len(v), func(lo, hi int) { part[lo/vecChunk] = kernel.MaxStep(v[lo:hi], dv[lo:hi], 1) })
 	alpha := 1.0
 	for _, a := range part {
 		alpha = min(alpha, a)
@@ -42,7 +44,7 @@ func (s *ipm) stepTo(v, dv []float64) float64 {
 
 // axpy sets dst += a·x by chunks.
 func (s *ipm) axpy(dst []float64, a float64, x []float64) {
-	s.each(len(x), func(lo, hi int) { axpy(dst[lo:hi], a, x[lo:hi]) })
+	s.each(len(x), func(lo, hi int) { kernel.Axpy(dst[lo:hi], a, x[lo:hi]) })
 }
 
 // stepPositive sets v = max(v + a·dv, 1e-300) by chunks: the step of an
@@ -62,5 +64,5 @@ func (s *ipm) add(d, e *newton, a float64) {
 	s.axpy(d.zx, a, e.zx)
 	s.axpy(d.s, a, e.s)
 	s.axpy(d.lam, a, e.lam)
-	axpy(d.y, a, e.y)
+	kernel.Axpy(d.y, a, e.y)
 }

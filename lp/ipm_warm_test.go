@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"testing"
+
+	"github.com/optdp/optdp/lp/ldl"
 )
 
 // TestSpannerWarmStart: SolveSpanner's second LP starts from the first's
@@ -68,7 +70,7 @@ func TestWarmStartFits(t *testing.T) {
 	}
 	keep := func(p *Problem) *warmPoint {
 		wp := &warmPoint{gap: 0.1}
-		if _, err := Solve(ctx, p, &Options{Tol: 1e-8, KeepColumns: true, capture: wp}); err != nil {
+		if _, err := solveWith(ctx, p, &Options{Tol: 1e-8, KeepColumns: true}, func(c *config) { c.capture = wp }); err != nil {
 			t.Fatal(err)
 		}
 		if !wp.taken {
@@ -81,7 +83,7 @@ func TestWarmStartFits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Solve(ctx, p, &Options{Tol: 1e-8, KeepColumns: true, warm: keep(edges(0.4))})
+	r, err := solveWith(ctx, p, &Options{Tol: 1e-8, KeepColumns: true}, func(c *config) { c.warm = keep(edges(0.4)) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +102,7 @@ func TestWarmStartFits(t *testing.T) {
 	small := lossGrid(w-1, l1, 0.4, hotPrior(w-1, 0.05))
 	small.Pairs = gridEdgePairs(w-1, math.Exp(0.4))
 	for name, q := range map[string]*Problem{"one pair fewer": fewer, "another order": swapped, "fewer rows": small} {
-		r, err := Solve(ctx, p, &Options{Tol: 1e-8, KeepColumns: true, warm: keep(q)})
+		r, err := solveWith(ctx, p, &Options{Tol: 1e-8, KeepColumns: true}, func(c *config) { c.warm = keep(q) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +129,7 @@ func TestWarmStartPoint(t *testing.T) {
 	at := func(eps float64) *ipm {
 		p := lossGrid(w, l1, eps, pr)
 		p.Pairs = gridEdgePairs(w, math.Exp(eps))
-		perm, sym := fillReducing(p)
+		perm, sym := ldl.FillReducing(p.graph())
 		s := sparseIPM(p, perm, sym, 2)
 		s.pcg = s.newSchurPCG((&Options{}).withDefaults())
 		return s

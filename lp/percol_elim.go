@@ -5,24 +5,27 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/optdp/optdp/lp/internal/percol"
+	"github.com/optdp/optdp/lp/internal/price"
 )
 
 // colElim is the column (output) elimination of per-column generation
 // (docs/MATH.md §11.7): a column whose reduced costs show it unused is left
 // out of the next relaxations (its X fixed at 0), and the certified bound
 // keeps a term for it from multipliers of its own, priced against the
-// other columns' row multipliers after every round (priceColumn); a column
+// other columns' row multipliers after every round (price.Column); a column
 // that no longer prices out comes back.
 type colElim struct {
 	m, workers int
 	active     []bool
 	back       []int // times brought back: at elimBack the column stays (no column goes back and forth for ever)
 	// Column o's pairs, multipliers and analysis at its last solve in a
-	// relaxation (solved[o]); the multipliers are replaced by priceColumn
+	// relaxation (solved[o]); the multipliers are replaced by price.Column
 	// while o is inactive.
 	pairs   [][]Pair
 	lam     [][]float64
-	factors []colFactor
+	factors []percol.Column
 	solved  []bool
 	mass    []float64 // column o's mass sum_i X[i][o] in the last relaxation
 	// Extra multipliers of an inactive column on pairs of p outside its
@@ -36,7 +39,7 @@ type colElim struct {
 // reduced-cost slack (see slack) is below -elimDrop |Dual|/n (|Dual|/n the
 // mean row multiplier) and its mass below elimMass·n/M, unless it was
 // brought back elimBack times, or once in a tight round (see update).
-// priceIter caps priceColumn's iterations. Columns are left out after
+// priceIter caps price.Column's iterations. Columns are left out after
 // round elimFirst and later: the first relaxation, with the start pairs
 // only, is a poor guide to the outputs used (20×20 hotspots: 13 rounds
 // and 527 iterations against 16 and 609 when leaving out after round 1).
@@ -53,7 +56,7 @@ var elimDebug func(format string, args ...any)
 
 func newColElim(m, workers int) *colElim {
 	e := &colElim{m: m, workers: max(1, workers), active: make([]bool, m), back: make([]int, m), pairs: make([][]Pair, m),
-		lam: make([][]float64, m), factors: make([]colFactor, m), solved: make([]bool, m),
+		lam: make([][]float64, m), factors: make([]percol.Column, m), solved: make([]bool, m),
 		mass: make([]float64, m), extra: make([][]int, m), extraLam: make([][]float64, m)}
 	for o := range e.active {
 		e.active[o] = true
@@ -64,7 +67,7 @@ func newColElim(m, workers int) *colElim {
 // restrict returns the active columns act, the problem restricted to them
 // (p itself when every column is active), their pair lists, and the
 // analysis of their last solve for solveColumns (nil before the first).
-func (e *colElim) restrict(p *Problem, cols [][]int) ([]int, *Problem, [][]int, *perColumn) {
+func (e *colElim) restrict(p *Problem, cols [][]int) ([]int, *Problem, [][]int, *percol.Factors) {
 	n, m := p.N, p.M
 	var act []int
 	for o, a := range e.active {
@@ -78,11 +81,11 @@ func (e *colElim) restrict(p *Problem, cols [][]int) ([]int, *Problem, [][]int, 
 			act = append(act, o)
 		}
 	}
-	var prev *perColumn
+	var prev *percol.Factors
 	if e.solved[act[0]] {
-		prev = &perColumn{n: n, pairs: make([][]Pair, len(act)), cols: make([]colFactor, len(act))}
+		prev = &percol.Factors{N: n, Pairs: make([][]Pair, len(act)), Cols: make([]percol.Column, len(act))}
 		for j, o := range act {
-			prev.pairs[j], prev.cols[j] = e.pairs[o], e.factors[o]
+			prev.Pairs[j], prev.Cols[j] = e.pairs[o], e.factors[o]
 		}
 	}
 	if len(act) == m {
@@ -103,12 +106,12 @@ func (e *colElim) restrict(p *Problem, cols [][]int) ([]int, *Problem, [][]int, 
 // store keeps the active columns' pairs, multipliers (r.lam) and analysis
 // (pc), and expands the relaxation's X (n×len(act)) into x (n×m, zero in
 // the inactive columns).
-func (e *colElim) store(act []int, pc *perColumn, r *Result, x []float64) {
-	n, m, k := pc.n, e.m, len(act)
+func (e *colElim) store(act []int, pc *percol.Factors, r *Result, x []float64) {
+	n, m, k := pc.N, e.m, len(act)
 	for j, o := range act {
-		e.pairs[o] = pc.pairs[j]
-		e.lam[o] = slices.Clone(r.lam[pc.off[j]:pc.off[j+1]])
-		e.factors[o] = pc.cols[j]
+		e.pairs[o] = pc.Pairs[j]
+		e.lam[o] = slices.Clone(r.lam[pc.Off[j]:pc.Off[j+1]])
+		e.factors[o] = pc.Cols[j]
 		e.solved[o] = true
 		e.extra[o], e.extraLam[o] = e.extra[o][:0], e.extraLam[o][:0]
 	}
@@ -172,7 +175,7 @@ func (e *colElim) bound(p *Problem) (float64, []float64) {
 // (y is the maximum over the active columns, up to rounding), and how far
 // below 0 says how far it is from being used. An inactive column keeps its
 // multipliers when they still price it out (slack <= 0); otherwise push
-// moves the excess onto rows with room, and if some is left, priceColumn
+// moves the excess onto rows with room, and if some is left, price.Column
 // searches new multipliers on the column's own pairs, followed by push
 // again. Its excess is what its term adds to the bound of the active
 // columns. The inactive columns are priced by the workers.
@@ -231,13 +234,13 @@ func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 		priced.Add(1)
 		c := &e.factors[o]
 		b := make([]float64, n)
-		for k, i := range c.perm {
+		for k, i := range c.Perm {
 			b[k] = p.C[i*m+o] - y[i]
 		}
-		if c.ldl.d == nil {
-			c.ldl.d, c.ldl.l = make([]float64, n), make([]float64, c.ldl.sym.nnz())
+		if c.LDL.D == nil {
+			c.LDL.D, c.LDL.L = make([]float64, n), make([]float64, c.LDL.Sym.NNZ())
 		}
-		if lam, x := priceColumn(&c.ldl, b, c.pp, priceIter, nil); x < ex[o] {
+		if lam, x := price.Column(&c.LDL, b, c.PP, priceIter, nil); x < ex[o] {
 			e.lam[o] = lam
 			e.extra[o], e.extraLam[o] = e.extra[o][:0], e.extraLam[o][:0]
 			e.term(p, o, t)

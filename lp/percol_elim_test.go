@@ -4,6 +4,9 @@ import (
 	"context"
 	"math"
 	"testing"
+
+	"github.com/optdp/optdp/lp/internal/percol"
+	"github.com/optdp/optdp/lp/internal/price"
 )
 
 // hotPrior is a prior on a w×w grid concentrated around one corner:
@@ -71,14 +74,14 @@ func TestGeneratePerColumnEliminates(t *testing.T) {
 // and the smallest multiplier.
 func priceOn(t *testing.T, n int, pairs []Pair, b []float64) (float64, float64) {
 	t.Helper()
-	pc, _ := newPerColumn(n, [][]Pair{pairs}, 1, nil)
-	pc.alloc(1)
-	c := &pc.cols[0]
+	pc, _ := percol.New(n, [][]Pair{pairs}, 1, nil, func(count int, f func(int)) { parallel(count, 1, f) })
+	pc.Alloc(1)
+	c := &pc.Cols[0]
 	bp := make([]float64, n)
-	for k, i := range c.perm {
+	for k, i := range c.Perm {
 		bp[k] = b[i]
 	}
-	lam, _ := priceColumn(&c.ldl, bp, c.pp, 60, nil)
+	lam, _ := price.Column(&c.LDL, bp, c.PP, 60, nil)
 	gl := make([]float64, n)
 	low := math.Inf(1)
 	for k, q := range pairs {

@@ -19,7 +19,7 @@ import (
 // bound), and adds to each column the pairs it violates: for every row,
 // the most violated pair in which the row is I and the most violated in
 // which it is H.
-func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o Options, start []bool) (*GenerateResult, error) {
+func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o config, start []bool) (*GenerateResult, error) {
 	n, m := p.N, p.M
 	if err := o.Budget.Check(fmt.Sprintf("lp: generate: membership of %d pairs in %d columns", len(p.Pairs), m),
 		8*float64(len(p.Pairs))*float64((m+63)/64)+16*2*float64(n)*float64(m), ""); err != nil {
@@ -219,7 +219,7 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o Opti
 	res.X, res.Primal, res.Mix = best.X, best.Primal, best.Mix
 	res.Gap = relGap(res.Primal, res.Dual)
 	if res.Gap > o.Tol {
-		return res, fmt.Errorf("lp: generate: certified gap %.3g after %d rounds (tolerance %.3g): %w", res.Gap, res.Rounds, o.Tol, ErrNotConverged)
+		return res, fmt.Errorf("lp: generate: certified gap %.3g after %d rounds (tolerance %.3g): %w", res.Gap, res.Rounds, o.Tol, run.ErrNotConverged)
 	}
 	return res, nil
 }

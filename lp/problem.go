@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/run"
 )
 
-// Pair is one ratio constraint X[I][o] <= W·X[H][o], imposed on every column o.
-type Pair struct {
-	I, H int
-	// W > 1 is the allowed ratio, e^{eps d(I,H)} for a privacy constraint.
-	W float64
-}
+// Pair is one ratio constraint X[I][o] <= W·X[H][o], imposed on every
+// column o: I and H are rows, W > 1 is the allowed ratio, e^{eps d(I,H)}
+// for a privacy constraint. It is the type of package ldl, whose
+// factorisations take the pairs as the rows of the constraint matrix.
+type Pair = ldl.Pair
 
 // Problem is the linear program of the package documentation: n rows, m
 // columns, the gain matrix C and the ratio constraints Pairs shared by all
@@ -28,10 +28,6 @@ type Problem struct {
 	Pairs []Pair
 }
 
-// ErrTooLarge (= run.ErrTooLarge) reports a problem whose solver workspace
-// would exceed the memory budget (Options.Budget) or whose size overflows.
-var ErrTooLarge = run.ErrTooLarge
-
 // validate checks the problem's shape and values.
 func (p *Problem) validate() error {
 	if p == nil {
@@ -41,7 +37,7 @@ func (p *Problem) validate() error {
 		return fmt.Errorf("lp: need at least one row and one column, got %d×%d", p.N, p.M)
 	}
 	if p.N > math.MaxInt32 || p.M > math.MaxInt32 || p.N*p.M/p.M != p.N {
-		return fmt.Errorf("lp: %d×%d variables: %w", p.N, p.M, ErrTooLarge)
+		return fmt.Errorf("lp: %d×%d variables: %w", p.N, p.M, run.ErrTooLarge)
 	}
 	if len(p.C) != p.N*p.M {
 		return fmt.Errorf("lp: gain has %d entries, want N·M = %d", len(p.C), p.N*p.M)
@@ -95,6 +91,9 @@ func (p *Problem) workspaceBytes(workers, cols int) float64 {
 	return 8 * floats
 }
 
+// graph is p's pair graph, the pattern of its per-column Newton matrices.
+func (p *Problem) graph() *ldl.Graph { return &ldl.Graph{N: p.N, Pairs: p.Pairs} }
+
 // objective is sum C∘X for X row-major.
 func (p *Problem) objective(x []float64) float64 {
 	var v float64
@@ -102,4 +101,21 @@ func (p *Problem) objective(x []float64) float64 {
 		v += c * x[k]
 	}
 	return v
+}
+
+// permuted returns p with its rows renumbered by perm (perm[new] = old), and
+// its bandwidth.
+func permuted(p *Problem, perm []int) *Problem {
+	inv := make([]int, p.N)
+	for k, old := range perm {
+		inv[old] = k
+	}
+	q := &Problem{N: p.N, M: p.M, C: make([]float64, len(p.C)), Pairs: make([]Pair, len(p.Pairs))}
+	for k, old := range perm {
+		copy(q.C[k*p.M:(k+1)*p.M], p.C[old*p.M:(old+1)*p.M])
+	}
+	for k, pr := range p.Pairs {
+		q.Pairs[k] = Pair{I: inv[pr.I], H: inv[pr.H], W: pr.W}
+	}
+	return q
 }

@@ -3,7 +3,6 @@ package lp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -37,80 +36,6 @@ func metricPairs(pts [][2]float64, d func(a, b [2]float64) float64, eps float64)
 		}
 	}
 	return ps
-}
-
-// TestSpannerManhattan: on a Manhattan grid every pair is implied by the
-// 4-neighbour edges (d is additive along monotone lattice paths) and no
-// edge by the others, so the 1-spanner of all pairs is exactly the edge set.
-func TestSpannerManhattan(t *testing.T) {
-	const w, h = 4, 5
-	pts := gridPts(w, h)
-	sp, st, err := Spanner(len(pts), metricPairs(pts, l1, 0.7), 1.7, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st > 1+1e-12 {
-		t.Errorf("stretch %v, want 1 (lattice paths are exact)", st)
-	}
-	want := 2 * ((w-1)*h + w*(h-1))
-	if len(sp) != want {
-		t.Errorf("%d spanner pairs, want the %d oriented edges", len(sp), want)
-	}
-	for _, q := range sp {
-		if l1(pts[q.I], pts[q.H]) != 1 {
-			t.Errorf("pair (%d,%d) at distance %v is not an edge", q.I, q.H, l1(pts[q.I], pts[q.H]))
-		}
-	}
-}
-
-// TestSpannerStretch checks the spanner property by Floyd–Warshall on the
-// returned pairs (an independent all-pairs shortest path): every pair of
-// the input has a chain of log-length at most delta·log W.
-func TestSpannerStretch(t *testing.T) {
-	pts := gridPts(6, 5)
-	n := len(pts)
-	all := metricPairs(pts, l2, 0.5)
-	for _, delta := range []float64{1, 1.1, 1.5, 3} {
-		sp, st, err := Spanner(n, all, delta, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := make([]float64, n*n)
-		for k := range d {
-			d[k] = math.Inf(1)
-		}
-		for i := 0; i < n; i++ {
-			d[i*n+i] = 0
-		}
-		for _, q := range sp {
-			d[q.I*n+q.H] = math.Min(d[q.I*n+q.H], math.Log(q.W))
-		}
-		for k := 0; k < n; k++ {
-			for i := 0; i < n; i++ {
-				for j := 0; j < n; j++ {
-					d[i*n+j] = math.Min(d[i*n+j], d[i*n+k]+d[k*n+j])
-				}
-			}
-		}
-		if !(st >= 1 && st <= delta*(1+1e-12)) {
-			t.Errorf("delta %v: observed stretch %v", delta, st)
-		}
-		for _, q := range all {
-			if got, lim := d[q.I*n+q.H], st*math.Log(q.W)*(1+1e-11); got > lim {
-				t.Fatalf("delta %v: pair (%d,%d): chain %v > %v (stretch %v)", delta, q.I, q.H, got, lim, st)
-			}
-		}
-		t.Logf("delta %v: %d of %d pairs, stretch %.4g", delta, len(sp), len(all), st)
-		if delta >= 1.5 && len(sp) >= len(all)/3 {
-			t.Errorf("delta %v: %d of %d pairs kept: not sparse", delta, len(sp), len(all))
-		}
-	}
-	if _, _, err := Spanner(n, all, 0.9, 0); !errors.Is(err, run.ErrBadInput) {
-		t.Errorf("delta 0.9: %v, want ErrBadInput", err)
-	}
-	if _, _, err := Spanner(n, all, 1, 100); !errors.Is(err, run.ErrTooLarge) {
-		t.Errorf("budget 100 bytes: %v, want ErrTooLarge", err)
-	}
 }
 
 // auditEps is the privacy level of x for the pairs' metric, computed
@@ -387,29 +312,5 @@ func TestScaledBound(t *testing.T) {
 		if got < uniform-1e-12*scale*float64(n) {
 			t.Fatalf("trial %d: bound %v below the uniform matrix's value %v", trial, got, uniform)
 		}
-	}
-}
-
-// BenchmarkSpanner is the greedy spanner (stretch 1.2) of every pair of
-// the Euclidean w×w grid at eps = 0.5 per cell, as SolveSpanner builds it.
-func BenchmarkSpanner(b *testing.B) {
-	for _, w := range []int{30, 50} {
-		pairs := metricPairs(gridPts(w, w), l2, 0.5)
-		b.Run(fmt.Sprintf("%dx%d", w, w), func(b *testing.B) {
-			for b.Loop() {
-				if _, _, err := Spanner(w*w, pairs, 1.2, 0); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
-// TestSpannerTooManyRows: more rows than the sort's keys pack is refused
-// with ErrTooLarge before anything is allocated.
-func TestSpannerTooManyRows(t *testing.T) {
-	_, _, err := Spanner(spanKeyRows+1, []Pair{{I: 0, H: 1, W: 2}}, 1.2, 0)
-	if !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("Spanner on %d rows: %v, want ErrTooLarge", spanKeyRows+1, err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/optdp/optdp/lp/internal/orbit"
+	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/run"
 )
 
@@ -184,11 +186,11 @@ func TestSymmetricSpanner(t *testing.T) {
 	n := len(pts)
 	all := metricPairs(pts, l2, eps)
 	p := metricLossProblem(w, w, l2, nil, all)
-	elems, err := symmetries(p, gridSymmetries(w, w))
+	elems, err := orbit.Find((*orbit.Problem)(p), gridSymmetries(w, w))
 	if err != nil || len(elems) != 8 {
 		t.Fatalf("symmetries: %d elements, %v", len(elems), err)
 	}
-	sp, st, err := spanner(n, all, 1.2, 0, elems)
+	sp, st, err := ldl.Spanner(context.Background(), n, all, 1.2, &ldl.SpannerOptions{Symmetry: elems})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,17 +265,17 @@ func TestSymmetryCandidates(t *testing.T) {
 	}
 	// A cyclic shift of rows is not a symmetry of the grid.
 	shift := []int{1, 2, 3, 4, 5, 6, 7, 8, 0}
-	g, err := symmetries(p, [][]int{shift})
+	g, err := orbit.Find((*orbit.Problem)(p), [][]int{shift})
 	if err != nil || g != nil {
 		t.Errorf("shift: %v, %v: want no symmetry", g, err)
 	}
 	// Group orders: an 8-cycle generates 8 elements; with a transposition
 	// it generates all 8! = 40320 permutations, beyond maxGroupOrder.
 	cyc, swap := []int{1, 2, 3, 4, 5, 6, 7, 0}, []int{1, 0, 2, 3, 4, 5, 6, 7}
-	if g := closure([][]int{cyc}, 8); len(g) != 8 {
+	if g := orbit.Closure([][]int{cyc}, 8); len(g) != 8 {
 		t.Errorf("8-cycle: %d elements, want 8", len(g))
 	}
-	if g := closure([][]int{cyc, swap}, 8); g != nil {
+	if g := orbit.Closure([][]int{cyc, swap}, 8); g != nil {
 		t.Errorf("the symmetric group S_8: %d elements, want nil (over the limit)", len(g))
 	}
 	// Only the y mirror survives a prior that changes along x.
@@ -282,7 +284,7 @@ func TestSymmetryCandidates(t *testing.T) {
 		prior[k] /= 12
 	}
 	q := metricLossProblem(3, 2, l1, prior, rectEdgePairs(3, 2, math.Exp(0.5)))
-	g, err = symmetries(q, gridSymmetries(3, 2))
+	g, err = orbit.Find((*orbit.Problem)(q), gridSymmetries(3, 2))
 	if err != nil || len(g) != 2 {
 		t.Fatalf("x-graded prior: %d elements, %v; want 2", len(g), err)
 	}
@@ -300,20 +302,20 @@ func TestSymmetryCandidates(t *testing.T) {
 // [o*np, (o+1)*np), from the representatives' lam (lam[t*np+k]) for the
 // pairs ps (solver's numbering, G-invariant), averaged over stabilisers as
 // in expandX.
-func (sy *symmetry) expandLam(lam []float64, ps []Pair, n, m int) []float64 {
+func expandLam(sy *orbit.Group, lam []float64, ps []Pair, n, m int) []float64 {
 	np := len(ps)
-	keys := newPairKeys(n, ps)
+	keys := orbit.NewPairIndex(n, ps)
 	img := make([]int, np)
 	full := make([]float64, m*np)
-	for g, a := range sy.rowAct {
+	for g, a := range sy.RowAct {
 		for k, q := range ps {
 			// -1 (not reached for an invariant list) drops the multiplier:
 			// the bound stays valid for any lam >= 0.
-			img[k] = keys.find(a[q.I], a[q.H])
+			img[k] = keys.Lookup(a[q.I], a[q.H])
 		}
-		for t, r := range sy.cols {
-			stab := float64(sy.order) / sy.colW[t]
-			o := sy.colAct[g][r]
+		for t, r := range sy.Cols {
+			stab := float64(sy.Order) / sy.ColW[t]
+			o := sy.ColAct[g][r]
 			lt, lo := lam[t*np:t*np+np], full[o*np:o*np+np]
 			for k, v := range lt {
 				if img[k] >= 0 {
@@ -334,16 +336,16 @@ func TestSymmetricDualBound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	p := metricLossProblem(5, 5, l2, nil, nil)
 	p.Pairs, _, _ = Spanner(25, metricPairs(gridPts(5, 5), l2, 0.5), 1.3, 0)
-	elems, _ := symmetries(p, gridSymmetries(5, 5))
-	perm, _ := minimumDegree(p)
+	elems, _ := orbit.Find((*orbit.Problem)(p), gridSymmetries(5, 5))
+	perm, _ := ldl.MinimumDegree(p.graph())
 	q := permuted(p, perm)
 	for _, c := range []struct {
 		p    *Problem
 		perm []int
 	}{{p, nil}, {q, perm}} {
-		sy := newSymmetry(elems, c.perm)
+		sy := orbit.NewGroup(elems, c.perm)
 		np := len(c.p.Pairs)
-		lam := make([]float64, len(sy.cols)*np)
+		lam := make([]float64, len(sy.Cols)*np)
 		neg := make([]float64, len(lam)) // negative entries count as 0
 		for k := range lam {
 			lam[k] = max(rng.Float64()-0.2, 0)
@@ -352,8 +354,8 @@ func TestSymmetricDualBound(t *testing.T) {
 				neg[k] = -rng.Float64()
 			}
 		}
-		got, gy := sy.dualBound(c.p, neg, sy.rowAct)
-		want, wy := dualBound(c.p, sy.expandLam(lam, c.p.Pairs, c.p.N, c.p.M))
+		got, gy := sy.DualBound((*orbit.Problem)(c.p), neg, sy.RowAct)
+		want, wy := dualBound(c.p, expandLam(sy, lam, c.p.Pairs, c.p.N, c.p.M))
 		if math.Abs(got-want) > 1e-12*math.Abs(want) {
 			t.Errorf("reduced bound %v, expanded %v", got, want)
 		}

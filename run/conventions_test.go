@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/backend"
-	"github.com/optdp/optdp/lp"
 	"github.com/optdp/optdp/mech/linear"
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/mech/tight"
@@ -22,8 +21,6 @@ func TestSentinelsShared(t *testing.T) {
 		name      string
 		err, want error
 	}{
-		{"lp.ErrTooLarge", lp.ErrTooLarge, run.ErrTooLarge},
-		{"lp.ErrNotConverged", lp.ErrNotConverged, run.ErrNotConverged},
 		{"solve.ErrBandedTooLarge", solve.ErrBandedTooLarge, run.ErrTooLarge},
 		{"solve.ErrShape", solve.ErrShape, run.ErrBadInput},
 		{"backend.ErrShape", backend.ErrShape, run.ErrBadInput},

@@ -157,7 +157,7 @@ func runOptimal(env *runEnv, args []string) error {
 	if r == nil {
 		return tooLarge(err, "--force raises the budget to the machine's memory; --method spanner constrains fewer pairs")
 	}
-	// With lp.ErrNotConverged the result is still certified (private, with
+	// With run.ErrNotConverged the result is still certified (private, with
 	// valid bounds) but its gap exceeds --tol: print it, then fail.
 	solveErr := err
 	res := optimalResult{Metric: m.String(), N: m.Len(), Eps: *eps, Gain: gainName, Utility: r.Utility,

@@ -169,7 +169,7 @@ type Result struct {
 // entries, an unknown method or a Delta below 1 (run.ErrBadInput), a
 // disconnected metric with the distance gain, a problem whose workspace
 // exceeds the Budget (wrapping run.ErrTooLarge with the estimate, before
-// allocating), a cancelled ctx, and lp.ErrNotConverged (wrapped, with the
+// allocating), a cancelled ctx, and run.ErrNotConverged (wrapped, with the
 // best certified result) when the gap did not reach Tol.
 func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, opts *Options) (*Result, error) {
 	start := time.Now()

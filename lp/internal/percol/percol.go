@@ -1,0 +1,321 @@
+// Package percol holds the per-column Newton systems of lp's constraint
+// generation with per-column pairs (docs/MATH.md §11.7): every column o
+// has its own ratio constraints, so its H_o = diag(d) + G_oᵀ diag(w) G_o
+// has its own graph, fill-reducing order and factor (Factors), and the
+// answer its own repair (Factors.Repair).
+package percol
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/optdp/optdp/lp/ldl"
+)
+
+// Pair is lp's ratio constraint (ldl.Pair).
+type Pair = ldl.Pair
+
+// Factors is the per-column mode of the interior-point method
+// (docs/MATH.md §11.7): column o has its own ratio constraints pairs[o]
+// (X[I][o] <= W X[H][o] only for the pairs listed there), so its Newton
+// matrix H_o = diag(z/x) + G_o^T diag(lambda/s) G_o has its own sparsity,
+// factored in its own fill-reducing order (minimum degree), with a banded
+// QR in its own reverse Cuthill–McKee order as the fallback when the LDL^T
+// loses its pivots. The row-sum Schur complement S = sum_o H_o^{-1} has
+// the same form as with shared pairs; each H_o^{-1} is computed by
+// Takahashi's recurrence in the column's order and scattered into S.
+type Factors struct {
+	N     int
+	Pairs [][]Pair // column o's pairs, in the problem's row numbering
+	Off   []int    // column o's slacks and multipliers at Off[o]:Off[o+1]
+	Cols  []Column
+	// Per-worker scratch: a permuted vector (two), the sparse factor's
+	// work vector, the n×n inverse, and the QR fallback's buffers (grown
+	// on demand).
+	vec, vec2, work [][]float64
+	z               [][]float64
+	qrR, qrWork     [][]float64
+	ring            [][]float64
+}
+
+// Column is one column's factorisation: the sparse LDL^T in the
+// column's minimum-degree order, or (isQR) the banded QR in its reverse
+// Cuthill–McKee order.
+type Column struct {
+	Perm []int   // fill-reducing position -> row
+	PP   []Pair  // the column's pairs numbered by position
+	LDL  ldl.LDL // the sparse factor
+
+	rperm  []int    // banded position -> row
+	rpairs []Pair   // the column's pairs in the banded numbering
+	rorder []int    // rpairs sorted by min(I,H)
+	bw     int      // bandwidth of rpairs
+	bnd    ldl.Band // allocated on first use
+	isQR   bool
+}
+
+// New analyses every column's pair graph: the minimum-degree
+// order with its symbolic factorisation, and the banded order of the
+// fallback. It returns the structure and the bytes its numeric factors and
+// the solver's scratch will need with the given workers (factors counted
+// for the sparse LDL^T and for the banded QR of every column). A column
+// whose pairs are those of prev's column (same count: the lists only
+// grow) keeps prev's analysis; prev may be nil.
+func New(n int, pairs [][]Pair, workers int, prev *Factors, par func(count int, f func(o int))) (*Factors, float64) {
+	m := len(pairs)
+	pc := &Factors{N: n, Pairs: pairs, Off: make([]int, m+1), Cols: make([]Column, m)}
+	for o, ps := range pairs {
+		pc.Off[o+1] = pc.Off[o] + len(ps)
+	}
+	// The columns are analysed independently, by the workers.
+	needs := make([]float64, m)
+	par(m, func(o int) {
+		ps := pairs[o]
+		c := &pc.Cols[o]
+		if prev != nil && len(prev.Cols) == m && len(prev.Pairs[o]) == len(ps) && prev.N == n {
+			*c = prev.Cols[o]
+			c.isQR = false
+			needs[o] = 8 * (float64(n) + 6*float64(c.LDL.Sym.NNZ()) + 4*float64(n) + 6*float64(len(ps)) + float64(n*(c.bw+1)))
+			return
+		}
+		q := &ldl.Graph{N: n, Pairs: ps}
+		perm, sym := ldl.FillReducing(q) // the order of OPTDP_LP_ORDER (ldl.OrderEnv)
+		qs := &ldl.Graph{N: n, Pairs: permutedPairs(ps, perm)}
+		sym.SetPairs(qs)
+		c.Perm, c.PP = perm, qs.Pairs
+		c.LDL = ldl.LDL{Sym: sym}
+		rp := ldl.RCM(q)
+		rpairs := permutedPairs(ps, rp)
+		c.rperm, c.rpairs, c.bw = rp, rpairs, bandwidth(rpairs)
+		c.rorder = make([]int, len(ps))
+		for k := range c.rorder {
+			c.rorder[k] = k
+		}
+		slices.SortStableFunc(c.rorder, func(a, b int) int {
+			qa, qb := c.rpairs[a], c.rpairs[b]
+			return min(qa.I, qa.H) - min(qb.I, qb.H)
+		})
+		nz := float64(sym.NNZ())
+		// LDL^T values, symbolic (5 index arrays), orders and pairs (two
+		// copies of 3 words), the band.
+		needs[o] = 8 * (float64(n) + nz + 5*nz + 4*float64(n) + 6*float64(len(ps)) + float64(n*(c.bw+1)))
+	})
+	var need float64
+	for _, v := range needs {
+		need += v
+	}
+	w := float64(max(1, workers))
+	need += 8 * w * (float64(n)*float64(n) + 4*float64(n))
+	return pc, need
+}
+
+// Alloc allocates the numeric factors and the per-worker scratch.
+func (pc *Factors) Alloc(workers int) {
+	n := pc.N
+	for o := range pc.Cols {
+		c := &pc.Cols[o]
+		if nz := c.LDL.Sym.NNZ(); len(c.LDL.L) != nz || len(c.LDL.D) != n {
+			blk := make([]float64, n+nz)
+			c.LDL.D, c.LDL.L = blk[:n], blk[n:]
+		}
+	}
+	mk := func(k int) [][]float64 {
+		out := make([][]float64, workers)
+		for w := range out {
+			out[w] = make([]float64, k)
+		}
+		return out
+	}
+	pc.vec, pc.vec2, pc.work = mk(n), mk(n), mk(2*n) // work: the factor's scratch (symbolic.factorWork, 2n for n rows)
+	pc.z = mk(n * n)
+	pc.qrR, pc.qrWork, pc.ring = make([][]float64, workers), make([][]float64, workers), make([][]float64, workers)
+}
+
+// Factor factors column o's H_o from its diagonal (row numbering) and pair
+// weights (the column's pair order) and adds H_o^{-1} to the upper triangle
+// of acc. Without useQR it uses the LDL^T, or, when a pivot lost nearly
+// all its digits (ldl.MinPivotRatio), the banded QR for this column alone, and
+// returns false. With useQR it uses the banded QR and returns true.
+func (pc *Factors) Factor(o, w int, diag, wt, acc []float64, useQR bool) bool {
+	n := pc.N
+	c := &pc.Cols[o]
+	c.isQR = useQR
+	z := pc.z[w]
+	d := pc.vec[w]
+	if !useQR {
+		for k, i := range c.Perm {
+			d[k] = diag[i]
+		}
+		if c.LDL.Factor(d, c.PP, wt, pc.work[w]) > ldl.MinPivotRatio {
+			c.LDL.AddInverse(nil, z)
+			scatterUpper(acc, z, c.Perm, n)
+			return false
+		}
+		// This column's pivots lost nearly all their digits: its banded QR
+		// alone, the other columns keep their LDL^T (as in the shared-pair
+		// sparse mode, lp/newton_sparse.go).
+		c.isQR = true
+	}
+	b := c.bw
+	if c.bnd.A == nil {
+		c.bnd = ldl.Band{N: n, B: b, A: make([]float64, n*(b+1))}
+	}
+	if len(pc.qrR[w]) < n*(b+1) {
+		pc.qrR[w] = make([]float64, n*(b+1))
+		pc.qrWork[w] = make([]float64, n+b+1)
+		pc.ring[w] = make([]float64, (b+1)*n)
+	}
+	for k, i := range c.rperm {
+		d[k] = diag[i]
+	}
+	c.bnd.QRFactor(d, c.rpairs, wt, c.rorder, pc.qrR[w][:n*(b+1)], pc.qrWork[w][:n+b+1])
+	clear(z)
+	c.bnd.AddInverse(z, pc.ring[w][:(b+1)*n])
+	scatterUpper(acc, z, c.rperm, n)
+	return useQR
+}
+
+// scatterUpper adds the upper triangle of z (rows and columns numbered by
+// position, perm[position] = row) to the upper triangle of acc in the row
+// numbering.
+func scatterUpper(acc, z []float64, perm []int, n int) {
+	for a := 0; a < n; a++ {
+		ia := perm[a]
+		za := z[a*n : a*n+n]
+		for b := a; b < n; b++ {
+			ib := perm[b]
+			if ia <= ib {
+				acc[ia*n+ib] += za[b]
+			} else {
+				acc[ib*n+ia] += za[b]
+			}
+		}
+	}
+}
+
+// Solve overwrites r (row numbering) with H_o^{-1} r.
+func (pc *Factors) Solve(o, w int, r []float64) {
+	c := &pc.Cols[o]
+	t := pc.vec2[w]
+	perm := c.Perm
+	if c.isQR {
+		perm = c.rperm
+	}
+	for k, i := range perm {
+		t[k] = r[i]
+	}
+	if c.isQR {
+		c.bnd.Solve(t)
+	} else {
+		c.LDL.Solve(t)
+	}
+	for k, i := range perm {
+		r[i] = t[k]
+	}
+}
+
+// Repair is lp.Repair (lp/certify.go) for per-column pairs: it makes the
+// row-major n×m matrix x stochastic and mixes it with the uniform matrix
+// by the smallest weight t that satisfies every column's pairs with the
+// ratios tightened by margin, checked exactly in floating point.
+func (pc *Factors) Repair(x []float64, margin float64) (float64, error) {
+	n, m := pc.N, len(pc.Pairs)
+	if len(x) != n*m {
+		return 0, fmt.Errorf("percol: repair: matrix has %d entries, want %d", len(x), n*m)
+	}
+	if !(margin >= 0 && margin < 1) {
+		return 0, fmt.Errorf("percol: repair: margin %v not in [0,1)", margin)
+	}
+	normaliseRows(x, n, m)
+	u := 1 / float64(m)
+	var t float64
+	for o, ps := range pc.Pairs {
+		for _, q := range ps {
+			w := q.W * (1 - margin)
+			if !(w > 1) {
+				return 0, fmt.Errorf("percol: repair: pair (%d,%d) with ratio %v leaves no room for margin %v", q.I, q.H, q.W, margin)
+			}
+			if a := x[q.I*m+o] - w*x[q.H*m+o]; a > 0 {
+				t = max(t, a/(a+(w-1)*u))
+			}
+		}
+	}
+	feasible := func(x []float64) bool {
+		for o, ps := range pc.Pairs {
+			for _, q := range ps {
+				if x[q.I*m+o] > q.W*x[q.H*m+o] {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	bump := 1e-15
+	mixed := make([]float64, len(x))
+	for range 100 {
+		if t == 0 && feasible(x) {
+			return 0, nil
+		}
+		for k, v := range x {
+			mixed[k] = (1-t)*v + t*u
+		}
+		if t >= 1 || feasible(mixed) {
+			copy(x, mixed)
+			return t, nil
+		}
+		t = min(1, t+bump)
+		bump *= 4
+	}
+	return 0, errors.New("percol: repair: could not reach a feasible point") // not reached: t hits 1
+}
+
+// normaliseRows sets the negative (and NaN) entries of the row-major n×m
+// matrix x to 0 and rescales every row to sum 1 (a row without mass
+// becomes uniform), as Repair does first.
+func normaliseRows(x []float64, n, m int) {
+	u := 1 / float64(m)
+	for i := 0; i < n; i++ {
+		row := x[i*m : i*m+m]
+		var sum float64
+		for o, v := range row {
+			if !(v > 0) {
+				row[o] = 0
+			}
+			sum += row[o]
+		}
+		if !(sum > 0) || math.IsInf(sum, 0) {
+			for o := range row {
+				row[o] = u
+			}
+			continue
+		}
+		for o := range row {
+			row[o] /= sum
+		}
+	}
+}
+
+// permutedPairs returns ps with the rows renumbered by perm (perm[new] =
+// old).
+func permutedPairs(ps []Pair, perm []int) []Pair {
+	inv := make([]int, len(perm))
+	for k, old := range perm {
+		inv[old] = k
+	}
+	out := make([]Pair, len(ps))
+	for k, q := range ps {
+		out[k] = Pair{I: inv[q.I], H: inv[q.H], W: q.W}
+	}
+	return out
+}
+
+// bandwidth is the largest |I-H| over the pairs.
+func bandwidth(ps []Pair) int {
+	b := 0
+	for _, q := range ps {
+		b = max(b, q.I-q.H, q.H-q.I)
+	}
+	return b
+}

@@ -1,0 +1,259 @@
+package ldl
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/optdp/optdp/run"
+)
+
+// spannerTol is the relative slack of the spanner test: a pair whose
+// log-ratio is matched by a chain up to this factor counts as implied (the
+// rounding of exp and of the chain's sum). The rounding it admits is removed
+// by the final Repair against the full set of pairs.
+const spannerTol = 1e-12
+
+// Spanner returns a subset of the pairs ps on n rows that implies every pair
+// of ps up to the stretch delta >= 1, chosen by the greedy spanner algorithm
+// (Althöfer et al. 1993; for privacy constraints Bordenabe, Chatzikokolakis
+// and Palamidessi, CCS 2014) on the directed graph with edge lengths
+// log W: every pair (i,h,W) of ps has a chain i = v_0 -> v_1 -> ... -> v_r = h
+// of returned pairs with
+//
+//	sum_t log W_{v_t v_{t+1}} <= delta · log W · (1 + 1e-12).
+//
+// Consequences (docs/MATH.md §11.5): with delta = 1 the returned pairs
+// define the same feasible set as ps up to the rounding of the ratios (for a
+// Manhattan grid's complete list of pairs they are its 4-neighbour edges);
+// with the returned ratios replaced by W^{1/delta} (Stretch) every X
+// satisfying them satisfies all of ps, so the spanner LP's solutions are
+// private for the full metric.
+//
+// Pairs are scanned by increasing ratio (ties by rows); a pair is added when
+// the current graph has no chain short enough, which Dijkstra's algorithm
+// decides from cached distances (Farshi–Gudmundsson: a cached distance is an
+// upper bound, so only a failed test recomputes). The cache holds n² float64
+// values: Spanner refuses (wrapping run.ErrTooLarge) when they, with 64 bytes
+// per pair, exceed opts.Budget, and for more than 2²¹−1 rows (the sort's packed
+// keys). Errors also for delta < 1 or not finite, and for malformed pairs.
+//
+// Spanner also returns the stretch it observed, stretch <= delta(1+1e-12):
+// the largest ratio of a chain's log-length (as bounded when the pair was
+// tested) to log W. The pairs imply ps at that stretch, which can be far
+// below delta (1 for a Manhattan grid whatever delta), and Stretch with it
+// loses less.
+//
+// With a group opts.Symmetry of symmetries of ps (permutations of the rows
+// mapping every pair to a pair of the same ratio; nil for none), every
+// pair added comes with its whole orbit, so the returned list is invariant
+// under the group. Since the graph stays
+// invariant, the images of a pair that needs adding need it too: the
+// result is the greedy spanner of one order of the pairs, whole orbits at
+// a time. A cancelled ctx stops the search with its error.
+func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *SpannerOptions) ([]Pair, float64, error) {
+	var budget run.Budget
+	var elems [][]int
+	if opts != nil {
+		budget, elems = opts.Budget, opts.Symmetry
+	}
+	if !(delta >= 1) || math.IsInf(delta, 1) {
+		return nil, 0, fmt.Errorf("ldl: spanner stretch %v: want a finite delta >= 1: %w", delta, run.ErrBadInput)
+	}
+	if n < 1 {
+		return nil, 0, fmt.Errorf("ldl: spanner on %d rows: %w", n, run.ErrBadInput)
+	}
+	if n > spanKeyRows {
+		return nil, 0, fmt.Errorf("ldl: spanner on %d rows, at most %d: %w", n, spanKeyRows, run.ErrTooLarge)
+	}
+	for k, q := range ps {
+		if q.I < 0 || q.I >= n || q.H < 0 || q.H >= n || q.I == q.H || !(q.W > 1) || math.IsInf(q.W, 1) {
+			return nil, 0, fmt.Errorf("ldl: spanner: pair %d = (%d,%d,%v) malformed: %w", k, q.I, q.H, q.W, run.ErrBadInput)
+		}
+	}
+	// The distances (N² values), the sort keys and the order (32 bytes
+	// per pair), the result (up to 24).
+	if err := budget.Check(fmt.Sprintf("ldl: spanner of %d pairs on %d rows", len(ps), n), run.DenseBytes(n, n, 1)+64*float64(len(ps)), ""); err != nil {
+		return nil, 0, err
+	}
+	// The pairs by ratio, then by their rows (the smaller, the larger,
+	// then I): sorted as keys held in place, not as indices into ps (each
+	// comparison two reads at random in ps). The ratios are finite and
+	// > 1, so their bits order them; the rows fit in 21 bits each below
+	// spanKeyRows rows, whose N² distances no budget allows.
+	keys := make([]spanKey, len(ps))
+	for k, q := range ps {
+		lo, hi := min(q.I, q.H), max(q.I, q.H)
+		keys[k] = spanKey{w: math.Float64bits(q.W), rows: uint64(lo)<<42 | uint64(hi)<<21 | uint64(q.I), k: k}
+	}
+	slices.SortFunc(keys, func(a, b spanKey) int {
+		if a.w != b.w {
+			if a.w < b.w {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.rows, b.rows)
+	})
+	order := make([]int, len(ps))
+	for k, key := range keys {
+		order[k] = key.k
+	}
+	keys = nil
+	g := &digraph{adj: make([][]arc, n)}
+	cache := make([][]float64, n)
+	var out []Pair
+	stretch := 1.0
+	d := newDijkstra(n)
+	var added map[int64]bool
+	if elems != nil {
+		added = make(map[int64]bool)
+	}
+	for t, k := range order {
+		if t%spanCheckCtx == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, fmt.Errorf("ldl: spanner: %w", err)
+			}
+		}
+		q := ps[k]
+		l := math.Log(q.W)
+		bound := delta * l * (1 + spannerTol)
+		if c := cache[q.I]; c != nil && c[q.H] <= bound {
+			stretch = max(stretch, c[q.H]/l)
+			continue
+		}
+		if cache[q.I] == nil {
+			cache[q.I] = make([]float64, n)
+		}
+		// Recompute from I, far enough ahead for the next pairs of I.
+		d.run(g, q.I, 2*bound, cache[q.I])
+		if c := cache[q.I][q.H]; c <= bound {
+			stretch = max(stretch, c/l)
+			continue
+		}
+		if elems == nil {
+			g.adj[q.I] = append(g.adj[q.I], arc{to: q.H, l: l})
+			cache[q.I][q.H] = min(cache[q.I][q.H], l)
+			out = append(out, q)
+			continue
+		}
+		for _, e := range elems {
+			i, h := e[q.I], e[q.H]
+			if added[int64(i)*int64(n)+int64(h)] {
+				continue
+			}
+			added[int64(i)*int64(n)+int64(h)] = true
+			g.adj[i] = append(g.adj[i], arc{to: h, l: l})
+			if c := cache[i]; c != nil {
+				c[h] = min(c[h], l)
+			}
+			out = append(out, Pair{I: i, H: h, W: q.W})
+		}
+	}
+	return out, stretch, nil
+}
+
+// SpannerOptions are the settings of Spanner; nil means the zero value.
+type SpannerOptions struct {
+	// Settings: Budget bounds the distance cache (n² float64 values and 64
+	// bytes per pair; 0 = run.DefaultBudget, negative = no limit).
+	// Progress is not used.
+	run.Settings
+	// Symmetry is a group of permutations of the rows under which ps is
+	// invariant, the identity included (nil: none).
+	Symmetry [][]int
+}
+
+// spanCheckCtx is how many pairs Spanner tests between checks of its ctx.
+const spanCheckCtx = 1024
+
+// spanKey is a pair's place in the greedy spanner's order: the bits of
+// its ratio, its rows packed as (min(I,H), max(I,H), I) in 21 bits each,
+// and its index k in the list.
+type spanKey struct {
+	w, rows uint64
+	k       int
+}
+
+// spanKeyRows is the most rows spanKey packs.
+const spanKeyRows = 1<<21 - 1
+
+// Stretch returns the pairs with every ratio W replaced by W^{1/delta}
+// (never below the smallest float64 above 1): on the pairs of a spanner of
+// stretch delta this tightens the constraints so that they imply the full
+// set (see Spanner).
+func Stretch(ps []Pair, delta float64) []Pair {
+	out := make([]Pair, len(ps))
+	for k, q := range ps {
+		w := math.Exp(math.Log(q.W) / delta)
+		out[k] = Pair{I: q.I, H: q.H, W: max(w, math.Nextafter(1, 2))}
+	}
+	return out
+}
+
+type arc struct {
+	to int
+	l  float64
+}
+
+type digraph struct{ adj [][]arc }
+
+// dijkstra is the reusable state of a single-source shortest-path search.
+type dijkstra struct {
+	h    distHeap
+	done []bool
+	seen []int
+}
+
+func newDijkstra(n int) *dijkstra { return &dijkstra{done: make([]bool, n)} }
+
+// run writes into dist the distances from s in g that are at most radius
+// (+Inf beyond, and for unreachable rows).
+func (d *dijkstra) run(g *digraph, s int, radius float64, dist []float64) {
+	for i := range dist {
+		dist[i] = math.Inf(1)
+	}
+	for _, v := range d.seen {
+		d.done[v] = false
+	}
+	d.seen = d.seen[:0]
+	d.h = d.h[:0]
+	dist[s] = 0
+	heap.Push(&d.h, item{s, 0})
+	for d.h.Len() > 0 {
+		it := heap.Pop(&d.h).(item)
+		if d.done[it.v] || it.d > dist[it.v] {
+			continue
+		}
+		d.done[it.v] = true
+		d.seen = append(d.seen, it.v)
+		for _, a := range g.adj[it.v] {
+			nd := it.d + a.l
+			if nd <= radius && nd < dist[a.to] {
+				dist[a.to] = nd
+				heap.Push(&d.h, item{a.to, nd})
+			}
+		}
+	}
+}
+
+type item struct {
+	v int
+	d float64
+}
+
+type distHeap []item
+
+func (h distHeap) Len() int           { return len(h) }
+func (h distHeap) Less(i, j int) bool { return h[i].d < h[j].d }
+func (h distHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *distHeap) Push(x any)        { *h = append(*h, x.(item)) }
+func (h *distHeap) Pop() any {
+	old := *h
+	it := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return it
+}

@@ -1,0 +1,106 @@
+package lp
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/optdp/optdp/lp/internal/percol"
+)
+
+// perColumnBound is dualBound (lp/certify.go) for per-column pairs: with column
+// o's multipliers lam[off[o]:off[o+1]] (negative ones as 0),
+//
+//	y_i = max_o ( C[i][o] - (G_o^T lam_o)_i ),  bound = sum_i y_i,
+//
+// an upper bound on the optimum of the LP with the per-column constraints
+// (weak duality column by column, as in dualBound), and so on every LP
+// whose columns have at least these constraints.
+func perColumnBound(pc *percol.Factors, p *Problem, lam []float64) (float64, []float64) {
+	return dualBoundBy(p, func(o int) ([]Pair, []float64) { return pc.Pairs[o], lam[pc.Off[o]:pc.Off[o+1]] })
+}
+
+// solveColumns solves the LP p with per-column constraints: column o
+// constrained by the pairs p.Pairs[k] for k in cols[o] only (p.Pairs is
+// otherwise ignored). The Result's X is exactly feasible for that LP
+// (repaired), Dual is its certified bound from the exactly feasible Y,
+// and lam holds the multipliers (column o's at the offsets of cols).
+// The memory is checked against o.Budget twice: the iterate and the dense
+// n×n parts before anything is allocated, and everything (with the
+// symbolic factors' sizes) before the numeric factors are.
+//
+// prev, when not nil, is the structure of an earlier call on the same
+// problem whose column lists the current ones extend: the columns left
+// unchanged keep their symbolic analysis. solveColumns returns the
+// structure for the next call.
+func solveColumns(ctx context.Context, p *Problem, cols [][]int, o config, prev *percol.Factors) (*Result, *percol.Factors, error) {
+	n, m := p.N, p.M
+	workers := max(1, min(o.Workers, m))
+	fn, fm := float64(n), float64(m)
+	var total float64
+	for _, ks := range cols {
+		total += float64(len(ks))
+	}
+	what := fmt.Sprintf("lp: %d×%d problem with %.0f per-column ratio pairs", n, m, total)
+	// The iterate and the dense Schur parts first, before the analysis;
+	// then everything, with the factors' sizes known.
+	dense := 8 * (15*fn*fm + 11*total + 2*float64(workers)*fn*fn + 3*total)
+	if err := o.Budget.Check(what, dense, "raise the budget, or use fewer pairs (a spanner)"); err != nil {
+		return nil, nil, err
+	}
+	pairs := make([][]Pair, m)
+	for c, ks := range cols {
+		pairs[c] = make([]Pair, len(ks))
+		for t, k := range ks {
+			pairs[c][t] = p.Pairs[k]
+		}
+	}
+	pc, need := percol.New(n, pairs, workers, prev, func(count int, f func(int)) { parallel(count, workers, f) })
+	need += 8 * (15*fn*fm + 11*total + float64(workers)*fn*fn)
+	if err := o.Budget.Check(what, need, "raise the budget, or use fewer pairs (a spanner)"); err != nil {
+		return nil, nil, err
+	}
+	pc.Alloc(workers)
+	s := newIPM(&Problem{N: n, M: m, C: p.C}, workers, nil, nil, nil, nil)
+	s.pc = pc
+	s.cols = perColumnSystem{s}
+	maxLen := 0
+	for _, ps := range pairs {
+		maxLen = max(maxLen, len(ps))
+	}
+	s.np = maxLen
+	tl := pc.Off[m]
+	mk := func() []float64 { return make([]float64, tl) }
+	s.s, s.lam, s.rs = mk(), mk(), mk()
+	s.d = newNewton(n*m, tl, n)
+	for w := range s.wt {
+		s.wt[w] = make([]float64, maxLen)
+	}
+	o.keepLam = true
+	r, err := s.run(ctx, o)
+	if r != nil {
+		r.Pairs = maxLen
+	}
+	return r, pc, err
+}
+
+// perColumnSystem is the per-column variant of the column factors
+// (columnSystem): column o has its own pairs, fill-reducing order and
+// factor in s.pc (percol.Factors.Factor, Solve). Its factor always
+// adds H_o^{-1} to the accumulator (the per-column mode assembles S at
+// every iteration, without symmetries), so addInverse and inverse are
+// never called.
+type perColumnSystem struct{ *ipm }
+
+func (s perColumnSystem) factor(o, w int, diag, wt, acc []float64) {
+	s.qrUsed[w] = s.pc.Factor(o, w, diag, wt, acc, s.useQR) || s.qrUsed[w]
+}
+
+func (s perColumnSystem) solve(o, w int, r []float64) { s.pc.Solve(o, w, r) }
+
+func (s perColumnSystem) addInverse(int, int, []float64) {
+	panic("lp: the per-column mode adds the inverses in factor")
+}
+
+func (s perColumnSystem) inverse(int, int, []float64) []int {
+	panic("lp: the per-column mode has no symmetric reduction")
+}
