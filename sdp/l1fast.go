@@ -301,29 +301,3 @@ func transposeTo(dst []float64, ds int, src []float64, ss, r, c int) {
 	}
 }
 
-// mulThetaT sets dst (p×p) = Y Θᵀ for Y p×n: row b of dstᵀ is
-// Σ_j Θ_bj Y[:, j].
-func (fs *pidentityFast) mulThetaT(dst, y *mat.Dense, p, n int) {
-	nt := fs.nt
-	ym := y.RawMatrix()
-	transposeTo(nt, p, ym.Data, ym.Stride, p, n)
-	ct := fs.ct
-	for k := range ct {
-		ct[k] = 0
-	}
-	for j := 0; j < n; j++ {
-		yj := nt[j*p : (j+1)*p]
-		for q := fs.colPtr[j]; q < fs.colPtr[j+1]; q++ {
-			v, out := fs.val[q], ct[fs.rowIdx[q]*p:(fs.rowIdx[q]+1)*p]
-			for k, c := range yj {
-				out[k] += v * c
-			}
-		}
-	}
-	for a := 0; a < p; a++ {
-		row := dst.RawRowView(a)
-		for b := range row {
-			row[b] = ct[b*p+a]
-		}
-	}
-}
