@@ -300,4 +300,3 @@ func transposeTo(dst []float64, ds int, src []float64, ss, r, c int) {
 		}
 	}
 }
-
