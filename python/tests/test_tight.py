@@ -151,16 +151,18 @@ def test_tight_errors():
 
 def test_mechanism_rows_and_utility():
     # The matrix-free mechanism's rows are X's rows; its utility for a prior
-    # is sum_i pi_i z_i (here against the dense X's diagonal).
-    # (r.x has the uniform row mixed in with weight r.mix; the matrix-free
-    # mechanism has not.)
+    # is sum_i pi_i z_i (here against the dense X's diagonal). r.x has the
+    # uniform row mixed in with weight r.mix; the matrix-free mechanism has
+    # not, and it is built at a level hardened just below eps by the
+    # solver's error bound on z (Go's tight.FreeMechanism), so the two agree
+    # to about that bound (1e-12 here), not to the last digit.
     r = optdp.tight("sum:u=4,v=2", 1.1, solver="dense")
     for i in (0, 4, 8):
-        np.testing.assert_allclose(r.mechanism.row(i), r.x[i], rtol=1e-13, atol=2 * r.mix)
+        np.testing.assert_allclose(r.mechanism.row(i), r.x[i], rtol=1e-9, atol=2 * r.mix)
     prior = np.linspace(1, 2, 9)
     prior /= prior.sum()
-    assert r.mechanism.utility(prior) == pytest.approx(prior @ np.diag(r.x), rel=1e-13, abs=2 * r.mix)
-    assert r.mechanism.utility() == pytest.approx(r.utility, rel=1e-14)
+    assert r.mechanism.utility(prior) == pytest.approx(prior @ np.diag(r.x), rel=1e-9, abs=2 * r.mix)
+    assert r.mechanism.utility() == pytest.approx(r.utility, rel=1e-9)
     with pytest.raises(optdp.BadInputError, match="outside"):
         r.mechanism.row(9)
 
