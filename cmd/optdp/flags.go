@@ -221,7 +221,7 @@ func priorError(spec string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if strings.HasPrefix(spec, "file:") || isMapPrior(spec) { // points:, raster: (prior_map.go)
+	if strings.HasPrefix(spec, "file:") || isMapPrior(spec) { // points:, raster:, counts: (prior_map.go)
 		return asData(err)
 	}
 	var u usageError
