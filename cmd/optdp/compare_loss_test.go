@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"os"
@@ -12,9 +11,7 @@ import (
 )
 
 func runCompareCLI(args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	code := run(append([]string{"compare"}, args...), &out, &errb)
-	return code, out.String(), errb.String()
+	return runCLI(append([]string{"compare"}, args...)...)
 }
 
 // TestCompareDistanceLoss: on line:n=3 at eps = ln 2 with the uniform

@@ -5,7 +5,6 @@ package metric
 // inequality, repaired to the closure of its entries (Floyd–Warshall).
 
 import (
-	"bufio"
 	"bytes"
 	"container/heap"
 	"errors"
@@ -200,9 +199,7 @@ func (h *distHeap) Pop() any {
 // a line "n N" declares it. The input is bounded like ReadEdgeList's, and
 // vertex indices must be below MaxRoadVertices. Errors name the line.
 func ReadRoads(r io.Reader) (*ClosureMetric, error) {
-	lr := &io.LimitedReader{R: r, N: MaxEdgeListBytes + 1}
-	sc := bufio.NewScanner(lr)
-	sc.Buffer(make([]byte, 4096), MaxEdgeListLine)
+	sc, lr := boundedLines(r, MaxEdgeListBytes)
 	var edges []WeightedEdge
 	n, declared, line, data := 0, -1, 0, 0
 	for sc.Scan() {
@@ -246,14 +243,8 @@ func ReadRoads(r io.Reader) (*ClosureMetric, error) {
 		edges = append(edges, WeightedEdge{u, v, w})
 		n = max(n, u+1, v+1)
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("roads line %d: longer than %d bytes (MaxEdgeListLine)", line+1, MaxEdgeListLine)
-		}
-		return nil, fmt.Errorf("roads: %w", err)
-	}
-	if lr.N <= 0 {
-		return nil, fmt.Errorf("roads: larger than %d bytes (MaxEdgeListBytes)", MaxEdgeListBytes)
+	if err := scanEnd(sc, lr, "roads", line, "MaxEdgeListBytes", MaxEdgeListBytes); err != nil {
+		return nil, err
 	}
 	if declared >= 0 {
 		if n > declared {

@@ -6,7 +6,6 @@ package metric
 // onto them.
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -314,9 +313,7 @@ func (p *PointsMetric) Locate(a, b float64, geo bool) (int, bool) {
 // skipped. The input is bounded: at most MaxPointsBytes bytes, lines of
 // MaxEdgeListLine bytes and MaxPointAnswers points. Errors name the line.
 func ReadPoints(r io.Reader, geo bool) (*PointsMetric, error) {
-	lr := &io.LimitedReader{R: r, N: MaxPointsBytes + 1}
-	sc := bufio.NewScanner(lr)
-	sc.Buffer(make([]byte, 4096), MaxEdgeListLine)
+	sc, lr := boundedLines(r, MaxPointsBytes)
 	var a, b []float64
 	ca, cb, fields := 0, 1, 2
 	headerSeen := false
@@ -352,14 +349,8 @@ func ReadPoints(r io.Reader, geo bool) (*PointsMetric, error) {
 		}
 		a, b = append(a, x), append(b, y)
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("points line %d: longer than %d bytes", line+1, MaxEdgeListLine)
-		}
-		return nil, fmt.Errorf("points: %w", err)
-	}
-	if lr.N <= 0 {
-		return nil, fmt.Errorf("points: larger than %d bytes (MaxPointsBytes)", MaxPointsBytes)
+	if err := scanEnd(sc, lr, "points", line, "MaxPointsBytes", MaxPointsBytes); err != nil {
+		return nil, err
 	}
 	if len(a) == 0 {
 		return nil, errors.New("points: no points")
