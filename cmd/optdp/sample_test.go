@@ -82,3 +82,33 @@ func TestSampleCommand(t *testing.T) {
 		t.Errorf("eps 0.5: exit %d %q", code, stderr)
 	}
 }
+
+// TestPlotCommand: the map of a mechanism on a point set is written as SVG;
+// a metric without places and a bad --out are command-line mistakes.
+func TestPlotCommand(t *testing.T) {
+	dir := t.TempDir()
+	xy := filepath.Join(dir, "xy.csv")
+	if err := os.WriteFile(xy, []byte("x,y\n0,0\n1,0\n0,1.5\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mech := filepath.Join(dir, "mech.csv")
+	if code, _, stderr := runCLI("optimal", "--metric", "points:file="+xy, "--eps", "1", "--prior", "uniform", "--out", mech); code != 0 {
+		t.Fatalf("optimal: exit %d: %s", code, stderr)
+	}
+	svg := filepath.Join(dir, "map.svg")
+	if code, _, stderr := runCLI("plot", "--matrix", mech, "--metric", "points:file="+xy, "--from", "0,2", "--out", svg); code != 0 {
+		t.Fatalf("plot: exit %d: %s", code, stderr)
+	}
+	if b, err := os.ReadFile(svg); err != nil || !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "reports from 2") {
+		t.Errorf("no SVG map written: %v", err)
+	}
+	for _, args := range [][]string{
+		{"--matrix", mech, "--metric", "line:n=3", "--out", svg},
+		{"--matrix", mech, "--metric", "points:file=" + xy, "--out", filepath.Join(dir, "map.gif")},
+		{"--matrix", mech, "--metric", "points:file=" + xy, "--from", "7", "--out", svg},
+	} {
+		if code, _, _ := runCLI(append([]string{"plot"}, args...)...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
