@@ -35,21 +35,22 @@ const maxLineBytes = 1 << 20
 
 // PointsPrior is a prior built from points, with the counts behind it.
 type PointsPrior struct {
-	// Prior is the distribution on the grid's cells (index row·w + col).
+	// Prior is the distribution on the answers (a grid's cells, index
+	// row·w + col).
 	Prior []float64
 	// Points is the number of points read, Inside of them in the grid;
 	// Outside = Points - Inside were dropped.
 	Points, Inside, Outside int
 }
 
-// mapSetup checks the grid's size and the options.
-func mapSetup(g *metric.GridMetric, opts *MapPriorOptions) (MapPriorOptions, error) {
+// mapSetup checks the metric's size and the options.
+func mapSetup(g metric.Metric, opts *MapPriorOptions) (MapPriorOptions, error) {
 	var o MapPriorOptions
 	if opts != nil {
 		o = *opts
 	}
-	if g == nil {
-		return o, run.BadInputf("no grid")
+	if g == nil || (reflectNil(g)) {
+		return o, run.BadInputf("no metric")
 	}
 	if n := g.Len(); n > MaxDenseEntries {
 		return o, fmt.Errorf("%s has %d cells, above the limit of %d for a map prior: %w", g, n, MaxDenseEntries, run.ErrTooLarge)
@@ -124,25 +125,29 @@ func splitFields(line string) []string {
 	})
 }
 
-// PriorFromPoints builds a prior on the cells of the grid g from a CSV of
-// points. The first line (after blank lines and # comments) names the
+// PriorFromPoints builds a prior on the answers of g, a grid or a point set
+// (any metric.Locator), from a CSV of points (records of visits, check-ins).
+// The first line (after blank lines and # comments) names the
 // columns: "lat" (or "latitude") and "lon" ("lng", "long", "longitude") in
-// degrees, for a grid on a map (metric.GeoGrid), or "x" and "y" in km from
-// the outer corner of cell 0 (x along a row, metric.GridMetric.CellOfXY); an
+// degrees, for a grid on a map (metric.GeoGrid) or a latlon point set, or
+// "x" and "y" in km — from the outer corner of cell 0 for a grid (x along a
+// row, metric.GridMetric.CellOfXY), in the points' own frame for a planar
+// point set; an
 // optional "weight" ("count") column gives each point a weight >= 0
 // (default 1); other columns are ignored, so a check-in log can be read as
 // it is. The separator is the header's: a comma, else a semicolon, else a
 // tab, else blanks; fields are not quoted, and every line has as many
-// fields as the header. Each point adds its weight to the cell holding it
-// (metric.GridMetric.CellOfLatLon); points outside the grid are counted in
-// Outside and dropped. The prior is
+// fields as the header. Each point adds its weight to the answer g.Locate
+// gives it: the cell holding it (metric.GridMetric.CellOfLatLon), or the
+// nearest point of a point set (metric.PointsMetric.Locate); points outside
+// the grid are counted in Outside and dropped. The prior is
 //
 //	prior_i = (weight_i + a) / (sum_i weight_i + a·n),   a = opts.Pseudo,
 //
 // which needs a positive total. The input is bounded (opts.MaxBytes, lines
 // of 1 MiB); malformed lines are errors naming the line, matching
 // run.ErrBadInput.
-func PriorFromPoints(r io.Reader, g *metric.GridMetric, opts *MapPriorOptions) (*PointsPrior, error) {
+func PriorFromPoints(r io.Reader, g metric.Locator, opts *MapPriorOptions) (*PointsPrior, error) {
 	o, err := mapSetup(g, opts)
 	if err != nil {
 		return nil, fmt.Errorf("points prior: %w", err)
@@ -166,8 +171,11 @@ func PriorFromPoints(r io.Reader, g *metric.GridMetric, opts *MapPriorOptions) (
 			if h, err = parsePointsHeader(split(line)); err != nil {
 				return nil, run.BadInputf("points prior: line %d: %v", ln, err)
 			}
-			if _, ok := g.Box(); h.geo && !ok {
-				return nil, run.BadInputf("points prior: lat/lon points need a grid on a map (grid:w=W,h=H,bbox=S,W,N,E), not %s", g)
+			if !g.Accepts(h.geo) {
+				if h.geo {
+					return nil, run.BadInputf("points prior: lat/lon points need a grid on a map (grid:w=W,h=H,bbox=S,W,N,E) or a latlon:file= metric, not %s", g)
+				}
+				return nil, run.BadInputf("points prior: x/y points need a grid or a points:file= metric, not %s (name the columns lat and lon)", g)
 			}
 			continue
 		}
@@ -204,12 +212,7 @@ func PriorFromPoints(r io.Reader, g *metric.GridMetric, opts *MapPriorOptions) (
 			i  int
 			ok bool
 		)
-		if h.geo {
-			i, ok = g.CellOfLatLon(a, b)
-		} else {
-			i, ok = g.CellOfXY(a, b)
-		}
-		if !ok {
+		if i, ok = g.Locate(a, b, h.geo); !ok {
 			res.Outside++
 			continue
 		}
@@ -299,6 +302,18 @@ func normalise(c []float64, a float64) ([]float64, error) {
 		p[i] = (v + a) / total
 	}
 	return p, nil
+}
+
+// reflectNil reports whether m is a typed nil pointer of the metric types
+// the map priors take.
+func reflectNil(m metric.Metric) bool {
+	switch v := m.(type) {
+	case *metric.GridMetric:
+		return v == nil
+	case *metric.PointsMetric:
+		return v == nil
+	}
+	return false
 }
 
 // PriorFromRaster builds a prior on the cells of the w×h grid g from a

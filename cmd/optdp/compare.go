@@ -28,12 +28,13 @@ func compareCommand() command {
 	return command{
 		name:    "compare",
 		summary: "the tight-constraints mechanism against the baselines that apply: utility, leakage, audited eps",
-		usage:   "--metric SPEC --eps E [--prior P] [--force] [--progress] [--json]",
+		usage:   "--metric SPEC --eps E [--prior P] [--gain binary|distance|file:G.csv | --loss file:L.csv] [--force] [--progress] [--json]",
 		examples: []string{
 			"optdp compare --metric line:n=6 --eps 0.6931471805599453",
 			"optdp compare --metric grid:w=8,h=8,step=1,norm=euclid --eps 0.7 --json",
 			"optdp compare --metric grid:w=100,h=100,step=1 --eps 1",
 			"optdp compare --metric sum:u=10,v=3 --eps 1 --prior file:prior.txt",
+			"optdp compare --metric latlon:file=places.csv --eps 2 --prior points:visits.csv,pseudo=1 --gain distance",
 		},
 		fields: compareFields,
 		run:    runCompare,
@@ -46,6 +47,8 @@ var compareFields = []string{
 	"n               number of answers",
 	"eps             privacy level per unit of distance",
 	"prior           the --prior spec",
+	"gain            binary, distance, gain:file:PATH or loss:file:PATH (--gain, --loss)",
+	"unit            the unit of the distance loss: km (grids, points:, latlon:), hops, or \"\" (dist:, roads: files' own)",
 	"mechanisms      one entry per mechanism, the tight-constraints mechanism first:",
 	"  name          tight-constraints, truncated-geometric, ring-closure, geometric-per-count,",
 	"                randomized-response, planar-laplace, exponential (those that apply to the metric),",
@@ -54,6 +57,10 @@ var compareFields = []string{
 	"  leakage_bits  min-entropy leakage for the prior; null if not built",
 	"  audit_eps     privacy level measured against the metric; null if not audited",
 	"  private       audit_eps <= eps; null if not audited",
+	"  expected_loss           expected loss (distance in the metric's unit, or --loss) with the optimal remap; absent for gains",
+	"  expected_loss_reported  expected loss of the output as reported (no remap); absent for gains",
+	"  expected_gain           expected gain (--gain file:) with the optimal remap; absent otherwise",
+	"  expected_gain_reported  expected gain of the output as reported; absent otherwise",
 	"  note          why a mechanism was not built or evaluated, how it was audited; absent if none",
 }
 
@@ -66,7 +73,13 @@ type compareEntry struct {
 	LeakageBits *num   `json:"leakage_bits"`
 	AuditEps    *num   `json:"audit_eps"`
 	Private     *bool  `json:"private"`
-	Note        string `json:"note,omitempty"`
+	// The expected loss (--gain distance, --loss) or gain (--gain file:)
+	// with the optimal remap and as reported (compare_loss.go).
+	ExpectedLoss         *num   `json:"expected_loss,omitempty"`
+	ExpectedLossReported *num   `json:"expected_loss_reported,omitempty"`
+	ExpectedGain         *num   `json:"expected_gain,omitempty"`
+	ExpectedGainReported *num   `json:"expected_gain_reported,omitempty"`
+	Note                 string `json:"note,omitempty"`
 }
 
 // compareOutput is the JSON output of optdp compare.
@@ -75,6 +88,8 @@ type compareOutput struct {
 	N          int            `json:"n"`
 	Eps        float64        `json:"eps"`
 	Prior      string         `json:"prior"`
+	Gain       string         `json:"gain"`
+	Unit       *string        `json:"unit,omitempty"`
 	Mechanisms []compareEntry `json:"mechanisms"`
 }
 
@@ -89,7 +104,9 @@ func runCompare(env *runEnv, args []string) error {
 	fs := newFlags(env, "compare")
 	metricSpec := fs.String("metric", "", metricFlagHelp)
 	eps := fs.Float64("eps", 0, epsFlagHelp)
-	prior := fs.String("prior", "uniform", priorSpecHelp)
+	prior := fs.String("prior", "uniform", priorSpecHelp+", "+mapPriorHelp)
+	gain := fs.String("gain", "binary", "what to compare by: binary (probability of reporting the true answer), distance (expected distance, a loss in the metric's unit), or file:PATH, an n×n gain matrix g(i,k)")
+	loss := fs.String("loss", "", "file:PATH: an n×n loss matrix l(i,k) instead of --gain")
 	force := fs.Bool("force", false, fmt.Sprintf("accept up to %d answers instead of %d", compareForceMaxN, compareMaxN))
 	prog := fs.Bool("progress", false, "draw a progress bar on stderr even with --json")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -105,27 +122,41 @@ func runCompare(env *runEnv, args []string) error {
 		limit = compareForceMaxN
 	}
 	large := n > limit
-	var ps *priorSpec
+	var (
+		ps    *priorSpec
+		score = &compareScore{name: "binary"}
+	)
 	if large {
 		if err := checkLargeCompare(m, limit, *force, *prior); err != nil {
 			return err
 		}
-	} else if ps, err = parsePrior(*prior, m, true); err != nil {
-		return priorError(*prior, err)
+		if given := flagsGiven(fs); given["gain"] && *gain != "binary" || given["loss"] {
+			return fmt.Errorf("%s has %d answers, above the dense limit %d: compare's matrix-free path for large grids compares by the binary gain only", m, n, limit)
+		}
+	} else {
+		if ps, err = parsePrior(*prior, m, true); err != nil {
+			return priorError(*prior, err)
+		}
+		if score, err = parseCompareScore(*gain, *loss, flagsGiven(fs), m); err != nil {
+			return err
+		}
 	}
 	bar := newProgress(env, "compare", progressEnabled(*asJSON, *prog))
 	cands := compareCandidates(m, *eps)
 	if !large {
-		cands = append(cands, lpCandidates(m, *eps, ps.prior)...)
+		cands = append(cands, lpCandidates(m, *eps, ps.prior, score)...)
 	}
-	res := compareOutput{Metric: m.String(), N: n, Eps: *eps, Prior: *prior}
+	res := compareOutput{Metric: m.String(), N: n, Eps: *eps, Prior: *prior, Gain: score.name}
+	if score.name == "distance" {
+		res.Unit = &score.unit
+	}
 	for k, c := range cands {
 		bar.Update(float64(k)/float64(len(cands)), c.name)
 		var e compareEntry
 		if large {
 			e, err = evaluateLarge(c.name, m.(*metric.GridMetric), *eps, limit)
 		} else {
-			e, err = evaluateCandidate(c, m, *eps, ps.prior)
+			e, err = evaluateCandidate(c, m, *eps, ps.prior, score)
 		}
 		if err != nil {
 			bar.Done()
@@ -138,20 +169,26 @@ func runCompare(env *runEnv, args []string) error {
 		return writeJSON(env.stdout, res)
 	}
 	w := env.stdout
-	fmt.Fprintf(w, "metric %s (n = %d), eps = %s, prior %s\n\n", res.Metric, n, fmtFloat(*eps), *prior)
+	fmt.Fprintf(w, "metric %s (n = %d), eps = %s, prior %s, gain %s\n\n", res.Metric, n, fmtFloat(*eps), *prior, score.name)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "MECHANISM\tUTILITY\tLEAKAGE (bits)\tAUDIT EPS\tPRIVATE\tNOTE")
+	fmt.Fprintln(tw, "MECHANISM\tUTILITY"+score.headers()+"\tLEAKAGE (bits)\tAUDIT EPS\tPRIVATE\tNOTE")
 	for _, e := range res.Mechanisms {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, fmtNum(e.Utility, "%.6g"), fmtNum(e.LeakageBits, "%.6g"),
+		fmt.Fprintf(tw, "%s\t%s%s\t%s\t%s\t%s\t%s\n", e.Name, fmtNum(e.Utility, "%.6g"), score.cells(e), fmtNum(e.LeakageBits, "%.6g"),
 			fmtNum(e.AuditEps, "%.6g"), fmtBool(e.Private), e.Note)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if s := score.summary(res.Mechanisms); s != "" {
+		fmt.Fprintf(w, "\n%s\n", s)
+	}
+	return nil
 }
 
 // evaluateCandidate builds c, audits it against m at eps and measures its
 // utility (optimal remap) and leakage for prior. A failed build is reported
 // in the entry's note; a failed audit as private = false.
-func evaluateCandidate(c candidate, m metric.Metric, eps float64, prior []float64) (compareEntry, error) {
+func evaluateCandidate(c candidate, m metric.Metric, eps float64, prior []float64, score *compareScore) (compareEntry, error) {
 	e := compareEntry{Name: c.name}
 	x, note, err := c.build()
 	if err != nil {
@@ -180,6 +217,9 @@ func evaluateCandidate(c candidate, m metric.Metric, eps float64, prior []float6
 		return e, fmt.Errorf("%s: %w", c.name, err)
 	}
 	e.Utility, e.LeakageBits = numPtr(u), numPtr(l)
+	if err := score.evaluate(&e, x, prior); err != nil {
+		return e, fmt.Errorf("%s: %w", c.name, err)
+	}
 	return e, nil
 }
 
@@ -252,14 +292,15 @@ const (
 )
 
 // lpCandidates are the optimal mechanism for the prior (the LP of
-// optimal.Solve, binary gain) and, for a metric without a graph, the
+// optimal.Solve, for the score's gain or loss) and, for a metric without a graph, the
 // mechanism on its 1.2-spanner; above the sizes where they take seconds
 // they are listed with a note pointing to optdp optimal.
-func lpCandidates(m metric.Metric, eps float64, prior []float64) []candidate {
+func lpCandidates(m metric.Metric, eps float64, prior []float64, score *compareScore) []candidate {
 	n := m.Len()
 	_, graph := m.(metric.Graph)
 	solve := func(o *optimal.Options) (*mat.Dense, string, error) {
 		o.Tol = 1e-7
+		score.optimalOptions(o)
 		r, err := optimal.Solve(context.Background(), m, eps, prior, o)
 		if r == nil {
 			return nil, "", err

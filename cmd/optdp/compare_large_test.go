@@ -35,7 +35,7 @@ func TestCompareLargeMatchesDense(t *testing.T) {
 				continue
 			}
 			checked++
-			dense, err := evaluateCandidate(cand, g, c.eps, uniform)
+			dense, err := evaluateCandidate(cand, g, c.eps, uniform, &compareScore{name: "binary"})
 			if err != nil {
 				t.Fatal(err)
 			}

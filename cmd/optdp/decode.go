@@ -105,7 +105,7 @@ func parsePrior(spec string, m metric.Metric, materialise bool) (*priorSpec, err
 		}
 		return ps, nil
 	}
-	return nil, usagef("--prior %q: want uniform, file:PATH or product:p1,...,pv", spec)
+	return nil, usagef("--prior %q: want uniform, file:PATH, product:p1,...,pv (hamming), counts:FILE, points:FILE (grid, points:, latlon:) or raster:FILE (grid), the last three with an optional ,pseudo=A", spec)
 }
 
 // parseNumbers parses numbers separated by commas, whitespace or newlines;

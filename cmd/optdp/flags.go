@@ -76,7 +76,7 @@ func parseMetricFlag(spec string, given bool) (metric.Metric, error) {
 }
 
 // metricFileError reports whether err, from metric.Parse(spec), is about
-// the file a graph: or dist: spec names (it cannot be opened, or its
+// the file a graph:, dist:, points:, latlon: or roads: spec names (it cannot be opened, or its
 // contents are invalid) rather than about the spec itself. metric.Parse
 // prefixes the messages about a file's contents with its path.
 func metricFileError(spec string, err error) bool {
@@ -85,7 +85,9 @@ func metricFileError(spec string, err error) bool {
 		return true
 	}
 	kind, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")
-	if kind != "graph" && kind != "dist" {
+	switch kind {
+	case "graph", "dist", "points", "latlon", "roads":
+	default:
 		return false
 	}
 	for kv := range strings.SplitSeq(rest, ",") {
@@ -221,7 +223,7 @@ func priorError(spec string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if strings.HasPrefix(spec, "file:") || isMapPrior(spec) { // points:, raster: (prior_map.go)
+	if strings.HasPrefix(spec, "file:") || isMapPrior(spec) { // points:, raster:, counts: (prior_map.go)
 		return asData(err)
 	}
 	var u usageError

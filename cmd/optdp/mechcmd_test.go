@@ -619,7 +619,7 @@ func TestCompareReportsFailedAudit(t *testing.T) {
 		x, err := mech.RandomizedResponse(4, 2)
 		return x, "", err
 	}}
-	e, err := evaluateCandidate(c, m, 1, []float64{0.25, 0.25, 0.25, 0.25})
+	e, err := evaluateCandidate(c, m, 1, []float64{0.25, 0.25, 0.25, 0.25}, &compareScore{name: "binary"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,7 @@
 package metric
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -122,9 +120,7 @@ func newGraph(n int, edges [][2]int32) (*GraphMetric, error) {
 // declared n) below MaxGraphVertices; a 20-byte line "90700070 0" is refused
 // at once instead of allocating for 9·10^7 vertices.
 func ReadEdgeList(r io.Reader) (*GraphMetric, error) {
-	lr := &io.LimitedReader{R: r, N: MaxEdgeListBytes + 1}
-	sc := bufio.NewScanner(lr)
-	sc.Buffer(make([]byte, 4096), MaxEdgeListLine)
+	sc, lr := boundedLines(r, MaxEdgeListBytes)
 	var edges [][2]int32
 	n, declared := 0, -1
 	line := 0
@@ -167,14 +163,8 @@ func ReadEdgeList(r io.Reader) (*GraphMetric, error) {
 		edges = append(edges, [2]int32{int32(i), int32(j)})
 		n = max(n, i+1, j+1)
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("edge list line %d: longer than %d bytes (MaxEdgeListLine)", line+1, MaxEdgeListLine)
-		}
-		return nil, fmt.Errorf("edge list: %w", err)
-	}
-	if lr.N <= 0 {
-		return nil, fmt.Errorf("edge list: larger than %d bytes (MaxEdgeListBytes)", MaxEdgeListBytes)
+	if err := scanEnd(sc, lr, "edge list", line, "MaxEdgeListBytes", MaxEdgeListBytes); err != nil {
+		return nil, err
 	}
 	if declared >= 0 {
 		if n > declared {

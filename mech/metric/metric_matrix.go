@@ -56,28 +56,42 @@ func NewMatrix(d [][]float64) (*MatrixMetric, error) {
 
 // newMatrix validates the row-major n×n matrix d (kept, not copied).
 func newMatrix(n int, d []float64) (*MatrixMetric, error) {
+	if err := checkEntries(n, d); err != nil {
+		return nil, err
+	}
+	if i, j, k, ok := firstTriangleViolation(n, d); ok {
+		return nil, triangleError(n, d, i, j, k)
+	}
+	return &MatrixMetric{n: n, d: d}, nil
+}
+
+// triangleError names the violation d(i,j) > d(i,k) + d(k,j).
+func triangleError(n int, d []float64, i, j, k int) error {
+	dij, dik, dkj := d[i*n+j], d[i*n+k], d[k*n+j]
+	return run.BadInputf("distance matrix: triangle inequality fails for (i,j,k) = (%d,%d,%d): d(%d,%d) = %v > d(%d,%d) + d(%d,%d) = %v + %v",
+		i, j, k, i, j, dij, i, k, k, j, dik, dkj)
+}
+
+// checkEntries checks every entry of the row-major n×n matrix d: numbers,
+// symmetric, zero exactly on the diagonal.
+func checkEntries(n int, d []float64) error {
 	m := &MatrixMetric{n: n, d: d}
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			x := m.d[i*n+j]
 			switch {
 			case math.IsNaN(x):
-				return nil, run.BadInputf("distance matrix: d(%d,%d) is NaN", i, j)
+				return run.BadInputf("distance matrix: d(%d,%d) is NaN", i, j)
 			case i == j && x != 0:
-				return nil, run.BadInputf("distance matrix: diagonal d(%d,%d) = %v, must be 0", i, j, x)
+				return run.BadInputf("distance matrix: diagonal d(%d,%d) = %v, must be 0", i, j, x)
 			case i != j && !(x > 0):
-				return nil, run.BadInputf("distance matrix: d(%d,%d) = %v, distinct answers must be at a positive distance", i, j, x)
+				return run.BadInputf("distance matrix: d(%d,%d) = %v, distinct answers must be at a positive distance", i, j, x)
 			case x != m.d[j*n+i]:
-				return nil, run.BadInputf("distance matrix: not symmetric, d(%d,%d) = %v but d(%d,%d) = %v", i, j, x, j, i, m.d[j*n+i])
+				return run.BadInputf("distance matrix: not symmetric, d(%d,%d) = %v but d(%d,%d) = %v", i, j, x, j, i, m.d[j*n+i])
 			}
 		}
 	}
-	if i, j, k, ok := firstTriangleViolation(n, m.d); ok {
-		dij, dik, dkj := m.d[i*n+j], m.d[i*n+k], m.d[k*n+j]
-		return nil, run.BadInputf("distance matrix: triangle inequality fails for (i,j,k) = (%d,%d,%d): d(%d,%d) = %v > d(%d,%d) + d(%d,%d) = %v + %v",
-			i, j, k, i, j, dij, i, k, k, j, dik, dkj)
-	}
-	return m, nil
+	return nil
 }
 
 // ReadDistCSV reads a square distance matrix, one row per CSV record
@@ -88,6 +102,15 @@ func newMatrix(n int, d []float64) (*MatrixMetric, error) {
 // MaxMatrixAnswers, and every later row must have n entries, at most n rows
 // (a 10^5-column row is refused as soon as it is read).
 func ReadDistCSV(r io.Reader) (*MatrixMetric, error) {
+	n, d, err := readDistCSV(r)
+	if err != nil {
+		return nil, err
+	}
+	return newMatrix(n, d)
+}
+
+// readDistCSV reads the n×n matrix of ReadDistCSV, unvalidated.
+func readDistCSV(r io.Reader) (int, []float64, error) {
 	lr := &limitReader{r: r, bytes: MaxDistCSVBytes, line: MaxDistCSVLine}
 	cr := csv.NewReader(lr)
 	cr.Comment = '#'
@@ -103,39 +126,39 @@ func ReadDistCSV(r io.Reader) (*MatrixMetric, error) {
 		}
 		if err != nil {
 			if lr.err != nil {
-				return nil, fmt.Errorf("distance CSV: %w", lr.err)
+				return 0, nil, fmt.Errorf("distance CSV: %w", lr.err)
 			}
-			return nil, fmt.Errorf("distance CSV: %w", err)
+			return 0, nil, fmt.Errorf("distance CSV: %w", err)
 		}
 		line, _ := cr.FieldPos(0)
 		if rows == 0 {
 			n = len(rec)
 			if n > MaxMatrixAnswers {
-				return nil, fmt.Errorf("distance CSV line %d: %d entries, larger than the %d×%d limit of the (cubic) validation", line, n, MaxMatrixAnswers, MaxMatrixAnswers)
+				return 0, nil, fmt.Errorf("distance CSV line %d: %d entries, larger than the %d×%d limit of the (cubic) validation", line, n, MaxMatrixAnswers, MaxMatrixAnswers)
 			}
 		} else if len(rec) != n {
-			return nil, fmt.Errorf("distance CSV line %d: %d entries, the first row has %d (the matrix must be square)", line, len(rec), n)
+			return 0, nil, fmt.Errorf("distance CSV line %d: %d entries, the first row has %d (the matrix must be square)", line, len(rec), n)
 		}
 		if rows == n {
-			return nil, fmt.Errorf("distance CSV line %d: more than %d rows, the first row has %d entries (the matrix must be square)", line, n, n)
+			return 0, nil, fmt.Errorf("distance CSV line %d: more than %d rows, the first row has %d entries (the matrix must be square)", line, n, n)
 		}
 		for j, f := range rec {
 			x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 			if err != nil {
 				line, _ := cr.FieldPos(j)
-				return nil, fmt.Errorf("distance CSV line %d, column %d: %q is not a number", line, j+1, trimQuote(f))
+				return 0, nil, fmt.Errorf("distance CSV line %d, column %d: %q is not a number", line, j+1, trimQuote(f))
 			}
 			d = append(d, x)
 		}
 		rows++
 	}
 	if rows == 0 {
-		return nil, errors.New("distance CSV: no rows")
+		return 0, nil, errors.New("distance CSV: no rows")
 	}
 	if rows != n {
-		return nil, fmt.Errorf("distance CSV: %d rows of %d entries (the matrix must be square)", rows, n)
+		return 0, nil, fmt.Errorf("distance CSV: %d rows of %d entries (the matrix must be square)", rows, n)
 	}
-	return newMatrix(n, d)
+	return n, d, nil
 }
 
 // limitReader reads from r until bytes bytes have been read or a line is

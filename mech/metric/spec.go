@@ -3,6 +3,7 @@ package metric
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -21,7 +22,10 @@ var metricKinds = map[string]struct{ required, optional []string }{
 	"hamming": {[]string{"u", "v"}, nil},
 	"grid":    {[]string{"w", "h"}, []string{"step", "norm", "bbox"}},
 	"graph":   {[]string{"file"}, nil},
-	"dist":    {[]string{"file"}, nil},
+	"dist":    {[]string{"file"}, []string{"repair"}},
+	"points":  {[]string{"file"}, nil},
+	"latlon":  {[]string{"file"}, nil},
+	"roads":   {[]string{"file"}, nil},
 }
 
 // Kinds returns the metric spec kinds Parse understands, sorted.
@@ -43,7 +47,14 @@ func Kinds() []string {
 //	                    step in km from the box: GeoGrid; a given step must
 //	                    not exceed it)
 //	graph:file=PATH     (edge list, see ReadEdgeList)
-//	dist:file=PATH      (CSV distance matrix, see ReadDistCSV)
+//	dist:file=PATH[,repair=TOL]  (CSV distance matrix, see ReadDistCSV;
+//	                    with repair, its shortest-path closure, see
+//	                    RepairMatrix, accepted when it lowers no entry by
+//	                    more than the relative TOL)
+//	points:file=PATH    (planar points in km, see ReadPoints, Points)
+//	latlon:file=PATH    (lat/lon degrees, great-circle km, see LatLon)
+//	roads:file=PATH     (weighted edge list "u v w", road distances by
+//	                    Dijkstra, see ReadRoads)
 //
 // Unknown kinds, unknown, repeated, missing or malformed parameters are
 // errors that say what is expected. The returned metric's String is the spec
@@ -84,7 +95,7 @@ func Parse(spec string) (Metric, error) {
 	}
 	ints := map[string]int{}
 	for key, val := range params {
-		if key == "file" || key == "step" || key == "norm" || key == "bbox" {
+		if key == "file" || key == "step" || key == "norm" || key == "bbox" || key == "repair" {
 			continue
 		}
 		x, err := strconv.Atoi(val)
@@ -134,8 +145,8 @@ func Parse(spec string) (Metric, error) {
 		} else {
 			m, err = Grid(ints["w"], ints["h"], step, norm)
 		}
-	case "graph", "dist":
-		m, err = readMetricFile(kind, params["file"])
+	case "graph", "dist", "points", "latlon", "roads":
+		m, err = readMetricFile(kind, params["file"], params["repair"])
 	}
 	if err != nil {
 		if errors.Is(err, run.ErrTooLarge) || errors.Is(err, run.ErrBadInput) {
@@ -147,13 +158,33 @@ func Parse(spec string) (Metric, error) {
 	return m, nil
 }
 
-// readMetricFile reads a graph edge list or a distance CSV from path.
-func readMetricFile(kind, path string) (Metric, error) {
+// readMetricFile reads a graph edge list, a distance CSV, a points file or
+// a road list from path; repair is the dist spec's repair tolerance ("" =
+// none).
+func readMetricFile(kind, path, repair string) (Metric, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	switch kind {
+	case "points", "latlon":
+		p, err := ReadPoints(f, kind == "latlon")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		p.source = path
+		return p, nil
+	case "roads":
+		c, err := ReadRoads(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		c.source = path
+		return c, nil
+	case "dist":
+		return readDistFile(f, path, repair)
+	}
 	if kind == "graph" {
 		g, err := ReadEdgeList(f)
 		if err != nil {
@@ -162,10 +193,36 @@ func readMetricFile(kind, path string) (Metric, error) {
 		g.source = path
 		return g, nil
 	}
-	d, err := ReadDistCSV(f)
+	return nil, fmt.Errorf("unknown metric file kind %q", kind)
+}
+
+// readDistFile reads a distance CSV: a MatrixMetric without repair (a
+// triangle violation is an error that names the repair tolerance that
+// would accept it), the shortest-path closure with one.
+func readDistFile(f io.Reader, path, repair string) (Metric, error) {
+	tol := -1.0
+	if repair != "" {
+		var err error
+		if tol, err = strconv.ParseFloat(repair, 64); err != nil || !(tol >= 0 && tol < 1) {
+			return nil, run.BadInputf("repair=%q: want a relative tolerance 0 <= TOL < 1, e.g. 1e-6", repair)
+		}
+	}
+	n, d, err := readDistCSV(f)
+	if err == nil && tol < 0 {
+		if err = checkEntries(n, d); err == nil {
+			if _, _, _, bad := firstTriangleViolation(n, d); !bad {
+				return &MatrixMetric{n: n, d: d, source: path}, nil
+			}
+			_, err = repairMatrix(n, d, 0) // names the repair that would do
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	d.source = path
-	return d, nil
+	c, err := repairMatrix(n, d, tol)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	c.source = path
+	return c, nil
 }
