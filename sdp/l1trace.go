@@ -27,7 +27,8 @@ import (
 // cost more than max(n³/4, 10⁶) operations, or when its own accuracy
 // checks fail (the
 // laminar inverse must solve AᵀA y = z to a relative residual of 1e-9, the
-// Woodbury difference must not cancel more than 8 digits).
+// Woodbury difference, whose error is about u·cond(K)·base, must keep
+// cond(K)·base/t <= 1e5, a relative error of about 1e-11).
 func traceStructured(g gramOp, a *mat.Dense) (t float64, ok bool) {
 	rows, n := a.Dims()
 	if n != g.dim() || n == 0 {
@@ -161,7 +162,9 @@ func traceWoodbury(g gramOp, a *mat.Dense, nnz []int, others []int) (float64, bo
 		return 0, false
 	}
 	t := base - mat.Trace(&x)
-	if !(t > 0) || math.IsInf(t, 0) || base > 1e8*t {
+	// The subtracted trace carries a relative error of about u·cond(K);
+	// the difference keeps 1e-11 of it when cond(K)·base/t <= 1e5.
+	if !(t > 0) || math.IsInf(t, 0) || ch.Cond()*base > 1e5*t {
 		return 0, false
 	}
 	return t, true

@@ -9,6 +9,8 @@ import (
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/run"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -20,24 +22,59 @@ import (
 var ErrUnsupported = errors.New("linear: strategy does not support the workload")
 
 // choleskyMinRCond is the reciprocal condition number of A^T A below which
-// the error is computed from the SVD of A instead of the Cholesky factor of
-// A^T A (which squares A's condition number).
-const choleskyMinRCond = 1e-10
+// the error is computed from A itself (Householder QR, or the SVD when A is
+// rank-deficient) instead of the Cholesky factor of A^T A, whose relative
+// error is about u·cond(A^T A): at 1e-5 that is 1e-11, where 1e-10 let
+// census factors lose six digits (docs/MATH.md §15.9).
+const choleskyMinRCond = 1e-5
 
 // supportTol is the relative part of tr(W^T W) that may lie outside a
 // rank-deficient strategy's row space before it is declared unsupported.
 const supportTol = 1e-9
 
 // profileSolver applies (A^T A)^+ for one dense strategy factor A: by
-// Cholesky of A^T A when it is well conditioned, otherwise through the thin
-// SVD A = U diag(σ) V^T, (A^T A)^+ = V diag(σ^-2) V^T over the numerical rank.
+// Cholesky of A^T A when it is well conditioned (rcond >= choleskyMinRCond),
+// otherwise without forming A^T A: by Householder QR A = QR when A has full
+// column rank, (A^T A)^{-1} = R^{-1} R^{-T} by triangular solves (relative
+// error about u·cond(A)), else through the thin SVD A = U diag(σ) V^T,
+// (A^T A)^+ = V diag(σ^-2) V^T over the numerical rank.
 type profileSolver struct {
 	a    *mat.Dense
 	n    int
-	chol *backend.SymFactor // nil on the SVD path
+	chol *backend.SymFactor // nil on the QR and SVD paths
+	qr   *mat.QR            // QR path
+	r    blas64.Triangular  // QR path: R (n×n, upper)
 	s    []float64          // SVD path: the first rank singular values
 	u    *mat.Dense         // p×rank
 	v    *mat.Dense         // n×rank
+}
+
+// qrMinDiag is the smallest |R_ii|/max|R_jj| for which the QR path is used;
+// below it the rank is decided by the SVD.
+const qrMinDiag = 1e-10
+
+// newQRSolver returns the QR path of profileSolver, or nil when A has fewer
+// rows than columns or its R has a diagonal entry below qrMinDiag.
+func newQRSolver(a *mat.Dense) *profileSolver {
+	p, n := a.Dims()
+	if p < n {
+		return nil
+	}
+	qr := &mat.QR{}
+	qr.Factorize(a)
+	var r mat.Dense
+	qr.RTo(&r)
+	rr := mat.DenseCopyOf(r.Slice(0, n, 0, n)).RawMatrix()
+	lo, hi := math.Inf(1), 0.0
+	for i := 0; i < n; i++ {
+		d := math.Abs(rr.Data[i*rr.Stride+i])
+		lo, hi = math.Min(lo, d), math.Max(hi, d)
+	}
+	if !(lo > qrMinDiag*hi) {
+		return nil
+	}
+	return &profileSolver{a: a, n: n, qr: qr,
+		r: blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: n, Stride: rr.Stride, Data: rr.Data}}
 }
 
 func newProfileSolver(a *mat.Dense) (*profileSolver, error) {
@@ -52,6 +89,9 @@ func newProfileSolver(a *mat.Dense) (*profileSolver, error) {
 	if err == nil && info.Method == backend.Cholesky && info.RCond >= choleskyMinRCond {
 		ps.chol = &f
 		return ps, nil
+	}
+	if q := newQRSolver(a); q != nil {
+		return q, nil
 	}
 	s, u, vt, err := backend.SVD(a)
 	if err != nil {
@@ -124,6 +164,13 @@ func (ps *profileSolver) apply(b mat.Matrix) (*mat.Dense, error) {
 		}
 		return &x, nil
 	}
+	if ps.qr != nil {
+		x.CloneFrom(b)
+		raw := x.RawMatrix()
+		blas64.Trsm(blas.Left, blas.Trans, 1, ps.r, raw)   // R^{-T} b
+		blas64.Trsm(blas.Left, blas.NoTrans, 1, ps.r, raw) // R^{-1} R^{-T} b
+		return &x, nil
+	}
 	var t mat.Dense
 	t.Mul(ps.v.T(), b)
 	r, c := t.Dims()
@@ -148,6 +195,17 @@ func (ps *profileSolver) trace(g *mat.SymDense) (float64, error) {
 			return 0, err
 		}
 		return symDot(g, &inv), nil
+	}
+	if ps.qr != nil {
+		// tr(G (R^T R)^{-1}) = tr(R^{-T} G R^{-1}).
+		x := mat.DenseCopyOf(g).RawMatrix()
+		blas64.Trsm(blas.Left, blas.Trans, 1, ps.r, x)
+		blas64.Trsm(blas.Right, blas.NoTrans, 1, ps.r, x)
+		t := 0.0
+		for i := 0; i < ps.n; i++ {
+			t += x.Data[i*x.Stride+i]
+		}
+		return t, nil
 	}
 	x, err := ps.apply(g)
 	if err != nil {
@@ -189,6 +247,9 @@ func symDot(a, b *mat.SymDense) float64 {
 // path.
 func (ps *profileSolver) leastSquares(dst, y []float64) error {
 	yv := mat.NewVecDense(len(y), y)
+	if ps.qr != nil {
+		return ps.qr.SolveVecTo(mat.NewVecDense(len(dst), dst), false, yv)
+	}
 	if ps.chol == nil {
 		var t mat.VecDense
 		t.MulVec(ps.u.T(), yv)

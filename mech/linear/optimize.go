@@ -68,7 +68,9 @@ type OptimizeResult struct {
 	// Objective is the optimiser's objective. L1: D1(A)² tr(W^T W (A^T A)^+)
 	// (TSE = (2/eps²) Objective). L2: the trace tr(W^T W X^{-1}) with
 	// X = A^T A of unit diagonal, so D2(A) = 1. Optimize checks that the
-	// matrix-mechanism code (ProfileTrace on Strategy) recomputes it.
+	// matrix-mechanism code (ProfileTrace on Strategy, which never forms
+	// an ill-conditioned A^T A) recomputes it and reports the recomputed
+	// value.
 	Objective float64 `json:"objective"`
 	// Noise is the noise calibration of the returned strategy: Laplace, or
 	// the analytic Gaussian (Balle and Wang) when Delta > 0.
@@ -302,14 +304,18 @@ func (r *OptimizeResult) finish(w Workload, g Gram, opts *OptimizeOptions) error
 	}
 	recomputed := d * d * tr
 	if rel := math.Abs(recomputed-r.Objective) / math.Abs(r.Objective); !(rel <= objectiveTol) {
-		// Both are computed in floating point from A^T A: allow the rounding
-		// error of an ill-conditioned strategy, cond(A^T A)·64·u.
-		cond := r.Strategy.gramCond()
+		// Neither side forms an ill-conditioned A^T A (docs/MATH.md
+		// §15.9): allow the rounding error of a QR or SVD of an
+		// ill-conditioned strategy, 64·u·cond(A).
+		cond := math.Sqrt(r.Strategy.gramCond())
 		if tol := cond * 64 * 0x1p-53; !(rel <= tol) {
-			return fmt.Errorf("optimize: %s objective %.17g but the matrix mechanism recomputes %.17g for %v (relative difference %.3g > %g, cond(A^T A) = %.3g)",
+			return fmt.Errorf("optimize: %s objective %.17g but the matrix mechanism recomputes %.17g for %v (relative difference %.3g > %g, cond(A) = %.3g)",
 				r.Method, r.Objective, recomputed, r.Strategy, rel, max(objectiveTol, tol), cond)
 		}
 	}
+	// The reported objective is the matrix mechanism's own, from which the
+	// TSE below is computed.
+	r.Objective = recomputed
 	if l2 {
 		if r.Noise, err = AnalyticGaussianNoise(r.Strategy, opts.Eps, opts.Delta); err != nil {
 			return fmt.Errorf("optimize: %w", err)
