@@ -229,7 +229,7 @@ func OptimizeL1Marginals(ctx context.Context, terms []KronTerm, baselines [][]*m
 			which[t][f] = u
 		}
 	}
-	views := make([]*mat.Dense, nf) // fg's views of x, per attribute
+	views := make([]*mat.Dense, nf)   // fg's views of x, per attribute
 	grads := make([][]*mat.Dense, nf) // grads[f][u]
 	uvals := make([][]float64, nf)    // uvals[f][u]
 	coef := make([][]float64, nf)     // coef[f][u]: gradient weight

@@ -314,8 +314,17 @@ func (r *OptimizeResult) finish(w Workload, g Gram, opts *OptimizeOptions) error
 		}
 	}
 	// The reported objective is the matrix mechanism's own, from which the
-	// TSE below is computed.
+	// TSE below is computed; an L2 certificate that equals it up to
+	// rounding (the closed form of marginal workloads, gap 0) is clamped
+	// to it.
 	r.Objective = recomputed
+	if r.Dual > recomputed && r.Dual-recomputed <= 1e-12*recomputed {
+		r.Dual = recomputed
+	}
+	if r.Dual > 0 {
+		r.Gap = math.Max(recomputed-r.Dual, 0)
+		r.RelGap = r.Gap / recomputed
+	}
 	if l2 {
 		if r.Noise, err = AnalyticGaussianNoise(r.Strategy, opts.Eps, opts.Delta); err != nil {
 			return fmt.Errorf("optimize: %w", err)
