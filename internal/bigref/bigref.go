@@ -1,0 +1,71 @@
+// Package bigref computes matrix-mechanism errors in 256-bit arithmetic,
+// the reference that the tests of mech/linear and sdp compare their
+// float64 error code with (docs/MATH.md §15.9).
+package bigref
+
+import (
+	"math/big"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// prec is the working precision in bits.
+const prec = 256
+
+// TraceInvGram returns tr(G (AᵀA)⁻¹) for a p×n matrix a of full column
+// rank and a symmetric n×n g, computed with 256-bit floats: AᵀA is formed
+// from the float64 entries (exact binary numbers) and [AᵀA | G] is reduced
+// by Gauss–Jordan elimination with partial pivoting. The result is the
+// true value for these entries to about 2⁻²⁰⁰·cond(AᵀA) relative, far
+// below 1e-9 for any strategy a float64 computation can handle. It costs
+// 2n³ big-float operations (about a second at n = 120); ok is false when
+// AᵀA is singular.
+func TraceInvGram(g mat.Symmetric, a mat.Matrix) (v float64, ok bool) {
+	p, n := a.Dims()
+	nb := func() *big.Float { return new(big.Float).SetPrec(prec) }
+	x := make([][]*big.Float, n)
+	for i := range x {
+		x[i] = make([]*big.Float, 2*n)
+		for j := 0; j < n; j++ {
+			s := nb()
+			for k := 0; k < p; k++ {
+				t := nb().SetFloat64(a.At(k, i))
+				s.Add(s, t.Mul(t, nb().SetFloat64(a.At(k, j))))
+			}
+			x[i][j] = s
+			x[i][n+j] = nb().SetFloat64(g.At(i, j))
+		}
+	}
+	abs := func(v *big.Float) *big.Float { return nb().Abs(v) }
+	for c := 0; c < n; c++ {
+		piv := c
+		for r := c + 1; r < n; r++ {
+			if abs(x[r][c]).Cmp(abs(x[piv][c])) > 0 {
+				piv = r
+			}
+		}
+		if x[piv][c].Sign() == 0 {
+			return 0, false
+		}
+		x[c], x[piv] = x[piv], x[c]
+		inv := nb().Quo(nb().SetFloat64(1), x[c][c])
+		for j := c; j < 2*n; j++ {
+			x[c][j].Mul(x[c][j], inv)
+		}
+		for r := 0; r < n; r++ {
+			if r == c || x[r][c].Sign() == 0 {
+				continue
+			}
+			f := nb().Set(x[r][c])
+			for j := c; j < 2*n; j++ {
+				x[r][j].Sub(x[r][j], nb().Mul(f, x[c][j]))
+			}
+		}
+	}
+	tr := nb()
+	for i := 0; i < n; i++ {
+		tr.Add(tr, x[i][n+i])
+	}
+	v, _ = tr.Float64()
+	return v, true
+}
