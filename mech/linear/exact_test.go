@@ -7,19 +7,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optdp/optdp/internal/bigref"
+	"github.com/optdp/optdp/internal/mmref"
 	"gonum.org/v1/gonum/mat"
 )
 
 // The references of these tests are computed here, apart from the
 // package's error code (docs/MATH.md §15.9): in 256-bit arithmetic from the
-// float64 entries (internal/bigref, exact to far below 1e-9), or with gonum's SVD from a
+// float64 entries (internal/mmref, exact to far below 1e-9), or with gonum's SVD from a
 // root W of the Gram matrix (||W A^+||_F², a sum of squares).
 
-// bigTrace is bigref.TraceInvGram for a factor of full column rank.
+// bigTrace is mmref.TraceInvGram for a factor of full column rank.
 func bigTrace(t *testing.T, g mat.Symmetric, a *mat.Dense) float64 {
 	t.Helper()
-	v, ok := bigref.TraceInvGram(g, a)
+	v, ok := mmref.TraceInvGram(g, a)
 	if !ok {
 		t.Fatal("256-bit reference: singular A^T A")
 	}
@@ -51,35 +51,6 @@ func svdTrace(t *testing.T, g mat.Symmetric, a *mat.Dense) float64 {
 		}
 	}
 	return tr
-}
-
-// frobPinv returns ||W A^+||_F² from gonum's SVD of a: W V Σ^{-1} over the
-// numerical rank (U has orthonormal columns).
-func frobPinv(t *testing.T, w, a *mat.Dense) float64 {
-	t.Helper()
-	var svd mat.SVD
-	if !svd.Factorize(a, mat.SVDThin) {
-		t.Fatal("reference SVD failed")
-	}
-	s := svd.Values(nil)
-	var v mat.Dense
-	svd.VTo(&v)
-	p, n := a.Dims()
-	tol := float64(max(p, n)) * 0x1p-52 * s[0]
-	var wv mat.Dense
-	wv.Mul(w, &v)
-	m, _ := wv.Dims()
-	sum := 0.0
-	for j, sj := range s {
-		if sj <= tol {
-			continue
-		}
-		for i := 0; i < m; i++ {
-			x := wv.At(i, j) / sj
-			sum += x * x
-		}
-	}
-	return sum
 }
 
 // maxColAbs returns the largest column L1 norm of a.
@@ -117,35 +88,6 @@ func kronOf(fs ...*mat.Dense) *mat.Dense {
 	return out
 }
 
-// illFactor returns a p×n matrix U diag(σ) V^T with orthonormal U, V from
-// QR factorisations of Gaussian matrices and σ log-spaced from 1 to lo.
-func illFactor(rng *rand.Rand, p, n int, lo float64) *mat.Dense {
-	orth := func(r int) *mat.Dense {
-		g := mat.NewDense(r, r, nil)
-		for k := range g.RawMatrix().Data {
-			g.RawMatrix().Data[k] = rng.NormFloat64()
-		}
-		var qr mat.QR
-		qr.Factorize(g)
-		var q mat.Dense
-		qr.QTo(&q)
-		return &q
-	}
-	u, v := orth(p), orth(n)
-	s := mat.NewDense(p, n, nil)
-	for i := 0; i < n; i++ {
-		x := 0.0
-		if n > 1 {
-			x = float64(i) / float64(n-1)
-		}
-		s.Set(i, i, math.Pow(lo, x))
-	}
-	var us, a mat.Dense
-	us.Mul(u, s)
-	a.Mul(&us, v.T())
-	return &a
-}
-
 // TestProfileTraceIllConditioned: on Kronecker products whose factors have
 // singular values down to 1e-7, ProfileTrace (and so Evaluate's TSE) equals
 // ||W A^+||_F² from gonum's SVD of the full dense product (one
@@ -166,7 +108,7 @@ func TestProfileTraceIllConditioned(t *testing.T) {
 			if f == 0 || allIll {
 				lo = math.Pow(10, -5-2*rng.Float64()) // 1e-5 .. 1e-7
 			}
-			a := illFactor(rng, sh[0], sh[1], lo)
+			a := mmref.IllConditioned(rng, sh[0], sh[1], lo)
 			w := mat.NewDense(sh[1]+1, sh[1], nil)
 			for k := range w.RawMatrix().Data {
 				w.RawMatrix().Data[k] = rng.NormFloat64()
@@ -199,7 +141,7 @@ func TestProfileTraceIllConditioned(t *testing.T) {
 			want = 1
 			exact := 1.0
 			for f := range ws {
-				want *= frobPinv(t, ws[f], as[f])
+				want *= mmref.FrobPinv(ws[f], as[f])
 				var g mat.SymDense
 				g.SymOuterK(1, ws[f].T())
 				exact *= bigTrace(t, &g, as[f])
@@ -208,7 +150,7 @@ func TestProfileTraceIllConditioned(t *testing.T) {
 				t.Fatalf("trial %d: the references disagree: SVD %.15g, 256-bit %.15g", trial, want, exact)
 			}
 		} else {
-			want = frobPinv(t, kronOf(ws...), kronOf(as...))
+			want = mmref.FrobPinv(kronOf(ws...), kronOf(as...))
 		}
 		if !relClose(got, want, 1e-9) {
 			t.Errorf("trial %d (all ill-conditioned %v): ProfileTrace %.15g, SVD reference %.15g (relative %.2g)", trial, allIll, got, want, math.Abs(got-want)/want)

@@ -1,7 +1,8 @@
-package bigref
+package mmref
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -21,5 +22,22 @@ func TestTraceInvGramClosedForms(t *testing.T) {
 	}
 	if _, ok := TraceInvGram(g, mat.NewDense(1, 2, []float64{1, 1})); ok {
 		t.Error("the total's singular AᵀA was not refused")
+	}
+}
+
+// TestFrobPinvAgrees: on an ill-conditioned matrix (σ down to 1e-7) the
+// SVD reference and the 256-bit one agree to 1e-9.
+func TestFrobPinvAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	a := IllConditioned(rng, 7, 5, 1e-7)
+	w := mat.NewDense(4, 5, nil)
+	for k := range w.RawMatrix().Data {
+		w.RawMatrix().Data[k] = rng.NormFloat64()
+	}
+	var g mat.SymDense
+	g.SymOuterK(1, w.T())
+	exact, ok := TraceInvGram(&g, a)
+	if got := FrobPinv(w, a); !ok || math.Abs(got-exact) > 1e-9*exact {
+		t.Errorf("FrobPinv %.15g, 256-bit %.15g", got, exact)
 	}
 }

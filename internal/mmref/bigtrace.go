@@ -1,7 +1,9 @@
-// Package bigref computes matrix-mechanism errors in 256-bit arithmetic,
-// the reference that the tests of mech/linear and sdp compare their
-// float64 error code with (docs/MATH.md §15.9).
-package bigref
+// Package mmref holds the reference computations that the tests of
+// mech/linear and sdp compare their float64 error code with (docs/MATH.md
+// §15.9): the error in 256-bit arithmetic (TraceInvGram), ||W A⁺||_F² from
+// gonum's SVD (FrobPinv), and ill-conditioned test matrices
+// (IllConditioned).
+package mmref
 
 import (
 	"math/big"
