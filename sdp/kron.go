@@ -308,10 +308,11 @@ func OptimizeL1Marginals(ctx context.Context, terms []KronTerm, baselines [][]*m
 		}
 		return total, true
 	}
-	// Every restart's point, and the best baseline, is refined by block
-	// coordinate descent; the best refined strategy is returned. Restart
-	// r is the same whatever the number of restarts, so more restarts
-	// never give a worse result.
+	// Restart 0's point, and every other restart's and the best
+	// baseline's that is better, is refined by block coordinate descent;
+	// the best refined strategy is returned. Restart r is the same
+	// whatever the number of restarts, so more restarts never give a worse
+	// result.
 	type point struct{ factors, thetas []*mat.Dense }
 	var starts []point
 	res := &KronResult{Objective: math.Inf(1)}
@@ -353,10 +354,21 @@ func OptimizeL1Marginals(ctx context.Context, terms []KronTerm, baselines [][]*m
 		}
 		starts = append(starts, point{fs, make([]*mat.Dense, nf)})
 	}
-	for _, st := range starts {
-		// Ranked by the error recomputed stably from the strategy
-		// (KronError, §15.9), never by the Woodbury form L-BFGS minimised.
-		if v, err := KronError(terms, st.factors); err != nil || !(v < math.Inf(1)) {
+	// Which points are refined depends only on each point and restart
+	// 0's (never on the number of restarts): restart 0, and any other
+	// point (a later restart, the best baseline) whose error is below
+	// restart 0's. Errors are recomputed stably from the strategy
+	// (KronError, §15.9), never taken from the Woodbury form L-BFGS
+	// minimised.
+	first := math.Inf(1)
+	for i, st := range starts {
+		v, err := KronError(terms, st.factors)
+		if err != nil || !(v < math.Inf(1)) {
+			continue
+		}
+		if i == 0 {
+			first = v
+		} else if !(v < first) {
 			continue
 		}
 		_, it, err := refineKron(ctx, terms, st.factors, st.thetas, cands, ps, &o)
@@ -364,7 +376,7 @@ func OptimizeL1Marginals(ctx context.Context, terms []KronTerm, baselines [][]*m
 			return nil, err
 		}
 		res.Iterations += it
-		v, err := KronError(terms, st.factors)
+		v, err = KronError(terms, st.factors)
 		if err != nil {
 			return nil, err
 		}

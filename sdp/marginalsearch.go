@@ -9,9 +9,14 @@ import (
 
 // roundRuns is the number of L-BFGS runs of one round of searchWeights on
 // d attributes beyond its dense random start: about 2^23 operations per
-// iteration of all of them together (3276 at d = 8, 146 at d = 12, 7 at
-// d = 16), at least 4.
-func roundRuns(d int) int { return max(4, (1<<23)/((d+2)<<d)) }
+// iteration of all of them together (146 at d = 12, 7 at d = 16), at
+// least 4 and at most maxRoundRuns.
+//
+// maxRoundRuns caps it on few attributes, where a run is cheap but the
+// local search would otherwise go on for thousands of runs.
+const maxRoundRuns = 600
+
+func roundRuns(d int) int { return max(4, min(maxRoundRuns, (1<<23)/((d+2)<<d))) }
 
 // sparsePerRound is the number of sparse random starts of one round of
 // searchWeights (at most half its runs).

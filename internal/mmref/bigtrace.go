@@ -14,15 +14,20 @@ import (
 // prec is the working precision in bits.
 const prec = 256
 
-// TraceInvGram returns tr(G (AᵀA)⁻¹) for a p×n matrix a of full column
-// rank and a symmetric n×n g, computed with 256-bit floats: AᵀA is formed
-// from the float64 entries (exact binary numbers) and [AᵀA | G] is reduced
-// by Gauss–Jordan elimination with partial pivoting. The result is the
-// true value for these entries to about 2⁻²⁰⁰·cond(AᵀA) relative, far
-// below 1e-9 for any strategy a float64 computation can handle. It costs
-// 2n³ big-float operations (about a second at n = 120); ok is false when
-// AᵀA is singular.
-func TraceInvGram(g mat.Symmetric, a mat.Matrix) (v float64, ok bool) {
+// Inverse is (AᵀA)⁻¹ of one matrix A in 256-bit floats, from which the
+// traces of many Gram matrices are read.
+type Inverse struct {
+	x [][]*big.Float
+}
+
+// NewInverse forms AᵀA for a p×n matrix a of full column rank from its
+// float64 entries (exact binary numbers) and inverts it by Gauss–Jordan
+// elimination with partial pivoting in 256-bit floats: the true inverse
+// for these entries to about 2⁻²⁰⁰·cond(AᵀA) relative, far below 1e-9 for
+// any matrix a float64 computation can handle. It costs about 2n³
+// big-float operations (half a second at n = 115); ok is false when AᵀA
+// is singular.
+func NewInverse(a mat.Matrix) (inv *Inverse, ok bool) {
 	p, n := a.Dims()
 	nb := func() *big.Float { return new(big.Float).SetPrec(prec) }
 	x := make([][]*big.Float, n)
@@ -35,8 +40,9 @@ func TraceInvGram(g mat.Symmetric, a mat.Matrix) (v float64, ok bool) {
 				s.Add(s, t.Mul(t, nb().SetFloat64(a.At(k, j))))
 			}
 			x[i][j] = s
-			x[i][n+j] = nb().SetFloat64(g.At(i, j))
+			x[i][n+j] = nb()
 		}
+		x[i][n+i].SetInt64(1)
 	}
 	abs := func(v *big.Float) *big.Float { return nb().Abs(v) }
 	for c := 0; c < n; c++ {
@@ -47,7 +53,7 @@ func TraceInvGram(g mat.Symmetric, a mat.Matrix) (v float64, ok bool) {
 			}
 		}
 		if x[piv][c].Sign() == 0 {
-			return 0, false
+			return nil, false
 		}
 		x[c], x[piv] = x[piv], x[c]
 		inv := nb().Quo(nb().SetFloat64(1), x[c][c])
@@ -64,10 +70,35 @@ func TraceInvGram(g mat.Symmetric, a mat.Matrix) (v float64, ok bool) {
 			}
 		}
 	}
-	tr := nb()
-	for i := 0; i < n; i++ {
-		tr.Add(tr, x[i][n+i])
+	for i := range x {
+		x[i] = x[i][n:]
 	}
-	v, _ = tr.Float64()
-	return v, true
+	return &Inverse{x: x}, true
+}
+
+// Trace returns tr(G (AᵀA)⁻¹) = Σ_ij G_ij (AᵀA)⁻¹_ij, summed in 256-bit
+// floats and rounded once.
+func (b *Inverse) Trace(g mat.Symmetric) float64 {
+	tr := new(big.Float).SetPrec(prec)
+	t := new(big.Float).SetPrec(prec)
+	for i, row := range b.x {
+		for j, v := range row {
+			if gij := g.At(i, j); gij != 0 {
+				tr.Add(tr, t.Mul(v, t.SetFloat64(gij)))
+			}
+		}
+	}
+	v, _ := tr.Float64()
+	return v
+}
+
+// TraceInvGram returns tr(G (AᵀA)⁻¹) for a p×n matrix a of full column
+// rank and a symmetric n×n g in 256-bit floats (NewInverse, Trace); ok is
+// false when AᵀA is singular.
+func TraceInvGram(g mat.Symmetric, a mat.Matrix) (v float64, ok bool) {
+	inv, ok := NewInverse(a)
+	if !ok {
+		return 0, false
+	}
+	return inv.Trace(g), true
 }
