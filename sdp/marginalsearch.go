@@ -22,6 +22,11 @@ func roundRuns(d int) int { return max(4, min(maxRoundRuns, (1<<23)/((d+2)<<d)))
 // searchWeights (at most half its runs).
 const sparsePerRound = 64
 
+// laterRoundShare divides the runs of the rounds of searchWeights after
+// the first: extra restarts explore other random designs, sparse starts
+// and kicks at a sixteenth of the first round's cost each.
+const laterRoundShare = 16
+
 // maxDesignBlocks bounds the marginals of a partitionStart design.
 const maxDesignBlocks = 64
 
@@ -116,7 +121,8 @@ func (w *weightSearch) kick(x []float64, rng *rand.Rand) []float64 {
 // dropped or with an attribute swapped, re-optimised, while one improves)
 // and, while runs are left, perturbs the best by two random such moves and
 // descends again, keeping the better (an iterated local search). The runs
-// beyond the dense start are capped at roundRuns(d) per round. A round
+// beyond the dense start are capped at roundRuns(d) in round 0 and a
+// laterRoundShare-th of it (at least 4) in later rounds. A round
 // does not depend on o.Restarts, and the best round is kept, so more
 // restarts never give a worse result.
 func searchWeights(ctx context.Context, s *marginalSpectrum, identity, own []float64, o *L1Options) ([]float64, int, error) {
@@ -134,7 +140,11 @@ func searchWeights(ctx context.Context, s *marginalSpectrum, identity, own []flo
 	bestV := math.Inf(1)
 	iters := 0
 	for r := 0; r < o.Restarts; r++ {
-		w := &weightSearch{ctx: ctx, s: s, o: o, need: need, left: roundRuns(s.d)}
+		left := roundRuns(s.d)
+		if r > 0 {
+			left = max(4, left/laterRoundShare)
+		}
+		w := &weightSearch{ctx: ctx, s: s, o: o, need: need, left: left}
 		starts := [][]float64{randomTheta(1, nm, o.Seed, uint64(r)).RawMatrix().Data}
 		if r == 0 {
 			starts = append(starts, append([]float64(nil), identity...), append([]float64(nil), own...))
