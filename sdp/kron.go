@@ -149,12 +149,17 @@ func checkTerms(terms []KronTerm) error {
 // sum_t w_t (∏_{g≠f} F_tg) ∂F_tf/∂Θ_f, and all Θ_f are optimised jointly by
 // projected L-BFGS with opt.Restarts seeded restarts. baselines, if
 // non-nil, are candidate factor lists (each a full list of factors),
-// evaluated with KronError; the best of optimised and baselines is then
-// refined by block coordinate descent over the attributes (refineKron: each
+// evaluated with KronError. An attribute that every term only totals
+// (G_tf = c 11ᵀ) gets the total 1ᵀ, which is optimal for it, and is not
+// searched. Restart 0's point, and every other restart's and the best
+// baseline's whose KronError is below it, is then refined by block
+// coordinate descent over the attributes (refineKron: each
 // factor re-optimised by OptimizeL1 against the Gram matrix reduced by the
 // other factors, with the current factor, the identity, the total 1^T and
-// the baselines' factors as candidates, so no step increases the error),
-// and its error recomputed term-wise by KronError. This is a heuristic (the
+// the baselines' factors as candidates, so no step increases the error);
+// the refined strategy with the least KronError (computed without
+// ill-conditioned Gram matrices, docs/MATH.md §15.9) is returned, and more
+// restarts never return a worse one. This is a heuristic (the
 // optimum for marginals need not be a Kronecker product); for small
 // domains a dense OptimizeL1 on the full Gram matrix is a useful
 // comparison.

@@ -368,8 +368,12 @@ func baselineObjectives(baselines []*mat.Dense, obj func(*mat.Dense) (float64, e
 // diagonal of column L1 norms of [I; Θ], so D1(A) = 1), the scalable
 // parameterisation of HDMM (McKenna et al.). Each restart draws Θ uniform
 // in [0,1) from a PCG generator seeded with (opt.Seed, restart) and runs
-// projected L-BFGS (bounds Θ >= 0) with the analytic gradient (see pidentity); the best
-// restart is compared with opt.Baselines and the better strategy returned.
+// projected L-BFGS (bounds Θ >= 0) with the analytic gradient (see pidentity); the
+// restarts are ranked by their errors recomputed from the strategies
+// (l1Error, without ill-conditioned Gram matrices: docs/MATH.md §15.9), and
+// the best is compared with opt.Baselines and the better strategy returned.
+// For G = c 11ᵀ (an attribute the workload only totals) the total 1ᵀ,
+// optimal with objective c, is returned without a search.
 // Cost per function evaluation is O(p n^2), or O(p² n) when G is
 // semiseparable (all ranges, prefixes: detected exactly, see
 // detectSemisep), and O(nnz(Θ) p + p³) once Θ is sparse (evalFast). On a

@@ -165,8 +165,10 @@ func (s *marginalSpectrum) eval(theta, grad []float64) (float64, bool) {
 //
 //	D1(A)^2 tr(G (A^T A)^{-1}) = (sum_S θ_S)^2 sum_T mult_T g_T / λ_T(θ),
 //
-// an O(3^d) formula, minimised over θ >= 0 by projected L-BFGS with
-// opt.Restarts seeded restarts (θ uniform in [0,1)). The identity strategy
+// an O(d 2^d) formula, minimised over θ >= 0 by projected L-BFGS from
+// dense random, covering-design, unions-of-parts and sparse random starts
+// with a local search, opt.Restarts rounds (searchWeights; docs/MATH.md
+// §15.10). The identity strategy
 // (θ on the full attribute set) and the workload's own marginals (θ_S ∝
 // sqrt(w_S)) are baselines; the best is returned, normalised to sum 1.
 // opt.P and opt.Baselines are not used. At most 16 attributes.
