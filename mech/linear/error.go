@@ -308,8 +308,9 @@ func kronGroups(t, s []int) (ti, si []int, ok bool) {
 // Kronecker structure of both: for each term of G, factors are grouped into the
 // coarsest blocks on which G's and A's factorisations agree, and the term's
 // trace is the product of the blocks' traces, each from a factorisation of one
-// block of A (Cholesky of A^T A, or the SVD of A when A^T A is
-// ill-conditioned); no explicit inverse is formed. A strategy without full
+// block of A (profileSolver: Cholesky of A^T A only when cond(A^T A) <= 1e5,
+// otherwise Householder QR of A, tr(R^{-T} G R^{-1}), or its SVD when A is
+// rank-deficient; docs/MATH.md §15.9). A strategy without full
 // column rank is accepted when W lies in its row space; otherwise the error
 // wraps ErrUnsupported.
 func ProfileTrace(g Gram, a *Strategy) (float64, error) {

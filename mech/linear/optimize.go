@@ -234,12 +234,14 @@ func kronTerms(g Gram) (terms []sdp.KronTerm, dims []int, ok bool) {
 // only when it beats the strategy above, which then appears among the
 // Baselines as "single ...".
 //
-// The returned strategy's error is recomputed with ProfileTrace and the
-// strategy's sensitivity; Optimize returns an error if it differs from the
-// optimiser's objective by more than a relative 1e-9 (or, for an
-// ill-conditioned strategy such as the L2 optimum of a singular Gram matrix,
-// more than the rounding bound 64·u·cond(A^T A)). Cancelling ctx stops
-// the optimiser and returns an error wrapping ctx.Err().
+// The returned strategy's error is recomputed with ProfileTrace (which
+// never factors an ill-conditioned A^T A: docs/MATH.md §15.9) and the
+// strategy's sensitivity, and that value is reported; Optimize returns an
+// error if it differs from the optimiser's objective by more than a
+// relative 1e-9 (or, for an ill-conditioned strategy such as the L2
+// optimum of a singular Gram matrix, more than the rounding bound
+// 64·u·cond(A)). Cancelling ctx stops the optimiser and returns an error
+// wrapping ctx.Err().
 func Optimize(ctx context.Context, w Workload, opts *OptimizeOptions) (*OptimizeResult, error) {
 	start := time.Now()
 	if w == nil {
