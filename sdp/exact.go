@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/optdp/optdp/backend"
-	"gonum.org/v1/gonum/blas"
+	"github.com/optdp/optdp/internal/stable"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -35,17 +35,18 @@ func traceInvGram(g *mat.SymDense, a *mat.Dense) (float64, error) {
 //   - cond(AᵀA) ≤ choleskyMaxCond: the inverse (AᵀA)⁻¹ from the Cholesky
 //     factor, t = Σ_ij G_ij (AᵀA)⁻¹_ij in O(n²) per G;
 //   - otherwise, p ≥ n and A of full column rank: Householder QR A = QR,
-//     AᵀA = RᵀR, t = tr(R⁻ᵀ G R⁻¹) by two triangular solves, O(n³) per G,
-//     relative error about u·cond(A) (not its square);
+//     AᵀA = RᵀR, t = tr(R⁻ᵀ G R⁻¹) by two triangular solves (stable.QR,
+//     stable.Trace), O(n³) per G, relative error about u·cond(A) (not its
+//     square);
 //   - otherwise (rank r < n, e.g. the total 1ᵀ): the thin SVD A = U Σ Vᵀ,
 //     t = Σ_{i<r} (v_iᵀ G v_i)/σ_i², the pseudo-inverse on A's row space,
 //     and t = +Inf when more than a relative 1e-9 of tr(G) lies outside it.
 type gramInverse struct {
 	n  int
-	mi *mat.SymDense  // Cholesky path: (AᵀA)⁻¹
-	r  blas64.General // QR path: the n×n factor R (upper triangle)
-	s  []float64      // SVD path: the r singular values above the rank tolerance
-	v  *mat.Dense     // SVD path: n×r right singular vectors
+	mi *mat.SymDense     // Cholesky path: (AᵀA)⁻¹
+	r  blas64.Triangular // QR path: the n×n factor R
+	s  []float64         // SVD path: the r singular values above the rank tolerance
+	v  *mat.Dense        // SVD path: n×r right singular vectors
 	qr bool
 }
 
@@ -62,23 +63,9 @@ func newGramInverse(a *mat.Dense) (*gramInverse, error) {
 			return gi, nil
 		}
 	}
-	if p >= n {
-		var qr mat.QR
-		qr.Factorize(a)
-		var r mat.Dense
-		qr.RTo(&r)
-		rr := mat.DenseCopyOf(r.Slice(0, n, 0, n)).RawMatrix()
-		lo, hi := math.Inf(1), 0.0
-		for i := 0; i < n; i++ {
-			d := math.Abs(rr.Data[i*rr.Stride+i])
-			lo, hi = math.Min(lo, d), math.Max(hi, d)
-		}
-		// A small diagonal of R signals (near) rank deficiency: decide
-		// the rank by the SVD instead.
-		if lo > 1e-10*hi {
-			gi.r, gi.qr = rr, true
-			return gi, nil
-		}
+	if _, r, ok := stable.QR(a); ok {
+		gi.r, gi.qr = r, true
+		return gi, nil
 	}
 	s, _, vt, err := backend.SVD(a)
 	if err != nil {
@@ -107,16 +94,7 @@ func (gi *gramInverse) trace(g *mat.SymDense) float64 {
 	case gi.mi != nil:
 		return traceProd(g, gi.mi)
 	case gi.qr:
-		n := gi.n
-		x := mat.DenseCopyOf(g).RawMatrix()
-		r := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: n, Stride: gi.r.Stride, Data: gi.r.Data}
-		blas64.Trsm(blas.Left, blas.Trans, 1, r, x)    // R⁻ᵀ G
-		blas64.Trsm(blas.Right, blas.NoTrans, 1, r, x) // R⁻ᵀ G R⁻¹
-		t := 0.0
-		for i := 0; i < n; i++ {
-			t += x.Data[i*x.Stride+i]
-		}
-		return t
+		return stable.Trace(gi.r, g)
 	default:
 		var gv mat.Dense
 		gv.Mul(g, gi.v)

@@ -20,15 +20,7 @@ func exactL1(t *testing.T, g mat.Symmetric, a *mat.Dense) float64 {
 	if !ok {
 		t.Fatal("256-bit reference: singular AᵀA")
 	}
-	p, n := a.Dims()
-	d1 := 0.0
-	for j := 0; j < n; j++ {
-		s := 0.0
-		for i := 0; i < p; i++ {
-			s += math.Abs(a.At(i, j))
-		}
-		d1 = math.Max(d1, s)
-	}
+	d1 := mmref.MaxColL1(a)
 	return d1 * d1 * v
 }
 
@@ -133,7 +125,6 @@ func TestOptimizeL1MarginalsPinsTotal(t *testing.T) {
 // [1 1] (summed out).
 func marginalsW(d, k int) *mat.Dense {
 	var rows []*mat.Dense
-	total := 0
 	for mask := 0; mask < 1<<d; mask++ {
 		if bits.OnesCount(uint(mask)) != k {
 			continue
@@ -146,19 +137,9 @@ func marginalsW(d, k int) *mat.Dense {
 				m = kronDense(m, mat.NewDense(1, 2, []float64{1, 1}))
 			}
 		}
-		md := mat.DenseCopyOf(m)
-		rows = append(rows, md)
-		r, _ := md.Dims()
-		total += r
+		rows = append(rows, mat.DenseCopyOf(m))
 	}
-	w := mat.NewDense(total, 1<<d, nil)
-	off := 0
-	for _, m := range rows {
-		r, c := m.Dims()
-		w.Slice(off, off+r, 0, c).(*mat.Dense).Copy(m)
-		off += r
-	}
-	return w
+	return mmref.Stack(rows)
 }
 
 // hdmmMarginals is the TSE at eps = 1 of HDMM's OPT_M (best of 25

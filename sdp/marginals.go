@@ -220,19 +220,8 @@ func OptimizeL1MarginalWeightsSpectrum(ctx context.Context, dims []int, h []floa
 		return nil, fmt.Errorf("sdp: %w: the workload is zero", run.ErrBadInput)
 	}
 	own := make([]float64, 1<<d)
-	for m := range h {
-		if h[m] == 0 {
-			continue
-		}
-		maximal := true
-		for f := 0; f < d && maximal; f++ {
-			if sup := m | 1<<f; sup != m && h[sup] > 0 {
-				maximal = false
-			}
-		}
-		if maximal {
-			own[m] = 1
-		}
+	for _, m := range neededMasks(h, d) {
+		own[m] = 1
 	}
 	return optimizeWeights(ctx, s, own, opt)
 }

@@ -35,6 +35,16 @@ func neededMasks(h []float64, d int) []uint {
 	return need
 }
 
+// covered reports whether the mask m lies in a marginal S with θ_S > 0.
+func covered(theta []float64, m uint) bool {
+	for s, w := range theta {
+		if w > 0 && m&uint(s) == m {
+			return true
+		}
+	}
+	return false
+}
+
 // coverStart returns the weights of a covering design: marginals of b
 // attributes (or a needed mask itself when it has more) chosen greedily,
 // each from a random uncovered needed mask, adding the attribute that
@@ -131,14 +141,7 @@ func partitionStart(need []uint, dims []int, t, k int, rng *rand.Rand) []float64
 	}
 	unions(0, k, 0)
 	for _, m := range need {
-		covered := false
-		for s, w := range theta {
-			if w > 0 && m&uint(s) == m {
-				covered = true
-				break
-			}
-		}
-		if !covered {
+		if !covered(theta, m) {
 			theta[m] = 1
 		}
 	}
@@ -164,14 +167,7 @@ func sparseStart(need []uint, d int, rng *rand.Rand) []float64 {
 		theta[extend(need[rng.IntN(len(need))])] = 0.1 + rng.Float64()
 	}
 	for _, m := range need {
-		covered := false
-		for s, w := range theta {
-			if w > 0 && m&uint(s) == m {
-				covered = true
-				break
-			}
-		}
-		if !covered {
+		if !covered(theta, m) {
 			theta[extend(m)] = 0.1 + rng.Float64()
 		}
 	}
@@ -199,15 +195,8 @@ func neighbours(theta []float64, need []uint, d int) [][]float64 {
 		base[m] = theta[m]
 	}
 	covers := func(x []float64) bool {
-		for _, n := range need {
-			ok := false
-			for s, w := range x {
-				if w > 0 && n&uint(s) == n {
-					ok = true
-					break
-				}
-			}
-			if !ok {
+		for _, m := range need {
+			if !covered(x, m) {
 				return false
 			}
 		}

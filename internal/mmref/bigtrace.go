@@ -1,7 +1,8 @@
 // Package mmref holds the reference computations that the tests of
 // mech/linear and sdp compare their float64 error code with (docs/MATH.md
-// §15.9): the error in 256-bit arithmetic (TraceInvGram), ||W A⁺||_F² from
-// gonum's SVD (FrobPinv), and ill-conditioned test matrices
+// §15.9): the error in 256-bit arithmetic (NewInverse, TraceInvGram),
+// ||W A⁺||_F² and tr(G (AᵀA)⁺) from gonum's SVD (FrobPinv, SVDTrace),
+// D1 (MaxColL1), stacked blocks (Stack) and ill-conditioned test matrices
 // (IllConditioned).
 package mmref
 

@@ -6,10 +6,10 @@ import (
 	"math"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/internal/stable"
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/run"
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -49,32 +49,15 @@ type profileSolver struct {
 	v    *mat.Dense         // n×rank
 }
 
-// qrMinDiag is the smallest |R_ii|/max|R_jj| for which the QR path is used;
-// below it the rank is decided by the SVD.
-const qrMinDiag = 1e-10
-
 // newQRSolver returns the QR path of profileSolver, or nil when A has fewer
-// rows than columns or its R has a diagonal entry below qrMinDiag.
+// rows than columns or is (nearly) rank-deficient (stable.QR).
 func newQRSolver(a *mat.Dense) *profileSolver {
-	p, n := a.Dims()
-	if p < n {
+	qr, r, ok := stable.QR(a)
+	if !ok {
 		return nil
 	}
-	qr := &mat.QR{}
-	qr.Factorize(a)
-	var r mat.Dense
-	qr.RTo(&r)
-	rr := mat.DenseCopyOf(r.Slice(0, n, 0, n)).RawMatrix()
-	lo, hi := math.Inf(1), 0.0
-	for i := 0; i < n; i++ {
-		d := math.Abs(rr.Data[i*rr.Stride+i])
-		lo, hi = math.Min(lo, d), math.Max(hi, d)
-	}
-	if !(lo > qrMinDiag*hi) {
-		return nil
-	}
-	return &profileSolver{a: a, n: n, qr: qr,
-		r: blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: n, Stride: rr.Stride, Data: rr.Data}}
+	_, n := a.Dims()
+	return &profileSolver{a: a, n: n, qr: qr, r: r}
 }
 
 func newProfileSolver(a *mat.Dense) (*profileSolver, error) {
@@ -165,11 +148,7 @@ func (ps *profileSolver) apply(b mat.Matrix) (*mat.Dense, error) {
 		return &x, nil
 	}
 	if ps.qr != nil {
-		x.CloneFrom(b)
-		raw := x.RawMatrix()
-		blas64.Trsm(blas.Left, blas.Trans, 1, ps.r, raw)   // R^{-T} b
-		blas64.Trsm(blas.Left, blas.NoTrans, 1, ps.r, raw) // R^{-1} R^{-T} b
-		return &x, nil
+		return stable.Apply(ps.r, b), nil
 	}
 	var t mat.Dense
 	t.Mul(ps.v.T(), b)
@@ -197,15 +176,7 @@ func (ps *profileSolver) trace(g *mat.SymDense) (float64, error) {
 		return symDot(g, &inv), nil
 	}
 	if ps.qr != nil {
-		// tr(G (R^T R)^{-1}) = tr(R^{-T} G R^{-1}).
-		x := mat.DenseCopyOf(g).RawMatrix()
-		blas64.Trsm(blas.Left, blas.Trans, 1, ps.r, x)
-		blas64.Trsm(blas.Right, blas.NoTrans, 1, ps.r, x)
-		t := 0.0
-		for i := 0; i < ps.n; i++ {
-			t += x.Data[i*x.Stride+i]
-		}
-		return t, nil
+		return stable.Trace(ps.r, g), nil // tr(R^{-T} G R^{-1})
 	}
 	x, err := ps.apply(g)
 	if err != nil {

@@ -26,47 +26,6 @@ func bigTrace(t *testing.T, g mat.Symmetric, a *mat.Dense) float64 {
 	return v
 }
 
-// svdTrace returns tr(G (A^T A)^+) = Σ_i v_i^T G v_i / σ_i² over the
-// singular values above max(p,n)·eps·σ_max, from gonum's thin SVD of a.
-// v_i^T G v_i carries an absolute error of about u·||G||, so this is
-// accurate only when A is well conditioned on its row space (the census
-// test uses it for the 1×n total, bigTrace otherwise).
-func svdTrace(t *testing.T, g mat.Symmetric, a *mat.Dense) float64 {
-	t.Helper()
-	var svd mat.SVD
-	if !svd.Factorize(a, mat.SVDThin) {
-		t.Fatal("reference SVD failed")
-	}
-	s := svd.Values(nil)
-	var v mat.Dense
-	svd.VTo(&v)
-	p, n := a.Dims()
-	tol := float64(max(p, n)) * 0x1p-52 * s[0]
-	var gv mat.Dense
-	gv.Mul(g, &v)
-	tr := 0.0
-	for i, si := range s {
-		if si > tol {
-			tr += mat.Dot(v.ColView(i), gv.ColView(i)) / (si * si)
-		}
-	}
-	return tr
-}
-
-// maxColAbs returns the largest column L1 norm of a.
-func maxColAbs(a *mat.Dense) float64 {
-	p, n := a.Dims()
-	d := 0.0
-	for j := 0; j < n; j++ {
-		s := 0.0
-		for i := 0; i < p; i++ {
-			s += math.Abs(a.At(i, j))
-		}
-		d = math.Max(d, s)
-	}
-	return d
-}
-
 // kronOf returns the Kronecker product of the factors, entry by entry.
 func kronOf(fs ...*mat.Dense) *mat.Dense {
 	out := mat.NewDense(1, 1, []float64{1})
@@ -158,7 +117,7 @@ func TestProfileTraceIllConditioned(t *testing.T) {
 		nz, _ := LaplaceNoise(s, 1)
 		d1 := 1.0
 		for _, a := range as {
-			d1 *= maxColAbs(a)
+			d1 *= mmref.MaxColL1(a)
 		}
 		rep, err := Evaluate(w, s, nz)
 		if err != nil || !relClose(rep.TSE, 2*d1*d1*want, 1e-9) {
@@ -200,7 +159,7 @@ func TestCensusErrorExact(t *testing.T) {
 		}
 		d1, tr := 1.0, 0.0
 		for _, f := range fs {
-			d1 *= maxColAbs(f)
+			d1 *= mmref.MaxColL1(f)
 		}
 		invs := make([]*mmref.Inverse, len(fs))
 		for f, a := range fs {
@@ -215,7 +174,7 @@ func TestCensusErrorExact(t *testing.T) {
 			if invs[f] != nil {
 				return invs[f].Trace(gf)
 			}
-			return svdTrace(t, gf, fs[f])
+			return mmref.SVDTrace(gf, fs[f])
 		}
 		for _, term := range g.Terms {
 			prod := 1.0

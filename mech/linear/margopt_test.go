@@ -22,21 +22,10 @@ func denseSum(t *testing.T, s *Strategy) *mat.Dense {
 		t.Fatalf("%v is not a weighted union of marginals", s)
 	}
 	var rows []*mat.Dense
-	total := 0
 	for _, blk := range s.sum.blocks {
-		b := kronOf(blk...)
-		r, _ := b.Dims()
-		rows, total = append(rows, b), total+r
+		rows = append(rows, kronOf(blk...))
 	}
-	_, n := rows[0].Dims()
-	a := mat.NewDense(total, n, nil)
-	off := 0
-	for _, b := range rows {
-		r, _ := b.Dims()
-		a.Slice(off, off+r, 0, n).(*mat.Dense).Copy(b)
-		off += r
-	}
-	return a
+	return mmref.Stack(rows)
 }
 
 // checkMarginalOptimum optimises w over dims at eps = 1 and checks that
@@ -72,7 +61,7 @@ func checkMarginalOptimum(t *testing.T, dims []int, k, restarts int, dense bool)
 		if err != nil {
 			t.Fatal(err)
 		}
-		d1 := maxColAbs(a)
+		d1 := mmref.MaxColL1(a)
 		want := 2 * d1 * d1 * mmref.FrobPinv(wd, a)
 		if !relClose(res.TSE, want, 1e-9) {
 			t.Errorf("dims %v: reported TSE %.12g, explicit strategy %.12g", dims, res.TSE, want)
