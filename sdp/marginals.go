@@ -236,6 +236,9 @@ func optimizeWeights(ctx context.Context, s *marginalSpectrum, own []float64, op
 	if err != nil {
 		return nil, err
 	}
+	if err := o.Budget.Check(fmt.Sprintf("sdp: weighted marginals on %d attributes", s.d), weightsBytes(s.d), "use fewer attributes"); err != nil {
+		return nil, err
+	}
 	nm := len(s.c)
 	res := &MarginalsResult{Objective: math.Inf(1)}
 	identity := make([]float64, nm)

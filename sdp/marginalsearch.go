@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+
+	"github.com/optdp/optdp/run"
 )
 
 // roundRuns is the number of L-BFGS runs of one round of searchWeights on
@@ -69,11 +71,12 @@ func (w *weightSearch) run(x []float64, report func(int, float64)) (float64, err
 func (w *weightSearch) descend(x []float64, v float64) ([]float64, float64, error) {
 	for pass := 0; pass < maxLocalRounds && w.left > 0; pass++ {
 		prev := v
-		for _, y := range neighbours(x, w.need, w.s.d) {
+		for _, nb := range neighbours(x, w.need, w.s.d) {
 			if w.left == 0 {
 				break
 			}
 			w.left--
+			y := denseTheta(nb, w.s.d)
 			u, err := w.run(y, nil)
 			if err != nil {
 				return nil, 0, err
@@ -97,9 +100,18 @@ func (w *weightSearch) kick(x []float64, rng *rand.Rand) []float64 {
 		if len(nb) == 0 {
 			return nil
 		}
-		x = nb[rng.IntN(len(nb))]
+		x = denseTheta(nb[rng.IntN(len(nb))], w.s.d)
 	}
 	return x
+}
+
+// weightsBytes estimates the memory of optimizeWeights on d attributes:
+// vectors of 2^d entries for the spectrum (4), L-BFGS (2·10 of history and
+// 8 more) and the starts of one round held at once (at most 3 + 2d +
+// sparsePerRound), and the neighbours of a local-search pass (sparse, a
+// few hundred bytes each).
+func weightsBytes(d int) float64 {
+	return run.DenseBytes(1<<d, 1, 4+28+3+2*d+sparsePerRound) + float64(64*d*d*1024)
 }
 
 // searchWeights minimises s.eval over θ >= 0 by projected L-BFGS from

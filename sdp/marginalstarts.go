@@ -174,59 +174,77 @@ func sparseStart(need []uint, d int, rng *rand.Rand) []float64 {
 	return theta
 }
 
+// weighted is one marginal S of a sparse union with its weight θ_S.
+type weighted struct {
+	s uint
+	w float64
+}
+
+// denseTheta returns the sparse union u as a dense θ of 2^d entries.
+func denseTheta(u []weighted, d int) []float64 {
+	theta := make([]float64, 1<<d)
+	for _, x := range u {
+		theta[x.s] += x.w
+	}
+	return theta
+}
+
 // neighbours returns the sparse unions next to the support of θ: each
 // marginal S of the support (θ_S above 1e-6 of the largest weight)
 // replaced by S plus one attribute, by S less one attribute, or dropped,
-// then S with one attribute swapped for another, the other weights kept; unions that leave a needed mask uncovered are
-// skipped.
-func neighbours(theta []float64, need []uint, d int) [][]float64 {
+// then S with one attribute swapped for another, the other weights kept;
+// unions that leave a needed mask uncovered are skipped. They are sparse
+// (denseTheta makes one dense when it is run), so that the O(|supp| d²)
+// neighbours of a point on 16 attributes do not take 2^16 entries each.
+func neighbours(theta []float64, need []uint, d int) [][]weighted {
 	top := 0.0
 	for _, w := range theta {
 		top = max(top, w)
 	}
-	var supp []uint
+	var base []weighted
 	for m, w := range theta {
 		if w > 1e-6*top {
-			supp = append(supp, uint(m))
+			base = append(base, weighted{uint(m), w})
 		}
 	}
-	base := make([]float64, len(theta))
-	for _, m := range supp {
-		base[m] = theta[m]
-	}
-	covers := func(x []float64) bool {
-		for _, m := range need {
-			if !covered(x, m) {
-				return false
+	var out [][]weighted
+	// with adds base with entry i replaced by the marginal s (dropped
+	// when keep is false), if the result supports the workload.
+	with := func(i int, s uint, keep bool) {
+		u := make([]weighted, 0, len(base))
+		for j, x := range base {
+			if j != i {
+				u = append(u, x)
 			}
 		}
-		return true
-	}
-	var out [][]float64
-	add := func(x []float64) {
-		if covers(x) {
-			out = append(out, x)
+		if keep {
+			u = append(u, weighted{s, base[i].w})
 		}
+		for _, m := range need {
+			ok := false
+			for _, x := range u {
+				if m&x.s == m {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				return
+			}
+		}
+		out = append(out, u)
 	}
-	for _, m := range supp {
+	for i, x := range base {
 		for f := 0; f < d; f++ {
-			x := append([]float64(nil), base...)
-			x[m] = 0
-			x[m^1<<f] += base[m]
-			add(x)
+			with(i, x.s^1<<f, true)
 		}
-		x := append([]float64(nil), base...)
-		x[m] = 0
-		add(x)
+		with(i, 0, false)
 	}
-	for _, m := range supp {
+	for i, x := range base {
 		for f := 0; f < d; f++ {
 			for g := 0; g < d; g++ {
-				if m>>f&1 == 1 && m>>g&1 == 0 {
-					x := append([]float64(nil), base...)
-					x[m] = 0
-					x[m^1<<f^1<<g] += base[m]
-					add(x)
+				if x.s>>f&1 == 1 && x.s>>g&1 == 0 {
+					with(i, x.s^1<<f^1<<g, true)
 				}
 			}
 		}
