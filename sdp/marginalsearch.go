@@ -1,10 +1,12 @@
 package sdp
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/optdp/optdp/run"
 )
@@ -47,6 +49,21 @@ const (
 	maxLocalRounds = 20
 	maxKicks       = 16
 )
+
+// descents is the number of best starts of a round of searchWeights that
+// the local search descends from, fewer when the round has less than
+// runsPerDescent runs for each (on 12 attributes and more).
+const (
+	descents       = 4
+	runsPerDescent = 150
+)
+
+// point is a local minimum of the weighted-marginals objective and its
+// value.
+type point struct {
+	x []float64
+	v float64
+}
 
 // weightSearch is the state of one round of searchWeights.
 type weightSearch struct {
@@ -129,8 +146,10 @@ func weightsBytes(d int) float64 {
 //     with at most maxDesignBlocks such unions,
 //   - sparse random unions (sparseStart),
 //
-// then descends from the round's best (descend: a marginal grown, shrunk,
-// dropped or with an attribute swapped, re-optimised, while one improves)
+// then descends from the round's `descents` best points (fewer when runs
+// are short; descend: a
+// marginal grown, shrunk, dropped or with an attribute swapped,
+// re-optimised, while one improves; each with an equal share of the runs)
 // and, while runs are left, perturbs the best by two random such moves and
 // descends again, keeping the better (an iterated local search). The runs
 // beyond the dense start are capped at roundRuns(d) in round 0 and a
@@ -175,8 +194,7 @@ func searchWeights(ctx context.Context, s *marginalSpectrum, identity, own []flo
 				starts = append(starts, sparseStart(need, s.d, rng))
 			}
 		}
-		var rb []float64
-		rv := math.Inf(1)
+		var pts []point
 		for k, x := range starts {
 			if k > 0 {
 				if w.left == 0 {
@@ -188,15 +206,37 @@ func searchWeights(ctx context.Context, s *marginalSpectrum, identity, own []flo
 			if err != nil {
 				return nil, 0, err
 			}
+			if v < math.Inf(1) {
+				pts = append(pts, point{x, v})
+			}
+		}
+		slices.SortStableFunc(pts, func(a, b point) int { return cmp.Compare(a.v, b.v) })
+		var rb []float64
+		rv := math.Inf(1)
+		nd := max(1, min(descents, roundRuns(s.d)/runsPerDescent))
+		for i, pt := range pts {
+			if rb != nil && i >= nd {
+				break
+			}
+			if len(need) == 0 {
+				rb, rv = pt.x, pt.v
+				break
+			}
+			// Each descent gets an equal share of the runs left for the
+			// descents still to come and the kicks.
+			total := w.left
+			w.left = total / (min(nd, len(pts)) - i + 1)
+			spare := total - w.left
+			x, v, err := w.descend(pt.x, pt.v)
+			if err != nil {
+				return nil, 0, err
+			}
+			w.left += spare
 			if v < rv*(1-1e-12) {
 				rb, rv = x, v
 			}
 		}
 		if rb != nil && len(need) > 0 {
-			var err error
-			if rb, rv, err = w.descend(rb, rv); err != nil {
-				return nil, 0, err
-			}
 			rng := rand.New(rand.NewPCG(o.Seed, uint64(1<<35+r)))
 			for k := 0; k < maxKicks && w.left > 0; k++ {
 				x := w.kick(rb, rng)
