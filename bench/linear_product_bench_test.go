@@ -65,6 +65,16 @@ func binaryMarginals(b *testing.B, d, k int) linear.Workload {
 // attributes (eps-DP).
 func BenchmarkLinearMarginals8(b *testing.B) { benchOptimize(b, binaryMarginals(b, 8, 2), 0) }
 
+// BenchmarkLinearMarginalsMixed optimises all 2-way marginals of six
+// attributes of sizes 2, 3, 5, 4, 2 and 6 (2880 cells; eps-DP).
+func BenchmarkLinearMarginalsMixed(b *testing.B) {
+	w, err := linear.Marginals([]int{2, 3, 5, 4, 2, 6}, 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchOptimize(b, w, 0)
+}
+
 // BenchmarkLinearMarginals15 optimises all 2-way marginals of 15 binary
 // attributes (32,768 cells, eps-DP: weighted marginals).
 func BenchmarkLinearMarginals15(b *testing.B) { benchOptimize(b, binaryMarginals(b, 15, 2), 0) }

@@ -12,6 +12,11 @@ import (
 // maxBCDCycles bounds the cycles of refineKron.
 const maxBCDCycles = 30
 
+// bcdRestarts is the number of restarts of each block problem of
+// refineKron, fixed so that a refinement does not depend on the caller's
+// number of restarts.
+const bcdRestarts = 4
+
 // errInaccurate marks a factor whose error term came out negative or NaN in
 // floating point (an ill-conditioned strategy); refineKron rejects it.
 var errInaccurate = errors.New("sdp: error term not computable accurately")
@@ -101,7 +106,7 @@ func refineKron(ctx context.Context, terms []KronTerm, factors, thetas []*mat.De
 			}
 			bl := []*mat.Dense{factors[f], identityStrategy(n), totalStrategy(n)}
 			bl = append(bl, cands[f]...)
-			opt := L1Options{Settings: o.Settings, P: ps[f], Restarts: max(4, o.Restarts), Seed: factorSeed(o.Seed, (cycle+1)*nf+f),
+			opt := L1Options{Settings: o.Settings, P: ps[f], Restarts: bcdRestarts, Seed: factorSeed(o.Seed, (cycle+1)*nf+f),
 				MaxIter: o.MaxIter, Baselines: bl, Init: thetas[f]}
 			if thetas[f] != nil {
 				if r, _ := thetas[f].Dims(); r != ps[f] {

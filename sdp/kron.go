@@ -149,12 +149,17 @@ func checkTerms(terms []KronTerm) error {
 // sum_t w_t (∏_{g≠f} F_tg) ∂F_tf/∂Θ_f, and all Θ_f are optimised jointly by
 // projected L-BFGS with opt.Restarts seeded restarts. baselines, if
 // non-nil, are candidate factor lists (each a full list of factors),
-// evaluated with KronError; the best of optimised and baselines is then
-// refined by block coordinate descent over the attributes (refineKron: each
+// evaluated with KronError. An attribute that every term only totals
+// (G_tf = c 11ᵀ) gets the total 1ᵀ, which is optimal for it, and is not
+// searched. Restart 0's point, and every other restart's and the best
+// baseline's whose KronError is below it, is then refined by block
+// coordinate descent over the attributes (refineKron: each
 // factor re-optimised by OptimizeL1 against the Gram matrix reduced by the
 // other factors, with the current factor, the identity, the total 1^T and
-// the baselines' factors as candidates, so no step increases the error),
-// and its error recomputed term-wise by KronError. This is a heuristic (the
+// the baselines' factors as candidates, so no step increases the error);
+// the refined strategy with the least KronError (computed without
+// ill-conditioned Gram matrices, docs/MATH.md §15.9) is returned, and more
+// restarts never return a worse one. This is a heuristic (the
 // optimum for marginals need not be a Kronecker product); for small
 // domains a dense OptimizeL1 on the full Gram matrix is a useful
 // comparison.
@@ -177,13 +182,27 @@ func OptimizeL1Marginals(ctx context.Context, terms []KronTerm, baselines [][]*m
 	dims := make([]int, nf)
 	ps := make([]int, nf)
 	offs := make([]int, nf+1)
+	// An attribute that every term only totals (G_tf = c_t 11ᵀ) gets the
+	// total 1ᵀ, optimal for each term (totalResult), instead of a
+	// p-Identity that tends to it and whose singular values fall to 1e-7.
+	pinned := make([]bool, nf)
 	for f := 0; f < nf; f++ {
 		dims[f] = terms[0].Factors[f].SymmetricDim()
 		ps[f] = opt.P
 		if ps[f] == 0 {
 			ps[f] = max(1, dims[f]/16)
 		}
-		offs[f+1] = offs[f] + ps[f]*dims[f]
+		pinned[f] = true
+		for _, term := range terms {
+			if _, ok := totalMultiple(term.Factors[f]); !ok {
+				pinned[f] = false
+				break
+			}
+		}
+		offs[f+1] = offs[f]
+		if !pinned[f] {
+			offs[f+1] += ps[f] * dims[f]
+		}
 	}
 	// One evaluator per distinct factor Gram matrix of each attribute
 	// (terms of a union often share factors: totals, identities).
@@ -206,31 +225,45 @@ func OptimizeL1Marginals(ctx context.Context, terms []KronTerm, baselines [][]*m
 			if u < 0 {
 				u = len(seen)
 				seen = append(seen, g)
-				uniq[f] = append(uniq[f], newPIdentity(mat.DenseCopyOf(g), ps[f]))
+				var ev *pidentity
+				if !pinned[f] {
+					ev = newPIdentity(mat.DenseCopyOf(g), ps[f])
+				}
+				uniq[f] = append(uniq[f], ev)
 			}
 			which[t][f] = u
 		}
 	}
-	thetas := make([]*mat.Dense, nf)
+	views := make([]*mat.Dense, nf)   // fg's views of x, per attribute
 	grads := make([][]*mat.Dense, nf) // grads[f][u]
 	uvals := make([][]float64, nf)    // uvals[f][u]
 	coef := make([][]float64, nf)     // coef[f][u]: gradient weight
 	for f := 0; f < nf; f++ {
+		uvals[f] = make([]float64, len(uniq[f]))
+		coef[f] = make([]float64, len(uniq[f]))
+		if pinned[f] {
+			// The total's error on c 11ᵀ is c: constant during the search.
+			for t := range terms {
+				uvals[f][which[t][f]], _ = totalMultiple(terms[t].Factors[f])
+			}
+			continue
+		}
 		for range uniq[f] {
 			grads[f] = append(grads[f], mat.NewDense(ps[f], dims[f], nil))
 		}
-		uvals[f] = make([]float64, len(uniq[f]))
-		coef[f] = make([]float64, len(uniq[f]))
 	}
 	fg := func(x, g []float64) (float64, bool) {
 		for f := 0; f < nf; f++ {
-			thetas[f] = mat.NewDense(ps[f], dims[f], x[offs[f]:offs[f+1]])
+			if pinned[f] {
+				continue
+			}
+			views[f] = mat.NewDense(ps[f], dims[f], x[offs[f]:offs[f+1]])
 			for u, ev := range uniq[f] {
 				var gr *mat.Dense
 				if g != nil {
 					gr = grads[f][u]
 				}
-				v, ok := ev.eval(thetas[f], gr)
+				v, ok := ev.eval(views[f], gr)
 				if !ok {
 					return math.Inf(1), false
 				}
@@ -268,6 +301,9 @@ func OptimizeL1Marginals(ctx context.Context, terms []KronTerm, baselines [][]*m
 			g[k] = 0
 		}
 		for f := 0; f < nf; f++ {
+			if pinned[f] {
+				continue
+			}
 			out := g[offs[f]:offs[f+1]]
 			for u, c := range coef[f] {
 				for k, v := range grads[f][u].RawMatrix().Data {
@@ -277,35 +313,30 @@ func OptimizeL1Marginals(ctx context.Context, terms []KronTerm, baselines [][]*m
 		}
 		return total, true
 	}
+	// Restart 0's point, and every other restart's and the best
+	// baseline's that is better, is refined by block coordinate descent;
+	// the best refined strategy is returned. Restart r is the same
+	// whatever the number of restarts, so more restarts never give a worse
+	// result.
+	type point struct{ factors, thetas []*mat.Dense }
+	var starts []point
 	res := &KronResult{Objective: math.Inf(1)}
-	var bestX []float64
 	for r := 0; r < o.Restarts; r++ {
 		x := make([]float64, offs[nf])
 		for f := 0; f < nf; f++ {
 			copy(x[offs[f]:], randomTheta(ps[f], dims[f], o.Seed, uint64(r*nf+f)).RawMatrix().Data)
 		}
 		report := lbfgsReporter(&o.Settings, "l1 kron", r, o.Restarts, o.MaxIter)
-		v, iters, err := lbfgsB(ctx, func(x, g []float64) (float64, bool) { return fg(x, g) }, x, o.MaxIter, 1e-10, report)
+		_, iters, err := lbfgsB(ctx, func(x, g []float64) (float64, bool) { return fg(x, g) }, x, o.MaxIter, 1e-10, report)
 		if err != nil {
 			return nil, err
 		}
 		res.Iterations += iters
-		if v < res.Objective {
-			res.Objective, bestX = v, x
-		}
+		fs, ths := marginalFactors(x, offs, ps, dims, pinned)
+		starts = append(starts, point{fs, ths})
 	}
-	res.Factors = make([]*mat.Dense, nf)
-	thetas = make([]*mat.Dense, nf)
-	for f := 0; f < nf; f++ {
-		thetas[f] = mat.NewDense(ps[f], dims[f], append([]float64(nil), bestX[offs[f]:offs[f+1]]...))
-		res.Factors[f] = pIdentityStrategy(thetas[f])
-	}
-	exact, err := KronError(terms, res.Factors)
-	if err != nil {
-		return nil, err
-	}
-	res.Objective = exact
 	cands := make([][]*mat.Dense, nf)
+	bestB, bestV := -1, math.Inf(1)
 	for i, b := range baselines {
 		if len(b) != nf {
 			return nil, fmt.Errorf("sdp: %w: baseline %d has %d factors, want %d", run.ErrBadInput, i, len(b), nf)
@@ -317,24 +348,49 @@ func OptimizeL1Marginals(ctx context.Context, terms []KronTerm, baselines [][]*m
 		if err != nil {
 			return nil, fmt.Errorf("sdp: baseline %d: %w", i, err)
 		}
-		if v <= res.Objective {
-			res.Objective = v
-			res.Factors = make([]*mat.Dense, nf)
-			for f, a := range b {
-				res.Factors[f] = mat.DenseCopyOf(a)
-				thetas[f] = nil
-			}
+		if v < bestV {
+			bestB, bestV = i, v
 		}
 	}
-	// Block coordinate descent from the best point so far.
-	_, it, err := refineKron(ctx, terms, res.Factors, thetas, cands, ps, &o)
-	if err != nil {
-		return nil, err
+	if bestB >= 0 {
+		fs := make([]*mat.Dense, nf)
+		for f, a := range baselines[bestB] {
+			fs[f] = mat.DenseCopyOf(a)
+		}
+		starts = append(starts, point{fs, make([]*mat.Dense, nf)})
 	}
-	res.Iterations += it
-	// The objective is recomputed from the strategy, term-wise.
-	if res.Objective, err = KronError(terms, res.Factors); err != nil {
-		return nil, err
+	// Which points are refined depends only on each point and restart
+	// 0's (never on the number of restarts): restart 0, and any other
+	// point (a later restart, the best baseline) whose error is below
+	// restart 0's. Errors are recomputed stably from the strategy
+	// (KronError, §15.9), never taken from the Woodbury form L-BFGS
+	// minimised.
+	first := math.Inf(1)
+	for i, st := range starts {
+		v, err := KronError(terms, st.factors)
+		if err != nil || !(v < math.Inf(1)) {
+			continue
+		}
+		if i == 0 {
+			first = v
+		} else if !(v < first) {
+			continue
+		}
+		_, it, err := refineKron(ctx, terms, st.factors, st.thetas, cands, ps, &o)
+		if err != nil {
+			return nil, err
+		}
+		res.Iterations += it
+		v, err = KronError(terms, st.factors)
+		if err != nil {
+			return nil, err
+		}
+		if v < res.Objective {
+			res.Objective, res.Factors = v, st.factors
+		}
+	}
+	if res.Factors == nil {
+		return nil, fmt.Errorf("sdp: no restart or baseline produced a finite objective: %w", run.ErrNotConverged)
 	}
 	return res, nil
 }
@@ -376,4 +432,20 @@ func OptimizeL2Kron(ctx context.Context, grams []*mat.SymDense, opt *L2Options) 
 	res.Gap = math.Max(res.Objective-res.Dual, 0)
 	res.RelGap = res.Gap / res.Objective
 	return res, nil
+}
+
+// marginalFactors returns the strategy factors of the point x of
+// OptimizeL1Marginals (a p-Identity per attribute, the total for a pinned
+// one) and their Θ (nil for the total).
+func marginalFactors(x []float64, offs, ps, dims []int, pinned []bool) (fs, thetas []*mat.Dense) {
+	fs, thetas = make([]*mat.Dense, len(dims)), make([]*mat.Dense, len(dims))
+	for f := range dims {
+		if pinned[f] {
+			fs[f] = totalStrategy(dims[f])
+			continue
+		}
+		thetas[f] = mat.NewDense(ps[f], dims[f], append([]float64(nil), x[offs[f]:offs[f+1]]...))
+		fs[f] = pIdentityStrategy(thetas[f])
+	}
+	return fs, thetas
 }

@@ -105,71 +105,6 @@ func maxColNorm1(a *mat.Dense, n int) (float64, error) {
 	return d1, nil
 }
 
-// choleskyMaxCond is the condition number of A^T A above which
-// traceInvGram works from the pseudo-inverse of A (accuracy about
-// u·cond(A)) instead of the Cholesky inverse of A^T A (u·cond(A^T A)): an
-// optimised factor tending to a rank-deficient strategy (a p-Identity for an
-// attribute that is only totalled) must not look better than it is.
-const choleskyMaxCond = 1e8
-
-// traceInvGram returns tr(G (A^T A)^{-1}) (pseudo-inverse when singular,
-// +Inf when the workload is not supported).
-func traceInvGram(g *mat.SymDense, a *mat.Dense) (float64, error) {
-	gi, err := newGramInverse(a)
-	if err != nil {
-		return 0, err
-	}
-	return gi.trace(g), nil
-}
-
-// gramInverse is (A^T A)^+ for one strategy A, formed once so that the
-// traces tr(G (A^T A)^+) of many Gram matrices G cost O(n²) each: from the
-// Cholesky factor of A^T A when cond(A^T A) < choleskyMaxCond, otherwise as
-// A^+ A^{+T} from the pseudo-inverse, with the projection P = A^+ A onto A's
-// row space to check that a G is supported (G P = G).
-type gramInverse struct {
-	mi   mat.Symmetric
-	proj *mat.Dense // nil on the Cholesky path
-}
-
-func newGramInverse(a *mat.Dense) (*gramInverse, error) {
-	_, n := a.Dims()
-	m := mat.NewSymDense(n, nil)
-	m.SymOuterK(1, a.T())
-	var ch mat.Cholesky
-	if ch.Factorize(m) {
-		if c := ch.Cond(); c < choleskyMaxCond {
-			var mi mat.SymDense
-			if err := ch.InverseTo(&mi); err == nil {
-				return &gramInverse{mi: &mi}, nil
-			}
-		}
-	}
-	pinv, _, err := backend.PInv(a, 0)
-	if err != nil {
-		return nil, fmt.Errorf("sdp: pseudo-inverse of strategy: %w", err)
-	}
-	gi := &gramInverse{proj: &mat.Dense{}}
-	gi.proj.Mul(pinv, a)
-	mi := mat.NewSymDense(n, nil)
-	mi.SymOuterK(1, pinv) // (A^T A)^+ = A^+ A^{+T}
-	gi.mi = mi
-	return gi, nil
-}
-
-// trace returns tr(G (A^T A)^+), or +Inf when G is not supported by A.
-func (gi *gramInverse) trace(g *mat.SymDense) float64 {
-	if gi.proj != nil {
-		var gp mat.Dense
-		gp.Mul(g, gi.proj)
-		gp.Sub(&gp, g)
-		if mat.Norm(&gp, 2) > 1e-8*mat.Norm(g, 2) {
-			return math.Inf(1)
-		}
-	}
-	return traceProd(g, gi.mi)
-}
-
 // L1Options configures the parameterised L1 optimisers. A nil *L1Options
 // or the zero value means the defaults.
 type L1Options struct {
@@ -433,8 +368,12 @@ func baselineObjectives(baselines []*mat.Dense, obj func(*mat.Dense) (float64, e
 // diagonal of column L1 norms of [I; Θ], so D1(A) = 1), the scalable
 // parameterisation of HDMM (McKenna et al.). Each restart draws Θ uniform
 // in [0,1) from a PCG generator seeded with (opt.Seed, restart) and runs
-// projected L-BFGS (bounds Θ >= 0) with the analytic gradient (see pidentity); the best
-// restart is compared with opt.Baselines and the better strategy returned.
+// projected L-BFGS (bounds Θ >= 0) with the analytic gradient (see pidentity); the
+// restarts are ranked by their errors recomputed from the strategies
+// (l1Error, without ill-conditioned Gram matrices: docs/MATH.md §15.9), and
+// the best is compared with opt.Baselines and the better strategy returned.
+// For G = c 11ᵀ (an attribute the workload only totals) the total 1ᵀ,
+// optimal with objective c, is returned without a search.
 // Cost per function evaluation is O(p n^2), or O(p² n) when G is
 // semiseparable (all ranges, prefixes: detected exactly, see
 // detectSemisep), and O(nnz(Θ) p + p³) once Θ is sparse (evalFast). On a
@@ -452,6 +391,9 @@ func OptimizeL1(ctx context.Context, g *mat.SymDense, opt *L1Options) (*L1Result
 	o, err := opt.defaults(n)
 	if err != nil {
 		return nil, err
+	}
+	if c, ok := totalMultiple(g); ok {
+		return totalResult(g, c, &o)
 	}
 	semi := newSemisep(g)
 	if err := o.Budget.Check(fmt.Sprintf("sdp: L1 optimisation of order %d", n), l1Bytes(n, o.P, semi == nil), "use a Kronecker or marginal workload, whose factors are optimised separately"); err != nil {
@@ -490,29 +432,31 @@ func OptimizeL1(ctx context.Context, g *mat.SymDense, opt *L1Options) (*L1Result
 			}
 			maxIter = max(1, o.MaxIter/2)
 		}
-		theta, v, iters, err := minimizeTheta(ctx, w.evalFast, theta0, maxIter, lbfgsReporter(&o.Settings, "l1", r, o.Restarts, maxIter))
+		theta, _, iters, err := minimizeTheta(ctx, w.evalFast, theta0, maxIter, lbfgsReporter(&o.Settings, "l1", r, o.Restarts, maxIter))
 		if err != nil {
 			return nil, err
 		}
 		res.Iterations += iters
+		// Restarts are ranked by the error recomputed stably from the
+		// strategy (l1Error: no ill-conditioned Gram matrix, §15.9), not by
+		// the Woodbury form L-BFGS minimised, which cancels digits when Θ
+		// has large entries.
+		a := pIdentityStrategy(theta)
+		v, err := l1Error(op, g, a)
+		if err != nil {
+			return nil, err
+		}
+		if !(v >= 0) {
+			v = math.Inf(1)
+		}
 		res.RestartObjectives = append(res.RestartObjectives, v)
 		if v < res.Objective {
-			res.Objective, res.Theta = v, theta
+			res.Objective, res.Theta, res.A = v, theta, a
 		}
 	}
 	if res.Theta == nil {
-		return nil, fmt.Errorf("sdp: no restart produced a finite objective: %w", backend.ErrNotConverged)
-	}
-	res.A = pIdentityStrategy(res.Theta)
-	// Recompute exactly from the strategy (guards the parameterised formula).
-	exact, err := l1Error(op, g, res.A)
-	if err != nil {
-		return nil, err
-	}
-	res.Objective = exact
-	if !(exact >= 0) { // rounding in an ill-conditioned A^T A: never return it
 		if bbest < 0 {
-			return nil, fmt.Errorf("sdp: the optimised strategy's error %v is not computable accurately (ill-conditioned A^T A) and there is no baseline: %w", exact, run.ErrNotConverged)
+			return nil, fmt.Errorf("sdp: no restart produced a finite, accurately computable objective and there is no baseline: %w", backend.ErrNotConverged)
 		}
 		res.Objective = math.Inf(1)
 	}

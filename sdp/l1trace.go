@@ -26,8 +26,11 @@ import (
 // structure applies, when AᵀA is singular, when the structured path would
 // cost more than max(n³/4, 10⁶) operations, or when its own accuracy
 // checks fail (the
-// laminar inverse must solve AᵀA y = z to a relative residual of 1e-9, the
-// Woodbury difference must not cancel more than 8 digits).
+// laminar inverse must solve AᵀA y = z to a relative residual of 1e-9, no
+// Sherman–Morrison update may cancel a diagonal entry of the inverse to
+// below laminarMinKeep of itself, the
+// Woodbury difference, whose error is about u·cond(K)·base, must keep
+// cond(K)·base/t <= 1e5, a relative error of about 1e-11).
 func traceStructured(g gramOp, a *mat.Dense) (t float64, ok bool) {
 	rows, n := a.Dims()
 	if n != g.dim() || n == 0 {
@@ -161,11 +164,17 @@ func traceWoodbury(g gramOp, a *mat.Dense, nnz []int, others []int) (float64, bo
 		return 0, false
 	}
 	t := base - mat.Trace(&x)
-	if !(t > 0) || math.IsInf(t, 0) || base > 1e8*t {
+	// The subtracted trace carries a relative error of about u·cond(K);
+	// the difference keeps 1e-11 of it when cond(K)·base/t <= 1e5.
+	if !(t > 0) || math.IsInf(t, 0) || ch.Cond()*base > 1e5*t {
 		return 0, false
 	}
 	return t, true
 }
+
+// laminarMinKeep is the smallest fraction of a diagonal entry of the
+// inverse that a Sherman–Morrison update of traceLaminar may leave.
+const laminarMinKeep = 1e-5
 
 // laminarBlock is a set of columns (sorted) and (AᵀA)⁻¹ restricted to it,
 // row-major m×m, for the rows seen so far whose supports lie in it.
@@ -270,8 +279,18 @@ func traceLaminar(g gramOp, a *mat.Dense, nnz []int) (float64, bool) {
 		for x := 0; x < m; x++ {
 			row := nb.inv[x*m : (x+1)*m]
 			f := uu[x] / den
+			old := row[x]
 			for y := range row {
 				row[y] -= f * uu[y]
+			}
+			// A diagonal entry of the inverse that cancels to below 1e-5
+			// of itself has lost five digits: the update is then
+			// ill-conditioned (a row nearly the sum of the block, as in
+			// a p-Identity tending to the total) and the forward error,
+			// which the residual check below does not see, can exceed
+			// 1e-11; the dense QR path is used instead.
+			if !(row[x] > laminarMinKeep*old) {
+				return 0, false
 			}
 		}
 	}
@@ -323,7 +342,7 @@ func traceLaminar(g gramOp, a *mat.Dense, nnz []int) (float64, bool) {
 	if !(worst <= 1e-9*normM*normY) {
 		return 0, false
 	}
-	t := 0.0
+	t, scale := 0.0, 0.0
 	for _, b := range blocks {
 		if b == nil {
 			continue
@@ -331,18 +350,29 @@ func traceLaminar(g gramOp, a *mat.Dense, nnz []int) (float64, bool) {
 		m := len(b.cols)
 		for x, cx := range b.cols {
 			row := b.inv[x*m : (x+1)*m]
-			s := row[x] * g.at(cx, cx)
+			gxx := g.at(cx, cx)
+			s := row[x] * gxx
 			for q := x + 1; q < m; q++ {
 				s += 2 * row[q] * g.at(cx, b.cols[q])
 			}
 			t += s
+			scale += math.Sqrt(math.Max(gxx*row[x], 0))
 		}
 	}
-	if !(t > 0) || math.IsInf(t, 0) {
+	// Forward accuracy: the entries of M = (AᵀA)⁻¹ carry errors of about
+	// u·sqrt(M_ii M_jj) and |G_ij| <= sqrt(G_ii G_jj), so t is accurate to
+	// about u·(Σ_i sqrt(G_ii M_ii))²; refuse when that exceeds 1e-11·t
+	// (a p-Identity tending to the total on G = 11ᵀ cancels 14 digits
+	// here while every residual is small).
+	if !(t > 0) || math.IsInf(t, 0) || scale*scale > structuredMaxLoss*t {
 		return 0, false
 	}
 	return t, true
 }
+
+// structuredMaxLoss bounds (Σ_i sqrt(G_ii M_ii))²/t for the laminar path
+// of traceStructured: at 1e5 its relative error stays about 1e-11.
+const structuredMaxLoss = 1e5
 
 // traceOrthogonal is the orthogonal-rows path of traceStructured: A has n
 // nonzero rows; if they are mutually orthogonal (|⟨a_r, a_s⟩| <= 1e-12

@@ -43,6 +43,7 @@ type MarginalsResult struct {
 // T ⊆ S and 0 otherwise.
 type marginalSpectrum struct {
 	d    int
+	dims []int
 	c    []float64 // c[S] = ∏_{f∉S} n_f
 	mult []float64 // mult[T] = ∏_{f∈T} (n_f - 1)
 	g    []float64 // workload eigenvalues g[T] = sum_{S ⊇ T} w_S c[S]
@@ -64,7 +65,7 @@ func newMarginalSpectrum(dims []int, workload []Marginal) (*marginalSpectrum, er
 		}
 	}
 	full := uint(1)<<d - 1
-	s := &marginalSpectrum{d: d, c: make([]float64, full+1), mult: make([]float64, full+1), g: make([]float64, full+1)}
+	s := &marginalSpectrum{d: d, dims: dims, c: make([]float64, full+1), mult: make([]float64, full+1), g: make([]float64, full+1)}
 	for m := uint(0); m <= full; m++ {
 		c, mu := 1.0, 1.0
 		for f := 0; f < d; f++ {
@@ -164,8 +165,10 @@ func (s *marginalSpectrum) eval(theta, grad []float64) (float64, bool) {
 //
 //	D1(A)^2 tr(G (A^T A)^{-1}) = (sum_S θ_S)^2 sum_T mult_T g_T / λ_T(θ),
 //
-// an O(3^d) formula, minimised over θ >= 0 by projected L-BFGS with
-// opt.Restarts seeded restarts (θ uniform in [0,1)). The identity strategy
+// an O(d 2^d) formula, minimised over θ >= 0 by projected L-BFGS from
+// dense random, covering-design, unions-of-parts and sparse random starts
+// with a local search, opt.Restarts rounds (searchWeights; docs/MATH.md
+// §15.10). The identity strategy
 // (θ on the full attribute set) and the workload's own marginals (θ_S ∝
 // sqrt(w_S)) are baselines; the best is returned, normalised to sum 1.
 // opt.P and opt.Baselines are not used. At most 16 attributes.
@@ -195,7 +198,7 @@ func OptimizeL1MarginalWeightsSpectrum(ctx context.Context, dims []int, h []floa
 	if d == 0 || d > maxMarginalAttrs || len(h) != 1<<d {
 		return nil, fmt.Errorf("sdp: %w: %d attributes with %d spectrum entries (want 1..%d attributes and 2^d entries)", run.ErrBadInput, d, len(h), maxMarginalAttrs)
 	}
-	s := &marginalSpectrum{d: d, c: make([]float64, 1<<d), mult: make([]float64, 1<<d), g: make([]float64, 1<<d)}
+	s := &marginalSpectrum{d: d, dims: dims, c: make([]float64, 1<<d), mult: make([]float64, 1<<d), g: make([]float64, 1<<d)}
 	any := false
 	for m := range s.c {
 		c := 1.0
@@ -217,19 +220,8 @@ func OptimizeL1MarginalWeightsSpectrum(ctx context.Context, dims []int, h []floa
 		return nil, fmt.Errorf("sdp: %w: the workload is zero", run.ErrBadInput)
 	}
 	own := make([]float64, 1<<d)
-	for m := range h {
-		if h[m] == 0 {
-			continue
-		}
-		maximal := true
-		for f := 0; f < d && maximal; f++ {
-			if sup := m | 1<<f; sup != m && h[sup] > 0 {
-				maximal = false
-			}
-		}
-		if maximal {
-			own[m] = 1
-		}
+	for _, m := range neededMasks(h, d) {
+		own[m] = 1
 	}
 	return optimizeWeights(ctx, s, own, opt)
 }
@@ -244,24 +236,22 @@ func optimizeWeights(ctx context.Context, s *marginalSpectrum, own []float64, op
 	if err != nil {
 		return nil, err
 	}
+	if err := o.Budget.Check(fmt.Sprintf("sdp: weighted marginals on %d attributes", s.d), weightsBytes(s.d), "use fewer attributes"); err != nil {
+		return nil, err
+	}
 	nm := len(s.c)
 	res := &MarginalsResult{Objective: math.Inf(1)}
 	identity := make([]float64, nm)
 	identity[nm-1] = 1
 	res.Identity, _ = s.eval(identity, nil)
 	res.Workload, _ = s.eval(own, nil)
-	var best []float64
-	for r := 0; r < o.Restarts; r++ {
-		x := randomTheta(1, nm, o.Seed, uint64(r)).RawMatrix().Data
-		report := lbfgsReporter(&o.Settings, "l1 marginal weights", r, o.Restarts, o.MaxIter)
-		v, iters, err := lbfgsB(ctx, s.eval, x, o.MaxIter, 1e-10, report)
-		if err != nil {
-			return nil, err
-		}
-		res.Iterations += iters
-		if v < res.Objective {
-			res.Objective, best = v, x
-		}
+	best, iters, err := searchWeights(ctx, s, identity, own, &o)
+	if err != nil {
+		return nil, err
+	}
+	res.Iterations += iters
+	if best != nil {
+		res.Objective, _ = s.eval(best, nil)
 	}
 	for _, b := range [][]float64{identity, own} {
 		if v, ok := s.eval(b, nil); ok && v <= res.Objective {

@@ -50,7 +50,7 @@ var commandFields = map[string][]string{
 	"optimize": {
 		"workload     the workload, normalised",
 		"strategy     the strategy found, normalised",
-		"method       the optimiser (L-BFGS over p-Identity strategies for eps-DP; the L2 solver with --delta)",
+		"method       the optimiser: for eps-DP, L-BFGS over p-Identity Kronecker strategies (l1-kron, l1-marginals) or, on marginal-like workloads, over weighted unions of marginals (l1-marginal-weights), the better kept and the other listed among the baselines; the L2 solver with --delta",
 		"baseline     the standard strategy returned because nothing beat it; absent otherwise",
 		"m, n, p      queries of the workload, counts, queries of the strategy",
 		"eps          privacy parameter",

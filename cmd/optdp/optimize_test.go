@@ -242,3 +242,28 @@ func TestOptimizeCLIProductDomain(t *testing.T) {
 		t.Errorf("allrange:n=100000: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestOptimizeCLIMarginalWeights: on all 2-way marginals of 8 binary
+// attributes optimize returns weighted marginals (method
+// l1-marginal-weights) at or below HDMM's OPT_M, TSE 13,582.82, lists the
+// losing Kronecker strategy among the baselines, and writes a strategy
+// whose linear.TSE is the reported one.
+func TestOptimizeCLIMarginalWeights(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "m.csv")
+	v := matrixJSON(t, "optimize", "--workload", "marginals:dims=2x2x2x2x2x2x2x2,k=2", "--eps", "1", "--out", out)
+	tse := v["tse"].(float64)
+	if v["method"] != "l1-marginal-weights" || tse > 13582.82 {
+		t.Errorf("method %v TSE %v, want l1-marginal-weights at or below 13,582.82", v["method"], tse)
+	}
+	found := false
+	for _, b := range v["baselines"].([]any) {
+		found = found || strings.HasPrefix(b.(map[string]any)["name"].(string), "l1-marginals ")
+	}
+	if !found {
+		t.Error("the Kronecker strategy is not among the baselines")
+	}
+	w, _ := linear.Marginals([]int{2, 2, 2, 2, 2, 2, 2, 2}, 2)
+	if back, err := linear.TSE(w, readStrategy(t, out), 1); err != nil || !relClose(back, tse, 1e-9) {
+		t.Errorf("--out strategy has linear.TSE %v (%v), JSON tse %v", back, err, tse)
+	}
+}

@@ -26,6 +26,8 @@ var floors = map[string]int{
 	"spectrum":           1,
 	"internal/readlimit": 1,
 	"internal/lattice":   1,
+	"internal/mmref":     1,
+	"internal/stable":    1,
 	"internal/layers":    1,
 
 	"solve":       2,

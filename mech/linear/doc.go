@@ -18,7 +18,10 @@
 //   - strategies (strategy.go): IdentityStrategy, Hierarchical, Wavelet,
 //     WorkloadStrategy, Eigen, KronStrategy, StrategyFromMatrix; sensitivities
 //     L1 and L2 (for Kronecker products, the factors' sensitivities multiply);
-//   - exact error (error.go, gaussian.go): ProfileTrace, LaplaceNoise,
+//   - exact error (error.go, gaussian.go; per factor by Cholesky of A^T A
+//     only when it is well conditioned, else by QR or SVD of A, so that
+//     every reported error is exact to about 1e-11, docs/MATH.md §15.9):
+//     ProfileTrace, LaplaceNoise,
 //     GaussianNoise (the paper's calibration), AnalyticGaussianNoise (Balle and
 //     Wang 2018), Evaluate (TSE and RMSE), QueryVariances, Profile and
 //     MinL2Strategy (the L2-minimal strategy of an error profile);
@@ -50,7 +53,8 @@
 //     package sdp from the Gram's structure (dense, Kronecker, marginals;
 //     L1 for Laplace, L2 with a dual certificate for Gaussian; for unions
 //     of Kronecker products the per-attribute block coordinate descent and
-//     weighted marginals, for marginal workloads under Gaussian noise the
+//     weighted marginals searched from covering designs and sparse unions
+//     (docs/MATH.md §15.10), for marginal workloads under Gaussian noise the
 //     closed form), never returns a strategy worse than identity,
 //     hierarchical or wavelet, and re-checks the optimiser's objective with
 //     this package's own error code. Options follow package run:

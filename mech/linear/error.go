@@ -6,9 +6,11 @@ import (
 	"math"
 
 	"github.com/optdp/optdp/backend"
+	"github.com/optdp/optdp/internal/stable"
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/run"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -20,24 +22,42 @@ import (
 var ErrUnsupported = errors.New("linear: strategy does not support the workload")
 
 // choleskyMinRCond is the reciprocal condition number of A^T A below which
-// the error is computed from the SVD of A instead of the Cholesky factor of
-// A^T A (which squares A's condition number).
-const choleskyMinRCond = 1e-10
+// the error is computed from A itself (Householder QR, or the SVD when A is
+// rank-deficient) instead of the Cholesky factor of A^T A, whose relative
+// error is about u·cond(A^T A): at 1e-5 that is 1e-11, where 1e-10 let
+// census factors lose six digits (docs/MATH.md §15.9).
+const choleskyMinRCond = 1e-5
 
 // supportTol is the relative part of tr(W^T W) that may lie outside a
 // rank-deficient strategy's row space before it is declared unsupported.
 const supportTol = 1e-9
 
 // profileSolver applies (A^T A)^+ for one dense strategy factor A: by
-// Cholesky of A^T A when it is well conditioned, otherwise through the thin
-// SVD A = U diag(σ) V^T, (A^T A)^+ = V diag(σ^-2) V^T over the numerical rank.
+// Cholesky of A^T A when it is well conditioned (rcond >= choleskyMinRCond),
+// otherwise without forming A^T A: by Householder QR A = QR when A has full
+// column rank, (A^T A)^{-1} = R^{-1} R^{-T} by triangular solves (relative
+// error about u·cond(A)), else through the thin SVD A = U diag(σ) V^T,
+// (A^T A)^+ = V diag(σ^-2) V^T over the numerical rank.
 type profileSolver struct {
 	a    *mat.Dense
 	n    int
-	chol *backend.SymFactor // nil on the SVD path
+	chol *backend.SymFactor // nil on the QR and SVD paths
+	qr   *mat.QR            // QR path
+	r    blas64.Triangular  // QR path: R (n×n, upper)
 	s    []float64          // SVD path: the first rank singular values
 	u    *mat.Dense         // p×rank
 	v    *mat.Dense         // n×rank
+}
+
+// newQRSolver returns the QR path of profileSolver, or nil when A has fewer
+// rows than columns or is (nearly) rank-deficient (stable.QR).
+func newQRSolver(a *mat.Dense) *profileSolver {
+	qr, r, ok := stable.QR(a)
+	if !ok {
+		return nil
+	}
+	_, n := a.Dims()
+	return &profileSolver{a: a, n: n, qr: qr, r: r}
 }
 
 func newProfileSolver(a *mat.Dense) (*profileSolver, error) {
@@ -52,6 +72,9 @@ func newProfileSolver(a *mat.Dense) (*profileSolver, error) {
 	if err == nil && info.Method == backend.Cholesky && info.RCond >= choleskyMinRCond {
 		ps.chol = &f
 		return ps, nil
+	}
+	if q := newQRSolver(a); q != nil {
+		return q, nil
 	}
 	s, u, vt, err := backend.SVD(a)
 	if err != nil {
@@ -124,6 +147,9 @@ func (ps *profileSolver) apply(b mat.Matrix) (*mat.Dense, error) {
 		}
 		return &x, nil
 	}
+	if ps.qr != nil {
+		return stable.Apply(ps.r, b), nil
+	}
 	var t mat.Dense
 	t.Mul(ps.v.T(), b)
 	r, c := t.Dims()
@@ -148,6 +174,9 @@ func (ps *profileSolver) trace(g *mat.SymDense) (float64, error) {
 			return 0, err
 		}
 		return symDot(g, &inv), nil
+	}
+	if ps.qr != nil {
+		return stable.Trace(ps.r, g), nil // tr(R^{-T} G R^{-1})
 	}
 	x, err := ps.apply(g)
 	if err != nil {
@@ -189,6 +218,9 @@ func symDot(a, b *mat.SymDense) float64 {
 // path.
 func (ps *profileSolver) leastSquares(dst, y []float64) error {
 	yv := mat.NewVecDense(len(y), y)
+	if ps.qr != nil {
+		return ps.qr.SolveVecTo(mat.NewVecDense(len(dst), dst), false, yv)
+	}
 	if ps.chol == nil {
 		var t mat.VecDense
 		t.MulVec(ps.u.T(), yv)
@@ -247,8 +279,9 @@ func kronGroups(t, s []int) (ti, si []int, ok bool) {
 // Kronecker structure of both: for each term of G, factors are grouped into the
 // coarsest blocks on which G's and A's factorisations agree, and the term's
 // trace is the product of the blocks' traces, each from a factorisation of one
-// block of A (Cholesky of A^T A, or the SVD of A when A^T A is
-// ill-conditioned); no explicit inverse is formed. A strategy without full
+// block of A (profileSolver: Cholesky of A^T A only when cond(A^T A) <= 1e5,
+// otherwise Householder QR of A, tr(R^{-T} G R^{-1}), or its SVD when A is
+// rank-deficient; docs/MATH.md §15.9). A strategy without full
 // column rank is accepted when W lies in its row space; otherwise the error
 // wraps ErrUnsupported.
 func ProfileTrace(g Gram, a *Strategy) (float64, error) {

@@ -68,7 +68,9 @@ type OptimizeResult struct {
 	// Objective is the optimiser's objective. L1: D1(A)² tr(W^T W (A^T A)^+)
 	// (TSE = (2/eps²) Objective). L2: the trace tr(W^T W X^{-1}) with
 	// X = A^T A of unit diagonal, so D2(A) = 1. Optimize checks that the
-	// matrix-mechanism code (ProfileTrace on Strategy) recomputes it.
+	// matrix-mechanism code (ProfileTrace on Strategy, which never forms
+	// an ill-conditioned A^T A) recomputes it and reports the recomputed
+	// value.
 	Objective float64 `json:"objective"`
 	// Noise is the noise calibration of the returned strategy: Laplace, or
 	// the analytic Gaussian (Balle and Wang) when Delta > 0.
@@ -83,7 +85,11 @@ type OptimizeResult struct {
 	ClassicTSE float64 `json:"classic_tse"`
 	// Baselines are the errors of the standard strategies compared against
 	// (identity, hierarchical with several branchings with and without
-	// root, wavelet when every dimension is a power of 2).
+	// root, wavelet when every dimension is a power of 2). On an
+	// attribute-aligned sum of Kronecker terms (marginals, census) under
+	// Laplace noise both strategy families are optimised; the one that
+	// lost appears here as "l1-marginals <Kronecker strategy>" or
+	// "l1-marginal-weights <weighted marginals>".
 	Baselines []BaselineError `json:"baselines"`
 	// Dual, Gap and RelGap certify the L2 answer: no strategy has trace
 	// below Dual, Gap = Objective - Dual, RelGap = Gap/Objective (0 for L1,
@@ -228,12 +234,14 @@ func kronTerms(g Gram) (terms []sdp.KronTerm, dims []int, ok bool) {
 // only when it beats the strategy above, which then appears among the
 // Baselines as "single ...".
 //
-// The returned strategy's error is recomputed with ProfileTrace and the
-// strategy's sensitivity; Optimize returns an error if it differs from the
-// optimiser's objective by more than a relative 1e-9 (or, for an
-// ill-conditioned strategy such as the L2 optimum of a singular Gram matrix,
-// more than the rounding bound 64·u·cond(A^T A)). Cancelling ctx stops
-// the optimiser and returns an error wrapping ctx.Err().
+// The returned strategy's error is recomputed with ProfileTrace (which
+// never factors an ill-conditioned A^T A: docs/MATH.md §15.9) and the
+// strategy's sensitivity, and that value is reported; Optimize returns an
+// error if it differs from the optimiser's objective by more than a
+// relative 1e-9 (or, for an ill-conditioned strategy such as the L2
+// optimum of a singular Gram matrix, more than the rounding bound
+// 64·u·cond(A)). Cancelling ctx stops the optimiser and returns an error
+// wrapping ctx.Err().
 func Optimize(ctx context.Context, w Workload, opts *OptimizeOptions) (*OptimizeResult, error) {
 	start := time.Now()
 	if w == nil {
@@ -302,13 +310,26 @@ func (r *OptimizeResult) finish(w Workload, g Gram, opts *OptimizeOptions) error
 	}
 	recomputed := d * d * tr
 	if rel := math.Abs(recomputed-r.Objective) / math.Abs(r.Objective); !(rel <= objectiveTol) {
-		// Both are computed in floating point from A^T A: allow the rounding
-		// error of an ill-conditioned strategy, cond(A^T A)·64·u.
-		cond := r.Strategy.gramCond()
+		// Neither side forms an ill-conditioned A^T A (docs/MATH.md
+		// §15.9): allow the rounding error of a QR or SVD of an
+		// ill-conditioned strategy, 64·u·cond(A).
+		cond := math.Sqrt(r.Strategy.gramCond())
 		if tol := cond * 64 * 0x1p-53; !(rel <= tol) {
-			return fmt.Errorf("optimize: %s objective %.17g but the matrix mechanism recomputes %.17g for %v (relative difference %.3g > %g, cond(A^T A) = %.3g)",
+			return fmt.Errorf("optimize: %s objective %.17g but the matrix mechanism recomputes %.17g for %v (relative difference %.3g > %g, cond(A) = %.3g)",
 				r.Method, r.Objective, recomputed, r.Strategy, rel, max(objectiveTol, tol), cond)
 		}
+	}
+	// The reported objective is the matrix mechanism's own, from which the
+	// TSE below is computed; an L2 certificate that equals it up to
+	// rounding (the closed form of marginal workloads, gap 0) is clamped
+	// to it.
+	r.Objective = recomputed
+	if r.Dual > recomputed && r.Dual-recomputed <= 1e-12*recomputed {
+		r.Dual = recomputed
+	}
+	if r.Dual > 0 {
+		r.Gap = math.Max(recomputed-r.Dual, 0)
+		r.RelGap = r.Gap / recomputed
 	}
 	if l2 {
 		if r.Noise, err = AnalyticGaussianNoise(r.Strategy, opts.Eps, opts.Delta); err != nil {
@@ -455,13 +476,20 @@ func optimizeL1Marginals(ctx context.Context, w Workload, terms []sdp.KronTerm, 
 		return nil, fmt.Errorf("optimize: %w", err)
 	}
 	res.Iterations += mr.Iterations
-	if mr.Objective >= res.Objective {
-		return res, nil
-	}
 	a, err := MarginalsStrategy(dims, mr.Weights)
 	if err != nil {
 		return nil, fmt.Errorf("optimize: %w", err)
 	}
+	// The loser of the two families is reported among the baselines.
+	if mr.Objective >= res.Objective {
+		res.Baselines = append(res.Baselines, BaselineError{Name: "l1-marginal-weights " + a.String(), TSE: scale * mr.Objective})
+		return res, nil
+	}
+	kron := res.Strategy.String()
+	if res.Baseline != "" {
+		kron = res.Baseline
+	}
+	res.Baselines = append(res.Baselines, BaselineError{Name: "l1-marginals " + kron, TSE: scale * res.Objective})
 	res.Method, res.Baseline, res.Objective, res.Strategy = "l1-marginal-weights", "", mr.Objective, a
 	return res, nil
 }
