@@ -6,7 +6,6 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/optdp/optdp/internal/mmref"
 	"gonum.org/v1/gonum/mat"
@@ -149,19 +148,18 @@ const hdmmMarginals = 13582.82
 
 // TestMarginalWeightsBeatHDMM: on all 2-way marginals of 8 binary
 // attributes the weighted marginals found with one restart have TSE
-// (2/eps²)·Objective at or below HDMM's OPT_M, within 10 s, the objective
+// (2/eps²)·Objective at or below HDMM's OPT_M (its time is
+// BenchmarkSDPL1Marginals8Weights'), the objective
 // equals ||W A⁺||_F² D1² of the explicit strategy (gonum's SVD of the
 // 256-cell problem) to 1e-9, and three restarts are no worse.
 func TestMarginalWeightsBeatHDMM(t *testing.T) {
 	dims := []int{2, 2, 2, 2, 2, 2, 2, 2}
-	start := time.Now()
 	r, err := OptimizeL1MarginalWeights(context.Background(), dims, twoWay(8), &L1Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	el := time.Since(start)
-	if 2*r.Objective > hdmmMarginals || el > 10*time.Second {
-		t.Errorf("TSE %.2f in %v, want <= %v (HDMM OPT_M) in 10 s", 2*r.Objective, el, hdmmMarginals)
+	if 2*r.Objective > hdmmMarginals {
+		t.Errorf("TSE %.2f, want <= %v (HDMM OPT_M)", 2*r.Objective, hdmmMarginals)
 	}
 	if math.Abs(2*r.Identity-14336) > 1e-9*14336 {
 		t.Errorf("identity TSE %v, want 14336", 2*r.Identity)
@@ -182,7 +180,7 @@ func TestMarginalWeightsBeatHDMM(t *testing.T) {
 	if err != nil || r3.Objective > r.Objective {
 		t.Errorf("3 restarts: %v (%v), 1 restart %v", r3.Objective, err, r.Objective)
 	}
-	t.Logf("2-way marginals of 8 binary attributes: TSE %.2f (HDMM OPT_M %.2f, identity 14336) in %v", 2*r.Objective, hdmmMarginals, el.Round(time.Millisecond))
+	t.Logf("2-way marginals of 8 binary attributes: TSE %.2f (HDMM OPT_M %.2f, identity 14336)", 2*r.Objective, hdmmMarginals)
 }
 
 // TestPartitionStart: the unions of k of t parts of 8 binary attributes
