@@ -302,7 +302,7 @@ func MulGCapacity(ctx context.Context, c, g *mat.Dense, opts *GCapacityOptions) 
 		sum += v
 	}
 	if !(sum > 0) {
-		return nil, fmt.Errorf("g-capacity: the LP returned no prior")
+		return nil, fmt.Errorf("mech: g-capacity: the LP returned no prior")
 	}
 	res.Prior = make([]float64, n)
 	for i, v := range bestPi {

@@ -206,7 +206,7 @@ func RefinedBy(ctx context.Context, c, r *mat.Dense, opts *RefineOptions) (*Refi
 	}
 	rows := float64(n)*float64(k) + float64(m)
 	if rows > maxRefineRows {
-		return nil, fmt.Errorf("refinement: %d x %d and %d x %d channels give an LP with %.0f constraints, over the dense simplex's limit of %d (neither the least-squares post-processing nor the witness search decided it): %w",
+		return nil, fmt.Errorf("mech: refinement: %d x %d and %d x %d channels give an LP with %.0f constraints, over the dense simplex's limit of %d (neither the least-squares post-processing nor the witness search decided it): %w",
 			n, m, n, k, rows, maxRefineRows, run.ErrTooLarge)
 	}
 	cols := m*k + 2*n*k

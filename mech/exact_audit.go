@@ -52,7 +52,7 @@ func (a *exactAuditor) run(m metric.Metric) error {
 	if g, ok := m.(metric.Graph); ok {
 		for i, h := range g.Edges() {
 			if i < 0 || h < 0 || i >= r || h >= r || i == h {
-				return fmt.Errorf("audit: metric %s yields an invalid edge (%d,%d) for answers 0..%d", m, i, h, r-1)
+				return fmt.Errorf("mech: audit: metric %s yields an invalid edge (%d,%d) for answers 0..%d", m, i, h, r-1)
 			}
 			a.pair(i, h, 1)
 		}
@@ -63,7 +63,7 @@ func (a *exactAuditor) run(m metric.Metric) error {
 			d := m.Dist(i, h)
 			switch {
 			case math.IsNaN(d) || d <= 0:
-				return fmt.Errorf("audit: metric %s has d(%d,%d) = %v: distinct answers need a distance > 0", m, i, h, d)
+				return fmt.Errorf("mech: audit: metric %s has d(%d,%d) = %v: distinct answers need a distance > 0", m, i, h, d)
 			case math.IsInf(d, 1):
 				continue // different components: no constraint
 			}

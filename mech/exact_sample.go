@@ -106,7 +106,7 @@ func NewSampler(x *mat.Dense, m metric.Metric, eps float64, o *SamplerOptions) (
 		return nil, fmt.Errorf("sampler: %w: %w", run.ErrBadInput, err)
 	}
 	if m == nil {
-		return nil, fmt.Errorf("sampler: %w: nil metric", run.ErrBadInput)
+		return nil, fmt.Errorf("mech: sampler: %w: nil metric", run.ErrBadInput)
 	}
 	if err := ValidateStochastic(x, "noise matrix"); err != nil {
 		return nil, fmt.Errorf("sampler: %w: %w", run.ErrBadInput, err)
@@ -130,7 +130,7 @@ func NewSampler(x *mat.Dense, m metric.Metric, eps float64, o *SamplerOptions) (
 		return s, nil
 	}
 	v := s.audit.Violation
-	fail := fmt.Errorf("sampler: the realised distribution X[i][o]/Σ_o X[i][o] is not %v·d-private: X[%d][%d]/X[%d][%d] = e^%.17g > e^(eps·%v) (after exact row normalisation); build the mechanism with a margin below eps, or set Repair",
+	fail := fmt.Errorf("mech: sampler: the realised distribution X[i][o]/Σ_o X[i][o] is not %v·d-private: X[%d][%d]/X[%d][%d] = e^%.17g > e^(eps·%v) (after exact row normalisation); build the mechanism with a margin below eps, or set Repair",
 		eps, v.I, v.O, v.H, v.O, v.LogRatio, v.Dist)
 	if !o.Repair {
 		return nil, fail
@@ -242,7 +242,7 @@ func (s *Sampler) Mix() float64 { return s.mix }
 // Sample reports o for the true answer i.
 func (s *Sampler) Prob(i, o int) (*big.Rat, error) {
 	if i < 0 || i >= s.n || o < 0 || o >= s.m {
-		return nil, fmt.Errorf("sampler: (%d, %d) outside 0..%d × 0..%d", i, o, s.n-1, s.m-1)
+		return nil, fmt.Errorf("mech: sampler: (%d, %d) outside 0..%d × 0..%d", i, o, s.n-1, s.m-1)
 	}
 	w, t := new(big.Int), new(big.Int)
 	var wo big.Int
@@ -257,17 +257,17 @@ func (s *Sampler) Prob(i, o int) (*big.Rat, error) {
 }
 
 // errRejected reports that a try drew U >= T_i.
-var errRejected = errors.New("rejected")
+var errRejected = errors.New("mech: rejected")
 
 // Sample draws the reported answer for trueAnswer (a row) with randomness
 // from src, with exactly the probabilities X[i][o]/s_i (see Sampler);
 // pass CryptoSource() for a real release.
 func (s *Sampler) Sample(trueAnswer int, src Source) (int, error) {
 	if trueAnswer < 0 || trueAnswer >= s.n {
-		return 0, fmt.Errorf("sampler: true answer %d outside 0..%d", trueAnswer, s.n-1)
+		return 0, fmt.Errorf("mech: sampler: true answer %d outside 0..%d", trueAnswer, s.n-1)
 	}
 	if src == nil {
-		return 0, fmt.Errorf("sampler: nil randomness source (use mech.CryptoSource() for releases)")
+		return 0, fmt.Errorf("mech: sampler: nil randomness source (use mech.CryptoSource() for releases)")
 	}
 	for range maxExactTries {
 		o, err := s.try(trueAnswer, src)
@@ -275,7 +275,7 @@ func (s *Sampler) Sample(trueAnswer int, src Source) (int, error) {
 			return o, nil
 		}
 	}
-	return 0, fmt.Errorf("sampler: %d draws in a row were rejected (each is accepted with probability > 1/2): the randomness source is not uniform", maxExactTries)
+	return 0, fmt.Errorf("mech: sampler: %d draws in a row were rejected (each is accepted with probability > 1/2): the randomness source is not uniform", maxExactTries)
 }
 
 // try is one rejection-sampling attempt: the o with prefix sums

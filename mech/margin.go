@@ -76,7 +76,7 @@ func Harden(x *mat.Dense, m metric.Metric, eps float64) (*mat.Dense, float64, Au
 		}
 		rep = r
 	}
-	return nil, 0, rep, fmt.Errorf("the mechanism fails the exact audit at eps = %v (measured %v at %v) even mixed with the uniform row by γ = 2^-8", eps, rep.Eps, rep.Worst)
+	return nil, 0, rep, fmt.Errorf("mech: the mechanism fails the exact audit at eps = %v (measured %v at %v) even mixed with the uniform row by γ = 2^-8", eps, rep.Eps, rep.Worst)
 }
 
 // minDist is the smallest distance between distinct answers of m that an

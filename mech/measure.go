@@ -25,7 +25,7 @@ func Utility(x *mat.Dense, prior []float64, remap *mat.Dense) (float64, error) {
 	}
 	if remap == nil {
 		if n != m {
-			return 0, fmt.Errorf("utility: the identity remap needs a square noise matrix, got %d x %d", n, m)
+			return 0, fmt.Errorf("mech: utility: the identity remap needs a square noise matrix, got %d x %d", n, m)
 		}
 		u := 0.0
 		for i, p := range prior {
@@ -37,7 +37,7 @@ func Utility(x *mat.Dense, prior []float64, remap *mat.Dense) (float64, error) {
 		return 0, fmt.Errorf("utility: %w", err)
 	}
 	if rr, rc := remap.Dims(); rr != m || rc != n {
-		return 0, fmt.Errorf("utility: remap is %d x %d, want %d x %d (outputs x answers)", rr, rc, m, n)
+		return 0, fmt.Errorf("mech: utility: remap is %d x %d, want %d x %d (outputs x answers)", rr, rc, m, n)
 	}
 	u := 0.0
 	for i, p := range prior {

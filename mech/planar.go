@@ -118,7 +118,7 @@ func PlanarLaplaceRow(w, h int, step, eps float64, i int) ([]float64, error) {
 		return nil, err
 	}
 	if i < 0 || i >= w*h {
-		return nil, fmt.Errorf("planar laplace: point %d outside 0..%d", i, w*h-1)
+		return nil, fmt.Errorf("mech: planar laplace: point %d outside 0..%d", i, w*h-1)
 	}
 	row := make([]float64, w*h)
 	p.row(i, row)
@@ -164,10 +164,10 @@ func newPlanarLaplace(w, h int, step, eps float64) (*planarLaplace, error) {
 	}
 	c := eps * step
 	if c < minPlanarCell {
-		return nil, fmt.Errorf("planar laplace: eps*step = %.3g < %g: the cells' probabilities differ by less than the integration can resolve (the DP audit would fail); use a coarser step or a larger eps", c, minPlanarCell)
+		return nil, fmt.Errorf("mech: planar laplace: eps*step = %.3g < %g: the cells' probabilities differ by less than the integration can resolve (the DP audit would fail); use a coarser step or a larger eps", c, minPlanarCell)
 	}
 	if diag := c * math.Hypot(float64(w), float64(h)); diag > 700 {
-		return nil, fmt.Errorf("planar laplace: eps*diagonal = %.4g > 700: far cells' probabilities underflow float64; use a smaller eps or grid", diag)
+		return nil, fmt.Errorf("mech: planar laplace: eps*diagonal = %.4g > 700: far cells' probabilities underflow float64; use a smaller eps or grid", diag)
 	}
 	return &planarLaplace{w: w, h: h, c: c, memo: make(map[[4]int]float64)}, nil
 }

@@ -105,13 +105,13 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-var errTooLong = errors.New("input too long")
+var errTooLong = errors.New("mech: input too long")
 
 // scanErr turns a scanner's error into the package's errors.
 func scanErr(err error, lr *limitReader, maxBytes int64, ln int) error {
 	switch {
 	case lr.over || errors.Is(err, errTooLong):
-		return fmt.Errorf("more than %d bytes (MaxBytes): %w", maxBytes, run.ErrTooLarge)
+		return fmt.Errorf("mech: more than %d bytes (MaxBytes): %w", maxBytes, run.ErrTooLarge)
 	case errors.Is(err, bufio.ErrTooLong):
 		return run.BadInputf("line %d is longer than %d bytes", ln+1, maxLineBytes)
 	}
@@ -262,7 +262,7 @@ func parsePointsHeader(f []string) (*pointsHeader, error) {
 			continue
 		}
 		if _, dup := idx[key]; dup {
-			return nil, fmt.Errorf("the header names the %s column twice", key)
+			return nil, fmt.Errorf("mech: the header names the %s column twice", key)
 		}
 		idx[key] = k
 	}
@@ -276,13 +276,13 @@ func parsePointsHeader(f []string) (*pointsHeader, error) {
 	y, okY := idx["y"]
 	switch {
 	case okLat && okLon && (okX || okY):
-		return nil, errors.New("the header names both lat/lon and x/y columns")
+		return nil, errors.New("mech: the header names both lat/lon and x/y columns")
 	case okLat && okLon:
 		h.a, h.b, h.geo = lat, lon, true
 	case okX && okY:
 		h.a, h.b = x, y
 	default:
-		return nil, fmt.Errorf("the first line must name the columns lat and lon (degrees) or x and y (km), got %.80q", strings.Join(f, ","))
+		return nil, fmt.Errorf("mech: the first line must name the columns lat and lon (degrees) or x and y (km), got %.80q", strings.Join(f, ","))
 	}
 	return h, nil
 }

@@ -26,7 +26,7 @@ func PriorFromCounts(r io.Reader, n int, opts *MapPriorOptions) ([]float64, erro
 		o = *opts
 	}
 	if n < 1 || n > MaxDenseEntries {
-		return nil, fmt.Errorf("counts prior: %d answers, want 1..%d: %w", n, MaxDenseEntries, run.ErrTooLarge)
+		return nil, fmt.Errorf("mech: counts prior: %d answers, want 1..%d: %w", n, MaxDenseEntries, run.ErrTooLarge)
 	}
 	if !finite(o.Pseudo) || o.Pseudo < 0 {
 		return nil, run.BadInputf("counts prior: pseudo-count %v: want a finite number >= 0", o.Pseudo)

@@ -91,7 +91,7 @@ type AliasTable struct {
 // and >= 0, summing to 1 within SumTol (p is normalised by its sum).
 func NewAliasTable(p []float64) (*AliasTable, error) {
 	if len(p) == 0 {
-		return nil, fmt.Errorf("alias table: empty distribution")
+		return nil, fmt.Errorf("mech: alias table: empty distribution")
 	}
 	if err := ValidateDistribution(p, len(p), "distribution"); err != nil {
 		return nil, fmt.Errorf("alias table: %w", err)

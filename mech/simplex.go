@@ -48,13 +48,13 @@ func newTableau(a *mat.Dense, b, c []float64, basis, order []int) (*tableau, err
 	for _, i := range order {
 		j := basis[i]
 		if math.Abs(t.t[i*w+j]) < 1e-12 {
-			return nil, fmt.Errorf("simplex: the starting basis is singular (row %d, column %d)", i, j)
+			return nil, fmt.Errorf("mech: simplex: the starting basis is singular (row %d, column %d)", i, j)
 		}
 		t.pivot(i, j)
 	}
 	for i := 0; i < rows; i++ {
 		if v := t.t[i*w+cols]; v < -1e-9 {
-			return nil, fmt.Errorf("simplex: the starting basis is infeasible (row %d = %g)", i, v)
+			return nil, fmt.Errorf("mech: simplex: the starting basis is infeasible (row %d = %g)", i, v)
 		} else if v < 0 {
 			t.t[i*w+cols] = 0
 		}
@@ -101,7 +101,7 @@ func (t *tableau) solve(ctx context.Context) error {
 	maxIter := 50 * (t.rows + t.cols)
 	for it := 0; ; it++ {
 		if it >= maxIter {
-			return fmt.Errorf("simplex: %d pivots without reaching the optimum: %w", it, run.ErrNotConverged)
+			return fmt.Errorf("mech: simplex: %d pivots without reaching the optimum: %w", it, run.ErrNotConverged)
 		}
 		if it%64 == 63 {
 			if err := ctx.Err(); err != nil {
@@ -139,7 +139,7 @@ func (t *tableau) solve(ctx context.Context) error {
 			}
 		}
 		if leave < 0 {
-			return fmt.Errorf("simplex: the LP is unbounded (column %d)", enter)
+			return fmt.Errorf("mech: simplex: the LP is unbounded (column %d)", enter)
 		}
 		if ratio <= 0 {
 			if degenerate++; degenerate > 2*t.rows {

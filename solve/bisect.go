@@ -35,10 +35,10 @@ type ScanResult struct {
 // sign change between consecutive points rather than assuming one.
 func Scan(ctx context.Context, f SignFunc, lo, hi float64, steps int) (ScanResult, error) {
 	if !(lo > 0) || !(hi > lo) || math.IsInf(hi, 0) {
-		return ScanResult{}, fmt.Errorf("scan: need 0 < lo < hi < Inf, got lo=%v hi=%v", lo, hi)
+		return ScanResult{}, fmt.Errorf("solve: scan: need 0 < lo < hi < Inf, got lo=%v hi=%v", lo, hi)
 	}
 	if steps < 1 {
-		return ScanResult{}, fmt.Errorf("scan: steps must be >= 1, got %d", steps)
+		return ScanResult{}, fmt.Errorf("solve: scan: steps must be >= 1, got %d", steps)
 	}
 	var r ScanResult
 	ratio := math.Log(hi / lo)
@@ -69,7 +69,7 @@ func Scan(ctx context.Context, f SignFunc, lo, hi float64, steps int) (ScanResul
 // other, as in c.
 func Bisect(ctx context.Context, f SignFunc, c Crossing, tol float64) (Crossing, int, error) {
 	if !(tol > 0) {
-		return c, 0, errors.New("bisect: tol must be > 0")
+		return c, 0, errors.New("solve: bisect: tol must be > 0")
 	}
 	evals := 0
 	for c.Hi-c.Lo > tol {

@@ -287,7 +287,7 @@ func cmplxAbs(v complex128) float64 { return math.Hypot(real(v), imag(v)) }
 // the result is 0 when some factor may be singular.
 func KronLambdaMin(factors ...*mat.SymDense) (float64, error) {
 	if len(factors) == 0 {
-		return 0, fmt.Errorf("kronecker product of no factors: %w", ErrShape)
+		return 0, fmt.Errorf("solve: kronecker product of no factors: %w", ErrShape)
 	}
 	p := 1.0
 	for f, a := range factors {

@@ -44,12 +44,12 @@ func NewCirculant(dims []int, col []float64) (*Circulant, error) {
 		return nil, err
 	}
 	if bytes := circulantBytes(dims); bytes < 0 || bytes > MaxWorkBytes {
-		return nil, fmt.Errorf("circulant %v needs %s of workspace: %w", dims, fmtBytes(bytes), run.ErrTooLarge)
+		return nil, fmt.Errorf("solve: circulant %v needs %s of workspace: %w", dims, fmtBytes(bytes), run.ErrTooLarge)
 	}
 	var scale float64
 	for _, v := range col {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("circulant column entry %v: %w", v, ErrBadKernel)
+			return nil, fmt.Errorf("solve: circulant column entry %v: %w", v, ErrBadKernel)
 		}
 		scale = max(scale, math.Abs(v))
 	}
@@ -62,7 +62,7 @@ func NewCirculant(dims []int, col []float64) (*Circulant, error) {
 			neg = neg*dims[i] + (dims[i]-j[i])%dims[i]
 		}
 		if math.Abs(col[k]-col[neg]) > 1e-12*scale {
-			return nil, fmt.Errorf("circulant column is not symmetric at %v (%v vs %v): %w", j, col[k], col[neg], ErrBadKernel)
+			return nil, fmt.Errorf("solve: circulant column is not symmetric at %v (%v vs %v): %w", j, col[k], col[neg], ErrBadKernel)
 		}
 	}
 	c := &Circulant{dims: append([]int(nil), dims...), sub: append([]int(nil), dims...), n: n, plan: newFFTN(dims)}
@@ -124,7 +124,7 @@ func (c *Circulant) SolveVec(dst, b []float64) error {
 	}
 	_, small := c.MinEig()
 	if !(small > 1e-14*big) {
-		return fmt.Errorf("circulant has eigenvalue %.3g (largest %.3g): singular: %w", small, big, ErrBreakdown)
+		return fmt.Errorf("solve: circulant has eigenvalue %.3g (largest %.3g): singular: %w", small, big, ErrBreakdown)
 	}
 	c.apply(dst, b, c.eig, true)
 	return nil
@@ -186,15 +186,15 @@ func (c *Circulant) inverseOperator(absolute bool, floor float64) (op Operator, 
 // checkDims validates a dimension list and returns the product.
 func checkDims(dims []int) (int, error) {
 	if len(dims) == 0 {
-		return 0, fmt.Errorf("no dimensions: %w", ErrShape)
+		return 0, fmt.Errorf("solve: no dimensions: %w", ErrShape)
 	}
 	n := 1
 	for _, v := range dims {
 		if v < 1 {
-			return 0, fmt.Errorf("dimension %d in %v: %w", v, dims, ErrShape)
+			return 0, fmt.Errorf("solve: dimension %d in %v: %w", v, dims, ErrShape)
 		}
 		if n > math.MaxInt/v/64 {
-			return 0, fmt.Errorf("dimensions %v overflow: %w", dims, run.ErrTooLarge)
+			return 0, fmt.Errorf("solve: dimensions %v overflow: %w", dims, run.ErrTooLarge)
 		}
 		n *= v
 	}

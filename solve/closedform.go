@@ -12,7 +12,7 @@ import (
 // checkA validates the one-hop entry a = e^{-eps}.
 func checkA(a float64) error {
 	if !(a > 0 && a < 1) {
-		return fmt.Errorf("one-hop entry a = %v, want 0 < a < 1 (eps > 0 finite): %w", a, ErrBadKernel)
+		return fmt.Errorf("solve: one-hop entry a = %v, want 0 < a < 1 (eps > 0 finite): %w", a, ErrBadKernel)
 	}
 	return nil
 }
@@ -28,7 +28,7 @@ func LineSolve(a float64, b []float64) ([]float64, error) {
 	}
 	n := len(b)
 	if n == 0 {
-		return nil, fmt.Errorf("line of 0 points: %w", ErrShape)
+		return nil, fmt.Errorf("solve: line of 0 points: %w", ErrShape)
 	}
 	z := make([]float64, n)
 	if n == 1 {
@@ -62,7 +62,7 @@ func LineOnes(n int, a float64) ([]float64, error) {
 		return nil, err
 	}
 	if n < 1 {
-		return nil, fmt.Errorf("line of %d points: %w", n, ErrShape)
+		return nil, fmt.Errorf("solve: line of %d points: %w", n, ErrShape)
 	}
 	z := make([]float64, n)
 	if n == 1 {
@@ -84,7 +84,7 @@ func RingOnes(n int, a float64) ([]float64, error) {
 		return nil, err
 	}
 	if n < 1 {
-		return nil, fmt.Errorf("ring of %d points: %w", n, ErrShape)
+		return nil, fmt.Errorf("solve: ring of %d points: %w", n, ErrShape)
 	}
 	var s float64
 	for k := range n {
@@ -106,7 +106,7 @@ func RingSolve(a float64, b []float64) ([]float64, error) {
 	}
 	n := len(b)
 	if n == 0 {
-		return nil, fmt.Errorf("ring of 0 points: %w", ErrShape)
+		return nil, fmt.Errorf("solve: ring of 0 points: %w", ErrShape)
 	}
 	col := make([]float64, n)
 	for k := range col {
@@ -130,7 +130,7 @@ func CliqueOnes(n int, a float64) ([]float64, error) {
 		return nil, err
 	}
 	if n < 1 {
-		return nil, fmt.Errorf("clique of %d points: %w", n, ErrShape)
+		return nil, fmt.Errorf("solve: clique of %d points: %w", n, ErrShape)
 	}
 	z := make([]float64, n)
 	for i := range z {
@@ -149,7 +149,7 @@ func CliqueSolve(a float64, b []float64) ([]float64, error) {
 	}
 	n := len(b)
 	if n == 0 {
-		return nil, fmt.Errorf("clique of 0 points: %w", ErrShape)
+		return nil, fmt.Errorf("solve: clique of 0 points: %w", ErrShape)
 	}
 	var s float64
 	for _, v := range b {

@@ -25,13 +25,13 @@ var _ Operator = (*CSR)(nil)
 // 0..n-1 or a self-loop.
 func NewAdjacency(n int, edges iter.Seq2[int, int]) (*CSR, error) {
 	if n < 1 {
-		return nil, fmt.Errorf("graph of %d vertices: %w", n, ErrShape)
+		return nil, fmt.Errorf("solve: graph of %d vertices: %w", n, ErrShape)
 	}
 	deg := make([]int, n+1)
 	var pairs [][2]int
 	for i, j := range edges {
 		if i < 0 || j < 0 || i >= n || j >= n || i == j {
-			return nil, fmt.Errorf("edge (%d, %d) in a graph of %d vertices: %w", i, j, n, ErrShape)
+			return nil, fmt.Errorf("solve: edge (%d, %d) in a graph of %d vertices: %w", i, j, n, ErrShape)
 		}
 		pairs = append(pairs, [2]int{i, j}, [2]int{j, i})
 	}
@@ -94,10 +94,10 @@ func (a *CSR) Bandwidth() int {
 // O(n + NNZ), using queue as workspace when it has capacity n.
 func (a *CSR) Distances(src int, dist []int, queue []int) error {
 	if src < 0 || src >= a.n {
-		return fmt.Errorf("source %d in a graph of %d vertices: %w", src, a.n, ErrShape)
+		return fmt.Errorf("solve: source %d in a graph of %d vertices: %w", src, a.n, ErrShape)
 	}
 	if len(dist) != a.n {
-		return fmt.Errorf("distance slice has length %d, want %d: %w", len(dist), a.n, ErrShape)
+		return fmt.Errorf("solve: distance slice has length %d, want %d: %w", len(dist), a.n, ErrShape)
 	}
 	for i := range dist {
 		dist[i] = -1

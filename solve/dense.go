@@ -91,7 +91,7 @@ func (s *DenseSystem) Factorize(phi *mat.SymDense) error {
 				a = raw.Data[j*raw.Stride+i]
 			}
 			if math.IsNaN(a) || math.IsInf(a, 0) {
-				return fmt.Errorf("factorize: Phi[%d][%d] = %v: %w", i, j, a, backend.ErrNotFinite)
+				return fmt.Errorf("solve: factorize: Phi[%d][%d] = %v: %w", i, j, a, backend.ErrNotFinite)
 			}
 			if a < 0 || (i == j && a != 1) {
 				s.nonneg = false

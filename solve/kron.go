@@ -37,13 +37,13 @@ var _ Operator = (*Kron)(nil)
 // which it retains (do not modify them afterwards).
 func NewKron(factors ...*mat.SymDense) (*Kron, error) {
 	if len(factors) == 0 {
-		return nil, fmt.Errorf("kronecker product of no factors: %w", ErrShape)
+		return nil, fmt.Errorf("solve: kronecker product of no factors: %w", ErrShape)
 	}
 	k := &Kron{factors: factors, sizes: make([]int, len(factors)), n: 1}
 	for f, a := range factors {
 		s := a.SymmetricDim()
 		if s < 1 {
-			return nil, fmt.Errorf("factor %d is empty: %w", f, ErrShape)
+			return nil, fmt.Errorf("solve: factor %d is empty: %w", f, ErrShape)
 		}
 		k.sizes[f] = s
 		if k.n >= 0 && k.n <= math.MaxInt/s {
@@ -65,7 +65,7 @@ func (k *Kron) Factors() []*mat.SymDense { return k.factors }
 // MaxWorkBytes for three of them) and ErrShape for a wrong length.
 func (k *Kron) checkVec(what string, v []float64) error {
 	if k.n < 0 || k.n > MaxWorkBytes/24 {
-		return fmt.Errorf("kronecker product of sizes %v: vectors of that length: %w", k.sizes, run.ErrTooLarge)
+		return fmt.Errorf("solve: kronecker product of sizes %v: vectors of that length: %w", k.sizes, run.ErrTooLarge)
 	}
 	return checkLen(what, v, k.n)
 }
@@ -164,7 +164,7 @@ func (k *Kron) Solve(b []float64) (Result, error) {
 // error wrapping backend.ErrSingular.
 func KronOnes(factors ...*mat.SymDense) ([][]float64, error) {
 	if len(factors) == 0 {
-		return nil, fmt.Errorf("kronecker product of no factors: %w", ErrShape)
+		return nil, fmt.Errorf("solve: kronecker product of no factors: %w", ErrShape)
 	}
 	out := make([][]float64, len(factors))
 	var f backend.SymFactor

@@ -120,11 +120,11 @@ func checkSystem(a Operator, m Operator, b []float64) error {
 		return err
 	}
 	if m != nil && m.Len() != a.Len() {
-		return fmt.Errorf("preconditioner has size %d, operator %d: %w", m.Len(), a.Len(), ErrShape)
+		return fmt.Errorf("solve: preconditioner has size %d, operator %d: %w", m.Len(), a.Len(), ErrShape)
 	}
 	for _, v := range b {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("right-hand side entry %v: %w", v, ErrNotFinite)
+			return fmt.Errorf("solve: right-hand side entry %v: %w", v, ErrNotFinite)
 		}
 	}
 	return nil
@@ -176,7 +176,7 @@ func PCG(ctx context.Context, a, minv Operator, b []float64, opts *Options) (Res
 		pq := dot(p, q)
 		if !(pq > 0) {
 			res.Residual = trueResidual(a, b, z, q)
-			return res, fmt.Errorf("pcg iteration %d: curvature p·Ap = %.3g, matrix not positive definite: %w", it, pq, ErrBreakdown)
+			return res, fmt.Errorf("solve: pcg iteration %d: curvature p·Ap = %.3g, matrix not positive definite: %w", it, pq, ErrBreakdown)
 		}
 		alpha := rho / pq
 		for i := range z {
@@ -211,7 +211,7 @@ func PCG(ctx context.Context, a, minv Operator, b []float64, opts *Options) (Res
 		res.Converged = true
 		return res, nil
 	}
-	return res, fmt.Errorf("pcg: relative residual %.3g after %d iterations (target %.3g): %w", res.Residual, res.Iterations, tol, run.ErrNotConverged)
+	return res, fmt.Errorf("solve: pcg: relative residual %.3g after %d iterations (target %.3g): %w", res.Residual, res.Iterations, tol, run.ErrNotConverged)
 }
 
 // MINRES solves A z = b for a symmetric, possibly indefinite, A by the
@@ -251,7 +251,7 @@ func MINRES(ctx context.Context, a, minv Operator, b []float64, opts *Options) (
 	applyM(y, r1)
 	beta1 := dot(r1, y)
 	if !(beta1 > 0) {
-		return res, fmt.Errorf("minres: preconditioner not positive definite (b·M^{-1}b = %.3g): %w", beta1, ErrBreakdown)
+		return res, fmt.Errorf("solve: minres: preconditioner not positive definite (b·M^{-1}b = %.3g): %w", beta1, ErrBreakdown)
 	}
 	beta1 = math.Sqrt(beta1)
 	var oldb, dbar, epsln, rhs2 float64
@@ -289,7 +289,7 @@ func MINRES(ctx context.Context, a, minv Operator, b []float64, opts *Options) (
 		bb := dot(r2, y)
 		if bb < 0 {
 			res.Residual = trueResidual(a, b, x, y)
-			return res, fmt.Errorf("minres: preconditioner not positive definite: %w", ErrBreakdown)
+			return res, fmt.Errorf("solve: minres: preconditioner not positive definite: %w", ErrBreakdown)
 		}
 		beta = math.Sqrt(bb)
 		// Apply the previous rotation, then compute the next one.
@@ -301,7 +301,7 @@ func MINRES(ctx context.Context, a, minv Operator, b []float64, opts *Options) (
 		gamma := math.Hypot(gbar, beta)
 		if gamma == 0 {
 			res.Residual = trueResidual(a, b, x, y)
-			return res, fmt.Errorf("minres iteration %d: singular operator: %w", it, ErrBreakdown)
+			return res, fmt.Errorf("solve: minres iteration %d: singular operator: %w", it, ErrBreakdown)
 		}
 		cs, sn = gbar/gamma, beta/gamma
 		phi := cs * phibar
@@ -335,5 +335,5 @@ func MINRES(ctx context.Context, a, minv Operator, b []float64, opts *Options) (
 		res.Converged = true
 		return res, nil
 	}
-	return res, fmt.Errorf("minres: relative residual %.3g after %d iterations (target %.3g): %w", res.Residual, res.Iterations, tol, run.ErrNotConverged)
+	return res, fmt.Errorf("solve: minres: relative residual %.3g after %d iterations (target %.3g): %w", res.Residual, res.Iterations, tol, run.ErrNotConverged)
 }

@@ -29,10 +29,10 @@ type NNLSResult struct {
 func NNLS(ctx context.Context, a mat.Matrix, b []float64) (NNLSResult, error) {
 	m, n := a.Dims()
 	if len(b) != m {
-		return NNLSResult{}, fmt.Errorf("nnls: b has length %d, want %d: %w", len(b), m, backend.ErrShape)
+		return NNLSResult{}, fmt.Errorf("solve: nnls: b has length %d, want %d: %w", len(b), m, backend.ErrShape)
 	}
 	if n > MaxNNLS {
-		return NNLSResult{}, fmt.Errorf("nnls: %d columns exceed the limit %d (cubic cost per iteration): %w", n, MaxNNLS, run.ErrTooLarge)
+		return NNLSResult{}, fmt.Errorf("solve: nnls: %d columns exceed the limit %d (cubic cost per iteration): %w", n, MaxNNLS, run.ErrTooLarge)
 	}
 	var norm1 float64
 	for j := 0; j < n; j++ {
@@ -206,7 +206,7 @@ type FeasResult struct {
 func Feasible(ctx context.Context, a mat.Matrix, b []float64) (FeasResult, error) {
 	m, n := a.Dims()
 	if m != n {
-		return FeasResult{}, fmt.Errorf("feasible: %d×%d matrix is not square: %w", m, n, backend.ErrShape)
+		return FeasResult{}, fmt.Errorf("solve: feasible: %d×%d matrix is not square: %w", m, n, backend.ErrShape)
 	}
 	nr, err := NNLS(ctx, a, b)
 	if err != nil {

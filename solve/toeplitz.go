@@ -58,7 +58,7 @@ func NewToeplitz(dims []int, kernel func(off []int) float64) (*Toeplitz, error) 
 		m[i] = nextFast(2*v - 1)
 	}
 	if bytes := toeplitzBytes(n, m); bytes < 0 || bytes > MaxWorkBytes {
-		return nil, fmt.Errorf("toeplitz %v needs %s of workspace (limit %s): %w", dims, fmtBytes(bytes), fmtBytes(MaxWorkBytes), run.ErrTooLarge)
+		return nil, fmt.Errorf("solve: toeplitz %v needs %s of workspace (limit %s): %w", dims, fmtBytes(bytes), fmtBytes(MaxWorkBytes), run.ErrTooLarge)
 	}
 	t := &Toeplitz{dims: append([]int(nil), dims...), n: n, table: make([]float64, n)}
 	off := make([]int, len(dims))
@@ -66,7 +66,7 @@ func NewToeplitz(dims []int, kernel func(off []int) float64) (*Toeplitz, error) 
 		decode(k, dims, off)
 		v := kernel(off)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("kernel%v = %v: %w", off, v, ErrBadKernel)
+			return nil, fmt.Errorf("solve: kernel%v = %v: %w", off, v, ErrBadKernel)
 		}
 		t.table[k] = v
 	}
@@ -193,7 +193,7 @@ func (t *Toeplitz) RoundingBound(x []float64) float64 {
 // returns run.ErrTooLarge when n > 20000.
 func (t *Toeplitz) Dense() (*mat.SymDense, error) {
 	if t.n > 20000 {
-		return nil, fmt.Errorf("dense %d×%d toeplitz: %w", t.n, t.n, run.ErrTooLarge)
+		return nil, fmt.Errorf("solve: dense %d×%d toeplitz: %w", t.n, t.n, run.ErrTooLarge)
 	}
 	a := mat.NewSymDense(t.n, nil)
 	for i := range t.n {
@@ -289,7 +289,7 @@ func (t *Toeplitz) precond(kind Precond) (*Circulant, error) {
 			}
 			col[k] = s
 		default:
-			return nil, fmt.Errorf("no circulant for preconditioner %v: %w", kind, ErrShape)
+			return nil, fmt.Errorf("solve: no circulant for preconditioner %v: %w", kind, ErrShape)
 		}
 	}
 	c, err := NewCirculant(m, col)

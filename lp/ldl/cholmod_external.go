@@ -35,7 +35,7 @@ func externalOrder(name string, p *Graph) ([]int, error) {
 	case "cholmod":
 		ord = backend.OrderCholmod
 	default:
-		return nil, fmt.Errorf("lp: unknown ordering %q", name)
+		return nil, fmt.Errorf("ldl: lp: unknown ordering %q", name)
 	}
 	colPtr, rowIdx := lowerPattern(p)
 	perm, _, err := backend.SparseOrder(p.N, colPtr, rowIdx, ord)

@@ -100,17 +100,17 @@ func answer(w Workload, a *Strategy, x []float64, eps, delta float64, src Source
 		return nil, err
 	}
 	if src == nil {
-		return nil, fmt.Errorf("answer: nil randomness source (use CryptoSource() for a real release)")
+		return nil, fmt.Errorf("linear: answer: nil randomness source (use CryptoSource() for a real release)")
 	}
 	if w == nil || a == nil {
-		return nil, fmt.Errorf("answer: nil workload or strategy")
+		return nil, fmt.Errorf("linear: answer: nil workload or strategy")
 	}
 	_, n := w.Dims()
 	if _, an := a.Dims(); an != n {
-		return nil, fmt.Errorf("answer: workload %v has domain size %d, strategy %v has %d", w, n, a, an)
+		return nil, fmt.Errorf("linear: answer: workload %v has domain size %d, strategy %v has %d", w, n, a, an)
 	}
 	if len(x) != n {
-		return nil, fmt.Errorf("answer: data has %d counts, want n = %d: %w", len(x), n, run.ErrBadInput)
+		return nil, fmt.Errorf("linear: answer: data has %d counts, want n = %d: %w", len(x), n, run.ErrBadInput)
 	}
 
 	if a.union != nil {
@@ -169,13 +169,13 @@ func answerShare(w Workload, a *Strategy, x []float64, eps, delta, share float64
 	xi := make([]int64, n)
 	for i, v := range x {
 		if v != math.Trunc(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("answer: count %d = %v is not an integer: %w", i, v, run.ErrBadInput)
+			return nil, fmt.Errorf("linear: answer: count %d = %v is not an integer: %w", i, v, run.ErrBadInput)
 		}
 		if v < 0 {
-			return nil, fmt.Errorf("answer: count %d = %v is negative (counts are >= 0): %w", i, v, run.ErrBadInput)
+			return nil, fmt.Errorf("linear: answer: count %d = %v is negative (counts are >= 0): %w", i, v, run.ErrBadInput)
 		}
 		if math.Abs(v) > maxCount {
-			return nil, fmt.Errorf("answer: count %d = %v exceeds %.0f, the largest count this strategy can answer exactly in 64-bit integers: %w", i, v, maxCount, run.ErrBadInput)
+			return nil, fmt.Errorf("linear: answer: count %d = %v exceeds %.0f, the largest count this strategy can answer exactly in 64-bit integers: %w", i, v, maxCount, run.ErrBadInput)
 		}
 		xi[i] = int64(v)
 	}
@@ -288,7 +288,7 @@ func quantise(a *mat.Dense, bits int) (intMatrix, int, error) {
 		maxRow = math.Max(maxRow, s)
 	}
 	if !(maxRow > 0) || math.IsInf(maxRow, 0) {
-		return im, 0, fmt.Errorf("entries must be finite and not all zero")
+		return im, 0, fmt.Errorf("linear: entries must be finite and not all zero")
 	}
 	q := 0
 	if !integer {

@@ -86,7 +86,7 @@ func newProfileSolver(a *mat.Dense) (*profileSolver, error) {
 		r++
 	}
 	if r == 0 {
-		return nil, fmt.Errorf("strategy factor %d×%d is zero: %w", p, n, ErrUnsupported)
+		return nil, fmt.Errorf("linear: strategy factor %d×%d is zero: %w", p, n, ErrUnsupported)
 	}
 	ps.s = s[:r]
 	ps.u = mat.DenseCopyOf(u.Slice(0, p, 0, r))
@@ -191,7 +191,7 @@ func (ps *profileSolver) trace(g *mat.SymDense) (float64, error) {
 			in += mat.Dot(ps.v.ColView(i), gv.ColView(i))
 		}
 		if tg := mat.Trace(g); tg-in > supportTol*tg {
-			return 0, fmt.Errorf("strategy factor has rank %d < %d and %.3g of tr(W^T W) = %.6g lies outside its row space: %w",
+			return 0, fmt.Errorf("linear: strategy factor has rank %d < %d and %.3g of tr(W^T W) = %.6g lies outside its row space: %w",
 				len(ps.s), ps.n, (tg-in)/tg, tg, ErrUnsupported)
 		}
 	}
@@ -286,11 +286,11 @@ func kronGroups(t, s []int) (ti, si []int, ok bool) {
 // wraps ErrUnsupported.
 func ProfileTrace(g Gram, a *Strategy) (float64, error) {
 	if a == nil {
-		return 0, fmt.Errorf("profile trace: nil strategy")
+		return 0, fmt.Errorf("linear: profile trace: nil strategy")
 	}
 	_, n := a.Dims()
 	if g.Dim() != n {
-		return 0, fmt.Errorf("workload has domain size %d, strategy %v has %d", g.Dim(), a, n)
+		return 0, fmt.Errorf("linear: workload has domain size %d, strategy %v has %d", g.Dim(), a, n)
 	}
 	if a.sum != nil {
 		return a.sum.trace(g)
@@ -317,7 +317,7 @@ func ProfileTrace(g Gram, a *Strategy) (float64, error) {
 		}
 		ti, si, ok := kronGroups(tdims, sdims)
 		if !ok {
-			return 0, fmt.Errorf("profile trace: Gram factor orders %v do not match strategy factor orders %v", tdims, sdims)
+			return 0, fmt.Errorf("linear: profile trace: Gram factor orders %v do not match strategy factor orders %v", tdims, sdims)
 		}
 		prod := 1.0
 		for k := 0; k+1 < len(ti); k++ {
@@ -394,7 +394,7 @@ func checkEps(eps float64) error { return metric.CheckEps(eps) }
 
 func checkDelta(delta float64) error {
 	if !(delta > 0 && delta < 1) {
-		return fmt.Errorf("delta must be in (0, 1), got %v", delta)
+		return fmt.Errorf("linear: delta must be in (0, 1), got %v", delta)
 	}
 	return nil
 }
@@ -454,7 +454,7 @@ type Report struct {
 // TSE = Var · tr(W^T W (A^T A)^+) (docs/MATH.md §13.2).
 func Evaluate(w Workload, a *Strategy, nz Noise) (Report, error) {
 	if w == nil || a == nil {
-		return Report{}, fmt.Errorf("evaluate: nil workload or strategy")
+		return Report{}, fmt.Errorf("linear: evaluate: nil workload or strategy")
 	}
 	g, err := gramChecked(w, run.DefaultBudget)
 	if err != nil {
@@ -471,12 +471,12 @@ func Evaluate(w Workload, a *Strategy, nz Noise) (Report, error) {
 		if t := g.Trace(); math.IsNaN(t) || math.IsInf(t, 0) {
 			// tr(W^T W), the sum of the squared entries of W, overflows:
 			// the workload's scale is the culprit, whatever the strategy.
-			return Report{}, fmt.Errorf("evaluate: %v: the sum of the squared workload entries, tr(W^T W) = %v, is not representable in float64; rescale the workload (its error scales with the square of its entries): %w",
+			return Report{}, fmt.Errorf("linear: evaluate: %v: the sum of the squared workload entries, tr(W^T W) = %v, is not representable in float64; rescale the workload (its error scales with the square of its entries): %w",
 				w, t, run.ErrBadInput)
 		}
 		// Variance ∝ D1(A)² and tr ∝ 1/scale² of A: entries near 1e154 or
 		// beyond overflow one and underflow the other (1e308 gave NaN).
-		return Report{}, fmt.Errorf("evaluate: %v with strategy %v: the error %v·%v is not representable in float64 (noise scale %v); rescale the strategy, its error does not depend on its scale: %w",
+		return Report{}, fmt.Errorf("linear: evaluate: %v with strategy %v: the error %v·%v is not representable in float64 (noise scale %v); rescale the strategy, its error does not depend on its scale: %w",
 			w, a, nz.Variance, tr, nz.Scale, run.ErrBadInput)
 	}
 	return Report{Workload: w.String(), Strategy: a.String(), M: m, N: n, P: p,
@@ -507,7 +507,7 @@ func QueryVariances(w Workload, a *Strategy, nz Noise) ([]float64, error) {
 		return nil, fmt.Errorf("%v has %d queries: %w", w, m, run.ErrTooLarge)
 	}
 	if a.union != nil {
-		return nil, fmt.Errorf("query variances: %v is a union strategy (per-group estimates): %w", a, ErrUnsupported)
+		return nil, fmt.Errorf("linear: query variances: %v is a union strategy (per-group estimates): %w", a, ErrUnsupported)
 	}
 	wf := Factors(w)
 	match := len(wf) == len(a.factors) && len(wf) > 1
@@ -549,7 +549,7 @@ func QueryVariances(w Workload, a *Strategy, nz Noise) ([]float64, error) {
 // factorVariances returns diag(W (A^T A)^+ W^T) for dense A.
 func factorVariances(w Workload, a *mat.Dense) ([]float64, error) {
 	if _, n := w.Dims(); n != a.RawMatrix().Cols {
-		return nil, fmt.Errorf("workload %v has domain size %d, strategy factor has %d", w, n, a.RawMatrix().Cols)
+		return nil, fmt.Errorf("linear: workload %v has domain size %d, strategy factor has %d", w, n, a.RawMatrix().Cols)
 	}
 	wd, err := w.Dense()
 	if err != nil {
@@ -576,7 +576,7 @@ func factorVariances(w Workload, a *mat.Dense) ([]float64, error) {
 // quantity asked for, so it is formed explicitly here, and only here).
 func Profile(a *Strategy) (*mat.SymDense, error) {
 	if a.union != nil {
-		return nil, fmt.Errorf("profile: %v is a union strategy, whose estimator is not least squares on the stack: %w", a, ErrUnsupported)
+		return nil, fmt.Errorf("linear: profile: %v is a union strategy, whose estimator is not least squares on the stack: %w", a, ErrUnsupported)
 	}
 	d, err := a.Dense()
 	if err != nil {
@@ -588,7 +588,7 @@ func Profile(a *Strategy) (*mat.SymDense, error) {
 		return nil, err
 	}
 	if len(ps.s) > 0 && len(ps.s) < n {
-		return nil, fmt.Errorf("profile: strategy has rank %d < n = %d: %w", len(ps.s), n, ErrUnsupported)
+		return nil, fmt.Errorf("linear: profile: strategy has rank %d < n = %d: %w", len(ps.s), n, ErrUnsupported)
 	}
 	eye := mat.NewDiagDense(n, nil)
 	for i := 0; i < n; i++ {
@@ -622,7 +622,7 @@ func MinL2Strategy(m *mat.SymDense) (*Strategy, error) {
 	}
 	n := len(vals)
 	if !(vals[0] > 0) {
-		return nil, fmt.Errorf("min-L2 strategy: the profile is not positive definite (least eigenvalue %g)", vals[0])
+		return nil, fmt.Errorf("linear: min-L2 strategy: the profile is not positive definite (least eigenvalue %g)", vals[0])
 	}
 	// A = V diag(μ^{-1/2}) V^T.
 	scaled := mat.DenseCopyOf(vecs)

@@ -16,7 +16,7 @@ func ClassicGaussianSigma(d, eps, delta float64) (float64, error) {
 		return 0, err
 	}
 	if !(d > 0) || math.IsInf(d, 0) {
-		return 0, fmt.Errorf("sensitivity must be finite and > 0, got %v", d)
+		return 0, fmt.Errorf("linear: sensitivity must be finite and > 0, got %v", d)
 	}
 	return d * math.Sqrt(2*math.Log(2/delta)) / eps, nil
 }
@@ -52,21 +52,21 @@ func AnalyticGaussianSigma(d, eps, delta float64) (float64, error) {
 		return 0, err
 	}
 	if !(d > 0) || math.IsInf(d, 0) {
-		return 0, fmt.Errorf("sensitivity must be finite and > 0, got %v", d)
+		return 0, fmt.Errorf("linear: sensitivity must be finite and > 0, got %v", d)
 	}
 	ok := func(s float64) bool { return AnalyticGaussianDelta(s, d, eps) <= delta }
 	hi := d
 	for !ok(hi) {
 		hi *= 2
 		if hi > d*1e300 {
-			return 0, fmt.Errorf("analytic gaussian: no σ found for eps = %v, delta = %v", eps, delta)
+			return 0, fmt.Errorf("linear: analytic gaussian: no σ found for eps = %v, delta = %v", eps, delta)
 		}
 	}
 	lo := hi / 2
 	for ok(lo) {
 		lo /= 2
 		if lo < d*1e-300 {
-			return 0, fmt.Errorf("analytic gaussian: σ underflows for eps = %v, delta = %v", eps, delta)
+			return 0, fmt.Errorf("linear: analytic gaussian: σ underflows for eps = %v, delta = %v", eps, delta)
 		}
 	}
 	for i := 0; i < 200; i++ {
@@ -135,14 +135,14 @@ func zcdpSigmaRatio(eps, delta float64) (float64, error) {
 	for !ok(hi) {
 		hi *= 2
 		if hi > 1e150 {
-			return 0, fmt.Errorf("zCDP calibration: no σ found for eps = %v, delta = %v", eps, delta)
+			return 0, fmt.Errorf("linear: zCDP calibration: no σ found for eps = %v, delta = %v", eps, delta)
 		}
 	}
 	lo := hi / 2
 	for ok(lo) {
 		lo /= 2
 		if lo < 1e-150 {
-			return 0, fmt.Errorf("zCDP calibration: σ underflows for eps = %v, delta = %v", eps, delta)
+			return 0, fmt.Errorf("linear: zCDP calibration: σ underflows for eps = %v, delta = %v", eps, delta)
 		}
 	}
 	for hi-lo > 1e-12*hi {

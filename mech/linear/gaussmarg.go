@@ -58,7 +58,7 @@ const maxGaussianMarginalSubspaces = 1 << 24
 // not finite and > 0, more than 2^24 subspaces, bad eps or delta.
 func OptimalGaussianMarginals(dims []int, marginals []WeightedMarginal, eps, delta float64) (*GaussianMarginalsResult, error) {
 	if len(dims) == 0 {
-		return nil, fmt.Errorf("gaussian marginals: %w: no attributes", run.ErrBadInput)
+		return nil, fmt.Errorf("linear: gaussian marginals: %w: no attributes", run.ErrBadInput)
 	}
 	nAll := 1.0
 	for f, n := range dims {
@@ -68,10 +68,10 @@ func OptimalGaussianMarginals(dims []int, marginals []WeightedMarginal, eps, del
 		nAll *= float64(n)
 	}
 	if nAll > 1e300 {
-		return nil, fmt.Errorf("gaussian marginals: a domain of %g cells is beyond float64's range: %w", nAll, run.ErrTooLarge)
+		return nil, fmt.Errorf("linear: gaussian marginals: a domain of %g cells is beyond float64's range: %w", nAll, run.ErrTooLarge)
 	}
 	if len(marginals) == 0 {
-		return nil, fmt.Errorf("gaussian marginals: %w: no marginals", run.ErrBadInput)
+		return nil, fmt.Errorf("linear: gaussian marginals: %w: no marginals", run.ErrBadInput)
 	}
 	sigma, err := AnalyticGaussianSigma(1, eps, delta)
 	if err != nil {
@@ -121,7 +121,7 @@ func OptimalGaussianMarginals(dims []int, marginals []WeightedMarginal, eps, del
 			kt := key(t)
 			if _, ok := h[kt]; !ok {
 				if len(h) >= maxGaussianMarginalSubspaces {
-					return nil, fmt.Errorf("gaussian marginals: more than %d residual subspaces: %w", maxGaussianMarginalSubspaces, run.ErrTooLarge)
+					return nil, fmt.Errorf("linear: gaussian marginals: more than %d residual subspaces: %w", maxGaussianMarginalSubspaces, run.ErrTooLarge)
 				}
 				tAttrs[kt] = t
 			}

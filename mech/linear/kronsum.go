@@ -102,7 +102,7 @@ func MarginalsStrategy(dims []int, theta []float64) (*Strategy, error) {
 		}
 	}
 	if len(ks.blocks) == 0 {
-		return nil, fmt.Errorf("marginals strategy: %w: all weights are zero", run.ErrBadInput)
+		return nil, fmt.Errorf("linear: marginals strategy: %w: all weights are zero", run.ErrBadInput)
 	}
 	return &Strategy{name: fmt.Sprintf("marginals(dims=%s,%d marginals)", dimsString(dims), len(ks.blocks)), sum: ks}, nil
 }
@@ -151,7 +151,7 @@ func ResidualStrategy(dims []int, nu []float64) (*Strategy, error) {
 		ks.lambda[t] = v
 	}
 	if len(ks.blocks) == 0 {
-		return nil, fmt.Errorf("residual strategy: %w: all weights are zero", run.ErrBadInput)
+		return nil, fmt.Errorf("linear: residual strategy: %w: all weights are zero", run.ErrBadInput)
 	}
 	return &Strategy{name: fmt.Sprintf("residual(dims=%s,%d blocks)", dimsString(dims), len(ks.blocks)), sum: ks}, nil
 }
@@ -278,12 +278,12 @@ func (k *kronSum) trace(g Gram) (float64, error) {
 	a, b := make([]float64, d), make([]float64, d)
 	for ti, term := range g.Terms {
 		if len(term) != d {
-			return 0, fmt.Errorf("profile trace: Gram term %d has %d factors, the strategy has %d attributes %v", ti, len(term), d, k.dims)
+			return 0, fmt.Errorf("linear: profile trace: Gram term %d has %d factors, the strategy has %d attributes %v", ti, len(term), d, k.dims)
 		}
 		scale := 0.0
 		for f, gf := range term {
 			if n := gf.SymmetricDim(); n != k.dims[f] {
-				return 0, fmt.Errorf("profile trace: Gram term %d factor %d has order %d, attribute %d has %d values", ti, f, n, f, k.dims[f])
+				return 0, fmt.Errorf("linear: profile trace: Gram term %d factor %d has order %d, attribute %d has %d values", ti, f, n, f, k.dims[f])
 			}
 			a[f], b[f] = projTraces(gf)
 			scale += a[f] + b[f]
@@ -294,7 +294,7 @@ func (k *kronSum) trace(g Gram) (float64, error) {
 			}
 			if !(k.lambda[t] > 0) {
 				if v > 1e-12*math.Max(1, scale) {
-					return 0, fmt.Errorf("profile trace: the workload asks about residual subspace %b, which the strategy does not measure: %w", t, ErrUnsupported)
+					return 0, fmt.Errorf("linear: profile trace: the workload asks about residual subspace %b, which the strategy does not measure: %w", t, ErrUnsupported)
 				}
 				continue
 			}

@@ -245,10 +245,10 @@ func kronTerms(g Gram) (terms []sdp.KronTerm, dims []int, ok bool) {
 func Optimize(ctx context.Context, w Workload, opts *OptimizeOptions) (*OptimizeResult, error) {
 	start := time.Now()
 	if w == nil {
-		return nil, fmt.Errorf("optimize: %w: nil workload", run.ErrBadInput)
+		return nil, fmt.Errorf("linear: optimize: %w: nil workload", run.ErrBadInput)
 	}
 	if opts == nil {
-		return nil, fmt.Errorf("optimize: %w: nil options (Eps is required)", run.ErrBadInput)
+		return nil, fmt.Errorf("linear: optimize: %w: nil options (Eps is required)", run.ErrBadInput)
 	}
 	if err := checkEps(opts.Eps); err != nil {
 		return nil, fmt.Errorf("optimize: %w", err)
@@ -274,7 +274,7 @@ func Optimize(ctx context.Context, w Workload, opts *OptimizeOptions) (*Optimize
 		return nil, fmt.Errorf("optimize: %w", err)
 	}
 	if len(g.Terms) == 0 {
-		return nil, fmt.Errorf("optimize: %v has an empty Gram matrix", w)
+		return nil, fmt.Errorf("linear: optimize: %v has an empty Gram matrix", w)
 	}
 	var res *OptimizeResult
 	if l2 {
@@ -315,7 +315,7 @@ func (r *OptimizeResult) finish(w Workload, g Gram, opts *OptimizeOptions) error
 		// ill-conditioned strategy, 64·u·cond(A).
 		cond := math.Sqrt(r.Strategy.gramCond())
 		if tol := cond * 64 * 0x1p-53; !(rel <= tol) {
-			return fmt.Errorf("optimize: %s objective %.17g but the matrix mechanism recomputes %.17g for %v (relative difference %.3g > %g, cond(A) = %.3g)",
+			return fmt.Errorf("linear: optimize: %s objective %.17g but the matrix mechanism recomputes %.17g for %v (relative difference %.3g > %g, cond(A) = %.3g)",
 				r.Method, r.Objective, recomputed, r.Strategy, rel, max(objectiveTol, tol), cond)
 		}
 	}
@@ -503,7 +503,7 @@ const sdpMaxMarginalAttrs = 16
 // name(p1xn1, p2xn2, ...).
 func kronFromFactors(name string, fs []*mat.Dense) (*Strategy, error) {
 	if len(fs) == 0 {
-		return nil, fmt.Errorf("optimize: optimiser returned no factors")
+		return nil, fmt.Errorf("linear: optimize: optimiser returned no factors")
 	}
 	s := &Strategy{factors: fs}
 	name += "("
@@ -647,7 +647,7 @@ func optimizeL2Marginals(dims []int, h []float64) (*OptimizeResult, error) {
 		}
 	}
 	if !(d2 > 0) {
-		return nil, fmt.Errorf("optimize: %w: the workload is zero", run.ErrBadInput)
+		return nil, fmt.Errorf("linear: optimize: %w: the workload is zero", run.ErrBadInput)
 	}
 	obj, svd := 0.0, 0.0
 	for t := range nu {

@@ -22,7 +22,7 @@ var _ Workload = (*scaledWorkload)(nil)
 // weighted union Σ_i c_i² W_i^T W_i is stated.
 func Scale(w Workload, c float64) (Workload, error) {
 	if w == nil {
-		return nil, fmt.Errorf("scale: %w: nil workload", run.ErrBadInput)
+		return nil, fmt.Errorf("linear: scale: %w: nil workload", run.ErrBadInput)
 	}
 	if c == 0 || math.IsNaN(c) || math.IsInf(c, 0) {
 		return nil, fmt.Errorf("scale: %w: factor %v must be finite and non-zero", run.ErrBadInput, c)
@@ -194,7 +194,7 @@ func columnNorms(w Workload, p int) ([]normTerm, error) {
 // 8n bytes checked against budget, never a matrix over the domain.
 func Sensitivity(w Workload, p int, budget run.Budget) (float64, error) {
 	if w == nil {
-		return 0, fmt.Errorf("sensitivity: %w: nil workload", run.ErrBadInput)
+		return 0, fmt.Errorf("linear: sensitivity: %w: nil workload", run.ErrBadInput)
 	}
 	if p != 1 && p != 2 {
 		return 0, fmt.Errorf("sensitivity: %w: p = %d, want 1 or 2", run.ErrBadInput, p)

@@ -23,7 +23,7 @@ import (
 // the domain squared is ever formed.
 func Histogram(attrs []Attribute, r io.Reader, budget run.Budget) ([]float64, error) {
 	if len(attrs) == 0 {
-		return nil, fmt.Errorf("histogram: %w: no attributes", run.ErrBadInput)
+		return nil, fmt.Errorf("linear: histogram: %w: no attributes", run.ErrBadInput)
 	}
 	cells := 1.0
 	for i, a := range attrs {
@@ -33,7 +33,7 @@ func Histogram(attrs []Attribute, r io.Reader, budget run.Budget) ([]float64, er
 		cells *= float64(a.Size)
 	}
 	if cells > 1<<40 {
-		return nil, fmt.Errorf("histogram: a domain of %g cells: %w", cells, run.ErrTooLarge)
+		return nil, fmt.Errorf("linear: histogram: a domain of %g cells: %w", cells, run.ErrTooLarge)
 	}
 	if err := budget.Check(fmt.Sprintf("histogram: the data vector over %g cells", cells), 8*cells, ""); err != nil {
 		return nil, err
@@ -95,7 +95,7 @@ func Histogram(attrs []Attribute, r io.Reader, budget run.Budget) ([]float64, er
 		return nil, fmt.Errorf("histogram: reading records: %w", err)
 	}
 	if records == 0 {
-		return nil, fmt.Errorf("histogram: %w: no records", run.ErrBadInput)
+		return nil, fmt.Errorf("linear: histogram: %w: no records", run.ErrBadInput)
 	}
 	return x, nil
 }

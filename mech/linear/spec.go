@@ -81,7 +81,7 @@ func ParseWorkloadJSON(data []byte, load MatrixLoader) (Workload, []Attribute, e
 		return nil, nil, fmt.Errorf("workload file: %w: %v", run.ErrBadInput, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, nil, fmt.Errorf("workload file: %w: trailing data after the JSON object", run.ErrBadInput)
+		return nil, nil, fmt.Errorf("linear: workload file: %w: trailing data after the JSON object", run.ErrBadInput)
 	}
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("workload file: %w: %s", run.ErrBadInput, fmt.Sprintf(format, a...))
@@ -248,7 +248,7 @@ func parseBlock(raw json.RawMessage, n int, load MatrixLoader) (Workload, error)
 			return nil, fmt.Errorf("%w: empty rows", run.ErrBadInput)
 		}
 		if len(obj.Rows) > mech.MaxDenseEntries/n {
-			return nil, fmt.Errorf("rows: %d×%d: %w", len(obj.Rows), n, run.ErrTooLarge)
+			return nil, fmt.Errorf("linear: rows: %d×%d: %w", len(obj.Rows), n, run.ErrTooLarge)
 		}
 		a = mat.NewDense(len(obj.Rows), n, nil)
 		for q, r := range obj.Rows {

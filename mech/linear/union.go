@@ -54,7 +54,7 @@ type UnionBlock struct {
 // groups sharing an identical Gram term.
 func UnionStrategy(w Workload, blocks []*Strategy, assign []int) (*Strategy, error) {
 	if w == nil {
-		return nil, fmt.Errorf("union strategy: %w: nil workload", run.ErrBadInput)
+		return nil, fmt.Errorf("linear: union strategy: %w: nil workload", run.ErrBadInput)
 	}
 	parts := WorkloadParts(w)
 	if len(assign) != len(parts) {
@@ -86,7 +86,7 @@ func UnionStrategy(w Workload, blocks []*Strategy, assign []int) (*Strategy, err
 // newUnion checks and wraps the blocks and their groups of Gram terms.
 func newUnion(blocks []*Strategy, terms [][][]*mat.SymDense) (*Strategy, error) {
 	if len(blocks) == 0 {
-		return nil, fmt.Errorf("union strategy: %w: no blocks", run.ErrBadInput)
+		return nil, fmt.Errorf("linear: union strategy: %w: no blocks", run.ErrBadInput)
 	}
 	for g := range blocks {
 		if len(terms[g]) == 0 {
@@ -255,7 +255,7 @@ func (u *unionStrategy) trace(g Gram) (float64, error) {
 	for i, t := range g.Terms {
 		k := u.group(t)
 		if k < 0 {
-			return 0, fmt.Errorf("union strategy: Gram term %d of the workload is not one its blocks were built for: %w", i, ErrUnsupported)
+			return 0, fmt.Errorf("linear: union strategy: Gram term %d of the workload is not one its blocks were built for: %w", i, ErrUnsupported)
 		}
 		parts[k].Terms = append(parts[k].Terms, t)
 	}
@@ -297,7 +297,7 @@ func answerUnion(w Workload, u *unionStrategy, x []float64, eps, delta float64, 
 		for i, t := range terms {
 			g := u.group(t)
 			if g < 0 || (i > 0 && g != group[k]) {
-				return nil, fmt.Errorf("answer: part %d of %v (%v) is not answered by one block of the union strategy: %w", k, w, p, ErrUnsupported)
+				return nil, fmt.Errorf("linear: answer: part %d of %v (%v) is not answered by one block of the union strategy: %w", k, w, p, ErrUnsupported)
 			}
 			group[k] = g
 		}
@@ -328,7 +328,7 @@ func answerUnion(w Workload, u *unionStrategy, x []float64, eps, delta float64, 
 		total += sens[g]
 	}
 	if !(total > 0) || math.IsInf(total, 0) {
-		return nil, fmt.Errorf("answer: union strategy has sensitivity %v", total)
+		return nil, fmt.Errorf("linear: answer: union strategy has sensitivity %v", total)
 	}
 	rel := &Release{Answers: make([]float64, offs[len(parts)]), Groups: make([]*Release, len(u.blocks))}
 	quant := make([]*Strategy, len(u.blocks))

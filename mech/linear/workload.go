@@ -106,7 +106,7 @@ func AllRange(n int) (Workload, error) {
 		return nil, err
 	}
 	if n > 1<<20 {
-		return nil, fmt.Errorf("allrange: n = %d gives %d queries; the limit is n <= 2^20: %w", n, n*(n+1)/2, run.ErrTooLarge)
+		return nil, fmt.Errorf("linear: allrange: n = %d gives %d queries; the limit is n <= 2^20: %w", n, n*(n+1)/2, run.ErrTooLarge)
 	}
 	return &rangeWorkload{n: n, m: n * (n + 1) / 2, name: fmt.Sprintf("allrange(n=%d)", n),
 		each: func(y func(l, r int)) {
@@ -418,7 +418,7 @@ func Marginals(dims []int, k int) (Workload, error) {
 		cells *= float64(d)
 	}
 	if cells > 1<<40 {
-		return nil, fmt.Errorf("marginals: domain of %g cells is too large: %w", cells, run.ErrTooLarge)
+		return nil, fmt.Errorf("linear: marginals: domain of %g cells is too large: %w", cells, run.ErrTooLarge)
 	}
 	if k < 0 || k > len(dims) {
 		return nil, run.BadInputf("marginals: k = %d must be in [0, %d]", k, len(dims))
@@ -679,7 +679,7 @@ func (w *matrixWorkload) MulVec(x []float64) ([]float64, error) {
 }
 
 // errMatrixBytes is returned by boundedReader past MaxMatrixBytes.
-var errMatrixBytes = fmt.Errorf("more than %d bytes (MaxMatrixBytes): %w", MaxMatrixBytes, run.ErrTooLarge)
+var errMatrixBytes = fmt.Errorf("linear: more than %d bytes (MaxMatrixBytes): %w", MaxMatrixBytes, run.ErrTooLarge)
 
 // boundedReader reads at most left-1 bytes of r and then fails with
 // errMatrixBytes (left starts at the limit + 1, so input of exactly the
@@ -743,7 +743,7 @@ func ReadMatrix(r io.Reader) (*mat.Dense, error) {
 				return nil, run.BadInputf("line %d, entry %d: %v is not finite", line, k, v)
 			}
 			if len(data) >= mech.MaxDenseEntries {
-				return nil, fmt.Errorf("line %d: more than %d entries: %w", line, mech.MaxDenseEntries, run.ErrTooLarge)
+				return nil, fmt.Errorf("linear: line %d: more than %d entries: %w", line, mech.MaxDenseEntries, run.ErrTooLarge)
 			}
 			data = append(data, v)
 		}
@@ -755,7 +755,7 @@ func ReadMatrix(r io.Reader) (*mat.Dense, error) {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("reading matrix: line %d is longer than %d bytes (MaxMatrixLine): %w", line+1, MaxMatrixLine, run.ErrTooLarge)
+			return nil, fmt.Errorf("linear: reading matrix: line %d is longer than %d bytes (MaxMatrixLine): %w", line+1, MaxMatrixLine, run.ErrTooLarge)
 		}
 		return nil, fmt.Errorf("reading matrix: %w", err)
 	}

@@ -214,13 +214,13 @@ func ReadRoads(r io.Reader) (*ClosureMetric, error) {
 		if len(f) == 2 && (f[0] == "n" || f[0] == "n=") || strings.HasPrefix(s, "n=") {
 			v, err := strconv.Atoi(strings.TrimPrefix(f[len(f)-1], "n="))
 			if err != nil || v < 1 || v > MaxRoadVertices {
-				return nil, fmt.Errorf("roads line %d: bad vertex count %q (want 1..%d)", line, trimQuote(s), MaxRoadVertices)
+				return nil, fmt.Errorf("metric: roads line %d: bad vertex count %q (want 1..%d)", line, trimQuote(s), MaxRoadVertices)
 			}
 			declared = v
 			continue
 		}
 		if len(f) != 3 {
-			return nil, fmt.Errorf("roads line %d: want \"u v w\" (two vertex indices and a length), got %q", line, trimQuote(s))
+			return nil, fmt.Errorf("metric: roads line %d: want \"u v w\" (two vertex indices and a length), got %q", line, trimQuote(s))
 		}
 		u, err1 := strconv.Atoi(f[0])
 		v, err2 := strconv.Atoi(f[1])
@@ -229,16 +229,16 @@ func ReadRoads(r io.Reader) (*ClosureMetric, error) {
 			continue // a header
 		}
 		if err1 != nil || err2 != nil || u < 0 || v < 0 {
-			return nil, fmt.Errorf("roads line %d: vertex indices must be integers >= 0, got %q", line, trimQuote(s))
+			return nil, fmt.Errorf("metric: roads line %d: vertex indices must be integers >= 0, got %q", line, trimQuote(s))
 		}
 		if err3 != nil || !finite(w) || !(w > 0) {
-			return nil, fmt.Errorf("roads line %d: length %q must be a finite number > 0", line, f[2])
+			return nil, fmt.Errorf("metric: roads line %d: length %q must be a finite number > 0", line, f[2])
 		}
 		if u >= MaxRoadVertices || v >= MaxRoadVertices {
-			return nil, fmt.Errorf("roads line %d: vertex %d is above the limit of %d vertices (MaxRoadVertices)", line, max(u, v), MaxRoadVertices)
+			return nil, fmt.Errorf("metric: roads line %d: vertex %d is above the limit of %d vertices (MaxRoadVertices)", line, max(u, v), MaxRoadVertices)
 		}
 		if len(edges) == MaxGraphEdges {
-			return nil, fmt.Errorf("roads line %d: more than %d edges (MaxGraphEdges)", line, MaxGraphEdges)
+			return nil, fmt.Errorf("metric: roads line %d: more than %d edges (MaxGraphEdges)", line, MaxGraphEdges)
 		}
 		edges = append(edges, WeightedEdge{u, v, w})
 		n = max(n, u+1, v+1)
@@ -248,12 +248,12 @@ func ReadRoads(r io.Reader) (*ClosureMetric, error) {
 	}
 	if declared >= 0 {
 		if n > declared {
-			return nil, fmt.Errorf("roads: declares n=%d but uses vertex %d", declared, n-1)
+			return nil, fmt.Errorf("metric: roads: declares n=%d but uses vertex %d", declared, n-1)
 		}
 		n = declared
 	}
 	if n == 0 {
-		return nil, errors.New("roads: no edges")
+		return nil, errors.New("metric: roads: no edges")
 	}
 	return NewRoads(n, edges)
 }

@@ -135,30 +135,30 @@ func ReadEdgeList(r io.Reader) (*GraphMetric, error) {
 		if len(f) == 2 && f[0] == "n" {
 			v, err := strconv.Atoi(f[1])
 			if err != nil || v < 1 {
-				return nil, fmt.Errorf("edge list line %d: bad vertex count %q", line, f[1])
+				return nil, fmt.Errorf("metric: edge list line %d: bad vertex count %q", line, f[1])
 			}
 			if v > MaxGraphVertices {
-				return nil, fmt.Errorf("edge list line %d: declares n = %d vertices, above the limit of %d (MaxGraphVertices)", line, v, MaxGraphVertices)
+				return nil, fmt.Errorf("metric: edge list line %d: declares n = %d vertices, above the limit of %d (MaxGraphVertices)", line, v, MaxGraphVertices)
 			}
 			if declared >= 0 && v != declared {
-				return nil, fmt.Errorf("edge list line %d: declares n = %d, an earlier line declared n = %d", line, v, declared)
+				return nil, fmt.Errorf("metric: edge list line %d: declares n = %d, an earlier line declared n = %d", line, v, declared)
 			}
 			declared = v
 			continue
 		}
 		if len(f) != 2 {
-			return nil, fmt.Errorf("edge list line %d: want two vertex indices \"i j\", got %q", line, trimQuote(s))
+			return nil, fmt.Errorf("metric: edge list line %d: want two vertex indices \"i j\", got %q", line, trimQuote(s))
 		}
 		i, err1 := strconv.Atoi(f[0])
 		j, err2 := strconv.Atoi(f[1])
 		if err1 != nil || err2 != nil || i < 0 || j < 0 {
-			return nil, fmt.Errorf("edge list line %d: vertex indices must be integers >= 0, got %q", line, trimQuote(s))
+			return nil, fmt.Errorf("metric: edge list line %d: vertex indices must be integers >= 0, got %q", line, trimQuote(s))
 		}
 		if i >= MaxGraphVertices || j >= MaxGraphVertices {
-			return nil, fmt.Errorf("edge list line %d: vertex index %d is above the limit of %d vertices (MaxGraphVertices)", line, max(i, j), MaxGraphVertices)
+			return nil, fmt.Errorf("metric: edge list line %d: vertex index %d is above the limit of %d vertices (MaxGraphVertices)", line, max(i, j), MaxGraphVertices)
 		}
 		if len(edges) == MaxGraphEdges {
-			return nil, fmt.Errorf("edge list line %d: more than %d edges (MaxGraphEdges)", line, MaxGraphEdges)
+			return nil, fmt.Errorf("metric: edge list line %d: more than %d edges (MaxGraphEdges)", line, MaxGraphEdges)
 		}
 		edges = append(edges, [2]int32{int32(i), int32(j)})
 		n = max(n, i+1, j+1)
@@ -168,12 +168,12 @@ func ReadEdgeList(r io.Reader) (*GraphMetric, error) {
 	}
 	if declared >= 0 {
 		if n > declared {
-			return nil, fmt.Errorf("edge list: declares n=%d but uses vertex %d", declared, n-1)
+			return nil, fmt.Errorf("metric: edge list: declares n=%d but uses vertex %d", declared, n-1)
 		}
 		n = declared
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("edge list: no edges and no vertex count")
+		return nil, fmt.Errorf("metric: edge list: no edges and no vertex count")
 	}
 	if err := checkGraphSize(n, len(edges)); err != nil {
 		return nil, fmt.Errorf("edge list: %w", err)

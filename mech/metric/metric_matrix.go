@@ -134,29 +134,29 @@ func readDistCSV(r io.Reader) (int, []float64, error) {
 		if rows == 0 {
 			n = len(rec)
 			if n > MaxMatrixAnswers {
-				return 0, nil, fmt.Errorf("distance CSV line %d: %d entries, larger than the %d×%d limit of the (cubic) validation", line, n, MaxMatrixAnswers, MaxMatrixAnswers)
+				return 0, nil, fmt.Errorf("metric: distance CSV line %d: %d entries, larger than the %d×%d limit of the (cubic) validation", line, n, MaxMatrixAnswers, MaxMatrixAnswers)
 			}
 		} else if len(rec) != n {
-			return 0, nil, fmt.Errorf("distance CSV line %d: %d entries, the first row has %d (the matrix must be square)", line, len(rec), n)
+			return 0, nil, fmt.Errorf("metric: distance CSV line %d: %d entries, the first row has %d (the matrix must be square)", line, len(rec), n)
 		}
 		if rows == n {
-			return 0, nil, fmt.Errorf("distance CSV line %d: more than %d rows, the first row has %d entries (the matrix must be square)", line, n, n)
+			return 0, nil, fmt.Errorf("metric: distance CSV line %d: more than %d rows, the first row has %d entries (the matrix must be square)", line, n, n)
 		}
 		for j, f := range rec {
 			x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 			if err != nil {
 				line, _ := cr.FieldPos(j)
-				return 0, nil, fmt.Errorf("distance CSV line %d, column %d: %q is not a number", line, j+1, trimQuote(f))
+				return 0, nil, fmt.Errorf("metric: distance CSV line %d, column %d: %q is not a number", line, j+1, trimQuote(f))
 			}
 			d = append(d, x)
 		}
 		rows++
 	}
 	if rows == 0 {
-		return 0, nil, errors.New("distance CSV: no rows")
+		return 0, nil, errors.New("metric: distance CSV: no rows")
 	}
 	if rows != n {
-		return 0, nil, fmt.Errorf("distance CSV: %d rows of %d entries (the matrix must be square)", rows, n)
+		return 0, nil, fmt.Errorf("metric: distance CSV: %d rows of %d entries (the matrix must be square)", rows, n)
 	}
 	return n, d, nil
 }
@@ -184,13 +184,13 @@ func (l *limitReader) Read(p []byte) (int, error) {
 		if c == '\n' {
 			l.run = 0
 		} else if l.run > l.line {
-			l.err = fmt.Errorf("a line is longer than %d bytes", l.line)
+			l.err = fmt.Errorf("metric: a line is longer than %d bytes", l.line)
 			return 0, l.err
 		}
 	}
 	l.total += int64(k)
 	if l.total > l.bytes {
-		l.err = fmt.Errorf("larger than %d bytes", l.bytes)
+		l.err = fmt.Errorf("metric: larger than %d bytes", l.bytes)
 		return 0, l.err
 	}
 	return k, err

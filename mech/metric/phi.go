@@ -44,7 +44,7 @@ func PhiTo(dst *mat.SymDense, m Metric, eps float64) error {
 	}
 	n := m.Len()
 	if dst.SymmetricDim() != n {
-		return fmt.Errorf("phi: destination is %d×%d, metric %s has %d answers", dst.SymmetricDim(), dst.SymmetricDim(), m, n)
+		return fmt.Errorf("metric: phi: destination is %d×%d, metric %s has %d answers", dst.SymmetricDim(), dst.SymmetricDim(), m, n)
 	}
 	raw := dst.RawSymmetric()
 	for i := 0; i < n; i++ {

@@ -337,15 +337,15 @@ func ReadPoints(r io.Reader, geo bool) (*PointsMetric, error) {
 			}
 		}
 		if len(f) != fields {
-			return nil, fmt.Errorf("points line %d: %d fields, want %d", line, len(f), fields)
+			return nil, fmt.Errorf("metric: points line %d: %d fields, want %d", line, len(f), fields)
 		}
 		x, err1 := strconv.ParseFloat(f[ca], 64)
 		y, err2 := strconv.ParseFloat(f[cb], 64)
 		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("points line %d: %q is not two numbers", line, trimQuote(s))
+			return nil, fmt.Errorf("metric: points line %d: %q is not two numbers", line, trimQuote(s))
 		}
 		if len(a) == MaxPointAnswers {
-			return nil, fmt.Errorf("points line %d: more than %d points (MaxPointAnswers)", line, MaxPointAnswers)
+			return nil, fmt.Errorf("metric: points line %d: more than %d points (MaxPointAnswers)", line, MaxPointAnswers)
 		}
 		a, b = append(a, x), append(b, y)
 	}
@@ -353,7 +353,7 @@ func ReadPoints(r io.Reader, geo bool) (*PointsMetric, error) {
 		return nil, err
 	}
 	if len(a) == 0 {
-		return nil, errors.New("points: no points")
+		return nil, errors.New("metric: points: no points")
 	}
 	if geo {
 		return LatLon(a, b)
@@ -371,7 +371,7 @@ func pointsHeaderColumns(f []string, geo bool) (int, int, error) {
 	for k, s := range f {
 		if key, ok := names[strings.ToLower(strings.Trim(strings.TrimSpace(s), `"'`))]; ok {
 			if _, dup := idx[key]; dup {
-				return 0, 0, fmt.Errorf("the header names the %s column twice", key)
+				return 0, 0, fmt.Errorf("metric: the header names the %s column twice", key)
 			}
 			idx[key] = k
 		}
@@ -387,7 +387,7 @@ func pointsHeaderColumns(f []string, geo bool) (int, int, error) {
 		if geo {
 			other = "points:file= for x/y in km"
 		}
-		return 0, 0, fmt.Errorf("the header %.80q must name the columns %s and %s (or use %s)", strings.Join(f, ","), want[0], want[1], other)
+		return 0, 0, fmt.Errorf("metric: the header %.80q must name the columns %s and %s (or use %s)", strings.Join(f, ","), want[0], want[1], other)
 	}
 	return i, j, nil
 }

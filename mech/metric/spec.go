@@ -193,7 +193,7 @@ func readMetricFile(kind, path, repair string) (Metric, error) {
 		g.source = path
 		return g, nil
 	}
-	return nil, fmt.Errorf("unknown metric file kind %q", kind)
+	return nil, fmt.Errorf("metric: unknown metric file kind %q", kind)
 }
 
 // readDistFile reads a distance CSV: a MatrixMetric without repair (a

@@ -116,13 +116,13 @@ func tightBanded(ctx context.Context, m metric.Metric, eps float64, o *Options) 
 	g, ok := m.(metric.Graph)
 	n := m.Len()
 	if !ok || n < 2 {
-		return nil, fmt.Errorf("banded: %s is not a graph metric", m)
+		return nil, fmt.Errorf("tight: banded: %s is not a graph metric", m)
 	}
 	b := graphBandwidth(g, n)
 	k, delta := bandedDepth(n, b, eps)
 	bw := min(k*b, n-1)
 	if need := solve.BandedBytes(n, bw); need > float64(o.Budget.Bytes()) {
-		return nil, fmt.Errorf("banded solve: n = %d with half-bandwidth %d (graph bandwidth %d, depth %d) needs %s, above the limit of %s: %w",
+		return nil, fmt.Errorf("tight: banded solve: n = %d with half-bandwidth %d (graph bandwidth %d, depth %d) needs %s, above the limit of %s: %w",
 			n, bw, b, k, run.FormatBytes(need), run.FormatBytes(float64(o.Budget.Bytes())), run.ErrTooLarge)
 	}
 	if err := ctx.Err(); err != nil {

@@ -131,7 +131,7 @@ func (f *FreeMechanism) setZ(r *Result, facs []kronFactor) error {
 	case r.ConstantZ:
 		f.cz, f.maxZ, f.meanZ = r.MinZ, r.MinZ, r.MinZ
 	default:
-		return fmt.Errorf("free mechanism of %s: z is not available", f.m)
+		return fmt.Errorf("tight: free mechanism of %s: z is not available", f.m)
 	}
 	f.certified, f.minZ = r.Exists == Yes, r.MinZ
 	return nil
@@ -148,7 +148,7 @@ func (f *FreeMechanism) harden(r *Result, resolve func(float64) (*Result, error)
 		return err
 	}
 	if !f.certified || f.minZ < 0 {
-		return fmt.Errorf("at the build level %v min z >= 0 is not certified", p.epsB)
+		return fmt.Errorf("tight: at the build level %v min z >= 0 is not certified", p.epsB)
 	}
 	f.epsB, f.proof = p.epsB, p
 	return nil
@@ -206,16 +206,16 @@ func (f *FreeMechanism) At(i, k int) float64 {
 // dst is allocated.
 func (f *FreeMechanism) Row(i int, dst []float64) ([]float64, error) {
 	if i < 0 || i >= f.n {
-		return nil, fmt.Errorf("free mechanism: row %d outside 0..%d", i, f.n-1)
+		return nil, fmt.Errorf("tight: free mechanism: row %d outside 0..%d", i, f.n-1)
 	}
 	if dst == nil {
 		if f.n > MaxVectorN {
-			return nil, fmt.Errorf("free mechanism: a row of %d entries is too large to materialise (limit %d)", f.n, MaxVectorN)
+			return nil, fmt.Errorf("tight: free mechanism: a row of %d entries is too large to materialise (limit %d)", f.n, MaxVectorN)
 		}
 		dst = make([]float64, f.n)
 	}
 	if len(dst) != f.n {
-		return nil, fmt.Errorf("free mechanism: dst has length %d, want %d", len(dst), f.n)
+		return nil, fmt.Errorf("tight: free mechanism: dst has length %d, want %d", len(dst), f.n)
 	}
 	for k := range dst {
 		dst[k] = math.Exp(-f.epsB*f.m.Dist(i, k)) * f.Z(k)
@@ -270,10 +270,10 @@ func (f *FreeMechanism) Utility(prior []float64) (float64, error) {
 // level on sampled pairs, for information only.
 func (f *FreeMechanism) Audit() (mech.AuditReport, error) {
 	if !f.certified {
-		return mech.AuditReport{}, fmt.Errorf("free mechanism audit: min z >= 0 is not certified, so privacy is not established")
+		return mech.AuditReport{}, fmt.Errorf("tight: free mechanism audit: min z >= 0 is not certified, so privacy is not established")
 	}
 	if f.minZ < 0 {
-		return mech.AuditReport{}, fmt.Errorf("free mechanism audit: min z = %v < 0", f.minZ)
+		return mech.AuditReport{}, fmt.Errorf("tight: free mechanism audit: min z = %v < 0", f.minZ)
 	}
 	if f.kron != nil {
 		return f.auditFactors()
@@ -293,7 +293,7 @@ func (f *FreeMechanism) Audit() (mech.AuditReport, error) {
 			return mech.AuditReport{}, fmt.Errorf("free mechanism audit: %w", err)
 		}
 		if ss == nil {
-			return mech.AuditReport{}, fmt.Errorf("free mechanism audit: the privacy of the mechanism of %s is not proven (it was not hardened)", f.m)
+			return mech.AuditReport{}, fmt.Errorf("tight: free mechanism audit: the privacy of the mechanism of %s is not proven (it was not hardened)", f.m)
 		}
 		rep.Eps = f.eps
 	}
@@ -356,7 +356,7 @@ type LevelSample struct {
 // entries are still compared.
 func (f *FreeMechanism) MeasureLevel(rows int, src mech.Source) (LevelSample, error) {
 	if src == nil {
-		return LevelSample{}, fmt.Errorf("free mechanism level: nil randomness source")
+		return LevelSample{}, fmt.Errorf("tight: free mechanism level: nil randomness source")
 	}
 	rep := LevelSample{Worst: [3]int{-1, -1, -1}}
 	lat, isLat := symmetricLattice(f.m)
@@ -376,7 +376,7 @@ func (f *FreeMechanism) MeasureLevel(rows int, src mech.Source) (LevelSample, er
 		for _, h := range hs {
 			dih := f.m.Dist(i, h)
 			if !(dih > 0) {
-				return rep, fmt.Errorf("free mechanism level: d(%d,%d) = %v, want > 0 for distinct answers", i, h, dih)
+				return rep, fmt.Errorf("tight: free mechanism level: d(%d,%d) = %v, want > 0 for distinct answers", i, h, dih)
 			}
 			rep.Pairs++
 			check := func(k int) {
@@ -520,13 +520,13 @@ func factorX(kf kronFactor, eps float64) (*mat.Dense, error) {
 // mech.DiscreteLaplace).
 func (f *FreeMechanism) Sample(trueAnswer int, src mech.Source) (int, error) {
 	if trueAnswer < 0 || trueAnswer >= f.n {
-		return 0, fmt.Errorf("free sampler: true answer %d outside 0..%d", trueAnswer, f.n-1)
+		return 0, fmt.Errorf("tight: free sampler: true answer %d outside 0..%d", trueAnswer, f.n-1)
 	}
 	if src == nil {
-		return 0, fmt.Errorf("free sampler: nil randomness source (use mech.CryptoSource() for releases)")
+		return 0, fmt.Errorf("tight: free sampler: nil randomness source (use mech.CryptoSource() for releases)")
 	}
 	if !f.certified {
-		return 0, fmt.Errorf("free sampler: the mechanism's existence (min z >= 0) is not certified")
+		return 0, fmt.Errorf("tight: free sampler: the mechanism's existence (min z >= 0) is not certified")
 	}
 	if f.kron != nil {
 		return f.sampleFactors(trueAnswer, src)
@@ -547,7 +547,7 @@ func (f *FreeMechanism) Sample(trueAnswer int, src mech.Source) (int, error) {
 		return 0, err
 	}
 	if ss == nil {
-		return 0, fmt.Errorf("free sampler: the mechanism of %s was not hardened, so no exact sampler realises a proven mechanism", f.m)
+		return 0, fmt.Errorf("tight: free sampler: the mechanism of %s was not hardened, so no exact sampler realises a proven mechanism", f.m)
 	}
 	return ss.sample(trueAnswer, src)
 }

@@ -101,7 +101,7 @@ func hardenFree(m metric.Metric, eps float64, r *Result, resolve func(float64) (
 		return nil, nil, fmt.Errorf("%s: unusable rounding bound %+v", m, b)
 	}
 	if !(r.ZErr >= 0) || math.IsInf(r.ZErr, 0) {
-		return nil, nil, fmt.Errorf("the solver gave no finite error bound on z (ZErr = %v), so the normalisation of the rows is not bounded", r.ZErr)
+		return nil, nil, fmt.Errorf("tight: the solver gave no finite error bound on z (ZErr = %v), so the normalisation of the rows is not bounded", r.ZErr)
 	}
 	// The first guess: ρ at eps with a quarter to spare (the solve at
 	// eps_b, a relative 1e-8 or so lower, has about the same error bound).
@@ -122,7 +122,7 @@ func hardenFree(m metric.Metric, eps float64, r *Result, resolve func(float64) (
 			return nil, nil, &resolveError{epsB, err}
 		}
 		if rb.Exists != Yes {
-			return nil, nil, fmt.Errorf("at the build level eps_b = %v below eps the mechanism's existence is %v (eps is at the threshold)", epsB, rb.Exists)
+			return nil, nil, fmt.Errorf("tight: at the build level eps_b = %v below eps the mechanism's existence is %v (eps is at the threshold)", epsB, rb.Exists)
 		}
 		p, err := proveFree(m, eps, epsB, b, rb.ZErr)
 		if err == nil {
@@ -132,7 +132,7 @@ func hardenFree(m metric.Metric, eps float64, r *Result, resolve func(float64) (
 		rhoGuess = max(2*rhoGuess, 2*p.rho)
 	}
 	if last == nil {
-		last = fmt.Errorf("the solver's error bound on z (%v) leaves no margin below eps = %v", r.ZErr, eps)
+		last = fmt.Errorf("tight: the solver's error bound on z (%v) leaves no margin below eps = %v", r.ZErr, eps)
 	}
 	return nil, nil, last
 }
@@ -157,12 +157,12 @@ func proveFree(m metric.Metric, eps, epsB float64, b metric.RoundingBound, zErr 
 	p := &freeProof{epsB: epsB, bound: b, w: rowSumBound(m, epsB), zErr: zErr}
 	p.rho = (p.w*zErr)*(1+0x1p-50) + kernelSlack // one product, rounded up
 	if !(zErr >= 0) || math.IsInf(p.rho, 0) || !(p.rho < 0.5) {
-		return p, fmt.Errorf("at the build level %v the rows' normalisation is bounded only by ρ = %v (ZErr %v)", epsB, p.rho, zErr)
+		return p, fmt.Errorf("tight: at the build level %v the rows' normalisation is bounded only by ρ = %v (ZErr %v)", epsB, p.rho, zErr)
 	}
 	l := freeLevel(epsB, b, p.rho)
 	if l.Cmp(new(big.Rat).SetFloat64(eps)) > 0 {
 		lf, _ := l.Float64()
-		return p, fmt.Errorf("at the build level %v the proven level is %v > eps = %v (ρ = %v)", epsB, lf, eps, p.rho)
+		return p, fmt.Errorf("tight: at the build level %v the proven level is %v > eps = %v (ρ = %v)", epsB, lf, eps, p.rho)
 	}
 	p.level = ratUp(l)
 	return p, nil

@@ -37,7 +37,7 @@ import (
 func pathRate(m metric.Metric, eps float64) (s, t *big.Int, err error) {
 	step := metric.PathStep(m)
 	if !(step >= 0x1p-1022) || math.IsInf(step, 0) || !(eps > 0) || math.IsInf(eps, 0) {
-		return nil, nil, fmt.Errorf("free sampler: path step %v and eps %v: want a normal step and a finite eps > 0: %w", step, eps, run.ErrBadInput)
+		return nil, nil, fmt.Errorf("tight: free sampler: path step %v and eps %v: want a normal step and a finite eps > 0: %w", step, eps, run.ErrBadInput)
 	}
 	g := new(big.Rat).SetFloat64(eps)
 	g.Mul(g, new(big.Rat).SetFloat64(step))
@@ -53,7 +53,7 @@ func pathRate(m metric.Metric, eps float64) (s, t *big.Int, err error) {
 		rhs := new(big.Rat).SetFloat64(eps)
 		rhs.Mul(rhs, new(big.Rat).SetFloat64(m.Dist(0, j)))
 		if lhs.Cmp(rhs) > 0 {
-			return nil, nil, fmt.Errorf("free sampler: path rate %v exceeds eps·d(0,%d)/%d for %s", g.FloatString(20), j, j, m)
+			return nil, nil, fmt.Errorf("tight: free sampler: path rate %v exceeds eps·d(0,%d)/%d for %s", g.FloatString(20), j, j, m)
 		}
 	}
 	return new(big.Int).Set(g.Num()), new(big.Int).Set(g.Denom()), nil

@@ -41,10 +41,10 @@ type exactSampler struct {
 // newExactSampler prepares the sampler of f (hardened).
 func newExactSampler(f *FreeMechanism) (*exactSampler, error) {
 	if f.proof == nil {
-		return nil, fmt.Errorf("free sampler: internal error: no proof")
+		return nil, fmt.Errorf("tight: free sampler: internal error: no proof")
 	}
 	if !(f.maxZ > 0) || math.IsInf(f.maxZ, 0) {
-		return nil, fmt.Errorf("free sampler: max z = %v", f.maxZ)
+		return nil, fmt.Errorf("tight: free sampler: max z = %v", f.maxZ)
 	}
 	es := &exactSampler{epsB: new(big.Rat).SetFloat64(f.proof.epsB), maxZ: new(big.Rat).SetFloat64(f.maxZ)}
 	if lat, ok := f.m.(metric.Lattice); ok && f.proof.bound.L1 > 0 {
@@ -102,7 +102,7 @@ func (es *exactSampler) sample(f *FreeMechanism, i int, src mech.Source) (int, i
 			x.Mul(x, es.epsB)
 			x.Sub(x, new(big.Rat).Mul(es.c, new(big.Rat).SetInt64(l1)))
 			if x.Sign() < 0 {
-				return 0, try, fmt.Errorf("free sampler: internal error: Offset(%v) = %v below L1·|delta|_1 for %s", delta, es.lat.Offset(delta), f.m)
+				return 0, try, fmt.Errorf("tight: free sampler: internal error: Offset(%v) = %v below L1·|delta|_1 for %s", delta, es.lat.Offset(delta), f.m)
 			}
 		}
 		if !mech.BernoulliExp(src, x.Num(), x.Denom()) {
@@ -113,7 +113,7 @@ func (es *exactSampler) sample(f *FreeMechanism, i int, src mech.Source) (int, i
 			return k, try, nil
 		}
 	}
-	return 0, maxSampleTries, fmt.Errorf("free sampler: no proposal accepted after %d tries", maxSampleTries)
+	return 0, maxSampleTries, fmt.Errorf("tight: free sampler: no proposal accepted after %d tries", maxSampleTries)
 }
 
 func abs64(x int64) int64 {

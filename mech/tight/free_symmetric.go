@@ -65,7 +65,7 @@ func newSymmetricSampler(m metric.Metric, eps float64) (*symmetricSampler, error
 		return nil, nil
 	}
 	if !(eps > 0) || math.IsInf(eps, 0) {
-		return nil, fmt.Errorf("free sampler: eps %v: want a finite eps > 0: %w", eps, run.ErrBadInput)
+		return nil, fmt.Errorf("tight: free sampler: eps %v: want a finite eps > 0: %w", eps, run.ErrBadInput)
 	}
 	g := new(big.Rat).SetFloat64(eps)
 	ss := &symmetricSampler{ring: ring, n: m.Len(), s: new(big.Int).Set(g.Num()), t: new(big.Int).Set(g.Denom())}
@@ -105,7 +105,7 @@ func (ss *symmetricSampler) sample(i int, src mech.Source) (int, error) {
 				return k, nil
 			}
 		}
-		return 0, fmt.Errorf("free sampler: no proposal accepted after %d tries", maxSampleTries)
+		return 0, fmt.Errorf("tight: free sampler: no proposal accepted after %d tries", maxSampleTries)
 	}
 	if !ss.ring {
 		if ss.stay.draw(src) {
@@ -135,7 +135,7 @@ func (ss *symmetricSampler) sample(i int, src mech.Source) (int, error) {
 		}
 		return ((i+y)%n + n) % n, nil
 	}
-	return 0, fmt.Errorf("free sampler: no proposal accepted after %d tries", maxSampleTries)
+	return 0, fmt.Errorf("tight: free sampler: no proposal accepted after %d tries", maxSampleTries)
 }
 
 // stayProb is a dyadic probability mant·2^-shift in [0, 1), drawn exactly
@@ -186,7 +186,7 @@ func cliqueStay(n int, g *big.Rat) (stayProb, error) {
 	mant.SetMantExp(mant, 64)
 	m, acc := mant.Uint64()
 	if acc != big.Exact || exp > 0 || 64-exp > 1<<20 {
-		return stayProb{}, fmt.Errorf("free sampler: clique stay probability %v out of range (n=%d, eps=%v)", p, n, g.FloatString(20))
+		return stayProb{}, fmt.Errorf("tight: free sampler: clique stay probability %v out of range (n=%d, eps=%v)", p, n, g.FloatString(20))
 	}
 	sp := stayProb{mant: m, shift: uint(64 - exp)}
 	// Reverse ratio: (1 - p') <= (n-1)·p'·lower, checked exactly (the
@@ -196,7 +196,7 @@ func cliqueStay(n int, g *big.Rat) (stayProb, error) {
 	rhs := new(big.Float).SetPrec(4*prec).SetMode(big.ToZero).Mul(pe, c)
 	rhs.Mul(rhs, lower)
 	if lhs.Cmp(rhs) > 0 {
-		return stayProb{}, fmt.Errorf("free sampler: clique n=%d at eps=%v: the rounded stay probability would break the reverse ratio", n, g.FloatString(20))
+		return stayProb{}, fmt.Errorf("tight: free sampler: clique n=%d at eps=%v: the rounded stay probability would break the reverse ratio", n, g.FloatString(20))
 	}
 	return sp, nil
 }

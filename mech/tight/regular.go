@@ -100,10 +100,10 @@ func Corner(m metric.Metric, eps float64, i int) ([]float64, error) {
 	}
 	n := m.Len()
 	if i < 0 || i >= n {
-		return nil, fmt.Errorf("corner: answer %d outside 0..%d", i, n-1)
+		return nil, fmt.Errorf("tight: corner: answer %d outside 0..%d", i, n-1)
 	}
 	if n > MaxVectorN {
-		return nil, fmt.Errorf("corner: %s has %d answers, above the vector limit %d: %w", m, n, MaxVectorN, run.ErrTooLarge)
+		return nil, fmt.Errorf("tight: corner: %s has %d answers, above the vector limit %d: %w", m, n, MaxVectorN, run.ErrTooLarge)
 	}
 	c := make([]float64, n)
 	var s float64
@@ -182,7 +182,7 @@ func PriorBounds(m metric.Metric, eps float64) (lo, hi []float64, err error) {
 	}
 	n := m.Len()
 	if n > MaxVectorN {
-		return nil, nil, fmt.Errorf("prior bounds: %s has %d answers, above the vector limit %d: %w", m, n, MaxVectorN, run.ErrTooLarge)
+		return nil, nil, fmt.Errorf("tight: prior bounds: %s has %d answers, above the vector limit %d: %w", m, n, MaxVectorN, run.ErrTooLarge)
 	}
 	lo, hi = make([]float64, n), make([]float64, n)
 	for i := 0; i < n; i++ {
@@ -256,7 +256,7 @@ func RegularProduct(u int, eps float64, p []float64) (*ProductRegularResult, err
 	}
 	v := len(p)
 	if u < 1 || v < 2 {
-		return nil, fmt.Errorf("regular product: need u >= 1 individuals and at least 2 values, got u=%d and %d values", u, v)
+		return nil, fmt.Errorf("tight: regular product: need u >= 1 individuals and at least 2 values, got u=%d and %d values", u, v)
 	}
 	if err := mech.ValidatePrior(p, v); err != nil {
 		return nil, fmt.Errorf("regular product: per-individual distribution: %w", err)
@@ -345,7 +345,7 @@ func ProductPrior(u int, p []float64) ([]float64, error) {
 		n *= v
 	}
 	if !ok || n > MaxVectorN {
-		return nil, fmt.Errorf("product prior: %d^%d entries exceed the vector limit %d: %w", v, u, MaxVectorN, run.ErrTooLarge)
+		return nil, fmt.Errorf("tight: product prior: %d^%d entries exceed the vector limit %d: %w", v, u, MaxVectorN, run.ErrTooLarge)
 	}
 	pi := []float64{1}
 	for range u {

@@ -104,7 +104,7 @@ func selectTightSolver(m metric.Metric, name Solver, o *Options) (tightSolver, e
 		}
 		if name == s.name {
 			if !s.applies(m) {
-				return tightSolver{}, fmt.Errorf("solver %q does not apply to this metric", name)
+				return tightSolver{}, fmt.Errorf("tight: solver %q does not apply to this metric", name)
 			}
 			return s, nil
 		}
@@ -171,7 +171,7 @@ func tightClosedForm(ctx context.Context, m metric.Metric, eps float64, o *Optio
 	}
 	sizes := metric.BallSizesOf(m)
 	if sizes == nil {
-		return nil, fmt.Errorf("closed form: %s is not ball-symmetric", m)
+		return nil, fmt.Errorf("tight: closed form: %s is not ball-symmetric", m)
 	}
 	z, zerr := BallTightZ(sizes, eps)
 	r := &Result{

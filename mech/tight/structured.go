@@ -132,7 +132,7 @@ func latticeSolve(ctx context.Context, lat metric.Lattice, eps float64, progress
 func tightToeplitz(ctx context.Context, m metric.Metric, eps float64, o *Options) (*Result, error) {
 	lat, ok := symmetricLattice(m)
 	if !ok {
-		return nil, fmt.Errorf("toeplitz: %s is not a lattice metric", m)
+		return nil, fmt.Errorf("tight: toeplitz: %s is not a lattice metric", m)
 	}
 	res, cert, bound, err := latticeSolve(ctx, lat, eps, o.Progress)
 	if err != nil {
@@ -185,7 +185,7 @@ type kronFactor struct {
 func kronFactors(m metric.Metric, eps float64, budget run.Budget) ([]kronFactor, error) {
 	facs := separableFactors(m)
 	if facs == nil {
-		return nil, fmt.Errorf("kronecker: %s is not separable", m)
+		return nil, fmt.Errorf("tight: kronecker: %s is not separable", m)
 	}
 	out := make([]kronFactor, len(facs))
 	for f, fm := range facs {
@@ -229,7 +229,7 @@ func kronFactors(m metric.Metric, eps float64, budget run.Budget) ([]kronFactor,
 			kf.z, kf.err, kf.unique = zs[0], cert.ErrBound, lam > 0
 		}
 		if len(kf.z) != nf {
-			return nil, fmt.Errorf("kronecker factor %d (%s): no z vector", f, fm)
+			return nil, fmt.Errorf("tight: kronecker factor %d (%s): no z vector", f, fm)
 		}
 		out[f] = kf
 	}

@@ -151,7 +151,7 @@ func Threshold(ctx context.Context, m metric.Metric, opts *ThresholdOptions) (*T
 	lat, isLat := symmetricLattice(m)
 	bigLat := isLat && (n > autoToeplitzN || o.Budget.CheckDense("", n, 3, denseAdvice) != nil)
 	if bigLat && n > thresholdStructuredN && !o.Structured {
-		return nil, fmt.Errorf("threshold of %s: n = %d: the structured (Toeplitz) search runs 30-40 certified solves of several seconds each at this size; set ThresholdOptions.Structured (CLI: --structured) to run it: %w", m, n, run.ErrTooLarge)
+		return nil, fmt.Errorf("tight: threshold of %s: n = %d: the structured (Toeplitz) search runs 30-40 certified solves of several seconds each at this size; set ThresholdOptions.Structured (CLI: --structured) to run it: %w", m, n, run.ErrTooLarge)
 	}
 	if bigLat {
 		// Large lattices: each evaluation is a certified Toeplitz solve
@@ -204,7 +204,7 @@ func Threshold(ctx context.Context, m metric.Metric, opts *ThresholdOptions) (*T
 		res.Status, res.Bracketed = ThresholdBracketed, true
 		res.EpsStar, res.Lo, res.Hi = first.Hi, first.Lo, first.Hi
 	default:
-		return nil, fmt.Errorf("threshold %s: the tight-constraints mechanism does not exist anywhere in the scan of [%v, %v] (min z = %v at eps = %v); raise hi",
+		return nil, fmt.Errorf("tight: threshold %s: the tight-constraints mechanism does not exist anywhere in the scan of [%v, %v] (min z = %v at eps = %v); raise hi",
 			m, o.Lo, o.Hi, sc.Vals[len(sc.Vals)-1], o.Hi)
 	}
 	if _, err := w.eval(ctx, res.EpsStar); err != nil {
