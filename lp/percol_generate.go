@@ -10,6 +10,10 @@ import (
 	"github.com/optdp/optdp/run"
 )
 
+// violCheckCtx is how many pairs generateColumns checks for violations
+// (each in every column) between checks of its ctx.
+const violCheckCtx = 1 << 12
+
 // generateColumns is Generate with per-column pair sets (GenerateOptions.
 // PerColumn, docs/MATH.md §11.7). Every column starts from the pairs
 // marked in start. A round solves the relaxation in which column o has
@@ -118,6 +122,9 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 		}
 		extra = extra[:0]
 		for k, q := range p.Pairs {
+			if k%violCheckCtx == 0 && ctx.Err() != nil {
+				return nil, fmt.Errorf("lp: generate: interrupted in round %d: %w", round, ctx.Err())
+			}
 			ri, rh := x[q.I*m:q.I*m+m], x[q.H*m:q.H*m+m]
 			bits := member[k*words : k*words+words]
 			slack := (q.W - 1) / float64(m)

@@ -203,6 +203,9 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("optimal: interrupted: %w", err)
+	}
 	p := &lp.Problem{N: n, M: n, C: c, Pairs: privacyPairs(m, eps)}
 	if o.Tol <= 0 {
 		o.Tol = 1e-8
@@ -211,6 +214,12 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 		}
 	}
 	lo := &lp.Options{Tol: o.Tol, MaxIter: o.MaxIter, Workers: o.Workers}
+	if _, ok := m.(metric.Lattice); ok {
+		// latticePairs already dropped the implied offsets: pruning the
+		// millions of pairs of a large Euclidean grid again costs minutes
+		// (Spanner), and the memory check then sees the list as it is.
+		lo.KeepPairs = true
+	}
 	lo.Settings = o.Settings
 	if sm, ok := m.(metric.Symmetric); ok {
 		// Isometries of the metric; lp keeps those the prior and the gain
