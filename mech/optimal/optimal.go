@@ -38,7 +38,13 @@ type Method string
 
 // The methods Solve understands (docs/MATH.md §11).
 const (
-	// MethodExact (default) constrains every edge of a Graph metric, or
+	// MethodAuto (default) picks one of the others from the metric's
+	// structure and size, and when it stalls continues with the next
+	// (solveAuto: exact for sparse constraint graphs, generation for
+	// dense metrics, the spanner for the largest); Result.Method names
+	// the method that answered, MethodReason why, Attempts every try.
+	MethodAuto Method = "auto"
+	// MethodExact constrains every edge of a Graph metric, or
 	// every pair of another metric, less those implied by chains of others
 	// (lp.Solve): the exact optimum. For a Manhattan grid that leaves the
 	// 4-neighbour edges; for a Euclidean grid the pairs of primitive
@@ -73,8 +79,8 @@ func (m Method) String() string { return string(m) }
 const SpannerTol = 1e-4
 
 // Options tunes Solve. The zero value (or nil) means: binary gain,
-// relative gap 1e-8 (SpannerTol with MethodSpanner), the exact method, the
-// lp package's defaults otherwise.
+// relative gap 1e-8 (SpannerTol with MethodSpanner), the automatic choice
+// of method, the lp package's defaults otherwise.
 type Options struct {
 	// Gain is GainBinary (default) or GainDistance; ignored when GainMatrix
 	// or LossMatrix is set.
@@ -87,7 +93,8 @@ type Options struct {
 	// l(i,k) (finite entries): the gain is g = -l, so Utility is minus the
 	// expected loss.
 	LossMatrix *mat.Dense `json:"-"`
-	// Method is MethodExact (default), MethodGenerate or MethodSpanner.
+	// Method is MethodAuto (default), MethodExact, MethodGenerate or
+	// MethodSpanner.
 	Method Method `json:"method"`
 	// Delta is the stretch of MethodSpanner, >= 1; default 1.2.
 	Delta float64 `json:"delta"`
@@ -131,10 +138,15 @@ type Result struct {
 	// Method is the method used; Pairs the number of ratio constraints per
 	// column of the (last) LP solved; Rounds the relaxations solved by
 	// MethodGenerate; Delta the stretch of MethodSpanner.
-	Method Method  `json:"method"`
-	Pairs  int     `json:"pairs"`
-	Rounds int     `json:"rounds"`
-	Delta  float64 `json:"delta"`
+	Method Method `json:"method"`
+	// MethodReason says why Method was used (MethodAuto: the structure
+	// and size seen, and the attempts that did not answer); Attempts lists
+	// MethodAuto's tries in order, the last the one that answered.
+	MethodReason string    `json:"method_reason,omitempty"`
+	Attempts     []Attempt `json:"attempts,omitempty"`
+	Pairs        int       `json:"pairs"`
+	Rounds       int       `json:"rounds"`
+	Delta        float64   `json:"delta"`
 	// Mix is the weight of the uniform mechanism mixed into the solver's
 	// answer to make every privacy constraint hold exactly (see lp.Repair).
 	Mix float64 `json:"mix"`
@@ -226,36 +238,21 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 		// respect as well, and solves one output per orbit.
 		lo.Symmetry = sm.Symmetries()
 	}
+	userTol := opts != nil && opts.Tol > 0
 	var res *lp.Result
 	var solveErr error
-	info := Result{Method: o.Method}
+	var info Result
 	switch o.Method {
-	case "", MethodExact:
-		info.Method = MethodExact
-		res, solveErr = lp.Solve(ctx, p, lo)
-		if res != nil {
-			info.Pairs = res.Pairs
+	case "", MethodAuto:
+		res, info, solveErr = solveAuto(ctx, m, p, lo, o, userTol)
+		if res == nil && solveErr == nil {
+			solveErr = fmt.Errorf("optimal: auto: no method answered: %w", run.ErrNotConverged)
 		}
-	case MethodGenerate:
-		var g *lp.GenerateResult
-		g, solveErr = lp.Generate(ctx, p, &lp.GenerateOptions{Options: *lo, PerColumn: true})
-		if g != nil {
-			res, info.Rounds, info.Pairs = &g.Result, g.Rounds, g.Pairs
-		}
-	case MethodSpanner:
-		if o.Delta == 0 {
-			o.Delta = 1.2
-		}
-		if !(o.Delta >= 1) || math.IsInf(o.Delta, 1) {
-			return nil, fmt.Errorf("optimal: spanner stretch %v: want a finite delta >= 1: %w", o.Delta, run.ErrBadInput)
-		}
-		var sr *lp.SpannerResult
-		sr, solveErr = lp.SolveSpanner(ctx, p, o.Delta, lo)
-		if sr != nil {
-			res, info.Pairs, info.Delta = &sr.Result, sr.Pairs, o.Delta
-		}
+	case MethodExact, MethodGenerate, MethodSpanner:
+		res, info, solveErr = solveWith(ctx, o.Method, p, lo, o)
+		info.MethodReason = "requested"
 	default:
-		return nil, fmt.Errorf("optimal: unknown method %q (want %q, %q or %q): %w", o.Method, MethodExact, MethodGenerate, MethodSpanner, run.ErrBadInput)
+		return nil, fmt.Errorf("optimal: unknown method %q (want %q, %q, %q or %q): %w", o.Method, MethodAuto, MethodExact, MethodGenerate, MethodSpanner, run.ErrBadInput)
 	}
 	if res == nil {
 		return nil, fmt.Errorf("optimal mechanism for %s: %w", m, solveErr)
@@ -294,6 +291,40 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 }
 
 // optimalGain returns the LP objective C[i][k] = pi_i g(i,k), row-major.
+// solveWith solves p by one method (MethodExact, MethodGenerate or
+// MethodSpanner) with the lp options lo; info holds the method's counters.
+func solveWith(ctx context.Context, method Method, p *lp.Problem, lo *lp.Options, o Options) (*lp.Result, Result, error) {
+	info := Result{Method: method}
+	switch method {
+	case MethodGenerate:
+		g, err := lp.Generate(ctx, p, &lp.GenerateOptions{Options: *lo, PerColumn: true})
+		if g == nil {
+			return nil, info, err
+		}
+		info.Rounds, info.Pairs = g.Rounds, g.Pairs
+		return &g.Result, info, err
+	case MethodSpanner:
+		delta := o.Delta
+		if delta == 0 {
+			delta = 1.2
+		}
+		if !(delta >= 1) || math.IsInf(delta, 1) {
+			return nil, info, fmt.Errorf("optimal: spanner stretch %v: want a finite delta >= 1: %w", delta, run.ErrBadInput)
+		}
+		sr, err := lp.SolveSpanner(ctx, p, delta, lo)
+		if sr == nil {
+			return nil, info, err
+		}
+		info.Pairs, info.Delta = sr.Pairs, delta
+		return &sr.Result, info, err
+	}
+	r, err := lp.Solve(ctx, p, lo)
+	if r != nil {
+		info.Pairs = r.Pairs
+	}
+	return r, info, err
+}
+
 func optimalGain(m metric.Metric, prior []float64, o Options) ([]float64, error) {
 	n := m.Len()
 	c := make([]float64, n*n)
