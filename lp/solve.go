@@ -109,8 +109,7 @@ func candidateOrbits(m int, cands [][]int) int {
 	for k := range parent {
 		parent[k] = k
 	}
-	var find func(int) int
-	find = func(k int) int {
+	find := func(k int) int {
 		for parent[k] != k {
 			parent[k] = parent[parent[k]]
 			k = parent[k]

@@ -168,9 +168,11 @@ type Result struct {
 // over the edges (i,h) of a Graph metric, or all pairs of any other metric
 // (less those implied by others: a Manhattan grid keeps its 4-neighbour
 // edges), with the interior-point solver of package lp; Options.Method
-// selects constraint generation (the same optimum, for dense metrics whose
-// optimum binds few pairs) or a Delta-spanner (exactly private, near
-// optimal, with a certified bound). The result is certified: X passes
+// selects the exact LP, constraint generation (the same optimum, for dense
+// metrics whose optimum binds few pairs) or a Delta-spanner (exactly
+// private, near optimal, with a certified bound), and by default
+// (MethodAuto) chooses among them from the metric's structure and size,
+// continuing with the next when one stalls or does not fit. The result is certified: X passes
 // Audit at level eps with zero tolerance, and Dual bounds the optimum from
 // above. For a regular prior the optimum equals the tight-constraints
 // mechanism's utility; on a line the truncated geometric mechanism (after
@@ -181,7 +183,9 @@ type Result struct {
 // entries, an unknown method or a Delta below 1 (run.ErrBadInput), a
 // disconnected metric with the distance gain, a problem whose workspace
 // exceeds the Budget (wrapping run.ErrTooLarge with the estimate, before
-// allocating), a cancelled ctx, and run.ErrNotConverged (wrapped, with the
+// allocating; before the O(pairs·n) pruning when even its lower bound
+// is over), a cancelled ctx (acted on within about one column's
+// factorisation), and run.ErrNotConverged (wrapped, with the
 // best certified result) when the gap did not reach Tol.
 func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, opts *Options) (*Result, error) {
 	start := time.Now()
