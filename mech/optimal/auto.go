@@ -27,10 +27,11 @@ type Attempt struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Thresholds of MethodAuto's choice (measured on random planar points,
-// Euclidean distance, two-hot-spot prior, distance loss, 2 cores: exact
-// 0.66 s / 3.9 s at 40 / 80 points, generation 0.30 s / 1.07 s / 24 s at
-// 40 / 80 / 200 points and 30 rounds without certificate at 400).
+// Thresholds of MethodAuto's choice (random planar points, Euclidean
+// distance, two-hot-spot prior, distance loss, eps 1, 2 shared cores: the
+// exact LP 0.3 s / 5 s at 40 / 80 points, 78 s at 120; constraint
+// generation from a spanner's pairs 0.17 s / 0.81 s / 9.2 s / 107 s at
+// 40 / 80 / 200 / 400 points, every one certified to 1e-8).
 const (
 	// autoDenseDegree: more pairs per row than this (after the implied
 	// offsets of a lattice are dropped) is a dense metric, for which
@@ -39,7 +40,7 @@ const (
 	autoDenseDegree = 16
 	// autoGenerateMax is the most points of a dense metric given to
 	// constraint generation; beyond, the spanner's LP and bound.
-	autoGenerateMax = 300
+	autoGenerateMax = 500
 )
 
 // solveAuto is MethodAuto: it chooses the first method from p's structure
@@ -71,7 +72,7 @@ func solveAuto(ctx context.Context, m metric.Metric, p *lp.Problem, lo *lp.Optio
 			mo.Tol = SpannerTol
 		}
 		start := time.Now()
-		r, info, err := solveWith(ctx, method, p, &mo, o)
+		r, info, err := solveWith(ctx, method, m, p, &mo, o)
 		a := Attempt{Method: method, Reason: reason, TimeS: time.Since(start).Seconds()}
 		if r != nil {
 			a.Certified, a.Gap, a.Iterations = true, r.Gap, r.Iterations
