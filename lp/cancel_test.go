@@ -60,10 +60,7 @@ func TestPruningCancelled(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	const n = 700
-	xs, ys := make([]float64, n), make([]float64, n)
-	for i := range xs {
-		xs[i], ys[i] = 10*rng.Float64(), 10*rng.Float64()
-	}
+	xs, ys := planePoints(rng, n, 10)
 	var ps []Pair
 	for i := 0; i < n; i++ {
 		for h := i + 1; h < n; h++ {

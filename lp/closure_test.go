@@ -16,10 +16,7 @@ import (
 func TestClosureRepair(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 62))
 	const n = 30
-	xs, ys := make([]float64, n), make([]float64, n)
-	for i := range xs {
-		xs[i], ys[i] = 5*rng.Float64(), 5*rng.Float64()
-	}
+	xs, ys := planePoints(rng, n, 5)
 	var ps, sub []Pair
 	for i := 0; i < n; i++ {
 		for h := 0; h < n; h++ {
@@ -89,10 +86,7 @@ func TestClosureRepair(t *testing.T) {
 func TestGenerateSpannerStart(t *testing.T) {
 	rng := rand.New(rand.NewPCG(63, 64))
 	const n = 25
-	xs, ys := make([]float64, n), make([]float64, n)
-	for i := range xs {
-		xs[i], ys[i] = 6*rng.Float64(), 6*rng.Float64()
-	}
+	xs, ys := planePoints(rng, n, 6)
 	c := make([]float64, n*n)
 	prior := randomPrior(rng, n, true)
 	var ps []Pair
@@ -121,4 +115,14 @@ func TestGenerateSpannerStart(t *testing.T) {
 		}
 		t.Logf("delta %v: %d rounds, gap %.2g", delta, g.Rounds, g.Gap)
 	}
+}
+
+// planePoints returns the coordinates of n random points in a side × side
+// square.
+func planePoints(rng *rand.Rand, n int, side float64) (xs, ys []float64) {
+	xs, ys = make([]float64, n), make([]float64, n)
+	for i := range xs {
+		xs[i], ys[i] = side*rng.Float64(), side*rng.Float64()
+	}
+	return xs, ys
 }

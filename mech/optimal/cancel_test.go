@@ -26,11 +26,7 @@ func TestSolveCancelledPromptly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := m.Len()
-	prior := make([]float64, n)
-	for i := range prior {
-		prior[i] = 1 / float64(n)
-	}
+	prior := uniformOn(m.Len())
 	ctx, cancel := context.WithCancel(context.Background())
 	var cancelled atomic.Bool
 	var after atomic.Int32
@@ -65,11 +61,7 @@ func TestSolveRefusesHugeGridAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := m.Len()
-	prior := make([]float64, n)
-	for i := range prior {
-		prior[i] = 1 / float64(n)
-	}
+	prior := uniformOn(m.Len())
 	start := time.Now()
 	_, err = Solve(context.Background(), m, 0.5, prior, &Options{Gain: GainDistance, Method: MethodExact})
 	el := time.Since(start)
@@ -80,4 +72,13 @@ func TestSolveRefusesHugeGridAtOnce(t *testing.T) {
 		t.Errorf("refused after %v, want about a second", el)
 	}
 	t.Logf("refused after %v: %v", el, err)
+}
+
+// uniformOn is the uniform prior on n answers.
+func uniformOn(n int) []float64 {
+	prior := make([]float64, n)
+	for i := range prior {
+		prior[i] = 1 / float64(n)
+	}
+	return prior
 }
