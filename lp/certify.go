@@ -1,6 +1,8 @@
 package lp
 
 import (
+	"container/heap"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -237,4 +239,130 @@ func dualBoundBy(p *Problem, cols func(o int) ([]Pair, []float64)) (float64, []f
 		sum += v
 	}
 	return sum, y
+}
+
+// closureWorkMax caps len(Pairs)·M for closureRepair (a few seconds of
+// shortest-path searches).
+const closureWorkMax = 4e8
+
+// closureRepair returns a feasible X built from x (an answer that violates
+// some pairs, e.g. a relaxation's) that loses far less than mixing x
+// itself with the uniform matrix when the violations are large relative
+// to the entries they involve but carry little mass (constraint
+// generation's early relaxations: Repair mixes in 75 % of U, closureRepair
+// under 1 % on 200 random points), and the weight t of the final mix:
+//
+//  1. per column o, the largest v <= x[·][o] satisfying every pair:
+//     v_i = min over chains i = v_0 -> ... -> v_r = h of the pairs of
+//     (prod W) x[h][o], a shortest-path search in log-space from every
+//     row at once (Dijkstra, smallest value first);
+//  2. each row divided by its sum s_i (a row of zeros becomes uniform),
+//     which violates a pair (I, H) by at most the factor s_H/s_I;
+//  3. Repair with margin, which makes the result exactly feasible.
+//
+// ok is false (and nothing computed) when len(p.Pairs)·M exceeds
+// closureWorkMax; a cancelled ctx returns its error.
+func closureRepair(ctx context.Context, p *Problem, x []float64, margin float64, up bool) (y []float64, t float64, ok bool, err error) {
+	n, m := p.N, p.M
+	sign := 1.0 // the heap's order: smallest value first (lowering), largest (raising)
+	if up {
+		sign = -1
+	}
+	if float64(len(p.Pairs))*float64(m) > closureWorkMax {
+		return nil, 0, false, nil
+	}
+	byH := make([][]int32, n) // pairs by H (lowering) or by I (raising)
+	for k, q := range p.Pairs {
+		if up {
+			byH[q.I] = append(byH[q.I], int32(k))
+		} else {
+			byH[q.H] = append(byH[q.H], int32(k))
+		}
+	}
+	y = make([]float64, n*m)
+	workers := runtime.GOMAXPROCS(0)
+	var stop atomic.Bool
+	parallel(workers, workers, func(w int) {
+		v := make([]float64, n)
+		done := make([]bool, n)
+		h := &valHeap{}
+		for o := w * m / workers; o < (w+1)*m/workers; o++ {
+			if stop.Load() || ctx.Err() != nil {
+				stop.Store(true)
+				return
+			}
+			*h = (*h)[:0]
+			for i := 0; i < n; i++ {
+				v[i] = max(x[i*m+o], 0)
+				done[i] = false
+				*h = append(*h, valRow{sign * v[i], i})
+			}
+			heap.Init(h)
+			for h.Len() > 0 {
+				e := heap.Pop(h).(valRow)
+				k := e.row
+				if done[k] || e.v != sign*v[k] {
+					continue
+				}
+				done[k] = true
+				for _, j := range byH[k] {
+					q := p.Pairs[j]
+					if up {
+						if c := v[k] / q.W; c > v[q.H] && !done[q.H] {
+							v[q.H] = c
+							heap.Push(h, valRow{-c, q.H})
+						}
+					} else if c := q.W * v[k]; c < v[q.I] && !done[q.I] {
+						v[q.I] = c
+						heap.Push(h, valRow{c, q.I})
+					}
+				}
+			}
+			for i := 0; i < n; i++ {
+				y[i*m+o] = v[i]
+			}
+		}
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, 0, false, fmt.Errorf("lp: repair: %w", err)
+	}
+	for i := 0; i < n; i++ {
+		row := y[i*m : i*m+m]
+		var s float64
+		for _, v := range row {
+			s += v
+		}
+		for o := range row {
+			if s > 0 {
+				row[o] /= s
+			} else {
+				row[o] = 1 / float64(m)
+			}
+		}
+	}
+	t, err = Repair(p, y, margin)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return y, t, true, nil
+}
+
+// valHeap is a min-heap of (value, row) entries (a row pushed again with
+// a smaller value; the stale entries are skipped by closureRepair).
+type valHeap []valRow
+
+type valRow struct {
+	v   float64
+	row int
+}
+
+func (h valHeap) Len() int           { return len(h) }
+func (h valHeap) Less(a, b int) bool { return h[a].v < h[b].v }
+func (h valHeap) Swap(a, b int)      { h[a], h[b] = h[b], h[a] }
+func (h *valHeap) Push(r any)        { *h = append(*h, r.(valRow)) }
+func (h *valHeap) Pop() any {
+	old := *h
+	r := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return r
 }

@@ -43,7 +43,11 @@
 // mass vanishes are left out during the solve and priced into the bound
 // (ipm_drop.go; Options.KeepColumns turns this off). Near the optimum a
 // direction that fails a sanity check is redone with QR for every column.
-// The memory is checked against the budget before anything is allocated.
+// The memory is checked against the budget before anything is allocated,
+// and a lower bound of it before the symmetry search and the pruning. A
+// cancelled context stops the per-column loops of an iteration (the
+// columns not yet started are skipped), the pruning's searches and
+// generation's scans, and is returned wrapped.
 //
 // Generate computes the exact optimum by constraint generation (generate.go,
 // percol_generate.go, percol_elim.go): relaxations with a subset of the
@@ -83,7 +87,7 @@
 //   - lp/internal/price: the pricing LP of the column elimination;
 //   - lp/internal/mem: huge-page allocation of the dense n×n buffers.
 //
-// Options embed run.Settings (memory Budget, Progress with Stage "ipm" or
-// "cuts"); errors wrap run.ErrTooLarge, run.ErrNotConverged and
+// Options embed run.Settings (memory Budget, Progress with Stage "ipm",
+// "cuts" or "prune"); errors wrap run.ErrTooLarge, run.ErrNotConverged and
 // run.ErrBadInput.
 package lp

@@ -45,11 +45,42 @@ type GenerateOptions struct {
 	// which it is the larger side (I) and the most violated in which it is
 	// the smaller side (H).
 	PerColumn bool
+	// SpannerStart, with PerColumn, no Start and a value > 1, starts every
+	// column from the pairs of a greedy SpannerStart-spanner of p's pairs
+	// (Spanner, with the reverses), at their own ratios, instead of
+	// Toward's: the first relaxation then satisfies every pair up to the
+	// stretch, so its repaired answer is a useful lower bound from the
+	// start (random planar points, two hot spots, distance loss, eps 1:
+	// 200 points 15 rounds and 18.5 s with Toward, 9 rounds and 9.2 s with
+	// a 1.5-spanner; 400 points 11 rounds, 107 s, certified 9.5e-10, where
+	// Toward's start is at gap 0.72 after 8 rounds and 165 s).
+	SpannerStart float64
 	// Toward is, with PerColumn and no Start, the number of pairs per row
 	// in each column's start (see towardStart): for column o and row h,
 	// the pairs (i, h) with i most nearly between h and o; default 4
 	// (measured on Euclidean grids: 2, 3, 6 and 8 take more time).
 	Toward int
+}
+
+// spannerStart marks in the pairs of p kept by a greedy delta-spanner of
+// p's pairs (ldl.Spanner: its pairs are p's, the first of each (I, H)
+// marked).
+func spannerStart(ctx context.Context, p *Problem, delta float64, o config, in []bool) error {
+	sp, _, err := ldl.Spanner(ctx, p.N, p.Pairs, delta, &ldl.SpannerOptions{Settings: run.Settings{Budget: o.Budget, Progress: o.Progress}})
+	if err != nil {
+		return fmt.Errorf("lp: generate: start: %w", err)
+	}
+	want := make(map[[2]int]bool, len(sp))
+	for _, q := range sp {
+		want[[2]int{q.I, q.H}] = true
+	}
+	for k, q := range p.Pairs {
+		if key := [2]int{q.I, q.H}; want[key] {
+			in[k] = true
+			delete(want, key)
+		}
+	}
+	return nil
 }
 
 // GenerateResult is the outcome of Generate.
@@ -116,12 +147,16 @@ func Generate(ctx context.Context, p *Problem, opts *GenerateOptions) (*Generate
 			}
 			in[k] = true
 		}
+	} else if g.PerColumn && g.SpannerStart > 1 {
+		if err := spannerStart(ctx, p, g.SpannerStart, o, in); err != nil {
+			return nil, err
+		}
 	} else {
 		nearest(p, g.Neighbours, in)
 	}
 	closeReverse(p, in)
 	if g.PerColumn {
-		if g.Start == nil {
+		if g.Start == nil && !(g.SpannerStart > 1) {
 			in = nil
 		}
 		if g.Toward <= 0 {

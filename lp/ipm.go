@@ -84,6 +84,11 @@ type ipm struct {
 	bands, bandCap atomic.Int64
 	bandShort      atomic.Bool
 	bandNeed       func(count int64) error
+	// stop is set when the solve's context is cancelled (ipm.run):
+	// parallel and blocks then skip the columns they have not started,
+	// so that an iteration's per-column work ends within one column's
+	// factorisation, and run returns the context's error.
+	stop atomic.Bool
 
 	// cols is the per-column part of the Newton system in the variant
 	// of this solve (bandedColumns, sparseColumns or perColumnSystem).
@@ -167,18 +172,27 @@ func (s *ipm) weights(o int, diag, wt []float64) []float64 {
 	return wt
 }
 
-// blocks runs f(lo, hi, w) on every worker w for a contiguous range of
-// whole blocks of four columns (the last one possibly partial).
+// blocks runs f(lo, hi, w) on every worker w for contiguous ranges of
+// whole blocks of four columns (the last one possibly partial), at most
+// blockChunk columns per call; like parallel, it skips the rest once stop
+// is set.
 func (s *ipm) blocks(f func(lo, hi, w int)) {
+	// Runs of at most blockChunk columns, so that a cancelled solve
+	// (stop) leaves within one run.
+	run := func(lo, hi, w int) {
+		for a := lo; a < hi && !s.stop.Load(); a += blockChunk {
+			f(a, min(hi, a+blockChunk), w)
+		}
+	}
 	if s.workers == 1 {
-		f(0, s.m, 0)
+		run(0, s.m, 0)
 		return
 	}
 	nb := (s.m + 3) / 4
 	var wg sync.WaitGroup
 	for w := range s.workers {
 		lo, hi := min(s.m, 4*(w*nb/s.workers)), min(s.m, 4*((w+1)*nb/s.workers))
-		wg.Go(func() { f(lo, hi, w) })
+		wg.Go(func() { run(lo, hi, w) })
 	}
 	wg.Wait()
 }
@@ -291,11 +305,17 @@ func newIPM(p *Problem, workers int, sym *ldl.Symbolic, rp *Problem, rperm []int
 	return s
 }
 
+// blockChunk is the most columns (a multiple of four) blocks hands f at
+// once, between checks of stop.
+const blockChunk = 16
+
 // parallel runs f(o, w) for every column o, the columns split into
-// contiguous blocks, one per worker w.
+// contiguous blocks, one per worker w; once stop is set (a cancelled
+// solve), the columns not yet started are skipped and the results are
+// garbage, which ipm.run discards.
 func (s *ipm) parallel(f func(o, w int)) {
 	if s.workers == 1 {
-		for o := 0; o < s.m; o++ {
+		for o := 0; o < s.m && !s.stop.Load(); o++ {
 			f(o, 0)
 		}
 		return
@@ -305,7 +325,7 @@ func (s *ipm) parallel(f func(o, w int)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for o := w * s.m / s.workers; o < (w+1)*s.m/s.workers; o++ {
+			for o := w * s.m / s.workers; o < (w+1)*s.m/s.workers && !s.stop.Load(); o++ {
 				f(o, w)
 			}
 		}()

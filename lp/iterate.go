@@ -217,7 +217,20 @@ func (s *ipm) certify(margin, tol float64, keepLam bool, best *Result) (*Result,
 }
 
 func (s *ipm) run(ctx context.Context, o config) (*Result, error) {
+	// A cancelled ctx stops the per-column loops (ipm.stop) and is
+	// reported at the next check below: within one column's work.
+	s.stop.Store(ctx.Err() != nil)
+	defer context.AfterFunc(ctx, func() { s.stop.Store(true) })()
+	interrupted := func(it int) error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("lp: solve interrupted in iteration %d: %w", it, err)
+		}
+		return nil
+	}
 	s.pcg = s.newSchurPCG(o)
+	if err := interrupted(0); err != nil {
+		return nil, err
+	}
 	warm := s.warmStart(o.warm)
 	if warm {
 		s.pcg.Warm = true
@@ -241,7 +254,10 @@ func (s *ipm) run(ctx context.Context, o config) (*Result, error) {
 		}
 		s.residuals()
 		mu := s.mu()
-		if err := s.factor(); err != nil {
+		if err := s.factor(); err != nil || s.stop.Load() {
+			if cerr := interrupted(it); cerr != nil {
+				return nil, cerr
+			}
 			return best, fmt.Errorf("lp: iteration %d: %w", it, err)
 		}
 		// The predictor only sets sigma and the second-order terms: its
@@ -260,6 +276,9 @@ func (s *ipm) run(ctx context.Context, o config) (*Result, error) {
 		s.direction(sigma*mu, true)
 		ap, ad = s.steps()
 		ap, ad = s.centralityCorrectors(sigma*mu, ap, ad)
+		if err := interrupted(it); err != nil {
+			return nil, err
+		}
 		const eta = 0.995
 		ap, ad = min(1, eta*ap), min(1, eta*ad)
 		if !s.useQR && !s.trustworthy(ap, ad, prevGap) {

@@ -10,6 +10,10 @@ import (
 	"github.com/optdp/optdp/run"
 )
 
+// violCheckCtx is how many pairs generateColumns checks for violations
+// (each in every column) between checks of its ctx.
+const violCheckCtx = 1 << 12
+
 // generateColumns is Generate with per-column pair sets (GenerateOptions.
 // PerColumn, docs/MATH.md §11.7). Every column starts from the pairs
 // marked in start. A round solves the relaxation in which column o has
@@ -118,6 +122,9 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 		}
 		extra = extra[:0]
 		for k, q := range p.Pairs {
+			if k%violCheckCtx == 0 && ctx.Err() != nil {
+				return nil, fmt.Errorf("lp: generate: interrupted in round %d: %w", round, ctx.Err())
+			}
 			ri, rh := x[q.I*m:q.I*m+m], x[q.H*m:q.H*m+m]
 			bits := member[k*words : k*words+words]
 			slack := (q.W - 1) / float64(m)
@@ -149,12 +156,35 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 			}
 		}
 		res.Violated = append(res.Violated, viol)
-		// A feasible answer: the solution repaired against every pair.
+		// A feasible answer: the solution lowered to its largest feasible
+		// minorant per column and renormalised (closureRepair), or, should
+		// that be worse or too costly, repaired against every pair by
+		// mixing with the uniform matrix.
+		var cands [][]float64
+		var ts []float64
+		for _, up := range []bool{false, true} {
+			cx, ct, cok, err := closureRepair(ctx, p, x, o.Margin, up)
+			if err != nil {
+				return nil, err
+			}
+			if cok {
+				cands, ts = append(cands, cx), append(ts, ct)
+			}
+		}
 		tr, err := Repair(p, x, o.Margin)
 		if err != nil {
 			return nil, err
 		}
 		v := p.objective(x)
+		for k, cx := range cands {
+			cv := p.objective(cx)
+			if elimDebug != nil {
+				elimDebug("round %d: closure repair %d: %.10g (mix %.3g) against %.10g", round, k, cv, ts[k], v)
+			}
+			if cv > v {
+				x, v, tr = cx, cv, ts[k]
+			}
+		}
 		if best == nil || v > best.Primal {
 			best = &Result{X: slices.Clone(x), Primal: v, Mix: 1 - (1-r.Mix)*(1-tr)}
 		}

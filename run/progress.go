@@ -12,6 +12,7 @@ type Stage string
 const (
 	StageIPM           Stage = "ipm"            // lp: interior-point iterations
 	StageCuts          Stage = "cuts"           // lp: one round of constraint generation
+	StagePrune         Stage = "prune"          // lp: dropping the pairs implied by others
 	StagePCG           Stage = "pcg"            // solve: conjugate-gradient iterations
 	StageMINRES        Stage = "minres"         // solve: MINRES iterations
 	StageL2Newton      Stage = "l2 newton"      // sdp: Newton steps of the L2 strategy

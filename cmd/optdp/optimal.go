@@ -16,7 +16,7 @@ func optimalCommand() command {
 	return command{
 		name:    "optimal",
 		summary: "optimal eps-private mechanism for any prior (linear program, certified gap, audited)",
-		usage:   "--metric SPEC --eps E --prior uniform|file:PATH|points:FILE|raster:FILE [--gain binary|distance|file:G.csv | --loss file:L.csv] [--method exact|generate|spanner] [--delta D] [--tol T] [--force] [--out FILE.csv|FILE.npy] [--progress] [--json]",
+		usage:   "--metric SPEC --eps E --prior uniform|file:PATH|points:FILE|raster:FILE [--gain binary|distance|file:G.csv | --loss file:L.csv] [--method auto|exact|generate|spanner] [--delta D] [--tol T] [--force] [--out FILE.csv|FILE.npy] [--progress] [--json]",
 		examples: []string{
 			"optdp optimal --metric line:n=110 --eps 1 --prior uniform",
 			"optdp optimal --metric sum:u=22,v=5 --eps 1 --prior file:prior.txt --gain distance --json",
@@ -31,24 +31,28 @@ func optimalCommand() command {
 
 // optimalResult is the JSON output of optdp optimal.
 type optimalResult struct {
-	Metric     string  `json:"metric"`
-	N          int     `json:"n"`
-	Eps        float64 `json:"eps"`
-	Gain       string  `json:"gain"`
-	Method     string  `json:"method"`
-	Pairs      int     `json:"pairs"`
-	Rounds     int     `json:"rounds,omitempty"`
-	Delta      float64 `json:"delta,omitempty"`
-	Utility    float64 `json:"utility"`
-	Primal     float64 `json:"primal"`
-	Dual       float64 `json:"dual"`
-	Gap        float64 `json:"gap"`
-	AuditEps   float64 `json:"audit_eps"`
-	Iterations int     `json:"iterations"`
-	Symmetry   int     `json:"symmetry"`
-	Mix        float64 `json:"mix"`
-	TimeS      float64 `json:"time_s"`
-	Out        string  `json:"out,omitempty"`
+	Metric string  `json:"metric"`
+	N      int     `json:"n"`
+	Eps    float64 `json:"eps"`
+	Gain   string  `json:"gain"`
+	Method string  `json:"method"`
+	// MethodReason and Attempts: why Method answered (--method auto: the
+	// structure seen and the methods tried before).
+	MethodReason string            `json:"method_reason,omitempty"`
+	Attempts     []optimal.Attempt `json:"attempts,omitempty"`
+	Pairs        int               `json:"pairs"`
+	Rounds       int               `json:"rounds,omitempty"`
+	Delta        float64           `json:"delta,omitempty"`
+	Utility      float64           `json:"utility"`
+	Primal       float64           `json:"primal"`
+	Dual         float64           `json:"dual"`
+	Gap          float64           `json:"gap"`
+	AuditEps     float64           `json:"audit_eps"`
+	Iterations   int               `json:"iterations"`
+	Symmetry     int               `json:"symmetry"`
+	Mix          float64           `json:"mix"`
+	TimeS        float64           `json:"time_s"`
+	Out          string            `json:"out,omitempty"`
 }
 
 func runOptimal(env *runEnv, args []string) error {
@@ -58,7 +62,7 @@ func runOptimal(env *runEnv, args []string) error {
 	prior := fs.String("prior", "", "prior on the answers (required): uniform; file:PATH with n probabilities summing to 1 separated by commas, spaces or newlines; or, on grid metrics, "+mapPriorHelp)
 	gain := fs.String("gain", "binary", "gain: binary (probability of reporting the true answer), distance (minus the expected distance), or file:PATH, an n×n gain matrix g(i,k) (CSV or .npy; the value is the g-vulnerability)")
 	loss := fs.String("loss", "", "file:PATH: an n×n loss matrix l(i,k) (CSV or .npy) instead of --gain; the utility is minus the expected loss")
-	method := fs.String("method", "exact", "exact (every pair not implied by others), generate (exact optimum by constraint generation: relaxations with the violated pairs added) or spanner (pairs of a greedy delta-spanner at eps/delta: exactly private, near optimal, with a bound)")
+	method := fs.String("method", "auto", "auto (default: exact for sparse constraint graphs, generate for dense metrics, spanner for the largest, continuing with the next when one stalls; the JSON says which answered and why), exact (every pair not implied by others), generate (exact optimum by constraint generation: relaxations with the violated pairs added) or spanner (pairs of a greedy delta-spanner at eps/delta: exactly private, near optimal, with a bound)")
 	delta := fs.Float64("delta", 1.2, "stretch of --method spanner, >= 1")
 	force := fs.Bool("force", false, "raise the memory budget from 4 GiB to the machine's physical memory")
 	tol := fs.Float64("tol", 0, "target relative gap between the certified primal and dual values (default 1e-8; with --method spanner the spanner LP's own gap, default 1e-4)")
@@ -108,14 +112,14 @@ func runOptimal(env *runEnv, args []string) error {
 	switch optimal.Method(*method) {
 	case optimal.MethodExact, optimal.MethodGenerate:
 		if given["delta"] {
-			return usagef("--delta applies to --method spanner")
+			return usagef("--delta applies to --method spanner (or auto, when it chooses the spanner)")
 		}
-	case optimal.MethodSpanner:
+	case optimal.MethodAuto, optimal.MethodSpanner:
 		if !(*delta >= 1) || math.IsInf(*delta, 1) {
 			return usagef("--delta %v: want a finite number >= 1", *delta)
 		}
 	default:
-		return usagef("--method %q: want exact, generate or spanner", *method)
+		return usagef("--method %q: want auto, exact, generate or spanner", *method)
 	}
 	for _, g := range []struct {
 		flag, spec string
@@ -143,13 +147,15 @@ func runOptimal(env *runEnv, args []string) error {
 	round := ""
 	opts.Progress = func(p optrun.Progress) {
 		switch p.Stage {
+		case optrun.StagePrune:
+			bar.Update(p.Frac, "dropping implied pairs: "+p.Message)
 		case optrun.StageCuts:
 			// One line per round of constraint generation: the certified
 			// gap so far and the violated pairs.
 			round = fmt.Sprintf("round %d, ", p.Iter+1)
 			bar.Update(-1, fmt.Sprintf("%s; certified gap %.2g", p.Message, p.Gap))
 		default:
-			bar.Update(-1, fmt.Sprintf("%siteration %d, gap %.2g", round, p.Iter, p.Gap))
+			bar.Update(-1, fmt.Sprintf("%siteration %d of at most %d, gap %.2g", round, p.Iter, p.MaxIter, p.Gap))
 		}
 	}
 	r, err := optimal.Solve(context.Background(), m, *eps, pi, opts)
@@ -161,7 +167,7 @@ func runOptimal(env *runEnv, args []string) error {
 	// valid bounds) but its gap exceeds --tol: print it, then fail.
 	solveErr := err
 	res := optimalResult{Metric: m.String(), N: m.Len(), Eps: *eps, Gain: gainName, Utility: r.Utility,
-		Method: string(r.Method), Pairs: r.Pairs, Rounds: r.Rounds, Delta: r.Delta,
+		Method: string(r.Method), MethodReason: r.MethodReason, Attempts: r.Attempts, Pairs: r.Pairs, Rounds: r.Rounds, Delta: r.Delta,
 		Primal: r.Primal, Dual: r.Dual, Gap: r.Gap, AuditEps: r.AuditEps, Iterations: r.Iterations,
 		Symmetry: r.Symmetry, Mix: r.Mix, TimeS: r.TimeS, Out: *out}
 	if *out != "" {
@@ -189,6 +195,9 @@ func runOptimal(env *runEnv, args []string) error {
 	}
 	if res.Symmetry > 1 {
 		fmt.Fprintf(w, "symmetry   the LP was reduced by a group of %d symmetries of the metric, prior and gain (one output per orbit)\n", res.Symmetry)
+	}
+	if res.MethodReason != "" && res.MethodReason != "requested" {
+		fmt.Fprintf(w, "method     %s: %s\n", res.Method, res.MethodReason)
 	}
 	if *out != "" {
 		fmt.Fprintf(w, "mechanism  written to %s\n", *out)

@@ -209,7 +209,7 @@ func TestOptimalMethodsCLI(t *testing.T) {
 		{[]string{"--loss", "distance"}, 2, "want file:PATH"},
 		{[]string{"--method", "simplex"}, 2, "--method"},
 		{[]string{"--method", "spanner", "--delta", "0.5"}, 2, "--delta 0.5"},
-		{[]string{"--delta", "1.5"}, 2, "--delta applies to --method spanner"},
+		{[]string{"--method", "exact", "--delta", "1.5"}, 2, "--delta applies to --method spanner"},
 		{[]string{"--gain", "file:" + small}, 1, "matrix is 2×2, want 9×9"},
 		{[]string{"--loss", "file:" + filepath.Join(dir, "none.csv")}, 1, "no such file"},
 	} {

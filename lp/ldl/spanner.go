@@ -112,10 +112,26 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 	if elems != nil {
 		added = make(map[int64]bool)
 	}
+	runs := 0
+	var progress func(run.Progress)
+	if opts != nil {
+		progress = opts.Progress
+	}
+	report := func(t int) {
+		if progress != nil {
+			pr := run.NewProgress(run.StagePrune)
+			pr.Iter, pr.MaxIter, pr.Frac = t, len(order), float64(t)/float64(len(order))
+			pr.Message = fmt.Sprintf("%d of %d pairs tested, %d kept", t, len(order), len(out))
+			progress(pr)
+		}
+	}
 	for t, k := range order {
 		if t%spanCheckCtx == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, 0, fmt.Errorf("ldl: spanner: %w", err)
+			}
+			if t%(64*spanCheckCtx) == 0 {
+				report(t)
 			}
 		}
 		q := ps[k]
@@ -124,6 +140,14 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 		if c := cache[q.I]; c != nil && c[q.H] <= bound {
 			stretch = max(stretch, c[q.H]/l)
 			continue
+		}
+		if runs++; runs%spanCheckRuns == 0 {
+			// Each search costs up to O(pairs added · log n): check
+			// ctx between searches too, and report.
+			if err := ctx.Err(); err != nil {
+				return nil, 0, fmt.Errorf("ldl: spanner: %w", err)
+			}
+			report(t)
 		}
 		if cache[q.I] == nil {
 			cache[q.I] = make([]float64, n)
@@ -160,15 +184,21 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 type SpannerOptions struct {
 	// Settings: Budget bounds the distance cache (n² float64 values and 64
 	// bytes per pair; 0 = run.DefaultBudget, negative = no limit).
-	// Progress is not used.
+	// Progress, when set, receives reports with Stage run.StagePrune, Iter
+	// the pairs tested so far of MaxIter, and the pairs kept in Message.
 	run.Settings
 	// Symmetry is a group of permutations of the rows under which ps is
 	// invariant, the identity included (nil: none).
 	Symmetry [][]int
 }
 
-// spanCheckCtx is how many pairs Spanner tests between checks of its ctx.
-const spanCheckCtx = 1024
+// spanCheckCtx is how many pairs Spanner tests between checks of its ctx,
+// spanCheckRuns how many shortest-path searches (each up to a pass over
+// the pairs kept).
+const (
+	spanCheckCtx  = 1024
+	spanCheckRuns = 16
+)
 
 // spanKey is a pair's place in the greedy spanner's order: the bits of
 // its ratio, its rows packed as (min(I,H), max(I,H), I) in 21 bits each,

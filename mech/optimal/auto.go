@@ -1,0 +1,142 @@
+package optimal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/optdp/optdp/lp"
+	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/run"
+)
+
+// Attempt is one method tried by MethodAuto.
+type Attempt struct {
+	// Method is the method tried, Reason why it was tried.
+	Method Method `json:"method"`
+	Reason string `json:"reason"`
+	// Certified says it returned a certified result, Gap that result's
+	// relative gap (0 without one); Iterations its interior-point
+	// iterations, TimeS its wall-clock time.
+	Certified  bool    `json:"certified"`
+	Gap        float64 `json:"gap"`
+	Iterations int     `json:"iterations"`
+	TimeS      float64 `json:"time_s"`
+	// Error is its error, empty when it answered.
+	Error string `json:"error,omitempty"`
+}
+
+// Thresholds of MethodAuto's choice (random planar points, Euclidean
+// distance, two-hot-spot prior, distance loss, eps 1, 2 shared cores: the
+// exact LP 0.3 s / 5 s at 40 / 80 points, 78 s at 120; constraint
+// generation from a spanner's pairs 0.17 s / 0.81 s / 9.2 s / 107 s at
+// 40 / 80 / 200 / 400 points, every one certified to 1e-8).
+const (
+	// autoDenseDegree: more pairs per row than this (after the implied
+	// offsets of a lattice are dropped) is a dense metric, for which
+	// constraint generation beats the exact LP; a sparse constraint graph
+	// (a Graph metric, a Manhattan grid, a line) is solved exactly.
+	autoDenseDegree = 16
+	// autoGenerateMax is the most points of a dense metric given to
+	// constraint generation; beyond, the spanner's LP and bound.
+	autoGenerateMax = 500
+)
+
+// solveAuto is MethodAuto: it chooses the first method from p's structure
+// (chooseMethod), then, while a method stops without reaching Tol
+// (run.ErrNotConverged) or does not fit the budget (run.ErrTooLarge),
+// tries the next of exact → generate → spanner. A cancelled ctx or bad
+// input ends it at once. The answer is the best certified result of the
+// attempts (the smallest gap); the error is nil when some attempt reached
+// its own target (the spanner's: its LP to Tol, the gap to the optimum
+// being its bound), and the last attempt's error otherwise.
+func solveAuto(ctx context.Context, m metric.Metric, p *lp.Problem, lo *lp.Options, o Options, userTol bool) (*lp.Result, Result, error) {
+	first, why := chooseMethod(m, p, lo)
+	chain := []Method{MethodExact, MethodGenerate, MethodSpanner}
+	for chain[0] != first {
+		chain = chain[1:]
+	}
+	var best *lp.Result
+	var bestInfo Result
+	var attempts []Attempt
+	var lastErr error
+	answered := false
+	reason := why
+	for k, method := range chain {
+		if k > 0 {
+			reason = fmt.Sprintf("%s did not answer (%v)", chain[k-1], shortErr(lastErr))
+		}
+		mo := *lo
+		if method == MethodSpanner && !userTol {
+			mo.Tol = SpannerTol
+		}
+		start := time.Now()
+		r, info, err := solveWith(ctx, method, m, p, &mo, o)
+		a := Attempt{Method: method, Reason: reason, TimeS: time.Since(start).Seconds()}
+		if r != nil {
+			a.Certified, a.Gap, a.Iterations = true, r.Gap, r.Iterations
+		}
+		if err != nil {
+			a.Error = err.Error()
+		}
+		attempts = append(attempts, a)
+		if r != nil && (best == nil || r.Gap < best.Gap) {
+			best, bestInfo = r, info
+			bestInfo.MethodReason = reason
+		}
+		if err == nil {
+			answered = true
+			break
+		}
+		lastErr = err
+		if !errors.Is(err, run.ErrNotConverged) && !errors.Is(err, run.ErrTooLarge) {
+			break // cancelled, bad input: no other method will do better
+		}
+	}
+	bestInfo.Attempts = attempts
+	if best != nil && bestInfo.Method != attempts[len(attempts)-1].Method {
+		bestInfo.MethodReason += fmt.Sprintf("; its certificate (gap %.3g) is better than %s's", best.Gap, attempts[len(attempts)-1].Method)
+	}
+	if answered {
+		return best, bestInfo, nil
+	}
+	return best, bestInfo, lastErr
+}
+
+// chooseMethod is MethodAuto's first choice for p (the pairs as
+// privacyPairs lists them) and the reason: the exact LP for a sparse
+// constraint graph (at most autoDenseDegree pairs per row) whose workspace
+// fits the budget, constraint generation for a dense metric of at most
+// autoGenerateMax points, the spanner beyond or when neither fits. It
+// does no O(n³) work: the estimate is lp.Problem.WorkspaceBytes.
+func chooseMethod(m metric.Metric, p *lp.Problem, lo *lp.Options) (Method, string) {
+	n := p.N
+	deg := float64(len(p.Pairs)) / float64(max(1, n))
+	kind := "dense"
+	if _, ok := m.(metric.Graph); ok {
+		kind = "graph"
+	} else if _, ok := m.(metric.Lattice); ok {
+		kind = "lattice"
+	}
+	if deg <= autoDenseDegree {
+		need := p.WorkspaceBytes(max(1, lo.Workers))
+		if lo.Budget.Check("", need, "") == nil {
+			return MethodExact, fmt.Sprintf("%s metric with %.3g pairs per row (sparse, <= %d): the exact LP (workspace about %s)", kind, deg, autoDenseDegree, run.FormatBytes(need))
+		}
+		return MethodSpanner, fmt.Sprintf("%s metric with %.3g pairs per row: the exact LP needs about %s, over the budget: the spanner and its bound", kind, deg, run.FormatBytes(need))
+	}
+	if n <= autoGenerateMax {
+		return MethodGenerate, fmt.Sprintf("%s metric with %.3g pairs per row (> %d) on %d points (<= %d): constraint generation", kind, deg, autoDenseDegree, n, autoGenerateMax)
+	}
+	return MethodSpanner, fmt.Sprintf("%s metric with %.3g pairs per row on %d points (> %d): the spanner and its bound", kind, deg, n, autoGenerateMax)
+}
+
+// shortErr is err's message cut to 160 bytes, for a reason.
+func shortErr(err error) string {
+	s := fmt.Sprint(err)
+	if len(s) > 160 {
+		s = s[:157] + "..."
+	}
+	return s
+}

@@ -1,0 +1,115 @@
+package optimal
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/run"
+)
+
+// randomPoints returns the Euclidean distances of n random points in a
+// 10 × 10 square (a fixed seed), as a matrix metric, and a two-hot-spot
+// prior: weights exp(-|x - c|²/2) around two centres, normalised.
+func randomPoints(t *testing.T, n int, seed uint64) (metric.Metric, []float64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	xs, ys := make([]float64, n), make([]float64, n)
+	for i := range xs {
+		xs[i], ys[i] = 10*rng.Float64(), 10*rng.Float64()
+	}
+	d := make([][]float64, n)
+	prior := make([]float64, n)
+	var sum float64
+	for i := range d {
+		d[i] = make([]float64, n)
+		for h := range d[i] {
+			d[i][h] = math.Hypot(xs[i]-xs[h], ys[i]-ys[h])
+		}
+		prior[i] = math.Exp(-(math.Pow(xs[i]-2.5, 2)+math.Pow(ys[i]-2.5, 2))/2) + math.Exp(-(math.Pow(xs[i]-7.5, 2)+math.Pow(ys[i]-6, 2))/2) + 1e-3
+		sum += prior[i]
+	}
+	for i := range prior {
+		prior[i] /= sum
+	}
+	m, err := metric.NewMatrix(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, prior
+}
+
+// TestAutoRandomPoints: on random planar points (a dense metric, every
+// pair a constraint) with eps = 1 per unit and the distance gain, the
+// default method (MethodAuto) chooses constraint generation, says so in
+// MethodReason and Attempts, certifies a gap <= Tol, and its bounds
+// overlap those of the exact LP computed independently (lp.Solve on every
+// pair less the implied ones).
+func TestAutoRandomPoints(t *testing.T) {
+	sizes := []int{40, 80}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, n := range sizes {
+		m, prior := randomPoints(t, n, uint64(n))
+		const tol = 1e-8 // the default Tol, which mustOptimal checks
+		auto := mustOptimal(t, m, 1, prior, &Options{Gain: GainDistance, Tol: tol})
+		if auto.Method != MethodGenerate || !strings.Contains(auto.MethodReason, "dense") || len(auto.Attempts) != 1 || auto.Attempts[0].Method != MethodGenerate {
+			t.Errorf("n = %d: method %q (%q), attempts %+v", n, auto.Method, auto.MethodReason, auto.Attempts)
+		}
+		if !(auto.Gap <= tol) || auto.AuditEps > 1 {
+			t.Errorf("n = %d: gap %v (tol %v), audit eps %v", n, auto.Gap, tol, auto.AuditEps)
+		}
+		ex := mustOptimal(t, m, 1, prior, &Options{Gain: GainDistance, Tol: tol, Method: MethodExact})
+		slack := 1e-12 * math.Max(math.Abs(ex.Dual), math.Abs(auto.Dual))
+		if auto.Primal > ex.Dual+slack || ex.Primal > auto.Dual+slack {
+			t.Errorf("n = %d: auto [%.12g, %.12g] and exact [%.12g, %.12g] do not overlap", n, auto.Primal, auto.Dual, ex.Primal, ex.Dual)
+		}
+		t.Logf("n = %d: auto %s %.10g gap %.2g in %.2fs (%s); exact %.10g gap %.2g in %.2fs", n, auto.Method, auto.Primal, auto.Gap, auto.TimeS, auto.MethodReason, ex.Primal, ex.Gap, ex.TimeS)
+	}
+}
+
+// TestAutoSparseExact: a Manhattan grid (its 4-neighbour edges, sparse)
+// goes to the exact LP, with one attempt.
+func TestAutoSparseExact(t *testing.T) {
+	m, _ := metric.Grid(5, 5, 1, metric.Manhattan)
+	prior := optPrior(rand.New(rand.NewPCG(41, 42)), m.Len(), true)
+	r := mustOptimal(t, m, 0.8, prior, &Options{Gain: GainDistance})
+	if r.Method != MethodExact || len(r.Attempts) != 1 || !strings.Contains(r.MethodReason, "sparse") {
+		t.Errorf("method %q (%q), attempts %+v", r.Method, r.MethodReason, r.Attempts)
+	}
+}
+
+// TestAutoFallsBack: when the first choice stalls (the interior-point
+// iterations capped at 3, far from Tol), MethodAuto continues with the next
+// methods in the order exact, generate, spanner; since every one is capped
+// here, none answers: the error wraps run.ErrNotConverged, every attempt is
+// listed with its error, and the result is the best certificate of them.
+func TestAutoFallsBack(t *testing.T) {
+	m, _ := metric.Grid(4, 4, 1, metric.Manhattan)
+	prior := optPrior(rand.New(rand.NewPCG(43, 44)), m.Len(), true)
+	r, err := Solve(context.Background(), m, 0.8, prior, &Options{Gain: GainDistance, MaxIter: 3})
+	if !errors.Is(err, run.ErrNotConverged) || r == nil {
+		t.Fatalf("auto: %v, want run.ErrNotConverged with a result", err)
+	}
+	want := []Method{MethodExact, MethodGenerate, MethodSpanner}
+	if len(r.Attempts) != len(want) {
+		t.Fatalf("attempts %+v", r.Attempts)
+	}
+	for k, a := range r.Attempts {
+		if a.Method != want[k] || a.Error == "" {
+			t.Errorf("attempt %d: %+v, want %s with its error", k, a, want[k])
+		}
+		if a.Certified && a.Gap < r.Gap {
+			t.Errorf("answer gap %v, but attempt %s certified %v", r.Gap, a.Method, a.Gap)
+		}
+	}
+	if r.AuditEps > 0.8 {
+		t.Errorf("audit eps %v", r.AuditEps)
+	}
+	t.Logf("best %s (%s), gap %.3g", r.Method, r.MethodReason, r.Gap)
+}
