@@ -16,7 +16,7 @@ func optimalCommand() command {
 	return command{
 		name:    "optimal",
 		summary: "optimal eps-private mechanism for any prior (linear program, certified gap, audited)",
-		usage:   "--metric SPEC --eps E --prior uniform|file:PATH|points:FILE|raster:FILE [--gain binary|distance|file:G.csv | --loss file:L.csv] [--method auto|exact|generate|spanner] [--delta D] [--tol T] [--force] [--out FILE.csv|FILE.npy] [--progress] [--json]",
+		usage:   "--metric SPEC --eps E --prior uniform|file:PATH|counts:FILE|points:FILE|raster:FILE [--gain binary|distance|file:G.csv | --loss file:L.csv] [--method auto|exact|generate|spanner] [--delta D] [--tol T] [--force] [--out FILE.csv|FILE.npy] [--progress] [--json]",
 		examples: []string{
 			"optdp optimal --metric line:n=110 --eps 1 --prior uniform",
 			"optdp optimal --metric sum:u=22,v=5 --eps 1 --prior file:prior.txt --gain distance --json",
@@ -59,7 +59,7 @@ func runOptimal(env *runEnv, args []string) error {
 	fs := newFlags(env, "optimal")
 	metricSpec := fs.String("metric", "", metricFlagHelp)
 	eps := fs.Float64("eps", 0, epsFlagHelp)
-	prior := fs.String("prior", "", "prior on the answers (required): uniform; file:PATH with n probabilities summing to 1 separated by commas, spaces or newlines; or, on grid metrics, "+mapPriorHelp)
+	prior := fs.String("prior", "", "prior on the answers (required): uniform; file:PATH with n probabilities summing to 1 separated by commas, spaces or newlines; "+mapPriorHelp)
 	gain := fs.String("gain", "binary", "gain: binary (probability of reporting the true answer), distance (minus the expected distance), or file:PATH, an n×n gain matrix g(i,k) (CSV or .npy; the value is the g-vulnerability)")
 	loss := fs.String("loss", "", "file:PATH: an n×n loss matrix l(i,k) (CSV or .npy) instead of --gain; the utility is minus the expected loss")
 	method := fs.String("method", "auto", "auto (default: exact for sparse constraint graphs, generate for dense metrics, spanner for the largest, continuing with the next when one stalls; the JSON says which answered and why), exact (every pair not implied by others), generate (exact optimum by constraint generation: relaxations with the violated pairs added) or spanner (pairs of a greedy delta-spanner at eps/delta: exactly private, near optimal, with a bound)")
@@ -77,7 +77,7 @@ func runOptimal(env *runEnv, args []string) error {
 		return err
 	}
 	if !flagsGiven(fs)["prior"] {
-		return usagef("--prior is required (uniform, file:PATH, points:FILE or raster:FILE)")
+		return usagef("--prior is required (uniform, file:PATH, counts:FILE, points:FILE or raster:FILE)")
 	}
 	given := flagsGiven(fs)
 	opts := &optimal.Options{Tol: *tol, Method: optimal.Method(*method), Delta: *delta}
@@ -136,7 +136,7 @@ func runOptimal(env *runEnv, args []string) error {
 		return usagef("--tol %v: want a number in (0, 1)", *tol)
 	}
 	if strings.HasPrefix(*prior, "product:") {
-		return usagef("--prior %q: optimal takes uniform, file:PATH, points:FILE or raster:FILE", *prior)
+		return usagef("--prior %q: optimal takes uniform, file:PATH, counts:FILE, points:FILE or raster:FILE", *prior)
 	}
 	ps, err := parsePrior(*prior, m, true)
 	if err != nil {

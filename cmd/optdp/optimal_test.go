@@ -111,7 +111,7 @@ func TestOptimalCLIErrors(t *testing.T) {
 		{[]string{"--metric", "lines:n=5", "--eps", "1", "--prior", "uniform"}, 2, "unknown kind"},
 		{[]string{"--metric", "line:n=5", "--eps", "-1", "--prior", "uniform"}, 2, "--eps -1"},
 		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "peaked"}, 2, "want uniform, file:PATH"},
-		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "product:0.5,0.5"}, 2, "optimal takes uniform, file:PATH, points:FILE or raster:FILE"},
+		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "product:0.5,0.5"}, 2, "optimal takes uniform, file:PATH, counts:FILE, points:FILE or raster:FILE"},
 		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "file:" + short}, 1, "holds 2 probabilities, want 5"},
 		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "file:" + bad}, 1, `"x" is not a number`},
 		{[]string{"--metric", "line:n=5", "--eps", "1", "--prior", "file:" + filepath.Join(dir, "none")}, 1, "no such file"},

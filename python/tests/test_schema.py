@@ -50,6 +50,8 @@ CLASSES = [
 KEYS = [
     ("optdp_threshold", ("crossings",), {"lo", "hi", "up"}),  # ThresholdResult.crossings: (lo, hi, up)
     ("optdp_linear_optimize", ("baselines",), {"name", "tse"}),  # OptimizeResult.baselines: (name, tse)
+    # OptimalResult.attempts: one dict per method tried
+    ("optdp_optimal", ("attempts",), {"method", "reason", "certified", "gap", "iterations", "time_s", "error"}),
     ("optdp_sampler_new", (), {"mix", "audit"}),  # Sampler.mix, Sampler.audit
     ("optdp_metric_info", (), {"n", "spec"}),  # Metric.n, Metric.spec
     ("optdp_version", (), {"version", "abi", "go", "backend", "threads"}),  # optdp.version()

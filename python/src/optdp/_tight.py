@@ -6,7 +6,7 @@ from __future__ import annotations
 import weakref
 from ctypes import byref, c_uint64, c_void_p
 from dataclasses import dataclass
-from typing import Any, Callable, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -253,7 +253,9 @@ class OptimalResult:
     (constraints per column of the last LP), rounds (constraint generation),
     delta (spanner stretch) and symmetry (the order of the group of
     symmetries of the metric, prior and gain the LP was reduced by; 1 for
-    none) describe the work."""
+    none) describe the work; method_reason says why method answered and
+    attempts lists every method tried (dicts with method, reason,
+    certified, gap, iterations, time_s, error)."""
 
     x: np.ndarray
     utility: float
@@ -264,15 +266,17 @@ class OptimalResult:
     iterations: int
     mix: float
     time_s: float
-    method: str = "exact"
+    method: str = "auto"
     pairs: int = 0
     rounds: int = 0
     delta: float = 0.0
     symmetry: int = 1
+    method_reason: str = ""
+    attempts: Tuple[Dict[str, Any], ...] = ()
 
 
 def optimal(metric: MetricLike, eps: float, prior: Any = None, gain: Any = "binary", *, loss: Any = None,
-            method: str = "exact", delta: float = 0.0, tol: float = 0.0,
+            method: str = "auto", delta: float = 0.0, tol: float = 0.0,
             max_iter: int = 0, workers: int = 0, budget: int = 0, timeout: Optional[float] = None,
             progress: Optional[Callable[[Progress], None]] = None) -> OptimalResult:
     """Computes an eps*d-private mechanism of maximal expected gain for the
@@ -280,10 +284,12 @@ def optimal(metric: MetricLike, eps: float, prior: Any = None, gain: Any = "bina
     sum pi_i X[i][k] g(i,k) over row-stochastic X with
     X[i][k] <= e^(eps d(i,h)) X[h][k]. gain: "binary" (g = 1 if k = i),
     "distance" (g = -d(i,k)) or an n x n array; or loss, an n x n array l
-    (g = -l, utility = minus the expected loss). method: "exact" (default),
-    "generate" (the exact optimum by constraint generation) or "spanner"
-    (only a delta-spanner's pairs, default stretch 1.2: exactly private, not
-    optimal; dual then bounds the gap). Raises NotConvergedError
+    (g = -l, utility = minus the expected loss). method: "auto" (default:
+    chosen from the metric's structure and size, falling back to another
+    method when one stalls; ``method_reason`` and ``attempts`` say which
+    answered and why), "exact", "generate" (the exact optimum by constraint
+    generation) or "spanner" (only a delta-spanner's pairs, default stretch
+    1.2: exactly private, not optimal; dual then bounds the gap). Raises NotConvergedError
     when the gap did not reach tol (default 1e-8; for "spanner" the gap of
     the spanner's own LP, default 1e-4). timeout (seconds) or
     Ctrl-C stop the solver (CancelledError, KeyboardInterrupt); progress,
@@ -316,6 +322,7 @@ def optimal(metric: MetricLike, eps: float, prior: Any = None, gain: Any = "bina
         audit_eps=float(r["audit_eps"]), iterations=int(r["iterations"]), mix=float(r["mix"]),
         time_s=float(r["time_s"]), method=str(r["method"]), pairs=int(r["pairs"]), rounds=int(r["rounds"]),
         delta=float(r["delta"]), symmetry=int(r.get("symmetry", 1)),
+        method_reason=str(r.get("method_reason") or ""), attempts=tuple(dict(a) for a in (r.get("attempts") or ())),
     )
 
 
