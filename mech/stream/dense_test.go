@@ -1,0 +1,46 @@
+package stream
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/optdp/optdp/run"
+)
+
+// TestDenseSingleTwoAlgorithms: the dual L-BFGS method and sdp's Newton
+// method (two independent algorithms) agree on single participation.
+func TestDenseSingleTwoAlgorithms(t *testing.T) {
+	ctx := context.Background()
+	for _, n := range []int{8, 32} {
+		a, err := OptimizeDense(ctx, n, SingleParticipation(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		b, err := OptimizeDense(ctx, n, SingleParticipation(), &DenseOptions{Dual: true, RelGap: 1e-8, Settings: run.Settings{Progress: func(p run.Progress) {}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("n=%d newton %v (gap %.2g), dual %v (gap %.2g, %d iterations, %v)", n, a.Primal, a.RelGap, b.Primal, b.RelGap, b.Iterations, time.Since(start))
+		if math.Abs(a.Primal-b.Primal) > 2e-8*a.Primal || b.Dual > a.Primal*(1+1e-12) || a.Dual > b.Primal*(1+1e-12) {
+			t.Errorf("n=%d: newton %v [%v], dual method %v [%v]", n, a.Primal, a.Dual, b.Primal, b.Dual)
+		}
+	}
+}
+
+func TestDenseEpochs(t *testing.T) {
+	ctx := context.Background()
+	n, k, b := 24, 3, 8
+	s := FixedEpochs(k, b)
+	start := time.Now()
+	r, err := OptimizeDense(ctx, n, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("n=%d %v: primal %v dual %v gap %.2g, %d iterations, %v", n, s, r.Primal, r.Dual, r.RelGap, r.Iterations, time.Since(start))
+	if want := bruteSens(r.X, s); math.Abs(want-1) > 1e-9 {
+		t.Errorf("sensitivity by brute force %v, want 1", want)
+	}
+}
