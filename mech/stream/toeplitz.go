@@ -18,6 +18,9 @@ type Toeplitz struct {
 // Dims, At and T make Toeplitz a mat.Matrix (C itself, n×n).
 func (c *Toeplitz) Dims() (int, int) { return c.N, c.N }
 
+// T returns Cᵀ.
+func (c *Toeplitz) T() mat.Matrix { return mat.Transpose{Matrix: c} }
+
 // At returns C_ij.
 func (c *Toeplitz) At(i, j int) float64 {
 	if d := i - j; d >= 0 && d < len(c.Coef) {
