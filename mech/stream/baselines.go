@@ -92,7 +92,7 @@ func Baselines(ctx context.Context, n int, s Schema, opt *BaselineOptions) ([]Re
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, report("identity", sv, newErrors(n, sv.Sens2, float64(n)*float64(n+1)/2, float64(n)), ""))
+	out = append(out, report("identity", sv, newErrors(n, sv.Sens2, float64(n)*float64(n+1)/2, float64(n)), "C = I"))
 	// Binary tree and Honaker.
 	tg := newTreeGram(n)
 	sv, err = lazySensitivity(ctx, tg, s, limit)

@@ -28,7 +28,8 @@ type Sensitivity struct {
 	// equals the vector sensitivity, and then Sens2 = Vector2: the entries
 	// X_ij of every pair that can share a pattern are >= 0 (then g_t all
 	// equal is optimal), or every such pair has X_ij = 0 (orthogonal
-	// columns: ‖Σ C_t g_t‖² = Σ ‖C_t‖² ‖g_t‖²).
+	// columns: ‖Σ C_t g_t‖² = Σ ‖C_t‖² ‖g_t‖²), or the bound is attained
+	// by a sign vector (Vector2 = Sens2).
 	Vector2     float64
 	VectorExact bool
 	// Method names the algorithm: "diagonal" (Single), "enumeration"
@@ -174,8 +175,8 @@ func epochSensitivity(x mat.Symmetric, s Schema) (*Sensitivity, error) {
 			}
 		}
 	}
-	if !res.VectorExact && allZeroPairs(x, s.EpochPatterns(n)) {
-		res.VectorExact = true
+	if !res.VectorExact && (allZeroPairs(x, s.EpochPatterns(n)) || res.Vector2 <= res.Sens2) {
+		res.VectorExact = true // the upper bound is attained
 	}
 	return res, nil
 }
@@ -297,6 +298,7 @@ func branchSensitivity(ctx context.Context, x mat.Symmetric, s Schema) (*Sensiti
 		return nil, err
 	}
 	res.Vector2 = abs.Sens2
+	res.VectorExact = res.Vector2 <= res.Sens2 // the upper bound is attained
 	res.Patterns += abs.Patterns
 	return res, nil
 }
