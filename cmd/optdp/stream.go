@@ -186,7 +186,9 @@ func runStream(env *runEnv, args []string) error {
 	start := time.Now()
 	var strat mat.Matrix
 	res.Strategy, err = busy(env, "stream", progressEnabled(*asJSON, *progressFlag), func(bar *progress) (streamStrategy, error) {
-		settings.Progress = func(p optrun.Progress) { bar.Update(-1, fmt.Sprintf("%s %d: %.8g (gap %.2g)", p.Stage, p.Iter, p.Value, p.Gap)) }
+		settings.Progress = func(p optrun.Progress) {
+			bar.Update(-1, fmt.Sprintf("%s %d: %.8g (gap %.2g)", p.Stage, p.Iter, p.Value, p.Gap))
+		}
 		var s streamStrategy
 		var err error
 		if fam == "dense" {
