@@ -49,7 +49,7 @@ var streamFields = []string{
 	"  coef           the Toeplitz coefficients c_0..c_{B-1} (toeplitz only)",
 	"  recurrence     the online noise recurrence",
 	"banded         the best banded Toeplitz strategy (dense runs only; bands = min(n, b, --bands))",
-	"baselines      identity, binary tree, honaker, sqrt: name, sens2, vector2, vector_exact, total, rmse, max, note",
+	"baselines      identity, binary tree, honaker, sqrt: name, sens2, vector2, vector_exact, total, rmse, max, note (numbers absent when skipped)",
 	"bounds         single participation: nuclear, total_lower, max_lower, sqrt_max, log_over_pi",
 	"time_s         optimisation time in seconds",
 	"out            the file written by --out (C, or the Toeplitz coefficients)",
@@ -74,6 +74,28 @@ type streamStrategy struct {
 	Recurrence  string    `json:"recurrence"`
 }
 
+// streamBaseline is one baseline in the output; the numbers are absent
+// when the baseline was skipped (Note says why).
+type streamBaseline struct {
+	Name        string `json:"name"`
+	Sens2       *num   `json:"sens2,omitempty"`
+	Vector2     *num   `json:"vector2,omitempty"`
+	VectorExact bool   `json:"vector_exact"`
+	Total       *num   `json:"total,omitempty"`
+	RMSE        *num   `json:"rmse,omitempty"`
+	Max         *num   `json:"max,omitempty"`
+	Note        string `json:"note,omitempty"`
+}
+
+// baselineOut converts a stream.Report.
+func baselineOut(r stream.Report) streamBaseline {
+	b := streamBaseline{Name: r.Name, VectorExact: r.VectorExact, Note: r.Note}
+	if !math.IsNaN(r.Total) {
+		b.Sens2, b.Vector2, b.Total, b.RMSE, b.Max = numPtr(r.Sens2), numPtr(r.Vector2), numPtr(r.Total), numPtr(r.RMSE), numPtr(r.Max)
+	}
+	return b
+}
+
 // streamRelease is the --release part of the output.
 type streamRelease struct {
 	Eps   float64       `json:"eps"`
@@ -92,7 +114,7 @@ type streamOutput struct {
 	Loss          string               `json:"loss"`
 	Strategy      streamStrategy       `json:"strategy"`
 	Banded        *streamStrategy      `json:"banded,omitempty"`
-	Baselines     []stream.Report      `json:"baselines"`
+	Baselines     []streamBaseline     `json:"baselines"`
 	Bounds        *stream.PrefixBounds `json:"bounds,omitempty"`
 	TimeS         float64              `json:"time_s"`
 	Out           string               `json:"out,omitempty"`
@@ -218,8 +240,12 @@ func runStream(env *runEnv, args []string) error {
 		}
 		res.Banded = &b
 	}
-	if res.Baselines, err = stream.Baselines(ctx, n, schema, nil); err != nil {
+	reps, err := stream.Baselines(ctx, n, schema, nil)
+	if err != nil {
 		return err
+	}
+	for _, r := range reps {
+		res.Baselines = append(res.Baselines, baselineOut(r))
 	}
 	if schema.Kind == stream.Single {
 		b := stream.Bounds(n)
@@ -332,11 +358,11 @@ func printStream(env *runEnv, r streamOutput) {
 		line(*r.Banded)
 	}
 	for _, b := range r.Baselines {
-		if math.IsNaN(b.Total) {
+		if b.Total == nil {
 			fmt.Fprintf(w, "%-14s %s\n", b.Name, b.Note)
 			continue
 		}
-		line(streamStrategy{Name: b.Name, Total: b.Total, RMSE: b.RMSE, Max: b.Max, Sens2: b.Sens2, Vector2: b.Vector2, VectorExact: b.VectorExact, SensMethod: b.Note})
+		line(streamStrategy{Name: b.Name, Total: float64(*b.Total), RMSE: float64(*b.RMSE), Max: float64(*b.Max), Sens2: float64(*b.Sens2), Vector2: float64(*b.Vector2), VectorExact: b.VectorExact, SensMethod: b.Note})
 	}
 	if b := r.Bounds; b != nil {
 		fmt.Fprintf(w, "bounds         total >= %.6g (nuclear²/n); max variance in [%.5g, %.5g], √ = ln(n)/π + O(1) = %.4g + O(1)\n", b.TotalLower, b.MaxLower, b.SqrtMax, b.LogOverPi)

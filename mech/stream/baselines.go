@@ -95,6 +95,10 @@ func Baselines(ctx context.Context, n int, s Schema, opt *BaselineOptions) ([]Re
 	out = append(out, report("identity", sv, newErrors(n, sv.Sens2, float64(n)*float64(n+1)/2, float64(n)), "C = I"))
 	// Binary tree and Honaker.
 	tg := newTreeGram(n)
+	if s.Kind == MinSep && s.K > 1 && n > limit {
+		skip := fmt.Sprintf("skipped: the minsep sensitivity of a dense Gram for n > %d", limit)
+		return append(out, skipped("binary tree", skip), skipped("honaker", skip), skipped("sqrt", skip)), nil
+	}
 	sv, err = lazySensitivity(ctx, tg, s, limit)
 	if err != nil {
 		return nil, err
@@ -119,13 +123,13 @@ func Baselines(ctx context.Context, n int, s Schema, opt *BaselineOptions) ([]Re
 		}
 		out = append(out, report("honaker", sv, e, "least-squares tree estimate"))
 	} else {
-		out = append(out, Report{Name: "honaker", Errors: Errors{Total: math.NaN(), RMSE: math.NaN(), Max: math.NaN()}, Sens2: math.NaN(), Vector2: math.NaN(), Note: fmt.Sprintf("skipped: n > %d", limit)})
+		out = append(out, skipped("honaker", fmt.Sprintf("skipped: n > %d", limit)))
 	}
 	// Square root.
 	sq := &Toeplitz{N: n, Coef: SqrtCoef(n)}
-	if s.Kind == MinSep && s.K > 1 && n > limit {
-		out = append(out, Report{Name: "sqrt", Errors: Errors{Total: math.NaN(), RMSE: math.NaN(), Max: math.NaN()}, Sens2: math.NaN(), Vector2: math.NaN(), Note: fmt.Sprintf("skipped: the dense minsep sensitivity for n > %d", limit)})
-		return out, nil
+	if s.Kind == Epochs && float64(n)*float64(min(s.B, n))*float64(s.K*s.K) > 1e10 {
+		// b·k² Gram entries of O(n) each.
+		return append(out, skipped("sqrt", fmt.Sprintf("skipped: b·k²·n = %.2g operations for its epoch sensitivity", float64(n)*float64(min(s.B, n))*float64(s.K*s.K)))), nil
 	}
 	sv, err = ToeplitzSensitivity(ctx, sq, s)
 	if err != nil {
@@ -152,4 +156,10 @@ func lazySensitivity(ctx context.Context, x mat.Symmetric, s Schema, limit int) 
 		}
 	}
 	return GramSensitivity(ctx, x, s)
+}
+
+// skipped is the report of a baseline not computed, with the reason.
+func skipped(name, why string) Report {
+	nan := math.NaN()
+	return Report{Name: name, Sens2: nan, Vector2: nan, Errors: Errors{Total: nan, RMSE: nan, Max: nan}, Note: why}
 }

@@ -142,7 +142,7 @@ func OptimizeToeplitz(ctx context.Context, n, bands int, s Schema, opt *Toeplitz
 		return math.Log(sens) + math.Log(loss)
 	}
 	v := append([]float64(nil), c[1:]...)
-	best, stall := math.Inf(1), 0
+	best, stall := math.MaxFloat64, 0
 	var iters int
 	if bands > 1 {
 		var err error
@@ -150,7 +150,7 @@ func OptimizeToeplitz(ctx context.Context, n, bands int, s Schema, opt *Toeplitz
 			p := run.NewProgress(StageToeplitz)
 			p.Iter, p.MaxIter, p.Value = it, maxIter, math.Exp(fx)
 			opt.Report(p)
-			if best-fx > 1e-15*math.Max(1, math.Abs(best)) {
+			if best-fx > 1e-15*math.Max(1, math.Abs(fx)) {
 				best, stall = fx, 0
 			} else if stall++; stall >= 10 {
 				return true
