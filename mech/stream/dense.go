@@ -158,7 +158,7 @@ func finishDense(ctx context.Context, x *mat.SymDense, s Schema, dual float64, m
 // dualState evaluates the dual of the fixed-epochs problem.
 type dualState struct {
 	n     int
-	g     *mat.SymDense
+	g     *mat.Dense // G = AᵀA
 	pats  [][]int
 	signs [][][]int // signs[j] = the sign vectors of pattern j (s_0 = +1)
 	off   []int     // off[j] = index of pattern j's first multiplier
@@ -172,7 +172,7 @@ type dualState struct {
 }
 
 func newDualState(n int, s Schema) *dualState {
-	d := &dualState{n: n, g: PrefixGram(n), pats: s.EpochPatterns(n)}
+	d := &dualState{n: n, g: mat.DenseCopyOf(PrefixGram(n)), pats: s.EpochPatterns(n)}
 	for _, p := range d.pats {
 		k := len(p)
 		var ss [][]int
@@ -248,19 +248,7 @@ func (d *dualState) eval(theta, gv []float64) bool {
 		d.halfInv = append(d.halfInv, hi)
 	}
 	// M = Λ^{1/2} G Λ^{1/2}, block-sparse on both sides.
-	t := mat.NewDense(n, n, nil)
-	for j, p := range d.pats {
-		k := len(p)
-		for a := 0; a < k; a++ {
-			row := t.RawRowView(p[a])
-			for b := 0; b < k; b++ {
-				f := d.half[j][a*k+b]
-				for col := 0; col < n; col++ {
-					row[col] += f * d.g.At(p[b], col)
-				}
-			}
-		}
-	}
+	t := d.blockMul(d.half, d.g)
 	m := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
 		for j, p := range d.pats {
@@ -347,6 +335,26 @@ func triple(h, s []float64, k int) []float64 {
 	return out
 }
 
+// blockMul returns L·src for the block-sparse L with blocks[j] (k×k,
+// row-major) on the rows and columns of pattern j, in O(n²k).
+func (d *dualState) blockMul(blocks [][]float64, src *mat.Dense) *mat.Dense {
+	out := mat.NewDense(d.n, d.n, nil)
+	for j, p := range d.pats {
+		k := len(p)
+		for a := 0; a < k; a++ {
+			row := out.RawRowView(p[a])
+			for b := 0; b < k; b++ {
+				f := blocks[j][a*k+b]
+				in := src.RawRowView(p[b])
+				for col := range row {
+					row[col] += f * in[col]
+				}
+			}
+		}
+	}
+	return out
+}
+
 // primalX forms X(Λ) = Λ^{-1/2} M^{1/2} Λ^{-1/2} from the last eval.
 func (d *dualState) primalX() *mat.SymDense {
 	n := d.n
@@ -355,25 +363,8 @@ func (d *dualState) primalX() *mat.SymDense {
 	var s mat.Dense
 	s.Mul(sq, d.vecs.T())
 	// Apply Λ^{-1/2} on both sides (block-sparse).
-	apply := func(src *mat.Dense) *mat.Dense {
-		out := mat.NewDense(n, n, nil)
-		for j, p := range d.pats {
-			k := len(p)
-			for a := 0; a < k; a++ {
-				row := out.RawRowView(p[a])
-				for b := 0; b < k; b++ {
-					f := d.halfInv[j][a*k+b]
-					src := src.RawRowView(p[b])
-					for col := range row {
-						row[col] += f * src[col]
-					}
-				}
-			}
-		}
-		return out
-	}
-	l := apply(&s)
-	r := apply(mat.DenseCopyOf(l.T()))
+	l := d.blockMul(d.halfInv, &s)
+	r := d.blockMul(d.halfInv, mat.DenseCopyOf(l.T()))
 	x := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
