@@ -19,12 +19,12 @@ func TestDenseSingleTwoAlgorithms(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		b, err := OptimizeDense(ctx, n, SingleParticipation(), &DenseOptions{Dual: true, RelGap: 1e-7, Settings: run.Settings{Progress: func(p run.Progress) {}}})
+		b, err := OptimizeDense(ctx, n, SingleParticipation(), &DenseOptions{Dual: true, RelGap: 1e-9, Settings: run.Settings{Progress: func(p run.Progress) {}}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("n=%d newton %v (gap %.2g), dual %v (gap %.2g, %d iterations, %v)", n, a.Primal, a.RelGap, b.Primal, b.RelGap, b.Iterations, time.Since(start))
-		if math.Abs(a.Primal-b.Primal) > 2e-7*a.Primal || b.Dual > a.Primal*(1+1e-12) || a.Dual > b.Primal*(1+1e-12) {
+		if math.Abs(a.Primal-b.Primal) > 2e-9*a.Primal || b.Dual > a.Primal*(1+1e-12) || a.Dual > b.Primal*(1+1e-12) {
 			t.Errorf("n=%d: newton %v [%v], dual method %v [%v]", n, a.Primal, a.Dual, b.Primal, b.Dual)
 		}
 	}

@@ -7,9 +7,10 @@ import (
 )
 
 // minimizeLBFGS minimises a smooth f over Rⁿ from x (overwritten with the
-// final point) by limited-memory BFGS (10 pairs) with an Armijo
-// backtracking line search (f(x + t d) <= f(x) + 1e-4 t gᵀd, t halved from
-// 1). f returns the value and writes the gradient, or +Inf outside its
+// final point) by limited-memory BFGS (10 pairs) with a backtracking line
+// search (t halved from 1) that accepts the Armijo condition f(x + t d) <=
+// f(x) + 1e-4 t gᵀd or, where rounding hides the decrease, the approximate
+// Wolfe conditions of Hager and Zhang (2005). f returns the value and writes the gradient, or +Inf outside its
 // domain. After each iteration done(iter, fx, x) may stop the method; it
 // also stops after maxIter iterations or when no step decreases f (the
 // returned stalled = true). It returns f at the final point.
@@ -75,7 +76,15 @@ func minimizeLBFGS(ctx context.Context, f func(x, g []float64) float64, x []floa
 				xn[i] = x[i] + t*d[i]
 			}
 			fn = f(xn, gn)
+			// Armijo, or near the optimum, where f no longer resolves the
+			// decrease, Hager and Zhang's approximate Wolfe conditions:
+			// f not above f(x) beyond rounding and the directional
+			// derivative at the new point in [0.9 gᵀd, -0.8 gᵀd].
 			if fn <= fx+1e-4*t*gd {
+				accepted = true
+				break
+			}
+			if gnd := dot(gn, d); fn <= fx+1e-12*math.Abs(fx) && 0.9*gd <= gnd && gnd <= -0.8*gd {
 				accepted = true
 				break
 			}
