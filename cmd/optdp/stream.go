@@ -48,7 +48,7 @@ var streamFields = []string{
 	"  iterations     optimiser iterations",
 	"  coef           the Toeplitz coefficients c_0..c_{B-1} (toeplitz only)",
 	"  recurrence     the online noise recurrence",
-	"banded         the best banded Toeplitz strategy (dense runs only; bands = min(n, b, --bands))",
+	"banded         the optimised banded Toeplitz strategy (dense runs only; bands = min(n, b, --bands), b the separation)",
 	"baselines      identity, binary tree, honaker, sqrt: name, sens2, vector2, vector_exact, total, rmse, max, note (numbers absent when skipped)",
 	"bounds         single participation: nuclear, total_lower, max_lower, sqrt_max, log_over_pi",
 	"time_s         optimisation time in seconds",
@@ -225,12 +225,12 @@ func runStream(env *runEnv, args []string) error {
 	}
 	res.TimeS = time.Since(start).Seconds()
 	if fam == "dense" {
-		bs := min(n, *bands)
-		if !set["bands"] {
-			bs = n
-			if schema.Kind != stream.Single && schema.K > 1 {
-				bs = min(n, schema.B)
-			}
+		bs := n
+		if set["bands"] {
+			bs = min(n, *bands)
+		}
+		if schema.Kind != stream.Single && schema.K > 1 {
+			bs = min(bs, schema.B)
 		}
 		quiet := settings
 		quiet.Progress = nil
