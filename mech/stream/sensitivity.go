@@ -33,9 +33,10 @@ type Sensitivity struct {
 	Vector2     float64
 	VectorExact bool
 	// Method names the algorithm: "diagonal" (Single), "enumeration"
-	// (Epochs: the b patterns times 2^(k-1) signs), "banded dp" (X_ij = 0
-	// for 0 < |i-j| < ... every pair in a pattern: a dynamic programme over
-	// the diagonal), "branch and bound" (MinSep on a dense X).
+	// (Epochs: the b patterns times 2^(k-1) signs), "banded dp" (MinSep
+	// with X_ij = 0 for |i-j| >= b, so no pair in a pattern interacts: a
+	// dynamic programme over the diagonal), "branch and bound" (MinSep on
+	// a dense X).
 	Method string
 	// Patterns counts the patterns (or search nodes) examined.
 	Patterns int64
