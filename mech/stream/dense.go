@@ -108,6 +108,9 @@ func OptimizeDense(ctx context.Context, n int, s Schema, opt *DenseOptions) (*De
 	if s.Kind == MinSep && s.K > 1 {
 		return nil, fmt.Errorf("stream: %w: the dense optimum under %v is not implemented (too many patterns); use the Toeplitz family", run.ErrBadInput, s)
 	}
+	if s.Kind == Epochs && n > s.K*s.B {
+		return nil, fmt.Errorf("stream: %w: %v covers %d steps, fewer than n = %d (the others would be unconstrained)", run.ErrBadInput, s, s.K*s.B, n)
+	}
 	if s.Kind == Single && !opt.Dual {
 		return denseSingle(ctx, n, s, opt)
 	}

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 	"time"
@@ -56,5 +57,17 @@ func TestDenseEpochs(t *testing.T) {
 	}
 	if math.Abs(want-1) > 1e-9 {
 		t.Errorf("sensitivity by brute force %v, want 1", want)
+	}
+}
+
+func TestDenseBadInput(t *testing.T) {
+	ctx := context.Background()
+	for _, s := range []Schema{FixedEpochs(2, 4), MinSeparation(2, 3)} {
+		if _, err := OptimizeDense(ctx, 12, s, nil); !errors.Is(err, run.ErrBadInput) {
+			t.Errorf("%v on n = 12: %v, want ErrBadInput", s, err)
+		}
+	}
+	if _, err := OptimizeDense(ctx, 64, FixedEpochs(2, 32), &DenseOptions{Settings: run.Settings{Budget: 1000}}); !errors.Is(err, run.ErrTooLarge) {
+		t.Errorf("tiny budget: %v, want ErrTooLarge", err)
 	}
 }
