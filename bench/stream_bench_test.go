@@ -60,6 +60,7 @@ func benchStreamDense(b *testing.B, n int, s stream.Schema) {
 		b.ReportMetric(cpuSeconds()-cpu0, "cpu-s")
 		b.ReportMetric(r.Errors.RMSE, "rmse")
 		b.ReportMetric(r.RelGap, "gap")
+		b.ReportMetric(r.RelGap*1e9, "gap-ppb")
 		b.ReportMetric(float64(r.Iterations), "iters")
 		if s.Kind == stream.Epochs {
 			b.ReportMetric(epochSens2(r.X, n, s.K, s.B), "sens2-enum")
