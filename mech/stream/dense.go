@@ -48,9 +48,21 @@ type DenseResult struct {
 	// lower bound on every strategy's total squared error under the schema
 	// (for scalar contributions); RelGap = (Primal - Dual)/Primal.
 	Primal, Dual, RelGap float64
+	// Multipliers are the λ_v >= 0 of the dual bound: Dual = (tr (Λ^{1/2} G
+	// Λ^{1/2})^{1/2})² / Σ λ with Λ = Σ λ_v v vᵀ, v = Signs on Pattern (a
+	// certificate anyone can recheck).
+	Multipliers []Multiplier
 	// Method is "sdp newton" or "dual lbfgs"; Iterations its iterations.
 	Method     string
 	Iterations int
+}
+
+// Multiplier is one Lagrange multiplier of OptimizeDense's dual: λ for
+// the constraint vᵀ X v <= 1, v = Signs (±1) on the steps of Pattern.
+type Multiplier struct {
+	Pattern []int
+	Signs   []int
+	Lambda  float64
 }
 
 // DenseBytes estimates the memory of OptimizeDense's dual method on n
@@ -130,7 +142,13 @@ func denseSingle(ctx context.Context, n int, s Schema, opt *DenseOptions) (*Dens
 	if err != nil {
 		return nil, fmt.Errorf("stream: %w", err)
 	}
-	return finishDense(ctx, r.X, s, r.Dual, "sdp newton", r.Iterations, tol)
+	res, err := finishDense(ctx, r.X, s, r.Dual, "sdp newton", r.Iterations, tol)
+	if res != nil {
+		for i, y := range r.Y {
+			res.Multipliers = append(res.Multipliers, Multiplier{Pattern: []int{i}, Signs: []int{1}, Lambda: y})
+		}
+	}
+	return res, err
 }
 
 // finishDense recomputes the sensitivity and errors of x, scales it to
@@ -406,11 +424,15 @@ func denseDual(ctx context.Context, n int, s Schema, opt *DenseOptions) (*DenseR
 	}
 	theta := make([]float64, d.m)
 	bestTheta := append([]float64(nil), theta...)
+	dualTheta := append([]float64(nil), theta...)
 	bestPrimal, bestDual := math.Inf(1), 0.0
 	_, iters, _, err := minimizeLBFGS(ctx, f, theta, maxIter, func(it int, fx float64, th []float64) bool {
 		dual := d.phi * d.phi / d.sum
 		primal := d.phi * d.sens2
-		bestDual = math.Max(bestDual, dual)
+		if dual > bestDual {
+			bestDual = dual
+			copy(dualTheta, th)
+		}
 		if primal < bestPrimal {
 			bestPrimal = primal
 			copy(bestTheta, th)
@@ -427,5 +449,13 @@ func denseDual(ctx context.Context, n int, s Schema, opt *DenseOptions) (*DenseR
 	if !d.eval(bestTheta, gv) {
 		return nil, fmt.Errorf("stream: the dual multipliers became singular")
 	}
-	return finishDense(ctx, d.primalX(), s, bestDual, "dual lbfgs", iters, tol)
+	res, err := finishDense(ctx, d.primalX(), s, bestDual, "dual lbfgs", iters, tol)
+	if res != nil {
+		for j, p := range d.pats {
+			for c, sv := range d.signs[j] {
+				res.Multipliers = append(res.Multipliers, Multiplier{Pattern: p, Signs: sv, Lambda: math.Exp(dualTheta[d.off[j]+c])})
+			}
+		}
+	}
+	return res, err
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/optdp/optdp/run"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestDenseSingleTwoAlgorithms: the dual L-BFGS method and sdp's Newton
@@ -69,5 +70,67 @@ func TestDenseBadInput(t *testing.T) {
 	}
 	if _, err := OptimizeDense(ctx, 64, FixedEpochs(2, 32), &DenseOptions{Settings: run.Settings{Budget: 1000}}); !errors.Is(err, run.ErrTooLarge) {
 		t.Errorf("tiny budget: %v, want ErrTooLarge", err)
+	}
+}
+
+// recheckDual recomputes the dual bound from the multipliers alone by a
+// different route: Λ = Σ λ v vᵀ formed explicitly, Φ = Σ_i sqrt(μ_i) for
+// the eigenvalues μ of A Λ Aᵀ (similar to Λ^{1/2} AᵀA Λ^{1/2}).
+func recheckDual(t *testing.T, n int, ms []Multiplier) float64 {
+	lam := mat.NewSymDense(n, nil)
+	sum := 0.0
+	for _, m := range ms {
+		sum += m.Lambda
+		for a, i := range m.Pattern {
+			for b, j := range m.Pattern {
+				if i <= j {
+					lam.SetSym(i, j, lam.At(i, j)+m.Lambda*float64(m.Signs[a]*m.Signs[b]))
+				}
+			}
+		}
+	}
+	a := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			a.Set(i, j, 1)
+		}
+	}
+	var al mat.Dense
+	al.Mul(a, lam)
+	m := mat.NewSymDense(n, nil)
+	var full mat.Dense
+	full.Mul(&al, a.T())
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			m.SetSym(i, j, (full.At(i, j)+full.At(j, i))/2)
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(m, false) {
+		t.Fatal("eigendecomposition failed")
+	}
+	phi := 0.0
+	for _, v := range eig.Values(nil) {
+		phi += math.Sqrt(math.Max(v, 0))
+	}
+	return phi * phi / sum
+}
+
+// TestDenseCertificate: the reported dual bound, recomputed from the
+// multipliers by another formula, is below the primal and within the gap.
+func TestDenseCertificate(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		n int
+		s Schema
+	}{{16, SingleParticipation()}, {24, FixedEpochs(3, 8)}, {32, FixedEpochs(2, 16)}} {
+		r, err := OptimizeDense(ctx, c.n, c.s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := recheckDual(t, c.n, r.Multipliers)
+		if math.Abs(d-r.Dual) > 1e-9*r.Dual || d > r.Primal*(1+1e-12) {
+			t.Errorf("n=%d %v: dual recomputed %v, reported %v, primal %v", c.n, c.s, d, r.Dual, r.Primal)
+		}
 	}
 }
