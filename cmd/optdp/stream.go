@@ -137,7 +137,7 @@ func runStream(env *runEnv, args []string) error {
 	fs := newFlags(env, "stream")
 	workload := fs.String("workload", "", "prefix:n=N, the prefix sums of an N-step stream (required)")
 	part := fs.String("participation", "single", "participation schema: single, epochs:k=K,b=B (k participations b steps apart), minsep:k=K,b=B (at most k, at least b apart)")
-	family := fs.String("family", "", "dense (the certified optimum; single or epochs) or toeplitz (banded Toeplitz, any n); default dense for n <= 2048 and not minsep")
+	family := fs.String("family", "", "dense (the certified optimum; single or epochs) or toeplitz (banded Toeplitz, any n; its RMSE is at least sqrt(k·n/(2·bands)), so on long streams the sqrt baseline can be better); default dense for n <= 2048 and not minsep")
 	bands := fs.Int("bands", 0, "bands of the Toeplitz strategy (default min(n, b, 64); b the schema's separation)")
 	lossFlag := fs.String("loss", "total", "loss: total (total squared error / RMSE) or max (max variance; toeplitz only)")
 	tol := fs.Float64("tol", 0, "relative duality gap of the dense optimum (default 1e-9 single, 1e-6 epochs)")
@@ -352,7 +352,7 @@ func printStream(env *runEnv, r streamOutput) {
 	if r.Strategy.Dual != nil {
 		fmt.Fprintf(w, "  certificate  dual %.10g, relative gap %.2g (%d iterations, %.2f s)\n", float64(*r.Strategy.Dual), float64(*r.Strategy.RelGap), r.Strategy.Iterations, r.TimeS)
 	} else {
-		fmt.Fprintf(w, "  %d iterations, %.2f s (no certificate: a local optimum of the banded family)\n", r.Strategy.Iterations, r.TimeS)
+		fmt.Fprintf(w, "  %d iterations, %.2f s (no certificate: a local optimum of the banded family, whose RMSE is at least about √(k·n/(2·bands)))\n", r.Strategy.Iterations, r.TimeS)
 	}
 	if r.Banded != nil {
 		line(*r.Banded)
