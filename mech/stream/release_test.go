@@ -82,3 +82,34 @@ func TestReleaseStatistics(t *testing.T) {
 		}
 	}
 }
+
+// TestNoiseRecurrence: the online recurrence equals A C⁻¹ z from a dense
+// solve, for the factor of an optimised Gram (CᵀC = X checked too).
+func TestNoiseRecurrence(t *testing.T) {
+	n := 10
+	r, err := OptimizeDense(context.Background(), n, FixedEpochs(2, 5), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ctc mat.Dense
+	ctc.Mul(r.C.T(), r.C)
+	if !mat.EqualApprox(&ctc, r.X, 1e-12) {
+		t.Fatal("CᵀC != X")
+	}
+	z := make([]float64, n)
+	for i := range z {
+		z[i] = float64(i%3) - 0.7
+	}
+	var w mat.VecDense
+	if err := w.SolveVec(r.C, mat.NewVecDense(n, z)); err != nil {
+		t.Fatal(err)
+	}
+	got := NoiseRecurrence(r.C, z)
+	acc := 0.0
+	for i := 0; i < n; i++ {
+		acc += w.AtVec(i)
+		if math.Abs(got[i]-acc) > 1e-10*(1+math.Abs(acc)) {
+			t.Errorf("step %d: recurrence %v, dense %v", i, got[i], acc)
+		}
+	}
+}
