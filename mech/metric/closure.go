@@ -122,6 +122,14 @@ func NewRoads(n int, edges []WeightedEdge) (*ClosureMetric, error) {
 		deg[e.U+1]++
 		deg[e.V+1]++
 	}
+	// A shortest path uses each edge at most once, so every distance is at
+	// most the sum of the lengths: when that sum is finite no path overflows.
+	var total float64
+	for _, e := range edges {
+		if total += e.W; math.IsInf(total, 1) {
+			return nil, run.BadInputf("roads: the edge lengths add up beyond the largest float64, so path lengths could overflow: rescale them (e.g. metres to km)")
+		}
+	}
 	for i := 1; i <= n; i++ {
 		deg[i] += deg[i-1]
 	}

@@ -325,6 +325,9 @@ func ReadPoints(r io.Reader, geo bool) (*PointsMetric, error) {
 			continue
 		}
 		f := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ';' || r == '\t' || r == ' ' })
+		if len(f) == 0 {
+			return nil, fmt.Errorf("metric: points line %d: separators but no fields: %w", line, run.ErrBadInput)
+		}
 		if !headerSeen {
 			headerSeen = true
 			if _, err := strconv.ParseFloat(strings.TrimSpace(f[0]), 64); err != nil {
