@@ -182,14 +182,14 @@ func searchWeights(ctx context.Context, s *marginalSpectrum, identity, own []flo
 		}
 		if len(need) > 0 {
 			for b := lo; b < s.d; b++ {
-				rng := rand.New(rand.NewPCG(o.Seed, uint64(1<<32+b<<16+r)))
+				rng := rand.New(rand.NewPCG(o.Seed, 1<<32+uint64(b)<<16+uint64(r)))
 				starts = append(starts, coverStart(need, s.d, b, rng))
 			}
 			for t := lo + 1; t <= s.d && binomial(t, lo) <= maxDesignBlocks; t++ {
-				rng := rand.New(rand.NewPCG(o.Seed, uint64(1<<34+t<<16+r)))
+				rng := rand.New(rand.NewPCG(o.Seed, 1<<34+uint64(t)<<16+uint64(r)))
 				starts = append(starts, partitionStart(need, s.dims, t, lo, rng))
 			}
-			rng := rand.New(rand.NewPCG(o.Seed, uint64(1<<33+r)))
+			rng := rand.New(rand.NewPCG(o.Seed, 1<<33+uint64(r)))
 			for k := 0; k < min(sparsePerRound, w.left/2); k++ {
 				starts = append(starts, sparseStart(need, s.d, rng))
 			}
@@ -237,7 +237,7 @@ func searchWeights(ctx context.Context, s *marginalSpectrum, identity, own []flo
 			}
 		}
 		if rb != nil && len(need) > 0 {
-			rng := rand.New(rand.NewPCG(o.Seed, uint64(1<<35+r)))
+			rng := rand.New(rand.NewPCG(o.Seed, 1<<35+uint64(r)))
 			for k := 0; k < maxKicks && w.left > 0; k++ {
 				x := w.kick(rb, rng)
 				if x == nil {
