@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -25,7 +26,7 @@ func Utility(x *mat.Dense, prior []float64, remap *mat.Dense) (float64, error) {
 	}
 	if remap == nil {
 		if n != m {
-			return 0, fmt.Errorf("mech: utility: the identity remap needs a square noise matrix, got %d x %d", n, m)
+			return 0, fmt.Errorf("mech: utility: the identity remap needs a square noise matrix, got %d x %d: %w", n, m, run.ErrBadInput)
 		}
 		u := 0.0
 		for i, p := range prior {
@@ -37,7 +38,7 @@ func Utility(x *mat.Dense, prior []float64, remap *mat.Dense) (float64, error) {
 		return 0, fmt.Errorf("utility: %w", err)
 	}
 	if rr, rc := remap.Dims(); rr != m || rc != n {
-		return 0, fmt.Errorf("mech: utility: remap is %d x %d, want %d x %d (outputs x answers)", rr, rc, m, n)
+		return 0, fmt.Errorf("mech: utility: remap is %d x %d, want %d x %d (outputs x answers): %w", rr, rc, m, n, run.ErrBadInput)
 	}
 	u := 0.0
 	for i, p := range prior {
