@@ -20,12 +20,12 @@ func FuzzOptions(f *testing.F) {
 		``, `{}`, `{"budget":-1}`, `{"budget":1e300}`, `{"timeout_s":-1}`, `{"timeout_s":"x"}`,
 		`{"cancel":12345}`, `{"max_mechanism_n":-5,"solver":"nope"}`, `{"tol":-1,"max_iter":-1,"workers":-1}`,
 		`{"eps":1}{"eps":2}`, `{"eps":1} x`, `{"unknown":1}`, `[1,2]`, `null`, `{"restarts":1e20}`,
-		`{"matrix_kind":"loss","gain":"distance"}`, "{\"solver\":\"dense\u0000\"}", `{"budget":9223372036854775807}`,
+		`{"matrix_kind":"loss","gain":"distance"}`, "{\"solver\":\"dense\u0000\"}", `{"budget":9223372036854775807}`, `{"loss":"max","family":"toeplitz","bands":-1}`, `{"loss":3}`,
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, dst := range []bounded{&tightArgs{}, &thresholdArgs{}, &optimalArgs{}, &optimizeArgs{}, &capacityArgs{}, &gCapacityArgs{}} {
+		for _, dst := range []bounded{&tightArgs{}, &thresholdArgs{}, &optimalArgs{}, &optimizeArgs{}, &capacityArgs{}, &gCapacityArgs{}, &streamArgs{}} {
 			err := decodeText(s, dst, "options", true)
 			if err == nil {
 				c, set := dst.bounds()

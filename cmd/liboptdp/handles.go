@@ -60,6 +60,8 @@ func kindOf(v any) string {
 		return "mechanism"
 	case *canceller:
 		return "cancellation token"
+	case *streamer:
+		return "stream release"
 	}
 	if isMetric(v) {
 		return "metric"

@@ -417,6 +417,36 @@ int optdp_linear_optimize(optdp_cchar *workload, optdp_cchar *options, char **js
 int optdp_linear_answer(optdp_cchar *workload, optdp_cchar *strategy, optdp_cdouble *x, int64_t n,
 	double eps, double delta, optdp_handle rng, char **json, char **err);
 
+/* ---- streams and private training (prefix sums, mech/stream) ---- */
+
+/* optdp_stream_optimize optimises the strategy C (lower triangular, A = B C
+ * for the prefix sums A of n steps) under the participation spec ("single",
+ * "epochs:k=K,b=B", "minsep:k=K,b=B"). options: {"family": "dense" |
+ * "toeplitz" ("" : dense for n <= 2048 where it applies), "bands",
+ * "loss": "total" | "max", "rel_gap", "max_iter", "budget", "cancel",
+ * "timeout_s"}. The result: {"family", "n", "participation", "loss",
+ * "sens2", "vector2", "vector_exact", "sens_method", "total", "rmse",
+ * "max", "primal", "dual", "rel_gap" (NaN without a certificate),
+ * "iterations", "coef" (the Toeplitz coefficients; [] for dense)}; *c
+ * receives the n x n factor for the dense family, an empty matrix
+ * otherwise. */
+int optdp_stream_optimize(int64_t n, optdp_cchar *participation, optdp_cchar *options, char **json, optdp_matrix *c,
+	char **err);
+
+/* optdp_stream_new prepares the online release of the prefix sums of an
+ * n-step integer stream with strategy c (the n x n lower-triangular C, or
+ * 1 x b Toeplitz coefficients, b <= n) under the participation spec,
+ * (eps, delta)-DP with exact discrete Gaussian noise drawn from rng at
+ * each step (stream.NewStreamer). *stream receives a handle (release it
+ * with optdp_release); *json {"n", "sens2", "sigma", "grid"}. */
+int optdp_stream_new(optdp_cdouble *c, int64_t rows, int64_t cols, int64_t n, optdp_cchar *participation, double eps,
+	double delta, optdp_handle rng, optdp_handle *stream, char **json, char **err);
+
+/* optdp_stream_next releases the next step: x is the step's value, *y the
+ * published noisy C x entry and *estimate the prefix-sum estimate. A step
+ * beyond n is OPTDP_ERR_BAD_INPUT. */
+int optdp_stream_next(optdp_handle stream, int64_t x, double *y, double *estimate, char **err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@ import (
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/linear"
 	"github.com/optdp/optdp/mech/optimal"
+	"github.com/optdp/optdp/mech/stream"
 	"github.com/optdp/optdp/mech/tight"
 )
 
@@ -38,6 +39,8 @@ var results = map[string]reflect.Type{
 	"optdp_linear_error":         reflect.TypeFor[linear.Report](),
 	"optdp_linear_optimize":      reflect.TypeFor[optimizeResult](),
 	"optdp_linear_answer":        reflect.TypeFor[release](),
+	"optdp_stream_optimize":      reflect.TypeFor[stream.Result](),
+	"optdp_stream_new":           reflect.TypeFor[streamInfo](),
 }
 
 // schema is the document of optdp_schema: the schema (schemaOf) of each

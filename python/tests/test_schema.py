@@ -11,7 +11,7 @@ import dataclasses
 import pytest
 
 import optdp
-from optdp import _lib, linear, qif
+from optdp import _lib, linear, qif, stream
 
 SCHEMA = _lib.json_call("optdp_schema")
 
@@ -43,6 +43,7 @@ CLASSES = [
     ("optdp_linear_answer", ("expected",), linear.ErrorReport, {}, set(), set()),
     ("optdp_linear_answer", ("expected", "noise"), linear.Noise, {}, set(), set()),
     ("optdp_progress", (), optdp.Progress, {}, set(), {"seq"}),
+    ("optdp_stream_optimize", (), stream.Factorization, {}, {"c"}, set()),
 ]
 
 # Documents (or nested objects) that Python keeps as tuples, dicts or
@@ -54,6 +55,7 @@ KEYS = [
     ("optdp_optimal", ("attempts",), {"method", "reason", "certified", "gap", "iterations", "time_s", "error"}),
     ("optdp_sampler_new", (), {"mix", "audit"}),  # Sampler.mix, Sampler.audit
     ("optdp_metric_info", (), {"n", "spec"}),  # Metric.n, Metric.spec
+    ("optdp_stream_new", (), {"n", "sens2", "sigma", "grid"}),  # stream.Release's attributes
     ("optdp_version", (), {"version", "abi", "go", "backend", "threads"}),  # optdp.version()
     ("optdp_linear_info/workload", (), {"m", "n", "name", "shape"}),  # Workload's properties
     ("optdp_linear_info/strategy", (), {"p", "n", "name", "l1", "l2"}),  # Strategy's properties

@@ -15,7 +15,8 @@ arrays), the tight-constraints mechanism (:func:`tight`, :func:`threshold`,
 :func:`regular`), the optimal mechanism for any prior (:func:`optimal`), the
 DP audit, measures (utility, min-entropy, leakage, capacity), bounds,
 baselines, sampling (crypto/rand or an explicit seed), and
-:mod:`optdp.linear` (the matrix mechanism), :mod:`optdp.qif` (Shannon,
+:mod:`optdp.linear` (the matrix mechanism), :mod:`optdp.stream` (factorisations for streams and private training),
+:mod:`optdp.qif` (Shannon,
 guessing and g-measures, Bayes risk, channel composition, capacities). Every
 function is safe to call from several threads (the library releases the GIL
 while it works). Returned arrays are numpy arrays that own their data.
@@ -78,7 +79,7 @@ from ._tight import (
     threshold,
     tight,
 )
-from . import linear, qif
+from . import linear, qif, stream
 
 
 def version() -> dict:
@@ -98,6 +99,6 @@ __all__ = [
     "AuditReport", "BadInputError", "CancelledError", "InternalError", "Metric", "NotConvergedError", "OptdpError",
     "Sampler", "SeededRng", "TooLargeError", "UnsupportedError", "Violation", "audit", "bnd", "bnd_mechanism",
     "cond_min_entropy", "exponential", "geometric_per_count", "header_path", "individual_bound", "leakage",
-    "linear", "qif", "min_capacity", "min_entropy", "optimal_remap", "planar_geometric", "planar_laplace",
+    "linear", "qif", "stream", "min_capacity", "min_entropy", "optimal_remap", "planar_geometric", "planar_laplace",
     "randomized_response", "range_bound", "sample", "truncated_geometric", "utility", "version",
 ]

@@ -85,6 +85,10 @@ _SIGNATURES = {
     "optdp_linear_error": [c_char_p, c_char_p, c_char_p, _P_VOID],
     "optdp_linear_optimize": [c_char_p, c_char_p, _P_VOID],
     "optdp_linear_answer": [c_char_p, c_char_p, _P_DOUBLE, c_int64, c_double, c_double, c_uint64, _P_VOID],
+    "optdp_stream_optimize": [c_int64, c_char_p, c_char_p, _P_VOID, _P_MATRIX],
+    "optdp_stream_new": [_P_DOUBLE, c_int64, c_int64, c_int64, c_char_p, c_double, c_double, c_uint64, _P_HANDLE,
+                         _P_VOID],
+    "optdp_stream_next": [c_uint64, c_int64, _P_DOUBLE, _P_DOUBLE],
     "optdp_tight": [c_uint64, c_double, c_char_p, _P_VOID, _P_MATRIX, _P_MATRIX, _P_HANDLE],
     "optdp_threshold": [c_uint64, c_char_p, _P_VOID],
     "optdp_prior_bounds": [c_uint64, c_double, _P_MATRIX],
@@ -361,7 +365,8 @@ def as_float(v: Any, name: str) -> float:
 # Options that are counts, sizes or tolerances: negative values are refused
 # (the library used to read them as the defaults; a negative budget would
 # lift the memory limit of this process).
-NONNEGATIVE_OPTIONS = ("budget", "tol", "max_iter", "workers", "max_mechanism_n", "restarts", "p", "steps")
+NONNEGATIVE_OPTIONS = ("budget", "tol", "max_iter", "workers", "max_mechanism_n", "restarts", "p", "steps", "bands",
+                       "rel_gap")
 
 
 def check_options(options: Dict[str, Any]) -> None:

@@ -1,0 +1,159 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/optdp/optdp/run"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The strategy families of Optimize.
+const (
+	FamilyDense    = "dense"
+	FamilyToeplitz = "toeplitz"
+)
+
+// ParseLoss reads "total" (TotalSquared) or "max" (MaxVariance); "" is
+// TotalSquared.
+func ParseLoss(s string) (Loss, error) {
+	switch s {
+	case "", "total":
+		return TotalSquared, nil
+	case "max":
+		return MaxVariance, nil
+	}
+	return 0, fmt.Errorf("stream: %w: loss %q, want total or max", run.ErrBadInput, s)
+}
+
+// UnmarshalText reads a Loss from its name (ParseLoss), so that options
+// decoded from JSON name the loss as the command line does.
+func (l *Loss) UnmarshalText(b []byte) error {
+	v, err := ParseLoss(string(b))
+	if err == nil {
+		*l = v
+	}
+	return err
+}
+
+// Options configures Optimize; nil means the defaults.
+type Options struct {
+	// Settings: Budget and Progress, passed to the family's optimiser.
+	run.Settings
+	// Family is FamilyDense (the certified optimum, OptimizeDense) or
+	// FamilyToeplitz (banded Toeplitz, OptimizeToeplitz); "" means dense
+	// for n <= 2048, a schema OptimizeDense accepts and the total loss,
+	// Toeplitz otherwise.
+	Family string `json:"family"`
+	// Bands is the number of Toeplitz coefficients; 0 means min(n, 64)
+	// and, under a multi-participation schema, at most its separation b.
+	Bands int `json:"bands"`
+	// Loss is the loss minimised ("total" or "max" in JSON).
+	Loss Loss `json:"loss"`
+	// RelGap and MaxIter are DenseOptions.RelGap and MaxIter (dense) or
+	// ToeplitzOptions.MaxIter (Toeplitz); 0 means the family's default.
+	RelGap  float64 `json:"rel_gap"`
+	MaxIter int     `json:"max_iter"`
+}
+
+// Result is the answer of Optimize: the strategy, its exact sensitivity
+// and errors, and for the dense family its certificate.
+type Result struct {
+	// Family is the family optimised ("dense", "toeplitz"); N the steps;
+	// Participation the schema's spec; Loss "total" or "max".
+	Family        string `json:"family"`
+	N             int    `json:"n"`
+	Participation string `json:"participation"`
+	Loss          string `json:"loss"`
+	// Sens2, Vector2, VectorExact and SensMethod are the strategy's exact
+	// Sensitivity (Sens2 = 1 up to rounding: the strategy is scaled).
+	Sens2       float64 `json:"sens2"`
+	Vector2     float64 `json:"vector2"`
+	VectorExact bool    `json:"vector_exact"`
+	SensMethod  string  `json:"sens_method"`
+	// Errors: total squared error, RMSE and max variance for noise
+	// multiplier 1.
+	Errors
+	// Primal, Dual and RelGap are the dense certificate (DenseResult);
+	// NaN for the other families, which carry none.
+	Primal float64 `json:"primal"`
+	Dual   float64 `json:"dual"`
+	RelGap float64 `json:"rel_gap"`
+	// Iterations counts the optimiser's iterations.
+	Iterations int `json:"iterations"`
+	// Coef are the Toeplitz coefficients c_0, c_1, ... (C_ij = Coef[i-j]);
+	// empty for the dense family, whose C is a full matrix.
+	Coef []float64 `json:"coef"`
+	// C is the lower-triangular strategy: a *mat.TriDense (dense) or a
+	// *Toeplitz; Dense the full dense answer (nil for Toeplitz).
+	C     mat.Matrix   `json:"-"`
+	Dense *DenseResult `json:"-"`
+}
+
+// DefaultBands is Optimize's number of Toeplitz coefficients when
+// Options.Bands is 0: min(n, 64), and at most b under a schema with
+// several participations b apart.
+func DefaultBands(n int, s Schema) int {
+	nb := min(n, 64)
+	if s.Kind != Single && s.K > 1 {
+		nb = min(nb, s.B)
+	}
+	return nb
+}
+
+// Optimize optimises a strategy for the prefix sums of n steps under
+// schema s in the family opt.Family: OptimizeDense (certified) or
+// OptimizeToeplitz (banded, any n). It is the one entry point of the
+// command line and the C ABI. Errors are those of the family's optimiser,
+// and ErrBadInput for an unknown family or a dense max-variance request.
+func Optimize(ctx context.Context, n int, s Schema, opt *Options) (*Result, error) {
+	if err := s.Check(n); err != nil {
+		return nil, err
+	}
+	if opt == nil {
+		opt = &Options{}
+	}
+	if opt.Bands < 0 || opt.MaxIter < 0 || opt.RelGap < 0 || math.IsNaN(opt.RelGap) {
+		return nil, fmt.Errorf("stream: %w: bands = %d, max_iter = %d, rel_gap = %v: want >= 0", run.ErrBadInput, opt.Bands, opt.MaxIter, opt.RelGap)
+	}
+	fam := opt.Family
+	if fam == "" {
+		fam = FamilyToeplitz
+		if n <= 2048 && (s.Kind != MinSep || s.K == 1) && opt.Loss == TotalSquared && (s.Kind != Epochs || n <= s.K*s.B) {
+			fam = FamilyDense
+		}
+	}
+	res := &Result{Family: fam, N: n, Participation: s.String(), Loss: opt.Loss.String(), Primal: math.NaN(), Dual: math.NaN(), RelGap: math.NaN()}
+	switch fam {
+	case FamilyDense:
+		if opt.Loss != TotalSquared {
+			return nil, fmt.Errorf("stream: %w: the dense optimum minimises the total squared error; use the Toeplitz family for loss %v", run.ErrBadInput, opt.Loss)
+		}
+		r, err := OptimizeDense(ctx, n, s, &DenseOptions{Settings: opt.Settings, RelGap: opt.RelGap, MaxIter: opt.MaxIter})
+		if err != nil {
+			return nil, err
+		}
+		res.setSens(r.Sens)
+		res.Errors, res.Primal, res.Dual, res.RelGap, res.Iterations = r.Errors, r.Primal, r.Dual, r.RelGap, r.Iterations
+		res.C, res.Dense, res.Coef = r.C, r, []float64{}
+	case FamilyToeplitz:
+		nb := opt.Bands
+		if nb == 0 {
+			nb = DefaultBands(n, s)
+		}
+		r, err := OptimizeToeplitz(ctx, n, nb, s, &ToeplitzOptions{Settings: opt.Settings, Loss: opt.Loss, MaxIter: opt.MaxIter})
+		if err != nil {
+			return nil, err
+		}
+		res.setSens(r.Sens)
+		res.Errors, res.Iterations, res.Coef, res.C = r.Errors, r.Iterations, r.C.Coef, r.C
+	default:
+		return nil, fmt.Errorf("stream: %w: family %q, want %s or %s", run.ErrBadInput, fam, FamilyDense, FamilyToeplitz)
+	}
+	return res, nil
+}
+
+func (r *Result) setSens(sv *Sensitivity) {
+	r.Sens2, r.Vector2, r.VectorExact, r.SensMethod = sv.Sens2, sv.Vector2, sv.VectorExact, sv.Method
+}
