@@ -150,8 +150,11 @@ func (g *toeplitzGram) At(i, j int) float64 {
 // the longest: Σ_t c_t²); Epochs, the enumeration of GramSensitivity on the
 // lazy Gram (b·k² entries of O(bands) each); MinSep with bands <= b, the
 // banded dynamic programme on the column norms (cross terms vanish);
-// MinSep with more bands than the separation, the branch and bound of
-// GramSensitivity on the lazy Gram.
+// MinSep with more bands than the separation, the closed form of
+// MonotoneSensitivity when the coefficients are non-negative and
+// non-increasing, else the branch and bound of GramSensitivity on the lazy
+// Gram. Epochs with non-negative non-increasing coefficients also use the
+// closed form (O(n·k) instead of b·k² Gram entries).
 func ToeplitzSensitivity(ctx context.Context, c *Toeplitz, s Schema) (*Sensitivity, error) {
 	if err := s.Check(c.N); err != nil {
 		return nil, err
@@ -170,6 +173,8 @@ func ToeplitzSensitivity(ctx context.Context, c *Toeplitz, s Schema) (*Sensitivi
 			d[j] = g.colNorm2(j)
 		}
 		return bandedSensitivity(d, s), nil
+	case monotone(c.Coef):
+		return MonotoneSensitivity(c.Coef, c.N, s), nil
 	}
 	return GramSensitivity(ctx, symAdapter{g}, s)
 }
@@ -194,4 +199,54 @@ func SqrtErrors(n int, sens2 float64) Errors {
 		mx += v * v
 	}
 	return newErrors(n, sens2, tot, mx)
+}
+
+// monotone reports whether c_0 >= c_1 >= ... >= 0.
+func monotone(c []float64) bool {
+	for t, v := range c {
+		if !(v >= 0) || (t > 0 && v > c[t-1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// earliestPattern returns π₀ = {0, b, 2b, ...}: k steps (Single: {0}),
+// those below n.
+func earliestPattern(n int, s Schema) []int {
+	if s.Kind == Single {
+		return []int{0}
+	}
+	var p []int
+	for e := 0; e < s.K && e*s.B < n; e++ {
+		p = append(p, e*s.B)
+	}
+	return p
+}
+
+// MonotoneSensitivity returns the sensitivity under schema s of the
+// lower-triangular Toeplitz C on n steps whose coefficients c (c_t = 0
+// beyond len(c)) are non-negative and non-increasing (c_0 >= c_1 >= ... >=
+// 0; the caller checks it): sens² = ‖Σ_{j∈π₀} C e_j‖², π₀ = {0, b, ...,
+// (k-1)b} ∩ [0, n), in O(n·k), exact for scalar and vector
+// contributions (docs/MATH.md §19.7). The proof: for i <= j, X_ij =
+// G(j-i, n-1-j) with G(g, m) = Σ_{u<=m} c_{u+g} c_u >= 0, non-increasing
+// in the gap g and non-decreasing in m; moving a pattern's steps to the
+// left (first to 0, then every gap down to b) lowers no term, and adding a
+// step adds non-negative terms, so π₀ is a worst pattern (for Epochs too,
+// whose patterns are shifts of π₀ or subsets of them) and all-equal
+// contributions are worst (X >= 0).
+func MonotoneSensitivity(c []float64, n int, s Schema) *Sensitivity {
+	p := earliestPattern(n, s)
+	v := 0.0
+	for l := 0; l < n; l++ {
+		sum := 0.0
+		for _, j := range p {
+			if t := l - j; t >= 0 && t < len(c) {
+				sum += c[t]
+			}
+		}
+		v += sum * sum
+	}
+	return &Sensitivity{Sens2: v, Pattern: p, Signs: ones(len(p)), Vector2: v, VectorExact: true, Method: "monotone closed form", Patterns: 1}
 }
