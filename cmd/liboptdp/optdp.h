@@ -422,12 +422,15 @@ int optdp_linear_answer(optdp_cchar *workload, optdp_cchar *strategy, optdp_cdou
 /* optdp_stream_optimize optimises the strategy C (lower triangular, A = B C
  * for the prefix sums A of n steps) under the participation spec ("single",
  * "epochs:k=K,b=B", "minsep:k=K,b=B"). options: {"family": "dense" |
- * "toeplitz" ("" : dense for n <= 2048 where it applies), "bands",
- * "loss": "total" | "max", "rel_gap", "max_iter", "budget", "cancel",
- * "timeout_s"}. The result: {"family", "n", "participation", "loss",
- * "sens2", "vector2", "vector_exact", "sens_method", "total", "rmse",
- * "max", "primal", "dual", "rel_gap" (NaN without a certificate),
- * "iterations", "coef" (the Toeplitz coefficients; [] for dense)}; *c
+ * "toeplitz" | "blt" ("" : dense for n <= 2048 where it applies),
+ * "bands", "buffers", "loss": "total" | "max", "rel_gap", "max_iter",
+ * "budget", "cancel", "timeout_s"}. The result: {"family", "n",
+ * "participation", "loss", "sens2", "vector2", "vector_exact",
+ * "sens_method", "total", "rmse", "max", "primal", "dual", "rel_gap" (NaN
+ * without a certificate), "iterations", "coef" (the Toeplitz
+ * coefficients, all n for blt; [] for dense), "blt_scale", "blt_alpha",
+ * "blt_lambda" (c_t = scale sum_i alpha_i lambda_i^(t-1)), "blt_p",
+ * "blt_q" (C(x) = scale P(x)/Q(x))}; *c
  * receives the n x n factor for the dense family, an empty matrix
  * otherwise. */
 int optdp_stream_optimize(int64_t n, optdp_cchar *participation, optdp_cchar *options, char **json, optdp_matrix *c,

@@ -20,11 +20,12 @@ func streamCommand() command {
 	return command{
 		name:    "stream",
 		summary: "matrix factorisation for streams and private training: optimise C for prefix sums under a participation schema, compare with the baselines, release a stream",
-		usage:   "--workload prefix:n=N [--participation SCHEMA] [--family dense|toeplitz] [--bands B] [--loss total|max] [--tol T] [--out FILE] [--release FILE --eps E --delta D [--seed S]] [--force] [--json] [--progress]",
+		usage:   "--workload prefix:n=N [--participation SCHEMA] [--family dense|toeplitz|blt] [--bands B] [--buffers D] [--loss total|max] [--tol T] [--out FILE] [--release FILE --eps E --delta D [--seed S]] [--force] [--json] [--progress]",
 		examples: []string{
 			"optdp stream --workload prefix:n=256",
 			"optdp stream --workload prefix:n=256 --participation epochs:k=4,b=64 --json",
 			"optdp stream --workload prefix:n=100000 --participation minsep:k=4,b=64 --family toeplitz --bands 64",
+			"optdp stream --workload prefix:n=100000 --family blt --buffers 4",
 			"optdp stream --workload prefix:n=64 --family toeplitz --bands 8 --out c.npy --release data.txt --eps 1 --delta 1e-6",
 		},
 		fields: streamFields,
@@ -39,14 +40,15 @@ var streamFields = []string{
 	"participation  the schema (single, epochs:k=K,b=B, minsep:k=K,b=B)",
 	"loss           total (total squared error, RMSE) or max (max variance)",
 	"strategy       the optimised strategy:",
-	"  name           dense or toeplitz:bands=B",
+	"  name           dense, toeplitz:bands=B or blt:buffers=D",
 	"  sens2          exact squared sensitivity under the schema, scalar contributions (1 after scaling)",
 	"  vector2        bound for vector contributions; vector_exact: whether it is exact",
 	"  total, rmse, max  errors for noise multiplier 1 (Gaussian σ = sensitivity)",
 	"  sens_method    how the sensitivity was computed (diagonal, enumeration, banded dp, branch and bound)",
 	"  primal, dual, rel_gap  the certificate (dense only): primal = total, dual <= every strategy's total",
 	"  iterations     optimiser iterations",
-	"  coef           the Toeplitz coefficients c_0..c_{B-1} (toeplitz only)",
+	"  coef           the Toeplitz coefficients c_0..c_{B-1} (toeplitz; all n for blt)",
+	"  blt            blt only: scale, alpha, lambda (c_t = scale·Σ alpha_i lambda_i^(t-1)), p, q (C(x) = scale·P(x)/Q(x))",
 	"  recurrence     the online noise recurrence",
 	"banded         the optimised banded Toeplitz strategy (dense runs only; bands = min(n, b, --bands), b the separation)",
 	"baselines      identity, binary tree, honaker, sqrt: name, sens2, vector2, vector_exact, total, rmse, max, note (numbers absent when skipped)",
@@ -71,7 +73,17 @@ type streamStrategy struct {
 	RelGap      *num      `json:"rel_gap,omitempty"`
 	Iterations  int       `json:"iterations"`
 	Coef        []float64 `json:"coef,omitempty"`
+	BLT         *bltOut   `json:"blt,omitempty"`
 	Recurrence  string    `json:"recurrence"`
+}
+
+// bltOut is a BLT's parameters in the output.
+type bltOut struct {
+	Scale  float64   `json:"scale"`
+	Alpha  []float64 `json:"alpha"`
+	Lambda []float64 `json:"lambda"`
+	P      []float64 `json:"p"`
+	Q      []float64 `json:"q"`
 }
 
 // streamBaseline is one baseline in the output; the numbers are absent
@@ -137,7 +149,8 @@ func runStream(env *runEnv, args []string) error {
 	fs := newFlags(env, "stream")
 	workload := fs.String("workload", "", "prefix:n=N, the prefix sums of an N-step stream (required)")
 	part := fs.String("participation", "single", "participation schema: single, epochs:k=K,b=B (k participations b steps apart), minsep:k=K,b=B (at most k, at least b apart)")
-	family := fs.String("family", "", "dense (the certified optimum; single or epochs) or toeplitz (banded Toeplitz, any n; its RMSE is at least sqrt(k·n/(2·bands)), so on long streams the sqrt baseline can be better); default dense for n <= 2048 and not minsep")
+	family := fs.String("family", "", "dense (the certified optimum; single or epochs), toeplitz (banded Toeplitz, any n; its RMSE is at least sqrt(k·n/(2·bands)), so on long streams the sqrt baseline can be better) or blt (buffered linear Toeplitz, any n, O(buffers) per step); default dense for n <= 2048 and not minsep")
+	buffers := fs.Int("buffers", 4, "buffers of the blt strategy (1..32)")
 	bands := fs.Int("bands", 0, "bands of the Toeplitz strategy (default min(n, b, 64); b the schema's separation)")
 	lossFlag := fs.String("loss", "total", "loss: total (total squared error / RMSE) or max (max variance; toeplitz only)")
 	tol := fs.Float64("tol", 0, "relative duality gap of the dense optimum (default 1e-9 single, 1e-6 epochs)")
@@ -179,8 +192,11 @@ func runStream(env *runEnv, args []string) error {
 			fam = "dense"
 		}
 	}
-	if fam != "dense" && fam != "toeplitz" {
-		return usagef("--family %q: want dense or toeplitz", fam)
+	if fam != "dense" && fam != "toeplitz" && fam != "blt" {
+		return usagef("--family %q: want dense, toeplitz or blt", fam)
+	}
+	if *buffers < 1 || *buffers > 32 {
+		return usagef("--buffers %d: want 1..32", *buffers)
 	}
 	if fam == "dense" && loss == stream.MaxVariance {
 		return usagef("--loss max: the dense optimum minimises the total squared error; use --family toeplitz")
@@ -213,9 +229,12 @@ func runStream(env *runEnv, args []string) error {
 		}
 		var s streamStrategy
 		var err error
-		if fam == "dense" {
+		switch fam {
+		case "dense":
 			s, strat, err = runStreamDense(ctx, n, schema, *tol, settings)
-		} else {
+		case "blt":
+			s, strat, err = runStreamBLT(ctx, n, *buffers, schema, loss, settings)
+		default:
 			s, strat, err = runStreamToeplitz(ctx, n, nb, schema, loss, settings)
 		}
 		return s, err
@@ -304,6 +323,22 @@ func runStreamToeplitz(ctx context.Context, n, bands int, s stream.Schema, loss 
 	}, r.C, nil
 }
 
+// runStreamBLT runs the BLT optimisation.
+func runStreamBLT(ctx context.Context, n, buffers int, s stream.Schema, loss stream.Loss, settings optrun.Settings) (streamStrategy, mat.Matrix, error) {
+	r, err := stream.OptimizeBLT(ctx, n, buffers, s, &stream.BLTOptions{Settings: settings, Loss: loss})
+	if err != nil {
+		return streamStrategy{}, nil, err
+	}
+	p, q := r.BLT.Recurrence()
+	return streamStrategy{
+		Name: fmt.Sprintf("blt:buffers=%d", buffers), Sens2: r.Sens.Sens2, Vector2: r.Sens.Vector2, VectorExact: r.Sens.VectorExact, SensMethod: r.Sens.Method,
+		Total: r.Errors.Total, RMSE: r.Errors.RMSE, Max: r.Errors.Max, Iterations: r.Iterations,
+		Coef:       r.C.Coef,
+		BLT:        &bltOut{Scale: r.BLT.Scale, Alpha: r.BLT.Alpha, Lambda: r.BLT.Lambda, P: p, Q: q},
+		Recurrence: "w_t = (sum_{s<=d} q_s z_{t-s}) / scale - sum_{s=1}^{d} p_s w_{t-s}; estimate_t = sum_{s<=t} (x_s + w_s)",
+	}, r.C, nil
+}
+
 // streamReleaseFile releases the stream in path with strategy c.
 func streamReleaseFile(ctx context.Context, path string, n int, c mat.Matrix, s stream.Schema, eps, delta float64, seed int) (*streamRelease, error) {
 	data, err := os.ReadFile(path)
@@ -351,6 +386,8 @@ func printStream(env *runEnv, r streamOutput) {
 	line(r.Strategy)
 	if r.Strategy.Dual != nil {
 		fmt.Fprintf(w, "  certificate  dual %.10g, relative gap %.2g (%d iterations, %.2f s)\n", float64(*r.Strategy.Dual), float64(*r.Strategy.RelGap), r.Strategy.Iterations, r.TimeS)
+	} else if r.Strategy.BLT != nil {
+		fmt.Fprintf(w, "  %d iterations, %.2f s (no certificate: a local optimum of the BLT family)\n", r.Strategy.Iterations, r.TimeS)
 	} else {
 		fmt.Fprintf(w, "  %d iterations, %.2f s (no certificate: a local optimum of the banded family, whose RMSE is at least about √(k·n/(2·bands)))\n", r.Strategy.Iterations, r.TimeS)
 	}

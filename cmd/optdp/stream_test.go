@@ -15,6 +15,7 @@ import (
 // reproducibly with --seed; bad flags exit 2.
 func TestStreamCommand(t *testing.T) {
 	dir := t.TempDir()
+	var dual32 float64
 	for _, part := range []string{"single", "epochs:k=2,b=16"} {
 		code, out, errs := cli("stream", "--workload", "prefix:n=32", "--participation", part, "--json")
 		if code != 0 {
@@ -40,6 +41,32 @@ func TestStreamCommand(t *testing.T) {
 		}
 		if strings.Join(names, ",") != "identity,binary tree,honaker,sqrt" {
 			t.Errorf("%s: baselines %v", part, names)
+		}
+		if part == "single" {
+			dual32 = float64(*s.Dual)
+		}
+	}
+	// BLT: the coefficients are scale·Σ alpha_i lambda_i^(t-1), and the
+	// total is above the certified dense dual bound.
+	code, out, errs := cli("stream", "--workload", "prefix:n=32", "--family", "blt", "--buffers", "2", "--json")
+	if code != 0 {
+		t.Fatalf("blt: exit %d: %s", code, errs)
+	}
+	var rb streamOutput
+	if err := json.Unmarshal([]byte(out), &rb); err != nil {
+		t.Fatal(err)
+	}
+	if b := rb.Strategy.BLT; b == nil || len(b.Alpha) != 2 || len(rb.Strategy.Coef) != 32 || rb.Strategy.Total < dual32 {
+		t.Fatalf("blt: %+v (dense dual %v)", rb.Strategy, dual32)
+	}
+	b := rb.Strategy.BLT
+	for tt, c := range rb.Strategy.Coef {
+		want := b.Scale
+		if tt > 0 {
+			want = b.Scale * (b.Alpha[0]*math.Pow(b.Lambda[0], float64(tt-1)) + b.Alpha[1]*math.Pow(b.Lambda[1], float64(tt-1)))
+		}
+		if math.Abs(c-want) > 1e-12 {
+			t.Errorf("blt c_%d = %v, want %v", tt, c, want)
 		}
 	}
 	data := filepath.Join(dir, "x.txt")
@@ -73,6 +100,7 @@ func TestStreamCommand(t *testing.T) {
 		{"stream", "--workload", "prefix:n=8", "--participation", "epochs:k=2"},
 		{"stream", "--workload", "prefix:n=8", "--loss", "max", "--family", "dense"},
 		{"stream", "--workload", "prefix:n=8", "--release", data},
+		{"stream", "--workload", "prefix:n=8", "--family", "blt", "--buffers", "0"},
 	} {
 		if code, _, errs := cli(bad...); code != exitUsage {
 			t.Errorf("%v: exit %d (%s), want %d", bad, code, errs, exitUsage)

@@ -13,6 +13,7 @@ import (
 const (
 	FamilyDense    = "dense"
 	FamilyToeplitz = "toeplitz"
+	FamilyBLT      = "blt"
 )
 
 // ParseLoss reads "total" (TotalSquared) or "max" (MaxVariance); "" is
@@ -42,13 +43,16 @@ type Options struct {
 	// Settings: Budget and Progress, passed to the family's optimiser.
 	run.Settings
 	// Family is FamilyDense (the certified optimum, OptimizeDense) or
-	// FamilyToeplitz (banded Toeplitz, OptimizeToeplitz); "" means dense
+	// FamilyToeplitz (banded Toeplitz, OptimizeToeplitz) or FamilyBLT
+	// (buffered linear Toeplitz, OptimizeBLT); "" means dense
 	// for n <= 2048, a schema OptimizeDense accepts and the total loss,
 	// Toeplitz otherwise.
 	Family string `json:"family"`
 	// Bands is the number of Toeplitz coefficients; 0 means min(n, 64)
 	// and, under a multi-participation schema, at most its separation b.
 	Bands int `json:"bands"`
+	// Buffers is the number of BLT buffers; 0 means 4.
+	Buffers int `json:"buffers"`
 	// Loss is the loss minimised ("total" or "max" in JSON).
 	Loss Loss `json:"loss"`
 	// RelGap and MaxIter are DenseOptions.RelGap and MaxIter (dense) or
@@ -82,13 +86,25 @@ type Result struct {
 	RelGap float64 `json:"rel_gap"`
 	// Iterations counts the optimiser's iterations.
 	Iterations int `json:"iterations"`
-	// Coef are the Toeplitz coefficients c_0, c_1, ... (C_ij = Coef[i-j]);
-	// empty for the dense family, whose C is a full matrix.
+	// Coef are the Toeplitz coefficients c_0, c_1, ... (C_ij = Coef[i-j];
+	// all n of them for a BLT); empty for the dense family, whose C is a
+	// full matrix.
 	Coef []float64 `json:"coef"`
+	// BLTScale, BLTAlpha and BLTLambda are the BLT's parameters (BLT),
+	// and BLTP, BLTQ its recurrence polynomials (BLT.Recurrence): C w = z
+	// is w_t = (Σ_s Q_s z_{t-s})/Scale - Σ_{s>=1} P_s w_{t-s}. Zero and
+	// empty for the other families.
+	BLTScale  float64   `json:"blt_scale"`
+	BLTAlpha  []float64 `json:"blt_alpha"`
+	BLTLambda []float64 `json:"blt_lambda"`
+	BLTP      []float64 `json:"blt_p"`
+	BLTQ      []float64 `json:"blt_q"`
 	// C is the lower-triangular strategy: a *mat.TriDense (dense) or a
-	// *Toeplitz; Dense the full dense answer (nil for Toeplitz).
+	// *Toeplitz; Dense the full dense answer (nil otherwise), BLT the
+	// BLT (nil otherwise).
 	C     mat.Matrix   `json:"-"`
 	Dense *DenseResult `json:"-"`
+	BLT   *BLT         `json:"-"`
 }
 
 // DefaultBands is Optimize's number of Toeplitz coefficients when
@@ -103,8 +119,8 @@ func DefaultBands(n int, s Schema) int {
 }
 
 // Optimize optimises a strategy for the prefix sums of n steps under
-// schema s in the family opt.Family: OptimizeDense (certified) or
-// OptimizeToeplitz (banded, any n). It is the one entry point of the
+// schema s in the family opt.Family: OptimizeDense (certified),
+// OptimizeToeplitz (banded, any n) or OptimizeBLT (buffered, any n). It is the one entry point of the
 // command line and the C ABI. Errors are those of the family's optimiser,
 // and ErrBadInput for an unknown family or a dense max-variance request.
 func Optimize(ctx context.Context, n int, s Schema, opt *Options) (*Result, error) {
@@ -114,8 +130,8 @@ func Optimize(ctx context.Context, n int, s Schema, opt *Options) (*Result, erro
 	if opt == nil {
 		opt = &Options{}
 	}
-	if opt.Bands < 0 || opt.MaxIter < 0 || opt.RelGap < 0 || math.IsNaN(opt.RelGap) {
-		return nil, fmt.Errorf("stream: %w: bands = %d, max_iter = %d, rel_gap = %v: want >= 0", run.ErrBadInput, opt.Bands, opt.MaxIter, opt.RelGap)
+	if opt.Bands < 0 || opt.Buffers < 0 || opt.MaxIter < 0 || opt.RelGap < 0 || math.IsNaN(opt.RelGap) {
+		return nil, fmt.Errorf("stream: %w: bands = %d, buffers = %d, max_iter = %d, rel_gap = %v: want >= 0", run.ErrBadInput, opt.Bands, opt.Buffers, opt.MaxIter, opt.RelGap)
 	}
 	fam := opt.Family
 	if fam == "" {
@@ -124,7 +140,8 @@ func Optimize(ctx context.Context, n int, s Schema, opt *Options) (*Result, erro
 			fam = FamilyDense
 		}
 	}
-	res := &Result{Family: fam, N: n, Participation: s.String(), Loss: opt.Loss.String(), Primal: math.NaN(), Dual: math.NaN(), RelGap: math.NaN()}
+	res := &Result{Family: fam, N: n, Participation: s.String(), Loss: opt.Loss.String(), Primal: math.NaN(), Dual: math.NaN(), RelGap: math.NaN(),
+		BLTAlpha: []float64{}, BLTLambda: []float64{}, BLTP: []float64{}, BLTQ: []float64{}}
 	switch fam {
 	case FamilyDense:
 		if opt.Loss != TotalSquared {
@@ -148,8 +165,21 @@ func Optimize(ctx context.Context, n int, s Schema, opt *Options) (*Result, erro
 		}
 		res.setSens(r.Sens)
 		res.Errors, res.Iterations, res.Coef, res.C = r.Errors, r.Iterations, r.C.Coef, r.C
+	case FamilyBLT:
+		nb := opt.Buffers
+		if nb == 0 {
+			nb = 4
+		}
+		r, err := OptimizeBLT(ctx, n, nb, s, &BLTOptions{Settings: opt.Settings, Loss: opt.Loss, MaxIter: opt.MaxIter})
+		if err != nil {
+			return nil, err
+		}
+		res.setSens(r.Sens)
+		res.Errors, res.Iterations, res.Coef, res.C, res.BLT = r.Errors, r.Iterations, r.C.Coef, r.C, r.BLT
+		res.BLTScale, res.BLTAlpha, res.BLTLambda = r.BLT.Scale, r.BLT.Alpha, r.BLT.Lambda
+		res.BLTP, res.BLTQ = r.BLT.Recurrence()
 	default:
-		return nil, fmt.Errorf("stream: %w: family %q, want %s or %s", run.ErrBadInput, fam, FamilyDense, FamilyToeplitz)
+		return nil, fmt.Errorf("stream: %w: family %q, want %s, %s or %s", run.ErrBadInput, fam, FamilyDense, FamilyToeplitz, FamilyBLT)
 	}
 	return res, nil
 }

@@ -40,7 +40,18 @@ func TestOptimizeDispatch(t *testing.T) {
 	if m.Family != stream.FamilyToeplitz || len(m.Coef) != 5 || math.Abs(m.Total-tr.Errors.Total) > 1e-12*tr.Errors.Total || !math.IsNaN(m.Dual) {
 		t.Errorf("toeplitz: %+v, want total %v", m, tr.Errors.Total)
 	}
-	for _, o := range []*stream.Options{{Family: "circulant"}, {Family: stream.FamilyDense, Loss: stream.MaxVariance}, {Bands: -1}, {RelGap: math.NaN()}} {
+	b, err := stream.Optimize(ctx, 40, stream.MinSeparation(3, 5), &stream.Options{Family: stream.FamilyBLT, Buffers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	br, err := stream.OptimizeBLT(ctx, 40, 2, stream.MinSeparation(3, 5), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Family != stream.FamilyBLT || len(b.Coef) != 40 || len(b.BLTAlpha) != 2 || len(b.BLTP) != 3 || math.Abs(b.Total-br.Errors.Total) > 1e-12*br.Errors.Total {
+		t.Errorf("blt: %+v, want total %v", b, br.Errors.Total)
+	}
+	for _, o := range []*stream.Options{{Buffers: -1}, {Family: stream.FamilyBLT, Buffers: 33}, {Family: "circulant"}, {Family: stream.FamilyDense, Loss: stream.MaxVariance}, {Bands: -1}, {RelGap: math.NaN()}} {
 		if _, err := stream.Optimize(ctx, 8, stream.SingleParticipation(), o); !errors.Is(err, run.ErrBadInput) {
 			t.Errorf("%+v: %v, want bad input", o, err)
 		}

@@ -202,3 +202,32 @@ def test_crypto_default_and_dense_strategy_arrays():
 def test_bad_input(call):
     with pytest.raises(optdp.BadInputError):
         call()
+
+
+@pytest.mark.parametrize("schema,k,b", [("single", None, None), ("minsep", 3, 4), ("epochs", 3, 5)])
+def test_blt_expanded_and_recomputed(schema, k, b):
+    n = 15
+    f = stream.optimize(n, schema, k=k, b=b, family="blt", buffers=2)
+    assert f.family == "blt" and f.coef.shape == (n,) and f.blt_alpha.shape == (2,)
+    # The coefficients from the parameters, c_t = scale sum alpha lambda^(t-1).
+    t = np.arange(1, n)
+    want = f.blt_scale * (f.blt_alpha[None, :] * f.blt_lambda[None, :] ** (t[:, None] - 1)).sum(axis=1)
+    assert f.coef[0] == pytest.approx(f.blt_scale, rel=1e-15)
+    assert np.allclose(f.coef[1:], want, rtol=1e-12, atol=1e-15)
+    # C(x) Q(x) = scale P(x), the recurrence's polynomials.
+    conv = np.convolve(f.coef, f.blt_q)[:n]
+    assert np.allclose(conv[:3], f.blt_scale * f.blt_p, atol=1e-12) and np.allclose(conv[3:], 0, atol=1e-12)
+    c = f.matrix()
+    pats = patterns(n, schema, k or 1, b or 1)
+    s2 = brute_sens2(c, pats)
+    assert f.sens2 == pytest.approx(s2, rel=1e-9) and s2 == pytest.approx(1, rel=1e-9)
+    tot, rmse, mx = dense_errors(c, s2)
+    assert f.total == pytest.approx(tot, rel=1e-9) and f.max == pytest.approx(mx, rel=1e-9)
+    z = np.random.default_rng(2).standard_normal(n)
+    assert np.allclose(f.noise(z), prefix(n) @ np.linalg.solve(c, z), rtol=1e-9, atol=1e-9)
+    # Never below the certified optimum where the dense family runs.
+    if schema != "minsep":
+        d = stream.optimize(n, schema, k=k, b=b, family="dense")
+        assert f.total >= d.dual * (1 - 1e-9)
+    r = stream.Release(f, eps=1.0, delta=1e-6, seed=1)
+    assert r.sens2 == pytest.approx(1, rel=1e-6)

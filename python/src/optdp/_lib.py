@@ -366,7 +366,7 @@ def as_float(v: Any, name: str) -> float:
 # (the library used to read them as the defaults; a negative budget would
 # lift the memory limit of this process).
 NONNEGATIVE_OPTIONS = ("budget", "tol", "max_iter", "workers", "max_mechanism_n", "restarts", "p", "steps", "bands",
-                       "rel_gap")
+                       "buffers", "rel_gap")
 
 
 def check_options(options: Dict[str, Any]) -> None:

@@ -112,6 +112,11 @@ class Factorization:
     rel_gap: float
     iterations: int
     coef: np.ndarray
+    blt_scale: float
+    blt_alpha: np.ndarray
+    blt_lambda: np.ndarray
+    blt_p: np.ndarray
+    blt_q: np.ndarray
     c: Optional[np.ndarray]
 
     def matrix(self) -> np.ndarray:
@@ -131,12 +136,22 @@ class Factorization:
 
     def noise(self, z: Any) -> np.ndarray:
         """The prefix-sum noise A C^-1 z by the online recurrence
-        (:func:`prefix_noise`)."""
-        return prefix_noise(self.strategy(), z)
+        (:func:`prefix_noise`; for a BLT its O(buffers) form
+        w_t = sum_s q_s z_{t-s} / scale - sum_{s>=1} p_s w_{t-s})."""
+        if self.family != "blt":
+            return prefix_noise(self.strategy(), z)
+        zz = _lib.as_vector(z, "z")
+        p, q = self.blt_p, self.blt_q
+        w = np.zeros(zz.shape[0])
+        for t in range(zz.shape[0]):
+            v = sum(q[s] * zz[t - s] for s in range(min(q.shape[0], t + 1))) / self.blt_scale
+            w[t] = v - sum(p[s] * w[t - s] for s in range(1, min(p.shape[0], t + 1)))
+        return np.cumsum(w)
 
 
 def optimize(n: int, schema: str = "single", *, k: Optional[int] = None, b: Optional[int] = None,
-             loss: str = "total", family: Optional[str] = None, bands: int = 0, rel_gap: float = 0.0,
+             loss: str = "total", family: Optional[str] = None, bands: int = 0, buffers: int = 0,
+             rel_gap: float = 0.0,
              max_iter: int = 0, budget: int = 0, timeout: Optional[float] = None,
              progress: Optional[Callable[[Progress], None]] = None) -> Factorization:
     """Optimises C for the prefix sums of n steps under the schema ("single",
@@ -144,7 +159,9 @@ def optimize(n: int, schema: str = "single", *, k: Optional[int] = None, b: Opti
 
     family "dense" is the certified optimum (single participation and fixed
     epochs; total loss); "toeplitz" a banded Toeplitz C with `bands`
-    coefficients (any n; default min(n, 64, b)); None picks dense for
+    coefficients (any n; default min(n, 64, b)); "blt" a buffered linear
+    Toeplitz C with `buffers` buffers (any n, O(buffers) per step; default
+    4); None picks dense for
     n <= 2048 where it applies. rel_gap is the dense duality-gap target.
     budget is the memory budget in bytes (0: 4 GiB); timeout (seconds) or
     Ctrl-C stop the optimiser; progress receives the latest report."""
@@ -153,6 +170,7 @@ def optimize(n: int, schema: str = "single", *, k: Optional[int] = None, b: Opti
     if not isinstance(loss, str):
         raise BadInputError(f"optdp: loss must be a string, got {loss!r}")
     opts = {"family": "" if family is None else str(family), "bands": _lib.as_int(bands, "bands"),
+            "buffers": _lib.as_int(buffers, "buffers"),
             "loss": loss, "rel_gap": _lib.as_float(rel_gap, "rel_gap"), "max_iter": _lib.as_int(max_iter, "max_iter"),
             "budget": _lib.as_int(budget, "budget")}
     sp = _lib.cstr(spec, "schema")
@@ -173,6 +191,9 @@ def optimize(n: int, schema: str = "single", *, k: Optional[int] = None, b: Opti
         sens_method=str(r["sens_method"]), total=float(r["total"]), rmse=float(r["rmse"]), max=float(r["max"]),
         primal=float(r["primal"]), dual=float(r["dual"]), rel_gap=float(r["rel_gap"]),
         iterations=int(r["iterations"]), coef=np.asarray(r["coef"], dtype=np.float64),
+        blt_scale=float(r["blt_scale"]), blt_alpha=np.asarray(r["blt_alpha"], dtype=np.float64),
+        blt_lambda=np.asarray(r["blt_lambda"], dtype=np.float64), blt_p=np.asarray(r["blt_p"], dtype=np.float64),
+        blt_q=np.asarray(r["blt_q"], dtype=np.float64),
         c=c if c.size else None,
     )
 
