@@ -98,3 +98,35 @@ func BenchmarkStreamToeplitz100k(b *testing.B) {
 	}
 	streamBaselines(b, n, s)
 }
+
+// benchStreamBLT optimises a BLT with the given buffers; sens2-check is
+// its sensitivity recomputed by ToeplitzSensitivity on the expanded
+// coefficients when n <= 2048 (enumeration or closed form, per schema).
+func benchStreamBLT(b *testing.B, n, buffers int, s stream.Schema) {
+	ctx := context.Background()
+	for b.Loop() {
+		cpu0 := cpuSeconds()
+		r, err := stream.OptimizeBLT(ctx, n, buffers, s, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(cpuSeconds()-cpu0, "cpu-s")
+		b.ReportMetric(r.Errors.RMSE, "rmse")
+		b.ReportMetric(math.Sqrt(r.Errors.Max), "sqrt-max")
+		b.ReportMetric(r.Sens.Sens2, "sens2")
+		b.ReportMetric(float64(r.Iterations), "iters")
+	}
+}
+
+func BenchmarkStreamBLTSingle2048(b *testing.B) {
+	benchStreamBLT(b, 2048, 4, stream.SingleParticipation())
+}
+func BenchmarkStreamBLTEpochs2048(b *testing.B) {
+	benchStreamBLT(b, 2048, 4, stream.FixedEpochs(4, 512))
+}
+func BenchmarkStreamBLTMinSep100k(b *testing.B) {
+	benchStreamBLT(b, 100_000, 4, stream.MinSeparation(4, 64))
+}
+func BenchmarkStreamBLTSingle100k(b *testing.B) {
+	benchStreamBLT(b, 100_000, 4, stream.SingleParticipation())
+}

@@ -45,7 +45,7 @@ var streamFields = []string{
 	"  vector2        bound for vector contributions; vector_exact: whether it is exact",
 	"  total, rmse, max  errors for noise multiplier 1 (Gaussian σ = sensitivity)",
 	"  sens_method    how the sensitivity was computed (diagonal, enumeration, banded dp, branch and bound)",
-	"  primal, dual, rel_gap  the certificate (dense only): primal = total, dual <= every strategy's total",
+	"  primal, dual, rel_gap  the certificate (dense only): primal = total (max with --loss max), dual <= every strategy's",
 	"  iterations     optimiser iterations",
 	"  coef           the Toeplitz coefficients c_0..c_{B-1} (toeplitz; all n for blt)",
 	"  blt            blt only: scale, alpha, lambda (c_t = scale·Σ alpha_i lambda_i^(t-1)), p, q (C(x) = scale·P(x)/Q(x))",
@@ -152,7 +152,7 @@ func runStream(env *runEnv, args []string) error {
 	family := fs.String("family", "", "dense (the certified optimum; single or epochs), toeplitz (banded Toeplitz, any n; its RMSE is at least sqrt(k·n/(2·bands)), so on long streams the sqrt baseline can be better) or blt (buffered linear Toeplitz, any n, O(buffers) per step); default dense for n <= 2048 and not minsep")
 	buffers := fs.Int("buffers", 4, "buffers of the blt strategy (1..32)")
 	bands := fs.Int("bands", 0, "bands of the Toeplitz strategy (default min(n, b, 64); b the schema's separation)")
-	lossFlag := fs.String("loss", "total", "loss: total (total squared error / RMSE) or max (max variance; toeplitz only)")
+	lossFlag := fs.String("loss", "total", "loss: total (total squared error / RMSE) or max (max variance; dense: single participation only, certified)")
 	tol := fs.Float64("tol", 0, "relative duality gap of the dense optimum (default 1e-9 single, 1e-6 epochs)")
 	out := fs.String("out", "", "write C (dense: the n×n lower-triangular factor) or the Toeplitz coefficients to FILE (CSV, or .npy)")
 	relFile := fs.String("release", "", "release the prefix sums of the integer stream in FILE (one value per line or comma-separated)")
@@ -198,8 +198,8 @@ func runStream(env *runEnv, args []string) error {
 	if *buffers < 1 || *buffers > 32 {
 		return usagef("--buffers %d: want 1..32", *buffers)
 	}
-	if fam == "dense" && loss == stream.MaxVariance {
-		return usagef("--loss max: the dense optimum minimises the total squared error; use --family toeplitz")
+	if fam == "dense" && loss == stream.MaxVariance && schema.Kind != stream.Single {
+		return usagef("--loss max: the dense max-variance optimum is for single participation; use --family toeplitz or blt")
 	}
 	if set["bands"] && *bands < 1 {
 		return usagef("--bands %d: want >= 1", *bands)
@@ -231,7 +231,7 @@ func runStream(env *runEnv, args []string) error {
 		var err error
 		switch fam {
 		case "dense":
-			s, strat, err = runStreamDense(ctx, n, schema, *tol, settings)
+			s, strat, err = runStreamDense(ctx, n, schema, loss, *tol, settings)
 		case "blt":
 			s, strat, err = runStreamBLT(ctx, n, *buffers, schema, loss, settings)
 		default:
@@ -297,8 +297,15 @@ func runStream(env *runEnv, args []string) error {
 }
 
 // runStreamDense runs the certified dense optimum.
-func runStreamDense(ctx context.Context, n int, s stream.Schema, tol float64, settings optrun.Settings) (streamStrategy, mat.Matrix, error) {
-	r, err := stream.OptimizeDense(ctx, n, s, &stream.DenseOptions{Settings: settings, RelGap: tol})
+func runStreamDense(ctx context.Context, n int, s stream.Schema, loss stream.Loss, tol float64, settings optrun.Settings) (streamStrategy, mat.Matrix, error) {
+	opt := &stream.DenseOptions{Settings: settings, RelGap: tol}
+	var r *stream.DenseResult
+	var err error
+	if loss == stream.MaxVariance {
+		r, err = stream.OptimizeDenseMax(ctx, n, opt)
+	} else {
+		r, err = stream.OptimizeDense(ctx, n, s, opt)
+	}
 	if err != nil {
 		return streamStrategy{}, nil, err
 	}

@@ -98,7 +98,7 @@ func TestStreamCommand(t *testing.T) {
 		{"stream", "--workload", "prefix:n=0"},
 		{"stream", "--workload", "allrange:n=8"},
 		{"stream", "--workload", "prefix:n=8", "--participation", "epochs:k=2"},
-		{"stream", "--workload", "prefix:n=8", "--loss", "max", "--family", "dense"},
+		{"stream", "--workload", "prefix:n=8", "--loss", "max", "--family", "dense", "--participation", "epochs:k=2,b=4"},
 		{"stream", "--workload", "prefix:n=8", "--release", data},
 		{"stream", "--workload", "prefix:n=8", "--family", "blt", "--buffers", "0"},
 	} {

@@ -52,7 +52,11 @@ type DenseResult struct {
 	// Λ^{1/2})^{1/2})² / Σ λ with Λ = Σ λ_v v vᵀ, v = Signs on Pattern (a
 	// certificate anyone can recheck).
 	Multipliers []Multiplier
-	// Method is "sdp newton" or "dual lbfgs"; Iterations its iterations.
+	// Weights are the max-variance certificate's μ (OptimizeDenseMax; nil
+	// for the total loss).
+	Weights []float64
+	// Method is "sdp newton", "dual lbfgs" or "max weights"; Iterations
+	// its iterations.
 	Method     string
 	Iterations int
 }

@@ -46,7 +46,8 @@ type Options struct {
 	// FamilyToeplitz (banded Toeplitz, OptimizeToeplitz) or FamilyBLT
 	// (buffered linear Toeplitz, OptimizeBLT); "" means dense
 	// for n <= 2048, a schema OptimizeDense accepts and the total loss,
-	// Toeplitz otherwise.
+	// Toeplitz otherwise. The dense family with loss max is
+	// OptimizeDenseMax (single participation).
 	Family string `json:"family"`
 	// Bands is the number of Toeplitz coefficients; 0 means min(n, 64)
 	// and, under a multi-participation schema, at most its separation b.
@@ -79,8 +80,9 @@ type Result struct {
 	// Errors: total squared error, RMSE and max variance for noise
 	// multiplier 1.
 	Errors
-	// Primal, Dual and RelGap are the dense certificate (DenseResult);
-	// NaN for the other families, which carry none.
+	// Primal, Dual and RelGap are the dense certificate (DenseResult: of
+	// the total, or of the max variance for loss max); NaN for the other
+	// families, which carry none.
 	Primal float64 `json:"primal"`
 	Dual   float64 `json:"dual"`
 	RelGap float64 `json:"rel_gap"`
@@ -144,10 +146,17 @@ func Optimize(ctx context.Context, n int, s Schema, opt *Options) (*Result, erro
 		BLTAlpha: []float64{}, BLTLambda: []float64{}, BLTP: []float64{}, BLTQ: []float64{}}
 	switch fam {
 	case FamilyDense:
-		if opt.Loss != TotalSquared {
-			return nil, fmt.Errorf("stream: %w: the dense optimum minimises the total squared error; use the Toeplitz family for loss %v", run.ErrBadInput, opt.Loss)
+		dopt := &DenseOptions{Settings: opt.Settings, RelGap: opt.RelGap, MaxIter: opt.MaxIter}
+		var r *DenseResult
+		var err error
+		switch {
+		case opt.Loss == TotalSquared:
+			r, err = OptimizeDense(ctx, n, s, dopt)
+		case s.Kind == Single || (s.Kind == MinSep && s.K == 1):
+			r, err = OptimizeDenseMax(ctx, n, dopt)
+		default:
+			return nil, fmt.Errorf("stream: %w: the dense max-variance optimum is implemented for single participation; use the Toeplitz or BLT family under %v", run.ErrBadInput, s)
 		}
-		r, err := OptimizeDense(ctx, n, s, &DenseOptions{Settings: opt.Settings, RelGap: opt.RelGap, MaxIter: opt.MaxIter})
 		if err != nil {
 			return nil, err
 		}

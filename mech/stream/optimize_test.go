@@ -51,10 +51,13 @@ func TestOptimizeDispatch(t *testing.T) {
 	if b.Family != stream.FamilyBLT || len(b.Coef) != 40 || len(b.BLTAlpha) != 2 || len(b.BLTP) != 3 || math.Abs(b.Total-br.Errors.Total) > 1e-12*br.Errors.Total {
 		t.Errorf("blt: %+v, want total %v", b, br.Errors.Total)
 	}
-	for _, o := range []*stream.Options{{Buffers: -1}, {Family: stream.FamilyBLT, Buffers: 33}, {Family: "circulant"}, {Family: stream.FamilyDense, Loss: stream.MaxVariance}, {Bands: -1}, {RelGap: math.NaN()}} {
+	for _, o := range []*stream.Options{{Buffers: -1}, {Family: stream.FamilyBLT, Buffers: 33}, {Family: "circulant"}, {Bands: -1}, {RelGap: math.NaN()}} {
 		if _, err := stream.Optimize(ctx, 8, stream.SingleParticipation(), o); !errors.Is(err, run.ErrBadInput) {
 			t.Errorf("%+v: %v, want bad input", o, err)
 		}
+	}
+	if _, err := stream.Optimize(ctx, 8, stream.FixedEpochs(2, 4), &stream.Options{Family: stream.FamilyDense, Loss: stream.MaxVariance}); !errors.Is(err, run.ErrBadInput) {
+		t.Errorf("dense max under epochs: %v, want bad input", err)
 	}
 }
 

@@ -186,7 +186,7 @@ def test_crypto_default_and_dense_strategy_arrays():
     lambda: stream.optimize(8, "epochs:k=2,b=4", k=2),
     lambda: stream.optimize(8, "nope"),
     lambda: stream.optimize(8, family="circulant"),
-    lambda: stream.optimize(8, family="dense", loss="max"),
+    lambda: stream.optimize(8, "epochs", k=2, b=4, family="dense", loss="max"),
     lambda: stream.optimize(8, loss="median"),
     lambda: stream.optimize(8, bands=-1),
     lambda: stream.optimize(8, "minsep", k=2, b=2, family="dense"),
@@ -231,3 +231,19 @@ def test_blt_expanded_and_recomputed(schema, k, b):
         assert f.total >= d.dual * (1 - 1e-9)
     r = stream.Release(f, eps=1.0, delta=1e-6, seed=1)
     assert r.sens2 == pytest.approx(1, rel=1e-6)
+
+
+def test_dense_max_loss_certified():
+    # n = 2: 4/3 in closed form (X = [[1, c], [c, 1]], v = (1/(1-c²), 2/(1+c)), equal at c = 1/2).
+    f = stream.optimize(2, family="dense", loss="max", rel_gap=1e-9)
+    assert f.max == pytest.approx(4 / 3, rel=1e-8) and f.dual <= 4 / 3 * (1 + 1e-12)
+    n = 12
+    f = stream.optimize(n, family="dense", loss="max")
+    assert f.loss == "max" and f.rel_gap <= 1e-6 and f.dual <= f.primal
+    s2 = brute_sens2(f.c, patterns(n, "single", 1, 1))
+    tot, _, mx = dense_errors(f.c, s2)
+    assert f.max == pytest.approx(mx, rel=1e-9) and f.primal == pytest.approx(mx, rel=1e-9)
+    # Below the total-loss optimum's and the square root's max variance.
+    g = stream.optimize(n)
+    sq = sqrt_factor(n)
+    assert f.max <= g.max and f.max < dense_errors(sq, brute_sens2(sq, patterns(n, "single", 1, 1)))[2]

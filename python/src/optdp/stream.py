@@ -158,7 +158,7 @@ def optimize(n: int, schema: str = "single", *, k: Optional[int] = None, b: Opti
     "epochs" or "minsep" with k and b, or a spec "epochs:k=4,b=512").
 
     family "dense" is the certified optimum (single participation and fixed
-    epochs; total loss); "toeplitz" a banded Toeplitz C with `bands`
+    epochs for the total loss, single participation for the max loss); "toeplitz" a banded Toeplitz C with `bands`
     coefficients (any n; default min(n, 64, b)); "blt" a buffered linear
     Toeplitz C with `buffers` buffers (any n, O(buffers) per step; default
     4); None picks dense for
