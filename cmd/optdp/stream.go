@@ -149,7 +149,7 @@ func runStream(env *runEnv, args []string) error {
 	fs := newFlags(env, "stream")
 	workload := fs.String("workload", "", "prefix:n=N, the prefix sums of an N-step stream (required)")
 	part := fs.String("participation", "single", "participation schema: single, epochs:k=K,b=B (k participations b steps apart), minsep:k=K,b=B (at most k, at least b apart)")
-	family := fs.String("family", "", "dense (the certified optimum; single or epochs), toeplitz (banded Toeplitz, any n; its RMSE is at least sqrt(k·n/(2·bands)), so on long streams the sqrt baseline can be better) or blt (buffered linear Toeplitz, any n, O(buffers) per step); default dense for n <= 2048 and not minsep")
+	family := fs.String("family", "", "dense (the certified optimum; minsep while its patterns number at most 2·10^6), toeplitz (banded Toeplitz, any n; its RMSE is at least sqrt(k·n/(2·bands)), so on long streams the sqrt baseline can be better) or blt (buffered linear Toeplitz, any n, O(buffers) per step); default dense for n <= 2048 and not minsep")
 	buffers := fs.Int("buffers", 4, "buffers of the blt strategy (1..32)")
 	bands := fs.Int("bands", 0, "bands of the Toeplitz strategy (default min(n, b, 64); b the schema's separation)")
 	lossFlag := fs.String("loss", "total", "loss: total (total squared error / RMSE) or max (max variance; dense: single participation only, certified)")

@@ -111,9 +111,13 @@ func PrefixGram(n int) *mat.SymDense {
 // final X is recomputed: its sensitivity by GramSensitivity and its
 // objective by a Cholesky factorisation (GramErrors).
 //
-// Minimum separation has too many patterns for this method: use
-// OptimizeToeplitz. Errors: ErrBadInput for MinSep, ErrTooLarge over the
-// Budget, ErrNotConverged when the gap stays above RelGap.
+// Minimum separation (k > 1) lists every pattern and sign vector (at
+// most 2·10^6, ErrTooLarge beyond) and maximises the same dual by the
+// multiplicative update λ_v ← λ_v vᵀXv / Σ_u λ_u uᵀXu (Φ is concave and
+// homogeneous of degree ½ in λ), with the primal bound Φ·max_v vᵀXv of
+// every iterate; MaxIter bounds its iterations (0: 100000). Errors:
+// ErrTooLarge over the Budget, ErrNotConverged when the gap stays above
+// RelGap.
 func OptimizeDense(ctx context.Context, n int, s Schema, opt *DenseOptions) (*DenseResult, error) {
 	if err := s.Check(n); err != nil {
 		return nil, err
@@ -122,7 +126,7 @@ func OptimizeDense(ctx context.Context, n int, s Schema, opt *DenseOptions) (*De
 		opt = &DenseOptions{}
 	}
 	if s.Kind == MinSep && s.K > 1 {
-		return nil, fmt.Errorf("stream: %w: the dense optimum under %v is not implemented (too many patterns); use the Toeplitz family", run.ErrBadInput, s)
+		return denseMinSep(ctx, n, s, opt)
 	}
 	if s.Kind == Epochs && n > s.K*s.B {
 		return nil, fmt.Errorf("stream: %w: %v covers %d steps, fewer than n = %d (the others would be unconstrained)", run.ErrBadInput, s, s.K*s.B, n)

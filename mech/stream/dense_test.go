@@ -63,10 +63,12 @@ func TestDenseEpochs(t *testing.T) {
 
 func TestDenseBadInput(t *testing.T) {
 	ctx := context.Background()
-	for _, s := range []Schema{FixedEpochs(2, 4), MinSeparation(2, 3)} {
-		if _, err := OptimizeDense(ctx, 12, s, nil); !errors.Is(err, run.ErrBadInput) {
-			t.Errorf("%v on n = 12: %v, want ErrBadInput", s, err)
-		}
+	if _, err := OptimizeDense(ctx, 12, FixedEpochs(2, 4), nil); !errors.Is(err, run.ErrBadInput) {
+		t.Errorf("epochs:k=2,b=4 on n = 12: %v, want ErrBadInput", err)
+	}
+	// Minimum separation with too many patterns to list.
+	if _, err := OptimizeDense(ctx, 400, MinSeparation(4, 2), nil); !errors.Is(err, run.ErrTooLarge) {
+		t.Errorf("minsep:k=4,b=2 on n = 400: %v, want ErrTooLarge", err)
 	}
 	if _, err := OptimizeDense(ctx, 64, FixedEpochs(2, 32), &DenseOptions{Settings: run.Settings{Budget: 1000}}); !errors.Is(err, run.ErrTooLarge) {
 		t.Errorf("tiny budget: %v, want ErrTooLarge", err)

@@ -189,7 +189,6 @@ def test_crypto_default_and_dense_strategy_arrays():
     lambda: stream.optimize(8, "epochs", k=2, b=4, family="dense", loss="max"),
     lambda: stream.optimize(8, loss="median"),
     lambda: stream.optimize(8, bands=-1),
-    lambda: stream.optimize(8, "minsep", k=2, b=2, family="dense"),
     lambda: stream.optimize(16, "epochs", k=2, b=4, family="dense"),
     lambda: stream.Release(np.ones((2, 3)), eps=1, delta=1e-6),
     lambda: stream.Release([1.0, 0.5], eps=1, delta=1e-6),
@@ -247,3 +246,17 @@ def test_dense_max_loss_certified():
     g = stream.optimize(n)
     sq = sqrt_factor(n)
     assert f.max <= g.max and f.max < dense_errors(sq, brute_sens2(sq, patterns(n, "single", 1, 1)))[2]
+
+
+def test_dense_minsep_certified_by_enumeration():
+    n, k, b = 10, 2, 3
+    f = stream.optimize(n, "minsep", k=k, b=b, family="dense")
+    assert f.family == "dense" and f.rel_gap <= 1e-6 and f.dual <= f.total
+    s2 = brute_sens2(f.c, patterns(n, "minsep", k, b))
+    assert s2 == pytest.approx(1, rel=1e-9)
+    tot, _, _ = dense_errors(f.c, s2)
+    assert f.total == pytest.approx(tot, rel=1e-8)
+    t = stream.optimize(n, "minsep", k=k, b=b, family="toeplitz", bands=b)
+    assert t.total >= f.dual
+    with pytest.raises(optdp.TooLargeError):
+        stream.optimize(400, "minsep", k=4, b=2, family="dense")
