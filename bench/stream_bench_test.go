@@ -130,3 +130,59 @@ func BenchmarkStreamBLTMinSep100k(b *testing.B) {
 func BenchmarkStreamBLTSingle100k(b *testing.B) {
 	benchStreamBLT(b, 100_000, 4, stream.SingleParticipation())
 }
+
+// benchStreamDenseMax is the certified dense max-variance optimum
+// (single participation); sqrt-max is √ of the optimum's max variance,
+// next to the square root's and the lower bound's.
+func benchStreamDenseMax(b *testing.B, n int) {
+	ctx := context.Background()
+	for b.Loop() {
+		cpu0 := cpuSeconds()
+		r, err := stream.OptimizeDenseMax(ctx, n, &stream.DenseOptions{Settings: run.Settings{Budget: -1}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(cpuSeconds()-cpu0, "cpu-s")
+		b.ReportMetric(r.Errors.Max, "max")
+		b.ReportMetric(r.RelGap, "gap")
+		b.ReportMetric(float64(r.Iterations), "iters")
+	}
+	bd := stream.Bounds(n)
+	b.ReportMetric(bd.SqrtMax, "max-sqrt")
+	b.ReportMetric(bd.MaxLower, "max-lower")
+}
+
+func BenchmarkStreamMax128(b *testing.B) { benchStreamDenseMax(b, 128) }
+func BenchmarkStreamMax256(b *testing.B) { benchStreamDenseMax(b, 256) }
+
+// benchStreamMinSep is the certified dense optimum under minimum
+// separation, with the banded (b bands) and BLT (4 buffers) strategies.
+func benchStreamMinSep(b *testing.B, n int, s stream.Schema) {
+	ctx := context.Background()
+	for b.Loop() {
+		cpu0 := cpuSeconds()
+		r, err := stream.OptimizeDense(ctx, n, s, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(cpuSeconds()-cpu0, "cpu-s")
+		b.ReportMetric(r.Errors.RMSE, "rmse")
+		b.ReportMetric(r.RelGap, "gap")
+		b.ReportMetric(float64(r.Iterations), "iters")
+		b.ReportMetric(float64(len(r.Multipliers)), "constraints")
+	}
+	t, err := stream.OptimizeToeplitz(ctx, n, s.B, s, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(t.Errors.RMSE, "rmse-banded")
+	bl, err := stream.OptimizeBLT(ctx, n, 4, s, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(bl.Errors.RMSE, "rmse-blt")
+	streamBaselines(b, n, s)
+}
+
+func BenchmarkStreamMinSep16(b *testing.B) { benchStreamMinSep(b, 16, stream.MinSeparation(3, 4)) }
+func BenchmarkStreamMinSep64(b *testing.B) { benchStreamMinSep(b, 64, stream.MinSeparation(2, 16)) }

@@ -112,10 +112,10 @@ func PrefixGram(n int) *mat.SymDense {
 // objective by a Cholesky factorisation (GramErrors).
 //
 // Minimum separation (k > 1) lists every pattern and sign vector (at
-// most 2·10^6, ErrTooLarge beyond) and maximises the same dual by the
-// multiplicative update λ_v ← λ_v vᵀXv / Σ_u λ_u uᵀXu (Φ is concave and
-// homogeneous of degree ½ in λ), with the primal bound Φ·max_v vᵀXv of
-// every iterate; MaxIter bounds its iterations (0: 100000). Errors:
+// most 2·10^6, ErrTooLarge beyond) and maximises the same dual by a
+// multiplicative update, then L-BFGS on the multipliers it left nonzero
+// (denseMinSepFull), with the primal bound Φ·max_v vᵀXv of every iterate;
+// MaxIter bounds its iterations (0: 100000). Errors:
 // ErrTooLarge over the Budget, ErrNotConverged when the gap stays above
 // RelGap.
 func OptimizeDense(ctx context.Context, n int, s Schema, opt *DenseOptions) (*DenseResult, error) {

@@ -197,9 +197,13 @@ func denseMinSepFull(ctx context.Context, n int, s Schema, d *msDual, tol float6
 		maxIter = 100000
 	}
 	// Φ is concave and homogeneous of degree ½ in λ (d is scale
-	// invariant), so the dual is max Φ over the simplex, by the
-	// multiplicative update λ_v ← λ_v vᵀXv / Σ_u λ_u uᵀXu (Σ_u λ_u ∂Φ/∂λ_u
-	// = Φ/2), the classical algorithm of optimal design.
+	// invariant), so the dual is max Φ over the simplex. Phase 1: the
+	// multiplicative update λ_v ← λ_v (vᵀXv / Σ_u λ_u uᵀXu)² (Σ_u λ_u
+	// ∂Φ/∂λ_u = Φ/2; the square of the classical algorithm of optimal
+	// design, sublinear but robust). Phase 2: L-BFGS on log λ over the
+	// multipliers phase 1 left above 1e-9 of the largest (the others stay
+	// 0), which converges fast once the inactive ones are gone. The primal
+	// bound is taken over all constraints at every iterate.
 	m := len(d.pats)
 	theta := make([]float64, m)
 	lam := make([]float64, m)
@@ -211,44 +215,97 @@ func denseMinSepFull(ctx context.Context, n int, s Schema, d *msDual, tol float6
 	var bestX *mat.SymDense
 	dualTheta := make([]float64, m)
 	iters := 0
-	for ; iters < maxIter; iters++ {
+	observe := func(th []float64) (gap float64, ok bool) {
+		if !d.eval(th, gv) {
+			return math.Inf(1), false
+		}
+		dual := d.phi * d.phi / d.sum
+		mx := 0.0
+		for _, v := range gv {
+			mx = math.Max(mx, 2*v)
+		}
+		if dual > bestDual {
+			bestDual = dual
+			copy(dualTheta, th)
+		}
+		if p := d.phi * mx; p < bestPrimal {
+			bestPrimal, bestX = p, d.x
+		}
+		gap = (bestPrimal - bestDual) / bestPrimal
+		pr := run.NewProgress(StageMinSep)
+		pr.Iter, pr.MaxIter, pr.Value, pr.Gap = iters+1, maxIter, bestPrimal, gap
+		opt.Report(pr)
+		return gap, true
+	}
+	gap := math.Inf(1)
+	for ; iters < maxIter && iters < minSepPhase1 && gap > minSepSwitch; iters++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		for c, l := range lam {
 			theta[c] = math.Log(l)
 		}
-		if !d.eval(theta, gv) {
+		var ok bool
+		if gap, ok = observe(theta); !ok {
 			return nil, fmt.Errorf("stream: minsep dual: the multipliers became singular: %w", run.ErrNotConverged)
 		}
-		dual := d.phi * d.phi / d.sum
-		mx, avg := 0.0, 0.0
-		for c, v := range gv {
-			mx = math.Max(mx, 2*v)
-			avg += lam[c] * 2 * v
-		}
-		if dual > bestDual {
-			bestDual = dual
-			copy(dualTheta, theta)
-		}
-		if p := d.phi * mx; p < bestPrimal {
-			bestPrimal, bestX = p, d.x
-		}
-		gap := (bestPrimal - bestDual) / bestPrimal
-		pr := run.NewProgress(StageMinSep)
-		pr.Iter, pr.MaxIter, pr.Value, pr.Gap = iters+1, maxIter, bestPrimal, gap
-		opt.Report(pr)
 		if gap <= tol {
 			break
 		}
+		avg := 0.0
 		for c, v := range gv {
-			lam[c] *= 2 * v / avg
+			avg += lam[c] * 2 * v
+		}
+		for c, v := range gv {
+			r := 2 * v / avg
+			lam[c] *= r * r
+		}
+	}
+	if gap > tol && iters < maxIter {
+		top := 0.0
+		for _, l := range lam {
+			top = math.Max(top, l)
+		}
+		var sup []int
+		for c, l := range lam {
+			theta[c] = math.Inf(-1)
+			if l >= 1e-9*top {
+				sup = append(sup, c)
+			}
+		}
+		v := make([]float64, len(sup))
+		for a, c := range sup {
+			v[a] = math.Log(lam[c])
+		}
+		f := func(x, g []float64) float64 {
+			for a, c := range sup {
+				theta[c] = x[a]
+			}
+			if !d.eval(theta, gv) {
+				return math.Inf(1)
+			}
+			for a, c := range sup {
+				g[a] = -math.Exp(x[a]) * (2*gv[c]/d.phi - 1/d.sum)
+			}
+			return -(2*math.Log(d.phi) - math.Log(d.sum))
+		}
+		_, it, _, err := minimizeLBFGS(ctx, f, v, maxIter-iters, func(_ int, _ float64, x []float64) bool {
+			for a, c := range sup {
+				theta[c] = x[a]
+			}
+			iters++
+			g, ok := observe(theta)
+			return ok && g <= tol
+		})
+		_ = it
+		if err != nil {
+			return nil, err
 		}
 	}
 	if bestX == nil {
 		return nil, fmt.Errorf("stream: minsep dual: no iterate: %w", run.ErrNotConverged)
 	}
-	res, err := finishDense(ctx, bestX, s, bestDual, "dual lbfgs (all patterns)", iters, tol)
+	res, err := finishDense(ctx, bestX, s, bestDual, "multiplicative + lbfgs dual", iters, tol)
 	if res != nil {
 		for c := range dualTheta {
 			res.Multipliers = append(res.Multipliers, Multiplier{Pattern: d.pats[c], Signs: d.sgns[c], Lambda: math.Exp(dualTheta[c])})
@@ -256,3 +313,10 @@ func denseMinSepFull(ctx context.Context, n int, s Schema, d *msDual, tol float6
 	}
 	return res, err
 }
+
+// The multiplicative phase of denseMinSepFull runs at most minSepPhase1
+// iterations, and stops at the relative gap minSepSwitch.
+const (
+	minSepPhase1 = 3000
+	minSepSwitch = 1e-3
+)
