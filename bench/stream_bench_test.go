@@ -2,8 +2,10 @@ package bench
 
 // Matrix factorisation for streams (package mech/stream, docs/MATH.md
 // §19): the certified dense optimum for prefix sums under single
-// participation and fixed epochs, and the banded Toeplitz family for long
-// streams, each with its exact sensitivity, RMSE and the baselines' RMSE
+// participation, fixed epochs and minimum separation (total loss) and
+// under single participation (max variance), and the banded Toeplitz and
+// BLT families for long streams, each with its exact sensitivity, RMSE
+// and the baselines' RMSE
 // as custom metrics (one run with -benchtime 1x prints the table of
 // bench/README.md, "Streams and private training").
 
