@@ -31,3 +31,23 @@ func FuzzParseSchema(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseLoss: a loss name is refused as bad input or parsed into a
+// Loss whose String parses back to it.
+func FuzzParseLoss(f *testing.F) {
+	for _, s := range []string{"", "total", "max", "Max", "total ", "mean", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := ParseLoss(s)
+		if err != nil {
+			if !errors.Is(err, run.ErrBadInput) {
+				t.Fatalf("%q: error %v is not bad input", s, err)
+			}
+			return
+		}
+		if back, err := ParseLoss(l.String()); err != nil || back != l {
+			t.Fatalf("%q -> %v -> %v (%v)", s, l, back, err)
+		}
+	})
+}
