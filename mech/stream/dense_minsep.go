@@ -156,9 +156,13 @@ func minSepConstraints(n int, s Schema, limit int) int {
 			cur[j] = min(cur[j+1]+prev[j+s.B], limit+1)
 		}
 		cur[n] = 0
-		total += cur[0] << (r - 1)
+		w := cur[0] // times 2^(r-1) sign vectors, capped (no overflow on 32-bit int)
+		for i := 1; i < r && w <= limit; i++ {
+			w *= 2
+		}
+		total = min(total+w, limit+1)
 		if total > limit || cur[0] == 0 {
-			return min(total, limit+1)
+			return total
 		}
 		prev, cur = cur, prev
 		for j := range cur {

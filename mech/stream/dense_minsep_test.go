@@ -112,3 +112,15 @@ func dualFromMultipliers(t *testing.T, n int, ms []Multiplier) float64 {
 	}
 	return tr * tr / sum
 }
+
+// TestMinSepConstraintsCap: the count stops past the limit without
+// overflowing (many participations, 32-bit int included).
+func TestMinSepConstraintsCap(t *testing.T) {
+	if got := minSepConstraints(200, MinSeparation(60, 1), 1000); got != 1001 {
+		t.Errorf("capped count %d, want 1001", got)
+	}
+	// n = 5, k = 2, b = 2: 5 singletons + 6 pairs × 2 signs = 17.
+	if got := minSepConstraints(5, MinSeparation(2, 2), 1000); got != 17 {
+		t.Errorf("count %d, want 17", got)
+	}
+}
