@@ -260,3 +260,11 @@ def test_dense_minsep_certified_by_enumeration():
     assert t.total >= f.dual
     with pytest.raises(optdp.TooLargeError):
         stream.optimize(400, "minsep", k=4, b=2, family="dense")
+
+
+def test_timeout_and_progress():
+    seen = []
+    with pytest.raises(optdp.CancelledError):
+        stream.optimize(256, family="dense", loss="max", timeout=0.3, progress=seen.append)
+    f = stream.optimize(64, "minsep", k=2, b=8, family="blt", buffers=2, progress=seen.append)
+    assert f.family == "blt"
