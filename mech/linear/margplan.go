@@ -49,7 +49,7 @@ type MarginalPlanOptions struct {
 // is measured with Gaussian noise of variance σ² m_T/(n_T u_T) per entry,
 // where m_T = Π_{f ∈ T}(n_f - 1), n_T = Π_{f ∈ T} n_f and Σ_T u_T = 1: the
 // whole measurement has L2 sensitivity 1 against adding or removing one
-// record (docs/MATH.md §15.7). Every cell of marginal S is then estimated
+// record (docs/MATH.md §15.11). Every cell of marginal S is then estimated
 // with variance
 //
 //	Var_S = σ² Σ_{T ⊆ S} (m_T/n_S)² / u_T,
@@ -124,7 +124,7 @@ const (
 //     multiplicatively, λ_S ∝ λ_S (f_S/Σ λ f)^p with f_S the marginal's
 //     variance, p adapted so that the dual never decreases; every iterate's
 //     dual value is a certified lower bound and the best primal value is
-//     returned with the gap (docs/MATH.md §15.7).
+//     returned with the gap (docs/MATH.md §15.11).
 //
 // The cost is Σ_S 2^|S| per iteration; nothing over the cells is formed.
 // Errors (run.ErrBadInput): no attributes or marginals, a size < 1, a
