@@ -383,7 +383,6 @@ func (p *MarginalPlan) solveMax(ctx context.Context, tol float64, maxIter int, p
 	f := make([]float64, nS)
 	trial := make([]float64, nS)
 	next := make([]float64, nS)
-	fTry := make([]float64, nS)
 	logLambda := make([]float64, nS)
 	for i := range logLambda {
 		logLambda[i] = -math.Log(float64(nS))
@@ -498,22 +497,24 @@ func (p *MarginalPlan) solveMax(ctx context.Context, tol float64, maxIter int, p
 				}
 				next[star] += g
 			}
+			// The derivative at γ is f_{S*}(u(λ_γ)) - g(λ_γ), since
+			// Σ_S λ_S f_S(u(λ)) = g(λ).
+			w2 := p.Marginals[star].Weight * p.Marginals[star].Weight
 			rising := func(g float64) bool {
 				at(g)
-				dual(next)
-				p.variances(u, fTry)
-				deriv := fTry[star]
-				for i := range next {
-					deriv -= next[i] * fTry[i]
+				d := dual(next)
+				v := 0.0
+				for k := p.off[star]; k < p.off[star+1]; k++ {
+					v += p.coef[k] / u[p.subIdx[k]]
 				}
-				return deriv > 0
+				return w2*v > d
 			}
 			// The best γ may be tiny (a marginal whose weight has fallen
 			// far): bisect on log γ over [1e-20, 1], then refine linearly.
 			lo := 0.0
 			if rising(1e-20) {
 				a, b := math.Log(1e-20), 0.0
-				for k := 0; k < 40; k++ {
+				for k := 0; k < 30; k++ {
 					if m := (a + b) / 2; rising(math.Exp(m)) {
 						a = m
 					} else {
