@@ -156,8 +156,12 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var idx []int32 // scratch of marginals of four or more attributes
 			for i := range next {
-				ys := countMarginal(p.Dims, p.Marginals[i].Attrs, data)
+				if len(p.Marginals[i].Attrs) > 3 && idx == nil {
+					idx = make([]int32, len(data.Columns[0]))
+				}
+				ys := countMarginal(p.Dims, p.Marginals[i].Attrs, data, idx)
 				for _, t := range homes[i] {
 					yT[t] = sumOut(p.Dims, p.Marginals[i].Attrs, ys, p.Subspaces[t])
 				}
@@ -293,28 +297,56 @@ func checkMarginalData(dims []int, data *MarginalData) (int64, error) {
 	return total, nil
 }
 
-// countMarginal returns the counts of the marginal over attrs (row-major).
-func countMarginal(dims, attrs []int, data *MarginalData) []int64 {
+// countMarginal returns the counts of the marginal over attrs (row-major),
+// in one fused pass over the records for up to three attributes; idx is
+// scratch space of one int32 per record (reused across calls).
+func countMarginal(dims, attrs []int, data *MarginalData, idx []int32) []int64 {
 	n := 1
 	for _, f := range attrs {
 		n *= dims[f]
 	}
 	y := make([]int64, n)
-	rows := len(data.Columns[0])
-	idx := make([]int32, rows)
-	for _, f := range attrs {
-		col, nf := data.Columns[f], int32(dims[f])
-		for r, v := range col {
-			idx[r] = idx[r]*nf + v
+	cnt := data.Counts
+	add := func(q int, r int) {
+		if cnt == nil {
+			y[q]++
+		} else {
+			y[q] += cnt[r]
 		}
 	}
-	if data.Counts == nil {
-		for _, q := range idx {
-			y[q]++
+	switch len(attrs) {
+	case 0:
+		for r := range data.Columns[0] {
+			add(0, r)
 		}
-	} else {
+	case 1:
+		for r, a := range data.Columns[attrs[0]] {
+			add(int(a), r)
+		}
+	case 2:
+		c1, n1 := data.Columns[attrs[1]], dims[attrs[1]]
+		for r, a := range data.Columns[attrs[0]] {
+			add(int(a)*n1+int(c1[r]), r)
+		}
+	case 3:
+		c1, n1 := data.Columns[attrs[1]], dims[attrs[1]]
+		c2, n2 := data.Columns[attrs[2]], dims[attrs[2]]
+		c1, c2 = c1[:len(data.Columns[attrs[0]])], c2[:len(data.Columns[attrs[0]])]
+		for r, a := range data.Columns[attrs[0]] {
+			add((int(a)*n1+int(c1[r]))*n2+int(c2[r]), r)
+		}
+	default:
+		for r := range idx {
+			idx[r] = 0
+		}
+		for _, f := range attrs {
+			col, nf := data.Columns[f], int32(dims[f])
+			for r, v := range col {
+				idx[r] = idx[r]*nf + v
+			}
+		}
 		for r, q := range idx {
-			y[q] += data.Counts[r]
+			add(int(q), r)
 		}
 	}
 	return y
