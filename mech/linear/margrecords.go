@@ -49,6 +49,9 @@ func ReadMarginalRecords(attrs []Attribute, r io.Reader, budget run.Budget) (*Ma
 			continue
 		}
 		fields := split(t)
+		if len(fields) == 0 {
+			return nil, fmt.Errorf("linear: records: %w: line %d has only separators", run.ErrBadInput, line)
+		}
 		if first {
 			first = false
 			if _, err := strconv.Atoi(fields[0]); err != nil { // a header
