@@ -17,7 +17,7 @@ func TestParseMarginalWorkload(t *testing.T) {
 	files := map[string]string{
 		"w.json": `{"attributes": [{"name": "a", "size": 3}, {"name": "b", "size": 2}, {"name": "c", "size": 4}],
 			"workload": [{"weight": 2, "blocks": {"c": "identity", "a": "identity", "b": "total"}}, {"marginals": 1, "weight": 0.5}, {"blocks": {}}]}`,
-		"r.json": `{"attributes": [{"name": "a", "size": 3}], "workload": [{"blocks": {"a": "prefix"}}]}`,
+		"r.json":   `{"attributes": [{"name": "a", "size": 3}], "workload": [{"blocks": {"a": "prefix"}}]}`,
 		"bad.json": `{"attributes": [{"name": "a", "size": 3}], "workload": [{"weight": -1, "marginals": 1}]}`,
 	}
 	read := func(p string) ([]byte, error) {
