@@ -277,7 +277,7 @@ func checkMarginalData(dims []int, data *MarginalData) (int64, error) {
 		}
 	}
 	if data.Counts == nil {
-		if rows > maxMarginalCount {
+		if int64(rows) > maxMarginalCount {
 			return 0, fmt.Errorf("linear: answer marginals: %w: more than 2^53 records", run.ErrBadInput)
 		}
 		return int64(rows), nil
