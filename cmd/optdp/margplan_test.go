@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -37,9 +38,27 @@ func TestOptimizeMarginalPlan(t *testing.T) {
 	if v["marginals"].(float64) != 161700 || v["method"] != "residual-planner" {
 		t.Errorf("marginals %v method %v", v["marginals"], v["method"])
 	}
-	v = matrixJSON(t, "optimize", "--workload", "marginals:dims=10^100,k=3", "--eps", "1", "--delta", "1e-6")
+	out := filepath.Join(t.TempDir(), "plan.json")
+	v = matrixJSON(t, "optimize", "--workload", "marginals:dims=10^100,k=3", "--eps", "1", "--delta", "1e-6", "--out", out)
 	if want := sigma * sigma * phi * phi / 1e3; !relClose(v["tse"].(float64), want, 1e-11) || v["loss"] != "sum" {
 		t.Errorf("sum TSE %v, closed form %v", v["tse"], want)
+	}
+	// The plan file: one share per subspace, summing to 1 (the sensitivity)
+	// up to rounding.
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan linear.MarginalPlan
+	if err := json.Unmarshal(raw, &plan); err != nil {
+		t.Fatal(err)
+	}
+	total := 0.0
+	for _, u := range plan.Share {
+		total += u
+	}
+	if len(plan.Share) != 166751 || len(plan.Subspaces) != 166751 || math.Abs(total-1) > 1e-10 {
+		t.Errorf("plan file: %d shares summing to %v, %d subspaces; want 166,751 summing to 1", len(plan.Share), total, len(plan.Subspaces))
 	}
 }
 

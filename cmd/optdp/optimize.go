@@ -141,7 +141,7 @@ func runOptimizeCtx(ctx context.Context, env *runEnv, args []string) error {
 		restarts: fs.Int("restarts", 1, "random restarts of the eps-DP optimiser (the best is kept)"),
 		seed:     fs.Int("seed", defaultOptSeed, "seed of the restarts' random starting points (fixed by default: runs are reproducible)"),
 		maxIter:  fs.Int("max-iter", 0, "iterations per restart (L-BFGS) or Newton iterations (--delta); 0 = default"),
-		out:      fs.String("out", "", "write the strategy matrix to FILE (CSV, or .npy); a large Kronecker strategy is written as one file per factor, FILE.k1.csv, ..."),
+		out:      fs.String("out", "", "write the strategy matrix to FILE (CSV, or .npy); a large Kronecker strategy is written as one file per factor, FILE.k1.csv, ...; a marginal plan of the residual planner is written as JSON"),
 		asJSON:   fs.Bool("json", false, "print JSON"),
 		progress: fs.Bool("progress", false, "draw the progress bar on stderr even with --json"),
 		force:    fs.Bool("force", false, "raise the memory budget from 4 GiB to the machine's physical memory (e.g. allrange:n=4096 without --delta)"),

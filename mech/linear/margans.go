@@ -87,9 +87,10 @@ func AnswerGaussianMarginals(ctx context.Context, p *MarginalPlan, data *Margina
 // answerMarginals is AnswerGaussianMarginals; noiseless skips the noise
 // (tests of the reconstruction only).
 func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, src Source, budget run.Budget, noiseless bool) (*MarginalRelease, error) {
-	if p == nil || data == nil || p.off == nil {
+	if p == nil || data == nil || p.frozen == nil {
 		return nil, fmt.Errorf("linear: answer marginals: %w: nil plan or data (build the plan with PlanGaussianMarginals)", run.ErrBadInput)
 	}
+	p = p.frozen // the plan as computed, whatever its exported fields say now
 	if src == nil {
 		return nil, fmt.Errorf("linear: answer marginals: %w: nil randomness source (use CryptoSource() for a real release)", run.ErrBadInput)
 	}
@@ -127,6 +128,15 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 			return nil, fmt.Errorf("linear: answer marginals: %w: a total count of %d makes the residual of attributes %v exceed 2^62", run.ErrBadInput, total, t)
 		}
 	}
+	// The shares' exact sum: the release is Σ_T u_T/(2c²)-zCDP, and
+	// rounding can leave Σ u_T a few ulps above 1; the noise is scaled by
+	// it (and rounded up below), so the budget is never exceeded.
+	sum := new(big.Float).SetPrec(256)
+	for _, u := range p.Share {
+		sum.Add(sum, new(big.Float).SetFloat64(u))
+	}
+	scale, _ := sum.Float64()
+	scale = math.Max(scale, 1)
 	// The home of each subspace: the first marginal containing it.
 	home := make([]int, len(p.Subspaces))
 	for t := range home {
@@ -193,7 +203,7 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 		}
 		z := helmertForward(yT[t], ns)
 		yT[t] = nil
-		s2 := c * c * p.cellsMinus(ts) / (p.cells(ts) * p.Share[t]) // s_T²
+		s2 := scale * c * c * p.cellsMinus(ts) / (p.cells(ts) * p.Share[t]) // s_T²
 		e := 0
 		if need := math.Ldexp(1, gridBits) / math.Sqrt(s2); need > 1 {
 			e = int(math.Ceil(math.Log2(need)))
@@ -235,6 +245,8 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 	}
 	rel := &MarginalRelease{Subspaces: len(p.Subspaces), Marginals: make([]MarginalAnswer, len(p.Marginals)),
 		Noise: Noise{Mechanism: "discrete-gaussian", Eps: p.Eps, Delta: p.Delta, Sensitivity: 1, Scale: c * math.Sqrt(1+1e-12), Variance: c * c * (1 + 1e-12)}}
+	// Noise.Scale is σ for the whole measurement at sensitivity 1; the
+	// variances include the shares' rounding (scale).
 	if noiseless {
 		rel.Noise = Noise{Mechanism: "none"}
 	}
@@ -242,7 +254,7 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 		ans := reconstruct(p, i, est)
 		v := 0.0
 		if !noiseless {
-			v = rel.Noise.Variance * p.Variance[i] / (p.Sigma * p.Sigma)
+			v = scale * rel.Noise.Variance * p.Variance[i] / (p.Sigma * p.Sigma)
 		}
 		rel.Marginals[i] = MarginalAnswer{Attrs: append([]int(nil), m.Attrs...), Weight: m.Weight, Answers: ans, Variance: v}
 	}

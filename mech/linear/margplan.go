@@ -98,6 +98,28 @@ type MarginalPlan struct {
 	off    []int
 	subIdx []int32
 	coef   []float64
+	// frozen is a private deep copy of the plan as computed, which
+	// AnswerGaussianMarginals uses: changing the exported fields changes
+	// neither the noise nor the reconstruction.
+	frozen *MarginalPlan
+}
+
+// freeze stores the private copy of p (see frozen).
+func (p *MarginalPlan) freeze() {
+	c := *p
+	c.Dims = append([]int(nil), p.Dims...)
+	c.Marginals = make([]WeightedMarginal, len(p.Marginals))
+	for i, m := range p.Marginals {
+		c.Marginals[i] = WeightedMarginal{Attrs: append([]int(nil), m.Attrs...), Weight: m.Weight}
+	}
+	c.Subspaces = make([][]int, len(p.Subspaces))
+	for t, ts := range p.Subspaces {
+		c.Subspaces[t] = append([]int{}, ts...)
+	}
+	c.Share = append([]float64(nil), p.Share...)
+	c.Variance = append([]float64(nil), p.Variance...)
+	c.frozen = nil
+	p.frozen = &c
 }
 
 // Limits of PlanGaussianMarginals.
@@ -237,6 +259,7 @@ func PlanGaussianMarginals(ctx context.Context, dims []int, marginals []Weighted
 	}
 	p.finish()
 	p.Time = time.Since(start)
+	p.freeze()
 	return p, runErr
 }
 
