@@ -53,14 +53,14 @@ def dense_variances(plan):
 def test_plan_against_dense(loss):
     dims = [3, 2, 4, 2]
     ms = [((0, 1), 2.0), ((2,), 0.3), ((1, 2, 3), 1.0), ((0, 3), 5.0)]
-    p = linear.plan_marginals(dims, ms, 1.0, 1e-6, loss=loss, tol=1e-9)
+    p = linear.plan_marginals(dims, ms, 1.0, 1e-6, loss=loss, tol=1e-8)
     dv = dense_variances(p)
     for i, v in enumerate(dv):
-        assert np.allclose(v, p.variance[i], rtol=1e-9)
+        assert np.allclose(v, p.variance[i], rtol=1e-9, atol=0)
     w2 = np.array([w * w for _, w in p.marginals])
     assert math.isclose(p.max_variance, max(w2[i] * dv[i].max() for i in range(len(ms))), rel_tol=1e-9)
     assert math.isclose(p.tse, sum(w2[i] * dv[i].sum() for i in range(len(ms))), rel_tol=1e-9)
-    assert p.dual <= p.objective * (1 + 1e-12) and p.rel_gap <= 1e-9
+    assert p.dual <= p.objective * (1 + 1e-12) and p.rel_gap <= 1e-8
 
 
 def test_plan_max_symmetric_closed_form():
