@@ -129,15 +129,18 @@ func runMarginalPlan(ctx context.Context, env *runEnv, spec string, attrs []line
 // marginalAnswerResult is optdp answer's JSON output for --strategy
 // residual (linear.AnswerGaussianMarginals).
 type marginalAnswerResult struct {
-	Workload  string                  `json:"workload"`
-	Strategy  string                  `json:"strategy"`
-	Loss      string                  `json:"loss"`
-	Eps       float64                 `json:"eps"`
-	Delta     float64                 `json:"delta"`
-	Noise     linear.Noise            `json:"noise"`
-	Subspaces int                     `json:"subspaces"`
-	Seeded    bool                    `json:"seeded"`
-	Marginals []linear.MarginalAnswer `json:"marginals"`
+	Workload  string       `json:"workload"`
+	Strategy  string       `json:"strategy"`
+	Loss      string       `json:"loss"`
+	Eps       float64      `json:"eps"`
+	Delta     float64      `json:"delta"`
+	Noise     linear.Noise `json:"noise"`
+	Subspaces int          `json:"subspaces"`
+	Seeded    bool         `json:"seeded"`
+	// Attributes names the attributes the marginals' attrs index (from
+	// the workload file, or a0, a1, ... for a spec).
+	Attributes []linear.Attribute      `json:"attributes"`
+	Marginals  []linear.MarginalAnswer `json:"marginals"`
 }
 
 // runMarginalAnswer answers a marginal workload with the residual plan:
@@ -190,7 +193,7 @@ func runMarginalAnswer(env *runEnv, fs *flag.FlagSet, mf matrixFlags, strat *lin
 		return fileSpecError(err, *mf.workload, *mf.strategy)
 	}
 	res := marginalAnswerResult{Workload: *mf.workload, Strategy: "residual", Loss: plan.Loss, Eps: *mf.eps, Delta: delta,
-		Noise: rel.Noise, Subspaces: rel.Subspaces, Seeded: seeded, Marginals: rel.Marginals}
+		Noise: rel.Noise, Subspaces: rel.Subspaces, Seeded: seeded, Attributes: attrs, Marginals: rel.Marginals}
 	if asJSON {
 		return writeJSON(env.stdout, res)
 	}

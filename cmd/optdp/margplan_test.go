@@ -152,6 +152,9 @@ func TestAnswerResidualCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := matrixJSON(t, "answer", "--workload", "marginals:dims=3x2x4x2,k=2", "--strategy", "residual", "--eps", "1e6", "--delta", "1e-6", "--records", path, "--seed", "1")
+	if at := v["attributes"].([]any); len(at) != 4 || at[3].(map[string]any)["name"] != "a3" {
+		t.Errorf("attributes %v", at)
+	}
 	ms := v["marginals"].([]any)
 	if len(ms) != 6 {
 		t.Fatalf("%d marginals, want 6", len(ms))
