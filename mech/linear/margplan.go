@@ -151,9 +151,11 @@ const (
 // The cost is Σ_S 2^|S| per iteration; nothing over the cells is formed.
 // Errors (run.ErrBadInput): no attributes or marginals, a size < 1, a
 // marginal with a repeated or out-of-range attribute or more than 30
-// attributes, a weight not finite and > 0, a workload with no residual
-// (all its attributes of size 1), bad eps, delta or loss; run.ErrTooLarge
-// beyond 2^28 (marginal, subspace) pairs or the budget;
+// attributes, a weight outside [1e-50, 1e50] (so that every w² (m_T/n_S)²
+// is a normal float64), a workload with no residual (all its attributes
+// of size 1), bad eps, delta or loss; run.ErrTooLarge for a marginal of
+// more than 1e100 cells, beyond 2^28 (marginal, subspace) pairs or the
+// budget;
 // run.ErrNotConverged when LossMax misses Tol within MaxIter (the result
 // is returned with its certified gap); ctx's error when cancelled.
 func PlanGaussianMarginals(ctx context.Context, dims []int, marginals []WeightedMarginal, opts *MarginalPlanOptions) (*MarginalPlan, error) {
@@ -198,8 +200,8 @@ func PlanGaussianMarginals(ctx context.Context, dims []int, marginals []Weighted
 	pairs := 0.0
 	ms := make([]WeightedMarginal, len(marginals))
 	for i, m := range marginals {
-		if !(m.Weight > 0) || math.IsInf(m.Weight, 0) {
-			return nil, fmt.Errorf("linear: marginal plan: %w: marginal %d has weight %v", run.ErrBadInput, i, m.Weight)
+		if !(m.Weight >= 1e-50 && m.Weight <= 1e50) {
+			return nil, fmt.Errorf("linear: marginal plan: %w: marginal %d has weight %v, want 1e-50..1e50", run.ErrBadInput, i, m.Weight)
 		}
 		if len(m.Attrs) > maxPlanMarginalSize {
 			return nil, fmt.Errorf("linear: marginal plan: %w: marginal %d has %d attributes, the limit is %d", run.ErrBadInput, i, len(m.Attrs), maxPlanMarginalSize)
@@ -210,6 +212,13 @@ func PlanGaussianMarginals(ctx context.Context, dims []int, marginals []Weighted
 			if a < 0 || a >= len(dims) || (k > 0 && s[k-1] == a) {
 				return nil, fmt.Errorf("linear: marginal plan: %w: marginal %d has attributes %v (repeated or outside 0..%d)", run.ErrBadInput, i, m.Attrs, len(dims)-1)
 			}
+		}
+		cells := 1.0
+		for _, a := range s {
+			cells *= float64(dims[a])
+		}
+		if cells > 1e100 {
+			return nil, fmt.Errorf("linear: marginal plan: marginal %d has %g cells, the limit is 1e100: %w", i, cells, run.ErrTooLarge)
 		}
 		ms[i] = WeightedMarginal{Attrs: s, Weight: m.Weight}
 		pairs += math.Ldexp(1, len(s))
@@ -424,19 +433,27 @@ func (p *MarginalPlan) solveMax(ctx context.Context, tol float64, maxIter int, p
 				c[p.subIdx[k]] += w2 * p.coef[k]
 			}
 		}
-		phi := 0.0
+		// The dual value from c itself (the certificate); the iterate u from
+		// c floored at 1e-30 of its largest entry, so that a subspace whose
+		// marginals' weights have all underflowed keeps a positive share
+		// (any positive u is a valid primal point).
+		cmax := 0.0
+		for _, v := range c {
+			cmax = math.Max(cmax, v)
+		}
+		phi, phiU := 0.0, 0.0
 		for t, v := range c {
-			u[t] = math.Sqrt(v)
-			phi += u[t]
+			phi += math.Sqrt(v)
+			u[t] = math.Sqrt(math.Max(v, 1e-30*cmax))
+			phiU += u[t]
 		}
 		for t := range u {
-			u[t] /= phi
+			u[t] /= phiU
 		}
 		return phi * phi
 	}
 	bestDual := dual(lambda)
-	// Every u_T > 0 at the uniform λ (every T lies in some marginal), and
-	// the multiplicative update keeps λ > 0 so u stays positive.
+	// u_T > 0 always (every T lies in some marginal, and the floor).
 	bestPrimal := p.variances(u, f)
 	p.Share = append([]float64(nil), u...)
 	step := 1.0
@@ -455,8 +472,8 @@ func (p *MarginalPlan) solveMax(ctx context.Context, tol float64, maxIter int, p
 					Gap: (bestPrimal - bestDual) / bestPrimal, Frac: math.NaN()})
 			}
 		}
-		// f holds the variances at u(λ); Σ_S λ_S f_S = φ² = bestDual's
-		// current value. Try λ_S ∝ λ_S (f_S/φ²)^step; halve the step until
+		// f holds the variances at u(λ); Σ_S λ_S f_S = g(λ) (up to the
+		// floor). Try λ_S ∝ λ_S (f_S/φ²)^step; halve the step until
 		// the dual does not decrease by more than a relative 1e-10 (the
 		// smallest marginals' weights move the dual by less than its
 		// rounding; the certificate is the best dual seen, whatever the
@@ -533,7 +550,7 @@ func (p *MarginalPlan) solveMax(ctx context.Context, tol float64, maxIter int, p
 				return w2*v > d
 			}
 			// The best γ may be tiny (a marginal whose weight has fallen
-			// far): bisect on log γ over [1e-20, 1], then refine linearly.
+			// far): bisect on log γ over [1e-20, 1].
 			lo := 0.0
 			if rising(1e-20) {
 				a, b := math.Log(1e-20), 0.0

@@ -316,3 +316,38 @@ func TestPlanMarginalsBadInput(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// TestPlanExtremeWeights: weights at both ends of the accepted range
+// (1e-50 and 1e50) in one workload give a finite plan whose dual bound
+// lies below its objective (both losses); 1e-51, and a marginal of more
+// than 1e100 cells, are refused.
+func TestPlanExtremeWeights(t *testing.T) {
+	ctx := context.Background()
+	dims := []int{3, 5, 2, 4}
+	ms := []WeightedMarginal{{[]int{0, 1}, 1e50}, {[]int{2, 3}, 1e-50}, {[]int{1, 3}, 1}, {[]int{0}, 1e-50}}
+	for _, loss := range []string{LossSum, LossMax} {
+		p, err := PlanGaussianMarginals(ctx, dims, ms, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, Loss: loss, MaxIter: 2000})
+		if err != nil && !errors.Is(err, run.ErrNotConverged) {
+			t.Fatal(err)
+		}
+		for t2, u := range p.Share {
+			if !(u > 0) {
+				t.Fatalf("%s: share %d = %v", loss, t2, u)
+			}
+		}
+		if math.IsInf(p.Objective, 0) || math.IsNaN(p.Objective) || p.Dual > p.Objective*(1+1e-12) {
+			t.Fatalf("%s: objective %v dual %v", loss, p.Objective, p.Dual)
+		}
+	}
+	if _, err := PlanGaussianMarginals(ctx, dims, []WeightedMarginal{{[]int{0}, 1e-51}}, &MarginalPlanOptions{Eps: 1, Delta: 1e-6}); !errors.Is(err, run.ErrBadInput) {
+		t.Errorf("weight 1e-51: %v", err)
+	}
+	wide := make([]int, 25)
+	all := make([]int, 25)
+	for i := range wide {
+		wide[i], all[i] = 1<<20, i
+	}
+	if _, err := PlanGaussianMarginals(ctx, wide, []WeightedMarginal{{all, 1}}, &MarginalPlanOptions{Eps: 1, Delta: 1e-6}); !errors.Is(err, run.ErrTooLarge) {
+		t.Errorf("a marginal of 2^500 cells: %v", err)
+	}
+}
