@@ -21,6 +21,7 @@ const (
 	StageBlahutArimoto Stage = "blahut-arimoto" // mech: channel capacity
 	StageGCapacity     Stage = "g-capacity"     // mech: g-leakage capacity
 	StageReproduce     Stage = "reproduce"      // repro: an experiment of optdp reproduce
+	StageMarginalPlan  Stage = "marginal plan"  // mech/linear: the max-variance marginal plan
 )
 
 // String returns the stage's name.

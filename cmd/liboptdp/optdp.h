@@ -89,6 +89,7 @@ typedef uint64_t optdp_handle;
 typedef const char optdp_cchar;
 typedef const double optdp_cdouble;
 typedef const int64_t optdp_cint64;
+typedef const int32_t optdp_cint32;
 
 /* A dense row-major matrix returned by the library: data holds rows*cols
  * doubles allocated with malloc; free data with optdp_free. */
@@ -449,6 +450,29 @@ int optdp_stream_new(optdp_cdouble *c, int64_t rows, int64_t cols, int64_t n, op
  * published noisy C x entry and *estimate the prefix-sum estimate. A step
  * beyond n is OPTDP_ERR_BAD_INPUT. */
 int optdp_stream_next(optdp_handle stream, int64_t x, double *y, double *estimate, char **err);
+
+/* optdp_linear_plan_marginals plans a weighted marginal workload for
+ * (eps, delta)-DP Gaussian noise in the residual basis, never forming the
+ * product domain. workload: {"dims": [sizes], "marginals": [{"attrs":
+ * [attribute indices], "weight"}, ...]}. options: {"eps", "delta" (both
+ * required), "loss": "sum" (default) | "max", "tol", "max_iter", "budget",
+ * "cancel", "timeout_s"}. Result: {"dims", "marginals", "subspaces",
+ * "share", "loss", "eps", "delta", "sigma", "queries", "variance" (per
+ * marginal, per cell), "tse", "rmse", "max_variance", "objective", "dual",
+ * "gap", "rel_gap", "iterations", "time_s"}; a max-variance plan that
+ * misses tol is an error (OPTDP_ERR_NOT_CONVERGED). */
+int optdp_linear_plan_marginals(optdp_cchar *workload, optdp_cchar *options, char **json, char **err);
+
+/* optdp_linear_answer_marginals plans as optdp_linear_plan_marginals and
+ * releases every workload marginal of the records with exact discrete
+ * Gaussian noise per residual, without the full histogram. columns holds
+ * rows values per attribute, attribute by attribute (columns[f*rows + r] is
+ * record r's value of attribute f, in [0, dims[f])); counts (NULL: one
+ * record per row) gives each row a multiplicity >= 0. Result: {"marginals":
+ * [{"attrs", "weight", "answers" (row-major over the attributes' values),
+ * "variance"}], "noise", "subspaces"}. */
+int optdp_linear_answer_marginals(optdp_cchar *workload, optdp_cchar *options, optdp_cint32 *columns, int64_t rows,
+	optdp_cint64 *counts, optdp_handle rng, char **json, char **err);
 
 #ifdef __cplusplus
 }

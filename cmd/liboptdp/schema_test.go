@@ -64,12 +64,13 @@ func TestSchema(t *testing.T) {
 // and refuse unknown keys and trailing data.
 func TestOptionKeys(t *testing.T) {
 	want := map[reflect.Type]string{
-		reflect.TypeFor[tightArgs]():     "cancel timeout_s solver max_mechanism_n no_mechanism budget",
-		reflect.TypeFor[thresholdArgs](): "cancel timeout_s lo hi tol steps budget structured",
-		reflect.TypeFor[optimalArgs]():   "cancel timeout_s gain method delta tol max_iter workers budget matrix_kind",
-		reflect.TypeFor[optimizeArgs]():  "cancel timeout_s budget eps delta restarts seed p max_iter",
-		reflect.TypeFor[capacityArgs]():  "cancel timeout_s tol max_iter budget",
-		reflect.TypeFor[gCapacityArgs](): "cancel timeout_s max_strategies budget",
+		reflect.TypeFor[tightArgs]():        "cancel timeout_s solver max_mechanism_n no_mechanism budget",
+		reflect.TypeFor[thresholdArgs]():    "cancel timeout_s lo hi tol steps budget structured",
+		reflect.TypeFor[optimalArgs]():      "cancel timeout_s gain method delta tol max_iter workers budget matrix_kind",
+		reflect.TypeFor[optimizeArgs]():     "cancel timeout_s budget eps delta restarts seed p max_iter",
+		reflect.TypeFor[capacityArgs]():     "cancel timeout_s tol max_iter budget",
+		reflect.TypeFor[gCapacityArgs]():    "cancel timeout_s max_strategies budget",
+		reflect.TypeFor[marginalPlanArgs](): "cancel timeout_s budget eps delta loss tol max_iter",
 	}
 	for ty, w := range want {
 		if got := strings.Join(jsonNames(ty), " "); got != w {

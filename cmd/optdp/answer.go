@@ -22,6 +22,7 @@ func answerCommand() command {
 			"optdp answer --workload prefix:n=4 --strategy wavelet --eps 0.5 --data counts.csv --seed 7 --json",
 			"optdp answer --workload allrange:n=8 --strategy hier:b=2 --eps 1 --delta 1e-6 --data counts.csv",
 			"optdp answer --workload file:w.json --strategy opt --eps 1 --records people.csv",
+			"optdp answer --workload marginals:dims=10^20,k=3 --strategy residual:loss=max --eps 1 --delta 1e-6 --records people.csv",
 		},
 		run: runAnswer,
 	}
@@ -60,6 +61,15 @@ func runAnswer(env *runEnv, args []string) error {
 	if given["data"] == given["records"] {
 		return usagef("give one of --data and --records")
 	}
+	src := linear.CryptoSource()
+	seeded := given["seed"]
+	if seeded {
+		fmt.Fprintln(env.stderr, "optdp answer: warning: --seed makes the noise predictable; use it for experiments only, never for a real release")
+		src = linear.SeededSource(*seed)
+	}
+	if sp, err := linear.SplitSpec(*mf.strategy); err == nil && sp.Kind == "residual" {
+		return runMarginalAnswer(env, fs, mf, sp, *delta, *records, src, seeded, *asJSON)
+	}
 	w, a, err := mf.build(fs)
 	if err != nil {
 		return err
@@ -88,12 +98,6 @@ func runAnswer(env *runEnv, args []string) error {
 	}
 	if len(x) != n {
 		return dataError{fmt.Errorf("data file %s has %d counts, the workload's domain has n = %d", *data, len(x), n)}
-	}
-	src := linear.CryptoSource()
-	seeded := flagsGiven(fs)["seed"]
-	if seeded {
-		fmt.Fprintln(env.stderr, "optdp answer: warning: --seed makes the noise predictable; use it for experiments only, never for a real release")
-		src = linear.SeededSource(*seed)
 	}
 	var rel *linear.Release
 	if flagsGiven(fs)["delta"] {

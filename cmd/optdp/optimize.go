@@ -27,13 +27,14 @@ func optimizeCommand() command {
 	return command{
 		name:    "optimize",
 		summary: "optimise a matrix-mechanism strategy for a workload (eps-DP Laplace, or (eps, delta)-DP Gaussian with a certificate)",
-		usage:   "--workload WSPEC --eps E [--delta D] [--restarts R] [--seed S] [--max-iter K] [--out FILE] [--force] [--json] [--progress]",
+		usage:   "--workload WSPEC --eps E [--delta D [--loss sum|max]] [--restarts R] [--seed S] [--max-iter K] [--out FILE] [--force] [--json] [--progress]",
 		examples: []string{
 			"optdp optimize --workload allrange:n=256 --eps 1",
 			"optdp optimize --workload allrange:n=256 --eps 1 --delta 1e-6 --json",
 			"optdp optimize --workload range2d:n=64 --eps 1 --out strategy.csv",
 			"optdp optimize --workload census --eps 1",
 			"optdp optimize --workload marginals:dims=2x2x2x2x2x2x2x2x2x2x2x2x2x2x2,k=2 --eps 1 --delta 1e-6",
+			"optdp optimize --workload marginals:dims=10^100,k=3 --eps 1 --delta 1e-6 --loss max",
 		},
 		run: runOptimize,
 	}
@@ -140,11 +141,12 @@ func runOptimizeCtx(ctx context.Context, env *runEnv, args []string) error {
 		restarts: fs.Int("restarts", 1, "random restarts of the eps-DP optimiser (the best is kept)"),
 		seed:     fs.Int("seed", defaultOptSeed, "seed of the restarts' random starting points (fixed by default: runs are reproducible)"),
 		maxIter:  fs.Int("max-iter", 0, "iterations per restart (L-BFGS) or Newton iterations (--delta); 0 = default"),
-		out:      fs.String("out", "", "write the strategy matrix to FILE (CSV, or .npy); a large Kronecker strategy is written as one file per factor, FILE.k1.csv, ..."),
+		out:      fs.String("out", "", "write the strategy matrix to FILE (CSV, or .npy); a large Kronecker strategy is written as one file per factor, FILE.k1.csv, ...; a marginal plan of the residual planner is written as JSON"),
 		asJSON:   fs.Bool("json", false, "print JSON"),
 		progress: fs.Bool("progress", false, "draw the progress bar on stderr even with --json"),
 		force:    fs.Bool("force", false, "raise the memory budget from 4 GiB to the machine's physical memory (e.g. allrange:n=4096 without --delta)"),
 	}
+	loss := fs.String("loss", linear.LossSum, "with --delta: minimise the sum of the queries' variances (sum) or the largest variance (max; marginal workloads only, planned in the residual basis with a certified gap)")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -165,6 +167,23 @@ func runOptimizeCtx(ctx context.Context, env *runEnv, args []string) error {
 	}
 	if *of.restarts > linear.MaxRestarts || *of.maxIter > linear.MaxOptimizeIter {
 		return usagef("--restarts %d, --max-iter %d: at most %d restarts and %d iterations", *of.restarts, *of.maxIter, linear.MaxRestarts, linear.MaxOptimizeIter)
+	}
+	if *loss != linear.LossSum && *loss != linear.LossMax {
+		return usagef("--loss %q: want sum or max", *loss)
+	}
+	if *of.delta > 0 {
+		// A marginal workload beyond the dense limits, or the max loss:
+		// the residual planner, which never forms the domain.
+		attrs, ms, ok, err := parseMarginalSpec(*workload)
+		if err != nil {
+			return specError(*workload, err)
+		}
+		if ok && (*loss == linear.LossMax || beyondDense(attrs)) {
+			return runMarginalPlan(ctx, env, *workload, attrs, ms, *eps, *loss, of)
+		}
+	}
+	if *loss == linear.LossMax {
+		return usagef("--loss max needs --delta and a marginal workload (marginals:dims=...,k=K, or a workload file of marginals)")
 	}
 	w, err := parseWorkload(*workload)
 	if err != nil {

@@ -49,6 +49,14 @@
 //     and ResidualStrategy (the residual basis), whose exact errors cost
 //     O(2^d) per Gram term; OptimalGaussianMarginals, the closed-form
 //     optimal Gaussian strategy for weighted marginals at any domain size;
+//   - marginal workloads without cells (margplan.go, margans.go;
+//     docs/MATH.md §15.11): PlanGaussianMarginals plans a weighted
+//     marginal workload in the residual basis for the sum- or max-variance
+//     loss (the latter certified by its Lagrangian dual), and
+//     AnswerGaussianMarginals releases it from records (MarginalData,
+//     ReadMarginalRecords) with exact discrete Gaussian noise per residual,
+//     never forming the full histogram; ParseMarginalWorkload reads the
+//     CLI's marginal specs and workload files of marginals;
 //   - strategy optimisation (optimize.go): Optimize picks the solver of
 //     package sdp from the Gram's structure (dense, Kronecker, marginals;
 //     L1 for Laplace, L2 with a dual certificate for Gaussian; for unions

@@ -15,8 +15,8 @@ import (
 // domain's attributes, distinct), each query multiplied by Weight (> 0;
 // its squared errors count Weight² times).
 type WeightedMarginal struct {
-	Attrs  []int
-	Weight float64
+	Attrs  []int   `json:"attrs"`
+	Weight float64 `json:"weight"`
 }
 
 // GaussianMarginalsResult is the answer of OptimalGaussianMarginals.

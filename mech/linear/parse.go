@@ -10,14 +10,15 @@ import (
 
 // WorkloadSpecHelp lists the workload specs ParseWorkload understands.
 const WorkloadSpecHelp = "workload: identity:n=N, total:n=N, allrange:n=N, prefix:n=N, width:n=N,k=K, " +
-	"random:n=N,m=M,seed=S, range2d:n=N, marginals:dims=2x3x4,k=K (all K-way marginals, attributes of any sizes), " +
+	"random:n=N,m=M,seed=S, range2d:n=N, marginals:dims=2x3x4,k=K (all K-way marginals, attributes of any sizes; 10^100 = 100 attributes of 10 values), " +
 	"census (the 2010 Census SF1 Persons tables of the HDMM paper: 4151 queries over 2x2x64x17x115 cells), " +
 	"file:PATH.json (a workload file: a weighted union of Kronecker products of per-attribute blocks, see linear.ParseWorkloadJSON), " +
 	"file:PATH (an explicit matrix, CSV or .npy)"
 
 // StrategySpecHelp lists the strategy specs ParseStrategy understands.
 const StrategySpecHelp = "strategy: identity, hier:b=B[,root=false], wavelet, workload, eigen, file:PATH (CSV matrix), " +
-	"opt[:restarts=R,seed=S] (optimised for the workload, eps and delta, as by optdp optimize; default restarts=1, seed=1); " +
+	"opt[:restarts=R,seed=S] (optimised for the workload, eps and delta, as by optdp optimize; default restarts=1, seed=1), " +
+	"residual[:loss=sum|max] (optdp answer with --delta and --records on a marginal workload: the residual planner's plan, answered without the full histogram); " +
 	"identity, hier and wavelet are built per dimension of a multi-dimensional domain and combined by Kronecker product"
 
 // Spec is a parsed spec "kind:k1=v1,k2=v2" of the CLI's syntax (for
@@ -156,13 +157,9 @@ func ParseWorkload(spec string, load func(path string) (Workload, error)) (Workl
 		if !ok {
 			return nil, run.BadInputf("spec %q: missing dims=AxBx...", spec)
 		}
-		var dims []int
-		for _, s := range strings.Split(ds, "x") {
-			d, err := strconv.Atoi(s)
-			if err != nil {
-				return nil, run.BadInputf("spec %q: dims=%q is not a list like 2x3x4", spec, ds)
-			}
-			dims = append(dims, d)
+		dims, err := parseDims(spec, ds)
+		if err != nil {
+			return nil, err
 		}
 		k, err := p.Int("k", true, 0)
 		if err != nil {
@@ -200,6 +197,8 @@ func ParseStrategy(spec string, w Workload, load func(path string) (*Strategy, e
 		return load(p.Path)
 	case "opt":
 		return nil, run.BadInputf("strategy %q is optimised for eps (and delta): build it with Optimize", spec)
+	case "residual":
+		return nil, run.BadInputf("strategy %q is a marginal plan: build it with PlanGaussianMarginals and answer it with AnswerGaussianMarginals", spec)
 	case "workload":
 		a, err = WorkloadStrategy(w)
 	case "eigen":

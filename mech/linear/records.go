@@ -56,6 +56,9 @@ func Histogram(attrs []Attribute, r io.Reader, budget run.Budget) ([]float64, er
 			continue
 		}
 		fields := split(t)
+		if len(fields) == 0 {
+			return nil, fmt.Errorf("histogram: %w: line %d has only separators", run.ErrBadInput, line)
+		}
 		if first {
 			first = false
 			if _, err := strconv.Atoi(fields[0]); err != nil { // a header

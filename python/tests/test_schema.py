@@ -42,6 +42,10 @@ CLASSES = [
     ("optdp_linear_answer", ("noise",), linear.Noise, {}, set(), set()),
     ("optdp_linear_answer", ("expected",), linear.ErrorReport, {}, set(), set()),
     ("optdp_linear_answer", ("expected", "noise"), linear.Noise, {}, set(), set()),
+    ("optdp_linear_plan_marginals", (), linear.MarginalPlan, {}, set(), set()),
+    ("optdp_linear_answer_marginals", (), linear.MarginalRelease, {}, set(), set()),
+    ("optdp_linear_answer_marginals", ("noise",), linear.Noise, {}, set(), set()),
+    ("optdp_linear_answer_marginals", ("marginals",), linear.MarginalAnswer, {}, set(), set()),
     ("optdp_progress", (), optdp.Progress, {}, set(), {"seq"}),
     ("optdp_stream_optimize", (), stream.Factorization, {}, {"c"}, set()),
 ]
@@ -51,6 +55,7 @@ CLASSES = [
 KEYS = [
     ("optdp_threshold", ("crossings",), {"lo", "hi", "up"}),  # ThresholdResult.crossings: (lo, hi, up)
     ("optdp_linear_optimize", ("baselines",), {"name", "tse"}),  # OptimizeResult.baselines: (name, tse)
+    ("optdp_linear_plan_marginals", ("marginals",), {"attrs", "weight"}),  # MarginalPlan.marginals: (attrs, weight)
     # OptimalResult.attempts: one dict per method tried
     ("optdp_optimal", ("attempts",), {"method", "reason", "certified", "gap", "iterations", "time_s", "error"}),
     ("optdp_sampler_new", (), {"mix", "audit"}),  # Sampler.mix, Sampler.audit

@@ -25,6 +25,7 @@ from .errors import BadInputError, error_for
 
 _P_DOUBLE = POINTER(c_double)
 _P_INT64 = POINTER(c_int64)
+_P_INT32 = POINTER(ctypes.c_int32)
 _P_VOID = POINTER(c_void_p)
 _P_HANDLE = POINTER(c_uint64)
 
@@ -89,6 +90,8 @@ _SIGNATURES = {
     "optdp_stream_new": [_P_DOUBLE, c_int64, c_int64, c_int64, c_char_p, c_double, c_double, c_uint64, _P_HANDLE,
                          _P_VOID],
     "optdp_stream_next": [c_uint64, c_int64, _P_DOUBLE, _P_DOUBLE],
+    "optdp_linear_plan_marginals": [c_char_p, c_char_p, _P_VOID],
+    "optdp_linear_answer_marginals": [c_char_p, c_char_p, _P_INT32, c_int64, _P_INT64, c_uint64, _P_VOID],
     "optdp_tight": [c_uint64, c_double, c_char_p, _P_VOID, _P_MATRIX, _P_MATRIX, _P_HANDLE],
     "optdp_threshold": [c_uint64, c_char_p, _P_VOID],
     "optdp_prior_bounds": [c_uint64, c_double, _P_MATRIX],

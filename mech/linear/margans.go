@@ -1,0 +1,513 @@
+package linear
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/big"
+	"runtime"
+	"sync"
+
+	"github.com/optdp/optdp/run"
+)
+
+// MarginalData is a data set for AnswerGaussianMarginals, column by
+// column: Columns[f][r] is record r's value of attribute f, an integer in
+// [0, dims[f]). Counts, when not nil, gives each row a multiplicity (the
+// rows of a histogram: cells with their counts, integers >= 0); nil means
+// one record per row. The full histogram over the product domain is never
+// formed.
+type MarginalData struct {
+	Columns [][]int32
+	Counts  []int64
+}
+
+// MarginalAnswer is one released marginal.
+type MarginalAnswer struct {
+	// Attrs are the marginal's attributes (increasing) and Weight its
+	// workload weight.
+	Attrs  []int   `json:"attrs"`
+	Weight float64 `json:"weight"`
+	// Answers are the noisy counts of every combination of values of
+	// Attrs, in row-major order (the first attribute slowest).
+	Answers []float64 `json:"answers"`
+	// Variance is the exact variance of every answer (unweighted).
+	Variance float64 `json:"variance"`
+}
+
+// MarginalRelease is the output of AnswerGaussianMarginals: everything in
+// it may be published.
+type MarginalRelease struct {
+	// Marginals holds the workload's marginals in the plan's order.
+	Marginals []MarginalAnswer `json:"marginals"`
+	// Noise is the noise actually added: "discrete-gaussian" with
+	// Sensitivity 1 (the whole measurement, every residual scaled by its
+	// share) and Scale = σ, the zCDP calibration of the discrete Gaussian
+	// for (Eps, Delta); each residual of subspace T carries variance
+	// σ² m_T/(n_T u_T) per entry.
+	Noise Noise `json:"noise"`
+	// Subspaces is the number of residuals measured.
+	Subspaces int `json:"subspaces"`
+}
+
+// maxMarginalCount bounds the total count of the data (2^53).
+const maxMarginalCount = 1 << 53
+
+// AnswerGaussianMarginals releases the marginals of plan p on the data
+// under (p.Eps, p.Delta)-DP without forming the full histogram: for every
+// subspace T it counts the T-marginal y_T (each from one pass over the
+// records for the first workload marginal containing T), measures the
+// integer residual z_T = (⊗_{f ∈ T} H_f) y_T, H_f the integer Helmert
+// matrix with rows h_k = (1, ..., 1, -k, 0, ...) (k ones), adding to each
+// entry exact discrete Gaussian noise (Canonne, Kamath and Steinke 2020) of
+// variance s_T² ||h_r||² on a dyadic grid fine enough that s_T is at least
+// 2^30 grid steps, with s_T² = σ² m_T/(n_T u_T); and reconstructs every
+// workload marginal S from the noisy residuals as
+//
+//	ŷ_S = Σ_{T ⊆ S} (⊗_{f ∈ T} H_f^T D_f^{-1} ⊗_{f ∈ S∖T} 1/n_f) ẑ_T,
+//
+// D_f = diag(k(k+1)), exact when the noise is zero (the ANOVA
+// decomposition of y_S). Adding or removing one record changes the
+// zCDP divergence by Σ_T Σ_r h_r(c)²/(2 s_T² ||h_r||²) = Σ_T u_T/(2σ²) =
+// 1/(2σ²) (the rows are orthogonal, so Σ_r h_r(c)²/||h_r||² = m_T/n_T for
+// every cell c): the release is ρ-zCDP with ρ = 1/(2σ²), and σ is the
+// smallest with ZCDPDelta(ρ, eps) <= delta (as AnswerGaussian). The noise is
+// drawn in the order of p.Subspaces from src (CryptoSource for a real
+// release; SeededSource only for experiments).
+//
+// Errors (run.ErrBadInput): a nil plan, data or source, a column count or
+// length mismatch, a value outside its attribute's domain, a negative count,
+// a total count above 2^53 or one for which an integer residual might
+// exceed 2^62; run.ErrTooLarge beyond budget (the residuals, Σ_T n_T, and
+// the answers, Σ_S n_S, as float64); ctx's error when cancelled.
+func AnswerGaussianMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, src Source, budget run.Budget) (*MarginalRelease, error) {
+	return answerMarginals(ctx, p, data, src, budget, false)
+}
+
+// answerMarginals is AnswerGaussianMarginals; noiseless skips the noise
+// (tests of the reconstruction only).
+func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, src Source, budget run.Budget, noiseless bool) (*MarginalRelease, error) {
+	if p == nil || data == nil || p.frozen == nil {
+		return nil, fmt.Errorf("linear: answer marginals: %w: nil plan or data (build the plan with PlanGaussianMarginals)", run.ErrBadInput)
+	}
+	p = p.frozen // the plan as computed, whatever its exported fields say now
+	if src == nil {
+		return nil, fmt.Errorf("linear: answer marginals: %w: nil randomness source (use CryptoSource() for a real release)", run.ErrBadInput)
+	}
+	c, err := zcdpSigmaRatio(p.Eps, p.Delta)
+	if err != nil {
+		return nil, fmt.Errorf("linear: answer marginals: %w: %v", run.ErrBadInput, err)
+	}
+	total, err := checkMarginalData(p.Dims, data)
+	if err != nil {
+		return nil, err
+	}
+	// Memory: y_T (int64) and the estimates (float64) over n_T cells, the
+	// answers over n_S cells.
+	cellsT, cellsS := 0.0, 0.0
+	for _, t := range p.Subspaces {
+		cellsT += p.cells(t)
+	}
+	for _, m := range p.Marginals {
+		n := p.cells(m.Attrs)
+		if n > math.MaxInt32 {
+			return nil, fmt.Errorf("linear: answer marginals: marginal %v has %g cells, more than 2^31-1: %w", m.Attrs, n, run.ErrTooLarge)
+		}
+		cellsS += n
+	}
+	if err := budget.Check("answer marginals: the residuals and answers", 16*cellsT+8*cellsS, ""); err != nil {
+		return nil, fmt.Errorf("linear: %w", err)
+	}
+	// The largest integer residual: total·Π_{f ∈ T} 2(n_f - 1) <= 2^62.
+	for _, t := range p.Subspaces {
+		b := float64(total)
+		for _, f := range t {
+			b *= 2 * float64(p.Dims[f]-1)
+		}
+		if b > math.Ldexp(1, 62) {
+			return nil, fmt.Errorf("linear: answer marginals: %w: a total count of %d makes the residual of attributes %v exceed 2^62", run.ErrBadInput, total, t)
+		}
+	}
+	// The shares' exact sum: the release is Σ_T u_T/(2c²)-zCDP, and
+	// rounding can leave Σ u_T a few ulps above 1; the noise is scaled by
+	// it (and rounded up below), so the budget is never exceeded.
+	sum := new(big.Float).SetPrec(256)
+	for _, u := range p.Share {
+		sum.Add(sum, new(big.Float).SetFloat64(u))
+	}
+	scale, _ := sum.Float64()
+	scale = math.Max(scale, 1)
+	// The home of each subspace: the first marginal containing it.
+	home := make([]int, len(p.Subspaces))
+	for t := range home {
+		home[t] = -1
+	}
+	homes := make([][]int32, len(p.Marginals)) // subspaces homed at each marginal
+	for i := range p.Marginals {
+		for k := p.off[i]; k < p.off[i+1]; k++ {
+			if t := p.subIdx[k]; home[t] < 0 {
+				home[t] = i
+				homes[i] = append(homes[i], t)
+			}
+		}
+	}
+	// Count: y_T for every subspace, marginal by marginal, in parallel.
+	yT := make([][]int64, len(p.Subspaces))
+	var jobs []int
+	for i, h := range homes {
+		if len(h) > 0 {
+			jobs = append(jobs, i)
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var idx []int32 // scratch of marginals of four or more attributes
+			for i := range next {
+				if len(p.Marginals[i].Attrs) > 3 && idx == nil {
+					idx = make([]int32, len(data.Columns[0]))
+				}
+				ys := countMarginal(p.Dims, p.Marginals[i].Attrs, data, idx)
+				for _, t := range homes[i] {
+					yT[t] = sumOut(p.Dims, p.Marginals[i].Attrs, ys, p.Subspaces[t])
+				}
+			}
+		}()
+	}
+	for _, i := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Measure every residual with its noise and estimate it.
+	est := make([][]float64, len(p.Subspaces))
+	for t, ts := range p.Subspaces {
+		if t%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		ns := make([]int, len(ts))
+		for k, f := range ts {
+			ns[k] = p.Dims[f]
+		}
+		z := helmertForward(yT[t], ns)
+		yT[t] = nil
+		s2 := scale * c * c * p.cellsMinus(ts) / (p.cells(ts) * p.Share[t]) // s_T²
+		e := 0
+		if need := math.Ldexp(1, gridBits) / math.Sqrt(s2); need > 1 {
+			e = int(math.Ceil(math.Log2(need)))
+		}
+		noisy := make([]float64, len(z))
+		if noiseless {
+			for r, v := range z {
+				noisy[r] = float64(v)
+			}
+		} else {
+			// σ_r² = s_T² 4^e ||h_r||², rounded up (more noise only adds
+			// privacy); ||h_r||² = Π_f k_f(k_f+1) for the row's indices.
+			r := new(big.Rat).SetFloat64(math.Ldexp(s2, 2*e) * (1 + 1e-12))
+			num0, den := r.Num(), r.Denom()
+			num := new(big.Int)
+			tot := new(big.Int)
+			idx := make([]int, len(ns)) // k_f - 1 for each axis
+			kk := new(big.Int)
+			for q, v := range z {
+				num.Set(num0)
+				for k := range idx {
+					j := int64(idx[k] + 1)
+					num.Mul(num, kk.SetInt64(j*(j+1)))
+				}
+				tot.SetInt64(v)
+				tot.Lsh(tot, uint(e))
+				tot.Add(tot, discreteGaussian(src, num, den))
+				f, _ := new(big.Float).SetInt(tot).Float64()
+				noisy[q] = math.Ldexp(f, -e)
+				for k := len(idx) - 1; k >= 0; k-- { // next row index
+					if idx[k]++; idx[k] < ns[k]-1 {
+						break
+					}
+					idx[k] = 0
+				}
+			}
+		}
+		est[t] = helmertBack(noisy, ns)
+	}
+	rel := &MarginalRelease{Subspaces: len(p.Subspaces), Marginals: make([]MarginalAnswer, len(p.Marginals)),
+		Noise: Noise{Mechanism: "discrete-gaussian", Eps: p.Eps, Delta: p.Delta, Sensitivity: 1, Scale: c * math.Sqrt(1+1e-12), Variance: c * c * (1 + 1e-12)}}
+	// Noise.Scale is σ for the whole measurement at sensitivity 1; the
+	// variances include the shares' rounding (scale).
+	if noiseless {
+		rel.Noise = Noise{Mechanism: "none"}
+	}
+	for i, m := range p.Marginals {
+		ans := reconstruct(p, i, est)
+		v := 0.0
+		if !noiseless {
+			v = scale * rel.Noise.Variance * p.Variance[i] / (p.Sigma * p.Sigma)
+		}
+		rel.Marginals[i] = MarginalAnswer{Attrs: append([]int(nil), m.Attrs...), Weight: m.Weight, Answers: ans, Variance: v}
+	}
+	return rel, nil
+}
+
+// cellsMinus returns m_T = Π_{f ∈ T}(n_f - 1).
+func (p *MarginalPlan) cellsMinus(t []int) float64 {
+	m := 1.0
+	for _, f := range t {
+		m *= float64(p.Dims[f] - 1)
+	}
+	return m
+}
+
+// checkMarginalData validates data against dims and returns the total
+// count.
+func checkMarginalData(dims []int, data *MarginalData) (int64, error) {
+	if len(data.Columns) != len(dims) {
+		return 0, fmt.Errorf("linear: answer marginals: %w: %d data columns for %d attributes", run.ErrBadInput, len(data.Columns), len(dims))
+	}
+	rows := len(data.Columns[0])
+	for f, col := range data.Columns {
+		if len(col) != rows {
+			return 0, fmt.Errorf("linear: answer marginals: %w: column %d has %d rows, column 0 has %d", run.ErrBadInput, f, len(col), rows)
+		}
+		n := int32(dims[f])
+		for r, v := range col {
+			if v < 0 || v >= n {
+				return 0, fmt.Errorf("linear: answer marginals: %w: row %d: attribute %d has value %d, outside [0, %d)", run.ErrBadInput, r, f, v, n)
+			}
+		}
+	}
+	if data.Counts == nil {
+		if int64(rows) > maxMarginalCount {
+			return 0, fmt.Errorf("linear: answer marginals: %w: more than 2^53 records", run.ErrBadInput)
+		}
+		return int64(rows), nil
+	}
+	if len(data.Counts) != rows {
+		return 0, fmt.Errorf("linear: answer marginals: %w: %d counts for %d rows", run.ErrBadInput, len(data.Counts), rows)
+	}
+	var total int64
+	for r, v := range data.Counts {
+		if v < 0 {
+			return 0, fmt.Errorf("linear: answer marginals: %w: row %d has count %d (counts are >= 0)", run.ErrBadInput, r, v)
+		}
+		if total += v; v > maxMarginalCount || total > maxMarginalCount {
+			return 0, fmt.Errorf("linear: answer marginals: %w: the total count exceeds 2^53", run.ErrBadInput)
+		}
+	}
+	return total, nil
+}
+
+// countMarginal returns the counts of the marginal over attrs (row-major),
+// in one fused pass over the records for up to three attributes; idx is
+// scratch space of one int32 per record (reused across calls).
+func countMarginal(dims, attrs []int, data *MarginalData, idx []int32) []int64 {
+	n := 1
+	for _, f := range attrs {
+		n *= dims[f]
+	}
+	y := make([]int64, n)
+	cnt := data.Counts
+	add := func(q int, r int) {
+		if cnt == nil {
+			y[q]++
+		} else {
+			y[q] += cnt[r]
+		}
+	}
+	switch len(attrs) {
+	case 0:
+		for r := range data.Columns[0] {
+			add(0, r)
+		}
+	case 1:
+		for r, a := range data.Columns[attrs[0]] {
+			add(int(a), r)
+		}
+	case 2:
+		c1, n1 := data.Columns[attrs[1]], dims[attrs[1]]
+		for r, a := range data.Columns[attrs[0]] {
+			add(int(a)*n1+int(c1[r]), r)
+		}
+	case 3:
+		c1, n1 := data.Columns[attrs[1]], dims[attrs[1]]
+		c2, n2 := data.Columns[attrs[2]], dims[attrs[2]]
+		c1, c2 = c1[:len(data.Columns[attrs[0]])], c2[:len(data.Columns[attrs[0]])]
+		for r, a := range data.Columns[attrs[0]] {
+			add((int(a)*n1+int(c1[r]))*n2+int(c2[r]), r)
+		}
+	default:
+		for r := range idx {
+			idx[r] = 0
+		}
+		for _, f := range attrs {
+			col, nf := data.Columns[f], int32(dims[f])
+			for r, v := range col {
+				idx[r] = idx[r]*nf + v
+			}
+		}
+		for r, q := range idx {
+			add(int(q), r)
+		}
+	}
+	return y
+}
+
+// sumOut returns the marginal over t (a subset of attrs) of ys, the
+// marginal over attrs.
+func sumOut(dims, attrs []int, ys []int64, t []int) []int64 {
+	nt := 1
+	keep := make([]bool, len(attrs))
+	for k, f := range attrs {
+		for _, g := range t {
+			if g == f {
+				keep[k] = true
+				nt *= dims[f]
+			}
+		}
+	}
+	yt := make([]int64, nt)
+	vals := make([]int, len(attrs))
+	for c, v := range ys {
+		q := 0
+		for k, f := range attrs {
+			if keep[k] {
+				q = q*dims[f] + vals[k]
+			}
+		}
+		yt[q] += v
+		_ = c
+		for k := len(attrs) - 1; k >= 0; k-- {
+			if vals[k]++; vals[k] < dims[attrs[k]] {
+				break
+			}
+			vals[k] = 0
+		}
+	}
+	return yt
+}
+
+// helmertForward applies ⊗_k H_{ns[k]} (integer Helmert rows h_j =
+// (1, ..., 1, -j, 0, ...), j = 1..n-1) to y, row-major with axis sizes ns.
+func helmertForward(y []int64, ns []int) []int64 {
+	cur := y
+	shape := append([]int(nil), ns...)
+	for ax := range ns {
+		n := shape[ax]
+		outer, inner := 1, 1
+		for k := 0; k < ax; k++ {
+			outer *= shape[k]
+		}
+		for k := ax + 1; k < len(shape); k++ {
+			inner *= shape[k]
+		}
+		out := make([]int64, outer*(n-1)*inner)
+		for o := 0; o < outer; o++ {
+			for i := 0; i < inner; i++ {
+				var prefix int64
+				for j := 1; j < n; j++ {
+					prefix += cur[(o*n+j-1)*inner+i]
+					out[(o*(n-1)+j-1)*inner+i] = prefix - int64(j)*cur[(o*n+j)*inner+i]
+				}
+			}
+		}
+		cur = out
+		shape[ax] = n - 1
+	}
+	return cur
+}
+
+// helmertBack applies ⊗_k H_{ns[k]}^T diag(1/(j(j+1))) to z (axis sizes
+// ns[k] - 1), the least-squares map from the residual measurements back
+// to the T-marginal's residual (axis sizes ns).
+func helmertBack(z []float64, ns []int) []float64 {
+	cur := z
+	shape := make([]int, len(ns))
+	for k, n := range ns {
+		shape[k] = n - 1
+	}
+	for ax, n := range ns {
+		outer, inner := 1, 1
+		for k := 0; k < ax; k++ {
+			outer *= shape[k]
+		}
+		for k := ax + 1; k < len(shape); k++ {
+			inner *= shape[k]
+		}
+		out := make([]float64, outer*n*inner)
+		for o := 0; o < outer; o++ {
+			for i := 0; i < inner; i++ {
+				// out[j] = Σ_{k > j} a_k - j a_j, a_k = z_k/(k(k+1)).
+				suffix := 0.0
+				for j := n - 1; j >= 0; j-- {
+					v := 0.0
+					if j >= 1 {
+						v = -float64(j) * cur[(o*(n-1)+j-1)*inner+i] / float64(j*(j+1))
+					}
+					out[(o*n+j)*inner+i] = suffix + v
+					if j >= 1 {
+						suffix += cur[(o*(n-1)+j-1)*inner+i] / float64(j*(j+1))
+					}
+				}
+			}
+		}
+		cur = out
+		shape[ax] = n
+	}
+	return cur
+}
+
+// reconstruct returns marginal i's estimate Σ_{T ⊆ S} est_T broadcast over
+// S∖T and divided by Π_{f ∈ S∖T} n_f.
+func reconstruct(p *MarginalPlan, i int, est [][]float64) []float64 {
+	s := p.Marginals[i].Attrs
+	ns := int(p.cells(s))
+	out := make([]float64, ns)
+	vals := make([]int, len(s))
+	for k := p.off[i]; k < p.off[i+1]; k++ {
+		t := p.Subspaces[p.subIdx[k]]
+		e := est[p.subIdx[k]]
+		in := make([]bool, len(s))
+		div := 1.0
+		for a, f := range s {
+			for _, g := range t {
+				if g == f {
+					in[a] = true
+				}
+			}
+			if !in[a] {
+				div *= float64(p.Dims[f])
+			}
+		}
+		for a := range vals {
+			vals[a] = 0
+		}
+		for c := 0; c < ns; c++ {
+			q := 0
+			for a, f := range s {
+				if in[a] {
+					q = q*p.Dims[f] + vals[a]
+				}
+			}
+			out[c] += e[q] / div
+			for a := len(s) - 1; a >= 0; a-- {
+				if vals[a]++; vals[a] < p.Dims[s[a]] {
+					break
+				}
+				vals[a] = 0
+			}
+		}
+	}
+	return out
+}
