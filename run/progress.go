@@ -21,6 +21,7 @@ const (
 	StageBlahutArimoto Stage = "blahut-arimoto" // mech: channel capacity
 	StageGCapacity     Stage = "g-capacity"     // mech: g-leakage capacity
 	StageReproduce     Stage = "reproduce"      // repro: an experiment of optdp reproduce
+	StageCount         Stage = "count"          // mech/linear/tables: rows counted into a histogram
 )
 
 // String returns the stage's name.
