@@ -167,7 +167,6 @@ type counter struct {
 	stride []int
 	x      []float64
 	rows   int64
-	total  float64
 	report func(run.Progress)
 	frac   func() float64 // the fraction of the input read, or nil
 }
