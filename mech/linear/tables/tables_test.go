@@ -114,6 +114,12 @@ type pqRecord struct {
 	B     uint32 `parquet:"b"`
 }
 
+type pqDictRecord struct {
+	A int64 `parquet:"a,dict"`
+	B int32 `parquet:"b,dict"`
+	C int64 `parquet:"c,dict"`
+}
+
 type pqHist struct {
 	A     int64   `parquet:"a"`
 	B     int64   `parquet:"b"`
@@ -122,11 +128,12 @@ type pqHist struct {
 }
 
 // writeParquet writes rows with the library's writer, in row groups of
-// rowGroup rows.
-func writeParquet[T any](t testing.TB, rows []T, rowGroup int64) []byte {
+// rowGroup rows, with more options (compression, page version) if given.
+func writeParquet[T any](t testing.TB, rows []T, rowGroup int64, opts ...parquet.WriterOption) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[T](&buf, parquet.MaxRowsPerRowGroup(rowGroup), parquet.PageBufferSize(4096))
+	opts = append([]parquet.WriterOption{parquet.MaxRowsPerRowGroup(rowGroup), parquet.PageBufferSize(4096)}, opts...)
+	w := parquet.NewGenericWriter[T](&buf, opts...)
 	if _, err := w.Write(rows); err != nil {
 		t.Fatal(err)
 	}
@@ -199,6 +206,33 @@ func TestRecordsAndHistograms(t *testing.T) {
 				t.Fatalf("seed %d %v parquet: %v", seed, kind, err)
 			}
 			same(t, fmt.Sprintf("seed %d %v parquet", seed, kind), got, want, len(tab.rows))
+			if hist {
+				continue
+			}
+			// As engines write them: dictionary-encoded, compressed, data
+			// pages of version 1 and 2.
+			var rs []pqDictRecord
+			for _, row := range tab.rows {
+				rs = append(rs, pqDictRecord{A: int64(row[0]), B: int32(row[1]), C: int64(row[2])})
+			}
+			for _, o := range []struct {
+				name string
+				opts []parquet.WriterOption
+			}{
+				{"snappy v1", []parquet.WriterOption{parquet.Compression(&parquet.Snappy), parquet.DataPageVersion(1)}},
+				{"zstd v2", []parquet.WriterOption{parquet.Compression(&parquet.Zstd), parquet.DataPageVersion(2)}},
+				{"gzip v2", []parquet.WriterOption{parquet.Compression(&parquet.Gzip), parquet.DataPageVersion(2)}},
+			} {
+				pq := writeParquet(t, rs, 500, o.opts...)
+				if f, err := parquet.OpenFile(bytes.NewReader(pq), int64(len(pq))); err != nil || f.Metadata().RowGroups[0].Columns[0].MetaData.DictionaryPageOffset <= 0 {
+					t.Fatalf("%s: the file has no dictionary page (%v)", o.name, err)
+				}
+				got, err = CountParquet(ctx, tab.attrs, bytes.NewReader(pq), int64(len(pq)), opts)
+				if err != nil {
+					t.Fatalf("seed %d %s: %v", seed, o.name, err)
+				}
+				same(t, fmt.Sprintf("seed %d %s", seed, o.name), got, want, len(tab.rows))
+			}
 		}
 	}
 }
