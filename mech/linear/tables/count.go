@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -93,16 +94,68 @@ type Result struct {
 
 // Count reads the table in the file at path, of opts.Kind and opts.Format,
 // in one streaming pass (CountCSV, CountParquet), and returns its
-// histogram over attrs. The file's size is not limited: memory is the
-// n-cell vector plus a buffer. Errors: bad data (wrapping run.ErrBadInput,
-// with the line or row and the column), a domain over the budget
-// (run.ErrTooLarge), ctx's error when it is cancelled, and the file's own
-// errors (missing, unreadable, a directory).
+// histogram over attrs. A directory is read as one table split in parts,
+// as Spark and BigQuery write them: every file in it (not its
+// subdirectories) whose name does not start with '_' or '.' (_SUCCESS,
+// .crc files), in name order, each part's format told on its own, the
+// counts summed. The files' sizes are not limited: memory is the n-cell
+// vector plus a buffer. Errors: bad data (wrapping run.ErrBadInput, with
+// the file, the line or row and the column), a domain over the budget
+// (run.ErrTooLarge), ctx's error when it is cancelled, and the files' own
+// errors (missing, unreadable, an empty directory).
 func Count(ctx context.Context, attrs []linear.Attribute, path string, opts *Options) (*Result, error) {
 	o := options(opts)
-	f, err := readlimit.Open(path, math.MaxInt64)
+	if _, err := ParseFormat(string(o.Format)); err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
+	}
+	files := []string{path}
+	if fi.IsDir() {
+		if files, err = tableFiles(path); err != nil {
+			return nil, err
+		}
+	}
+	c, err := newCounter(attrs, o.Kind, &o)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range files {
+		if err := countFile(ctx, c, p, o); err != nil {
+			if len(files) > 1 {
+				err = fmt.Errorf("in %s: %w", filepath.Base(p), err)
+			}
+			return nil, err
+		}
+	}
+	return c.result()
+}
+
+// tableFiles lists the parts of a table split over the files of dir.
+func tableFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		if name := e.Name(); !e.IsDir() && !strings.HasPrefix(name, "_") && !strings.HasPrefix(name, ".") {
+			files = append(files, filepath.Join(dir, name))
+		}
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("tables: %w: the directory %s holds no table files (names starting with _ or . are skipped)", run.ErrBadInput, dir)
+	}
+	return files, nil
+}
+
+// countFile counts the table in the file at path into c.
+func countFile(ctx context.Context, c *counter, path string, o Options) error {
+	f, err := readlimit.Open(path, math.MaxInt64)
+	if err != nil {
+		return err
 	}
 	defer f.Close()
 	format := o.Format
@@ -116,36 +169,32 @@ func Count(ctx context.Context, attrs []linear.Attribute, path string, opts *Opt
 			var magic [4]byte
 			n, err := io.ReadFull(f, magic[:])
 			if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-				return nil, err
+				return err
 			}
 			format = FormatCSV
 			if n == 4 && string(magic[:]) == "PAR1" {
 				format = FormatParquet
 			}
 			if _, err := f.Seek(0, io.SeekStart); err != nil {
-				return nil, fmt.Errorf("tables: %s: cannot tell its format (name it) on a stream: %w", path, err)
+				return fmt.Errorf("tables: %s: cannot tell its format (name it) on a stream: %w", path, err)
 			}
 		}
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	switch format {
-	case FormatCSV:
-		size := int64(0)
-		if fi.Mode().IsRegular() {
-			size = fi.Size()
-		}
-		return countCSV(ctx, attrs, f, size, o)
-	case FormatParquet:
+	if format == FormatParquet {
 		if !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("tables: %s: a Parquet file must be a regular file (its footer is read first)", path)
+			return fmt.Errorf("tables: %s: a Parquet file must be a regular file (its footer is read first)", path)
 		}
-		return CountParquet(ctx, attrs, f, fi.Size(), &o)
+		return readParquet(ctx, c, f, fi.Size(), o)
 	}
-	_, err = ParseFormat(string(format))
-	return nil, err
+	size := int64(0)
+	if fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	return readCSV(ctx, c, f, size, o)
 }
 
 // options resolves nil options to the defaults.
@@ -167,6 +216,7 @@ type counter struct {
 	stride []int
 	x      []float64
 	rows   int64
+	base   int64 // rows counted before the current file
 	report func(run.Progress)
 	frac   func() float64 // the fraction of the input read, or nil
 }

@@ -46,6 +46,15 @@ func countCSV(ctx context.Context, attrs []linear.Attribute, r io.Reader, size i
 	if err != nil {
 		return nil, err
 	}
+	if err := readCSV(ctx, c, r, size, o); err != nil {
+		return nil, err
+	}
+	return c.result()
+}
+
+// readCSV counts the CSV table in r (size bytes, 0 if unknown) into c.
+func readCSV(ctx context.Context, c *counter, r io.Reader, size int64, o Options) error {
+	attrs := c.attrs
 	var read int64
 	if size > 0 {
 		c.frac = func() float64 { return min(1, float64(read)/float64(size)) }
@@ -56,17 +65,17 @@ func countCSV(ctx context.Context, attrs []linear.Attribute, r io.Reader, size i
 	for {
 		raw, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			return nil, fmt.Errorf("tables: %w: line %d is longer than %d bytes", run.ErrBadInput, line+1, MaxCSVLine)
+			return fmt.Errorf("tables: %w: line %d is longer than %d bytes", run.ErrBadInput, line+1, MaxCSVLine)
 		}
 		if len(raw) > 0 {
 			line++
 			read += int64(len(raw))
 			if err := p.line(c, raw, line); err != nil {
-				return nil, err
+				return err
 			}
 			if c.rows%checkEvery == 0 && c.rows > 0 {
 				if err := c.tick(ctx); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		}
@@ -74,13 +83,13 @@ func countCSV(ctx context.Context, attrs []linear.Attribute, r io.Reader, size i
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("tables: reading line %d: %w", line+1, err)
+			return fmt.Errorf("tables: reading line %d: %w", line+1, err)
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("tables: %w", err)
+		return fmt.Errorf("tables: %w", err)
 	}
-	return c.result()
+	return nil
 }
 
 // Column roles in csvParser.slot.

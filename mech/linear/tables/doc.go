@@ -10,7 +10,8 @@
 //     summed. This is the output of a GROUP BY in a database engine:
 //     SELECT a, b, count(*) AS count FROM t GROUP BY a, b.
 //
-// Count reads a file in one streaming pass whatever its size: memory is the
+// Count reads a file, or a directory of parts as Spark and BigQuery write
+// them, in one streaming pass whatever its size: memory is the
 // n-cell vector (8n bytes, checked against the budget before it is
 // allocated) plus a buffer (1 MiB for CSV; one page per column for
 // Parquet, which a Parquet writer keeps near 1 MiB). Nothing is lost or

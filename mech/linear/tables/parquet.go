@@ -27,27 +27,37 @@ const parquetBatch = 4096
 // A truncated or corrupt file is refused with an error wrapping
 // run.ErrBadInput (a panic of the Parquet decoder on a corrupt page is
 // recovered into one).
-func CountParquet(ctx context.Context, attrs []linear.Attribute, r io.ReaderAt, size int64, opts *Options) (res *Result, err error) {
+func CountParquet(ctx context.Context, attrs []linear.Attribute, r io.ReaderAt, size int64, opts *Options) (*Result, error) {
 	o := options(opts)
 	c, err := newCounter(attrs, o.Kind, &o)
 	if err != nil {
 		return nil, err
 	}
+	if err := readParquet(ctx, c, r, size, o); err != nil {
+		return nil, err
+	}
+	return c.result()
+}
+
+// readParquet counts the Parquet table in r (size bytes) into c.
+func readParquet(ctx context.Context, c *counter, r io.ReaderAt, size int64, o Options) (err error) {
 	defer func() {
 		if e := recover(); e != nil {
-			res, err = nil, fmt.Errorf("tables: %w: corrupt Parquet file (the decoder failed: %v)", run.ErrBadInput, e)
+			err = fmt.Errorf("tables: %w: corrupt Parquet file (the decoder failed: %v)", run.ErrBadInput, e)
 		}
 	}()
+	c.base = c.rows
+	attrs := c.attrs
 	if err := checkFooter(r, size); err != nil {
-		return nil, err
+		return err
 	}
 	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
-		return nil, fmt.Errorf("tables: %w: not a readable Parquet file: %v", run.ErrBadInput, err)
+		return fmt.Errorf("tables: %w: not a readable Parquet file: %v", run.ErrBadInput, err)
 	}
 	cols, err := parquetColumns(f, attrs, o)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var done int64
 	if n := f.NumRows(); n > 0 {
@@ -59,17 +69,17 @@ func CountParquet(ctx context.Context, attrs []linear.Attribute, r io.ReaderAt, 
 	}
 	for g, rg := range f.RowGroups() {
 		if err := checkPages(r, size, f, g, cols); err != nil {
-			return nil, err
+			return err
 		}
 		if err := countRowGroup(ctx, c, rg, g, cols, bufs, o.Kind); err != nil {
-			return nil, err
+			return err
 		}
 		done += rg.NumRows()
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("tables: %w", err)
+		return fmt.Errorf("tables: %w", err)
 	}
-	return c.result()
+	return nil
 }
 
 // parquetColumn is one column read: its leaf index, name, role (attribute
@@ -225,7 +235,7 @@ func countRowGroup(ctx context.Context, c *counter, rg parquet.RowGroup, g int, 
 			break
 		}
 		for r := 0; r < n; r++ {
-			row := c.rows + 1
+			row := c.rows + 1 - c.base // within this file
 			idx := 0
 			count := 1.0
 			for i, col := range cols {
@@ -246,7 +256,7 @@ func countRowGroup(ctx context.Context, c *counter, rg parquet.RowGroup, g int, 
 					return fmt.Errorf("tables: %w: row %d: %s: %v", run.ErrBadInput, row, col.name, err)
 				}
 			}
-			c.rows = row
+			c.rows++
 			if kind == Records {
 				if c.x[idx] >= maxCount {
 					return fmt.Errorf("tables: %w: row %d: a cell with more than 2^53 records", run.ErrBadInput, row)

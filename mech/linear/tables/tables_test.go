@@ -465,8 +465,36 @@ func TestCount(t *testing.T) {
 	if _, err := Count(ctx, tab.attrs, filepath.Join(dir, "r.csv"), &Options{Format: FormatParquet}); !errors.Is(err, run.ErrBadInput) {
 		t.Errorf("CSV read as Parquet: %v", err)
 	}
-	if _, err := Count(ctx, tab.attrs, dir, nil); err == nil || !strings.Contains(err.Error(), "directory") {
-		t.Errorf("a directory: %v", err)
+	// A table in parts, as Spark writes it: the parts are summed, the
+	// markers and checksums skipped.
+	parts := filepath.Join(dir, "parts")
+	half := table{attrs: tab.attrs, rows: tab.rows[:150], counts: tab.counts[:150]}
+	rest := table{attrs: tab.attrs, rows: tab.rows[150:], counts: tab.counts[150:]}
+	for name, b := range map[string][]byte{
+		"part-00000.csv": []byte(half.csv(false)), "part-00001": rest.parquetRecords(t),
+		"_SUCCESS": []byte("x"), ".part-00000.csv.crc": []byte("\x00\x01"), "sub/part-9.csv": []byte("junk"),
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(parts, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(parts, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Count(ctx, tab.attrs, parts, nil)
+	if err != nil {
+		t.Fatalf("parts: %v", err)
+	}
+	same(t, "parts", got, want, len(tab.rows))
+	os.WriteFile(filepath.Join(parts, "part-00002.csv"), []byte("a,b,c\n0,0,99\n"), 0o644)
+	if _, err := Count(ctx, tab.attrs, parts, nil); !errors.Is(err, run.ErrBadInput) || !strings.Contains(err.Error(), "in part-00002.csv") {
+		t.Errorf("a bad part: %v", err)
+	}
+	if _, err := Count(ctx, tab.attrs, filepath.Join(parts, "sub", ".."), &Options{Format: "xls"}); !errors.Is(err, run.ErrBadInput) {
+		t.Errorf("format xls: %v", err)
+	}
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	if _, err := Count(ctx, tab.attrs, empty, nil); !errors.Is(err, run.ErrBadInput) || !strings.Contains(err.Error(), "no table files") {
+		t.Errorf("an empty directory: %v", err)
 	}
 	if _, err := Count(ctx, tab.attrs, filepath.Join(dir, "none.csv"), nil); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a missing file: %v", err)
