@@ -2,6 +2,7 @@ package tables
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -115,6 +116,9 @@ type csvParser struct {
 
 // line parses one line (with its newline).
 func (p *csvParser) line(c *counter, b []byte, line int64) error {
+	if line == 1 {
+		b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
+	}
 	b = trimBlanks(b)
 	if len(b) == 0 || b[0] == '#' {
 		return nil

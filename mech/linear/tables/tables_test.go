@@ -251,6 +251,8 @@ func TestCSVLayouts(t *testing.T) {
 		{Records, "0 2 9\n  1   0\n1\t0\n", []float64{0, 0, 1, 2, 0, 0}},
 		{Records, "b;a\n2;0\n0.0;1.00\n", []float64{0, 0, 1, 1, 0, 0}},
 		{Records, "b\ta\n2\t0\n", []float64{0, 0, 1, 0, 0, 0}},
+		{Records, "\xef\xbb\xbfb,a\r\n2,0\r\n", []float64{0, 0, 1, 0, 0, 0}}, // Excel's byte order mark
+		{Records, "a,b\n1,2,\n1,2,,\n", []float64{0, 0, 0, 0, 0, 2}},         // empty fields after the columns read
 		{Histogram, "0,2,5\n1,0,7\n1,0,1e3\n0,2,0\n", []float64{0, 0, 5, 1007, 0, 0}},
 		{Histogram, "a,b,count\n1,2,9007199254740992\n", []float64{0, 0, 0, 0, 0, 1 << 53}},
 		{Histogram, "n,b,a\n4,1,1\n3.0,1,1\n", []float64{0, 0, 0, 0, 7, 0}},
