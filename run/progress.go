@@ -22,6 +22,7 @@ const (
 	StageGCapacity     Stage = "g-capacity"     // mech: g-leakage capacity
 	StageReproduce     Stage = "reproduce"      // repro: an experiment of optdp reproduce
 	StageMarginalPlan  Stage = "marginal plan"  // mech/linear: the max-variance marginal plan
+	StageCount         Stage = "count"          // mech/linear/tables: rows counted into a histogram
 )
 
 // String returns the stage's name.

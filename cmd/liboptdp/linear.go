@@ -419,6 +419,23 @@ type release struct {
 	*linear.Release
 	StrategyName string   `json:"strategy_name"`
 	Groups       struct{} `json:"-"`
+	// Labels names the cells each answer sums (linear.Labels), with the
+	// attribute names of a workload file, a0, a1, ... otherwise.
+	Labels []string `json:"labels"`
+}
+
+// workloadAttrs returns the attributes of a workload whose root is a file
+// node (nil for any other, or when the file cannot be read again).
+func workloadAttrs(wp *C.optdp_cchar) []linear.Attribute {
+	var o opNode
+	if err := decodeText(goString(wp), &o, "workload", false); err != nil || o.Op != "file" {
+		return nil
+	}
+	_, attrs, err := readWorkloadFileAttrs(o.Path)
+	if err != nil {
+		return nil
+	}
+	return attrs
 }
 
 //export optdp_linear_answer
@@ -450,7 +467,13 @@ func optdp_linear_answer(wp, sp *C.optdp_cchar, x *C.optdp_cdouble, n C.int64_t,
 		if err != nil {
 			return err
 		}
-		if err := putJSON(out, release{Release: rel, StrategyName: rel.Strategy.String()}); err != nil {
+		labels, err := linear.Labels(w, workloadAttrs(wp), 0)
+		if err != nil {
+			if labels, err = linear.Labels(w, nil, 0); err != nil {
+				return err
+			}
+		}
+		if err := putJSON(out, release{Release: rel, StrategyName: rel.Strategy.String(), Labels: labels}); err != nil {
 			return fmt.Errorf("optdp: %w", err)
 		}
 		return nil
@@ -463,15 +486,21 @@ func optdp_linear_answer(wp, sp *C.optdp_cchar, x *C.optdp_cdouble, n C.int64_t,
 // the limit. The CSV matrix files it names are read relative to its
 // directory (linear.ReadMatrix, itself bounded).
 func readWorkloadFile(path string) (linear.Workload, error) {
+	w, _, err := readWorkloadFileAttrs(path)
+	return w, err
+}
+
+// readWorkloadFileAttrs is readWorkloadFile with the file's attributes.
+func readWorkloadFileAttrs(path string) (linear.Workload, []linear.Attribute, error) {
 	if path == "" {
-		return nil, badInput("file node without a path")
+		return nil, nil, badInput("file node without a path")
 	}
 	data, err := readlimit.ReadFile(path, linear.MaxWorkloadFileBytes)
 	if err != nil {
 		if errors.Is(err, run.ErrTooLarge) {
-			return nil, fmt.Errorf("optdp: workload file: %w", err)
+			return nil, nil, fmt.Errorf("optdp: workload file: %w", err)
 		}
-		return nil, badInput("workload file: %w", err)
+		return nil, nil, badInput("workload file: %w", err)
 	}
 	dir := filepath.Dir(path)
 	load := func(p string) (*mat.Dense, error) {
@@ -485,9 +514,9 @@ func readWorkloadFile(path string) (linear.Workload, error) {
 		defer f.Close()
 		return linear.ReadMatrix(f)
 	}
-	w, _, err := linear.ParseWorkloadJSON(data, load)
+	w, attrs, err := linear.ParseWorkloadJSON(data, load)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return w, nil
+	return w, attrs, nil
 }

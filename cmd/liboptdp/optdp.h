@@ -414,7 +414,9 @@ int optdp_linear_optimize(optdp_cchar *workload, optdp_cchar *options, char **js
 /* optdp_linear_answer releases the workload's answers on the integer counts
  * x (n entries) with strategy and eps-DP discrete Laplace noise (delta = 0)
  * or (eps, delta)-DP discrete Gaussian noise, with randomness from rng.
- * Result: {"y", "x_hat", "answers", "noise", "grid", "expected": {...}}. */
+ * Result: {"y", "x_hat", "answers", "noise", "grid", "expected": {...},
+ * "strategy_name", "labels"}: labels[k] names the cells answers[k] sums
+ * (linear.Labels; attributes named after a file workload's, else a0, a1, ...). */
 int optdp_linear_answer(optdp_cchar *workload, optdp_cchar *strategy, optdp_cdouble *x, int64_t n,
 	double eps, double delta, optdp_handle rng, char **json, char **err);
 

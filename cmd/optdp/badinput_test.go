@@ -279,7 +279,7 @@ func badInputCorpus() []badCase {
 		{"answer --workload identity:n=3 --strategy identity --eps 1 --data {dir}/x.csv", f("x.csv", "1,-2,3\n"), data, "negative"},
 		{"answer --workload identity:n=3 --strategy identity --eps 1 --data {dir}/x.csv", f("x.csv", "1,2,3,4\n"), data, "more than the n = 3"},
 		{"answer --workload identity:n=3 --strategy identity --eps 1 --records {dir}/r.csv", f("r.csv", "a0,a0\n1,2\n"), data, "twice"},
-		{"answer --workload identity:n=3 --strategy identity --eps 1 --records {dir}/r.csv", f("r.csv", "a0\n7\n"), data, "not an integer in [0, 3)"},
+		{"answer --workload identity:n=3 --strategy identity --eps 1 --records {dir}/r.csv", f("r.csv", "a0\n7\n"), data, "outside the attribute's domain [0, 3)"},
 		{"answer --workload identity:n=3 --strategy identity --eps 1 --records {dir}/r.csv", f("r.csv", "b\n1\n"), data, "no column"},
 		{"answer --workload identity:n=3 --strategy identity --eps 1 --records /dev/zero", nil, data, ""},
 		{"matrix --workload file:{dir}/w.json --strategy identity --eps 1", f("w.json", `{"attributes":[{"name":"a","size":3}],"workload":[{"blocks":{"a":"identity"}}]} {}`), data, "trailing"},

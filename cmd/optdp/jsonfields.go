@@ -46,6 +46,7 @@ var commandFields = map[string][]string{
 		"expected_tse   the exact expected total squared error of the answers (does not depend on the data)",
 		"expected_rmse  the exact expected root mean squared error per query",
 		"answers        the m private answers, in the workload's query order",
+		"labels         the m queries' labels, e.g. \"sex=1 & age=18..64\": the cells each answer sums (NAME=V, NAME=L..R, NAME=1,4..6 joined by \" & \"; an attribute summed over entirely is not named; \"total\" for all the counts; c*(...) for a query of weight c)",
 	}, noiseFields...),
 	"optimize": {
 		"workload     the workload, normalised",

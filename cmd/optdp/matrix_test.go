@@ -214,9 +214,9 @@ func TestAnswerCLI(t *testing.T) {
 	if code != 0 || out1 != out2 {
 		t.Errorf("same seed gave different output or failed (exit %d, %s)", code, errs)
 	}
-	// Two comment lines, a header, and one labelled line per query: its
-	// index and the answer, which reads back as the JSON answer of the
-	// same seed.
+	// Two comment lines, a header, and one line per query: its index, the
+	// answer, which reads back as the JSON answer of the same seed, and
+	// its label (prefix:n=4's queries are the ranges [0, r]).
 	lines := strings.Split(strings.TrimSpace(out1), "\n")
 	js := matrixJSON(t, append(args, "--seed", "3")...)
 	ans, _ := js["answers"].([]any)
@@ -225,8 +225,9 @@ func TestAnswerCLI(t *testing.T) {
 	}
 	for k, l := range lines[3:] {
 		f := strings.Fields(l)
-		if len(f) != 2 || f[0] != fmt.Sprint(k) || f[1] != strconv.FormatFloat(ans[k].(float64), 'g', -1, 64) {
-			t.Errorf("answer line %d %q, want %d and %v", k, l, k, ans[k])
+		label := []string{"a0=0", "a0=0..1", "a0=0..2", "total"}[k]
+		if len(f) != 3 || f[0] != fmt.Sprint(k) || f[1] != strconv.FormatFloat(ans[k].(float64), 'g', -1, 64) || f[2] != label {
+			t.Errorf("answer line %d %q, want %d, %v and %s", k, l, k, ans[k], label)
 		}
 	}
 	code, _, errs = runMatrixCLI(args...)
@@ -252,7 +253,7 @@ func TestAnswerCLI(t *testing.T) {
 	}{
 		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "1", "--data", short}, 1, "has 3 counts"},
 		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "1", "--data", frac}, 1, "not an integer"},
-		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "1"}, 2, "give one of --data and --records"},
+		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "1"}, 2, "give one of --data, --records and --histogram"},
 		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "-1", "--data", data}, 2, "eps"},
 		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "1", "--delta", "2", "--data", data}, 2, "delta"},
 		{[]string{"--workload", "prefix:n=4", "--strategy", "wavelet", "--eps", "1", "--data", data + ".none"}, 1, "no such file"},
@@ -298,7 +299,7 @@ func TestAnswerRecordsCLI(t *testing.T) {
 		}
 	}
 	code, _, errs := runMatrixCLI("answer", "--workload", "file:"+wf, "--strategy", "identity", "--eps", "1", "--records", rf, "--data", rf)
-	if code != 2 || !strings.Contains(errs, "one of --data and --records") {
+	if code != 2 || !strings.Contains(errs, "one of --data, --records and --histogram") {
 		t.Errorf("both --data and --records: exit %d, stderr %q", code, errs)
 	}
 }

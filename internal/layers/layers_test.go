@@ -48,7 +48,8 @@ var floors = map[string]int{
 	"mech/optimal": 5,
 	"mech/linear":  5,
 
-	"mech/stream": 6,
+	"mech/stream":        6,
+	"mech/linear/tables": 6,
 
 	"repro":        7,
 	"cmd/optdp":    8,

@@ -43,7 +43,9 @@
 //     Census SF1 Persons workload of the HDMM paper; ParseWorkloadJSON
 //     reads the documented JSON workload file; Sensitivity and Gram are
 //     computed factor-wise, never over the domain squared; Histogram
-//     counts data records into the domain's cells;
+//     counts CSV records into the domain's cells (package
+//     mech/linear/tables reads records and histograms, CSV or Parquet, in
+//     one streaming pass); Labels (labels.go) names each query's cells;
 //   - stacked strategies in the marginal algebra (kronsum.go, gaussmarg.go;
 //     docs/MATH.md §13.8, §15.6): MarginalsStrategy (weighted marginals)
 //     and ResidualStrategy (the residual basis), whose exact errors cost

@@ -2,6 +2,7 @@ package linear_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/optdp/optdp/mech/linear"
 )
@@ -51,4 +52,23 @@ func ExampleAnswer() {
 		len(rel.Answers), rel.Noise.Mechanism, rel.Noise.Scale, rel.Expected.TSE)
 	// Output:
 	// 4 answers, noise discrete-laplace with scale 3, expected TSE 46.2857
+}
+
+// The labels of all 1-way marginals and the 2-way marginal over sex and
+// age group: each says which cells its answer sums.
+func ExampleLabels() {
+	attrs := []linear.Attribute{{Name: "sex", Size: 2}, {Name: "age", Size: 3}}
+	one, _ := linear.Marginals([]int{2, 3}, 1)
+	two, _ := linear.Marginals([]int{2, 3}, 2)
+	w, _ := linear.Union(one, two)
+	labels, err := linear.Labels(w, attrs, 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(strings.Join(labels[:6], " | "))
+	fmt.Println(labels[6])
+	// Output:
+	// sex=0 | sex=1 | age=0 | age=1 | age=2 | sex=0 & age=0
+	// sex=0 & age=1
 }

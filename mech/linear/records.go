@@ -20,7 +20,10 @@ import (
 // attribute must appear; other columns are ignored); without a header the
 // columns are the attributes in order. The n-cell vector (8n bytes) is
 // checked against budget before it is allocated; nothing of the size of
-// the domain squared is ever formed.
+// the domain squared is ever formed. Package mech/linear/tables reads the
+// same records (and histograms, and Parquet) in one streaming pass with
+// progress and cancellation, and refuses an empty field between two
+// delimiters, which this reader skips.
 func Histogram(attrs []Attribute, r io.Reader, budget run.Budget) ([]float64, error) {
 	if len(attrs) == 0 {
 		return nil, fmt.Errorf("linear: histogram: %w: no attributes", run.ErrBadInput)

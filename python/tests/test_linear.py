@@ -128,6 +128,46 @@ def test_answer():
     assert r.expected.tse == pytest.approx(linear.error(w, a, 1e4).tse, rel=1e-9)
 
 
+def _label_row(label, names, sizes):
+    """The row a label names over the row-major domain, read back with the
+    grammar of Release.labels (independently of how the library builds it)."""
+    c = 1.0
+    if "*(" in label and label.endswith(")"):
+        w, label = label.split("*(", 1)
+        c, label = float(w), label[:-1]
+    allowed = [None] * len(names)
+    if label != "total":
+        for term in label.split(" & "):
+            name, spec = term.split("=")
+            vals = set()
+            for part in spec.split(","):
+                lo, _, hi = part.partition("..")
+                vals.update(range(int(lo), int(hi or lo) + 1))
+            allowed[names.index(name)] = vals
+    cells = np.array(np.meshgrid(*[np.arange(s) for s in sizes], indexing="ij")).reshape(len(sizes), -1).T
+    return np.array([c if all(a is None or v in a for a, v in zip(allowed, cell)) else 0.0 for cell in cells])
+
+
+def test_answer_labels(tmp_path):
+    """Each label names its query: read back, it is the workload's row."""
+    cases = [
+        (linear.Marginals([3, 2, 2], 2), ["a0", "a1", "a2"], [3, 2, 2]),
+        (linear.Union(linear.Scale(linear.Prefix(5), 2.0), linear.Identity(5)), ["a0"], [5]),
+    ]
+    wf = tmp_path / "w.json"
+    wf.write_text('{"attributes": [{"name": "sex", "size": 2}, {"name": "age", "size": 4}],'
+                  ' "workload": [{"marginals": 1}, {"blocks": {"age": {"ranges": [[1, 3]]}, "sex": "identity"}}]}')
+    cases.append((linear.WorkloadFile(str(wf)), ["sex", "age"], [2, 4]))
+    for w, names, sizes in cases:
+        m, n = w.shape
+        r = linear.answer(w, linear.IdentityStrategy(n), np.ones(n), eps=1.0, seed=3)
+        assert len(r.labels) == m == r.answers.shape[0]
+        d = w.dense()
+        for k, label in enumerate(r.labels):
+            np.testing.assert_array_equal(_label_row(label, names, sizes), d[k], err_msg=label)
+    assert r.labels[:3] == ["sex=0", "sex=1", "age=0"] and r.labels[-1] == "sex=1 & age=1..3"
+
+
 def test_linear_errors():
     with pytest.raises(optdp.OptdpError):
         linear.AllRange(0).shape

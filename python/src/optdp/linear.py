@@ -394,7 +394,12 @@ class Release:
     """A private release (everything in it may be published): y, the noisy
     strategy answers; x_hat, the least-squares estimate of the counts;
     answers = W x_hat; the noise added, the grid every y lies on, the name of
-    the strategy answered, and the exact expected error."""
+    the strategy answered, and the exact expected error. labels[k] names the
+    cells answers[k] sums, e.g. "sex=1 & age=18..64" (conditions NAME=V,
+    NAME=L..R or NAME=1,4..6 joined by " & "; an attribute summed over
+    entirely is not named; "total" for all the counts; "c*(...)" for a query
+    of weight c); attributes are named after a WorkloadFile's, else a0, a1,
+    ..."""
 
     y: np.ndarray
     x_hat: np.ndarray
@@ -403,6 +408,7 @@ class Release:
     grid: float
     strategy: str
     expected: ErrorReport
+    labels: List[str] = field(default_factory=list)
 
 
 def answer(workload: Workload, strategy: Any, x: Any, eps: float, delta: float = 0.0, *,
@@ -422,7 +428,7 @@ def answer(workload: Workload, strategy: Any, x: Any, eps: float, delta: float =
     del keep
     return Release(np.asarray(r["y"], dtype=np.float64), np.asarray(r["x_hat"], dtype=np.float64),
                    np.asarray(r["answers"], dtype=np.float64), _noise(r["noise"]), float(r["grid"]),
-                   str(r["strategy_name"]), _report(r["expected"]))
+                   str(r["strategy_name"]), _report(r["expected"]), [str(v) for v in r["labels"]])
 
 
 @dataclass(frozen=True)
