@@ -225,7 +225,11 @@ func runStream(env *runEnv, args []string) error {
 	var strat mat.Matrix
 	res.Strategy, err = busy(env, "stream", progressEnabled(*asJSON, *progressFlag), func(bar *progress) (streamStrategy, error) {
 		settings.Progress = func(p optrun.Progress) {
-			bar.Update(-1, fmt.Sprintf("%s %d: %.8g (gap %.2g)", p.Stage, p.Iter, p.Value, p.Gap))
+			msg := fmt.Sprintf("%s, iteration %d: %.8g", strings.TrimPrefix(p.Stage.String(), "stream "), p.Iter, p.Value)
+			if !math.IsNaN(p.Gap) && !math.IsInf(p.Gap, 0) {
+				msg += fmt.Sprintf(" (gap %.2g)", p.Gap)
+			}
+			bar.Update(-1, msg)
 		}
 		var s streamStrategy
 		var err error

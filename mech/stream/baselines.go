@@ -94,12 +94,32 @@ func Baselines(ctx context.Context, n int, s Schema, opt *BaselineOptions) ([]Re
 	}
 	out = append(out, report("identity", sv, newErrors(n, sv.Sens2, float64(n)*float64(n+1)/2, float64(n)), "C = I"))
 	// Binary tree and Honaker.
+	trees, err := treeBaselines(ctx, n, s, limit)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, trees...)
+	// Square root: Toeplitz with non-negative non-increasing coefficients,
+	// so its sensitivity under every schema is MonotoneSensitivity's O(n·k)
+	// closed form.
+	sq := &Toeplitz{N: n, Coef: SqrtCoef(n)}
+	sv, err = ToeplitzSensitivity(ctx, sq, s)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, report("sqrt", sv, SqrtErrors(n, sv.Sens2), "C = A^{1/2}")), nil
+}
+
+// treeBaselines returns the binary tree's and Honaker's reports, or the
+// reason each was skipped.
+func treeBaselines(ctx context.Context, n int, s Schema, limit int) ([]Report, error) {
 	tg := newTreeGram(n)
 	if s.Kind == MinSep && s.K > 1 && n > limit {
 		skip := fmt.Sprintf("skipped: the minsep sensitivity of a dense Gram for n > %d", limit)
-		return append(out, skipped("binary tree", skip), skipped("honaker", skip), skipped("sqrt", skip)), nil
+		return []Report{skipped("binary tree", skip), skipped("honaker", skip)}, nil
 	}
-	sv, err = lazySensitivity(ctx, tg, s, limit)
+	var out []Report
+	sv, err := lazySensitivity(ctx, tg, s, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -125,17 +145,6 @@ func Baselines(ctx context.Context, n int, s Schema, opt *BaselineOptions) ([]Re
 	} else {
 		out = append(out, skipped("honaker", fmt.Sprintf("skipped: n > %d", limit)))
 	}
-	// Square root.
-	sq := &Toeplitz{N: n, Coef: SqrtCoef(n)}
-	if s.Kind == Epochs && float64(n)*float64(min(s.B, n))*float64(s.K*s.K) > 1e10 {
-		// b·k² Gram entries of O(n) each.
-		return append(out, skipped("sqrt", fmt.Sprintf("skipped: b·k²·n = %.2g operations for its epoch sensitivity", float64(n)*float64(min(s.B, n))*float64(s.K*s.K)))), nil
-	}
-	sv, err = ToeplitzSensitivity(ctx, sq, s)
-	if err != nil {
-		return nil, err
-	}
-	out = append(out, report("sqrt", sv, SqrtErrors(n, sv.Sens2), "C = A^{1/2}"))
 	return out, nil
 }
 

@@ -180,3 +180,41 @@ func TestBounds(t *testing.T) {
 	}
 	t.Logf("n=%d: max variance %v in [%v, %v]; ln n/π = %v", n, mx.Errors.Max, b.MaxLower, b.SqrtMax, b.LogOverPi)
 }
+
+// TestBaselinesSqrtBeyondDenseLimit: above the dense limit the tree
+// baselines are skipped under minimum separation, but the square root is
+// still reported, with the sensitivity of the brute-force enumeration over
+// every pattern and sign on its explicit Gram (CᵀC, C = A^{1/2} formed
+// entry by entry from SqrtCoef), under every schema.
+func TestBaselinesSqrtBeyondDenseLimit(t *testing.T) {
+	ctx := context.Background()
+	n := 14
+	coef := SqrtCoef(n)
+	c := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			c.Set(i, j, coef[i-j])
+		}
+	}
+	x := mat.NewSymDense(n, nil)
+	x.SymOuterK(1, c.T())
+	for _, s := range []Schema{{Kind: MinSep, K: 3, B: 4}, {Kind: Epochs, K: 3, B: 4}, {Kind: MinSep, K: 2, B: 5}} {
+		reps, err := Baselines(ctx, n, s, &BaselineOptions{DenseLimit: 8})
+		if err != nil {
+			t.Fatalf("%v: %v", s, err)
+		}
+		var sq *Report
+		for i := range reps {
+			if reps[i].Name == "sqrt" {
+				sq = &reps[i]
+			}
+		}
+		if sq == nil || math.IsNaN(sq.Sens2) {
+			t.Fatalf("%v: no sqrt baseline in %+v", s, reps)
+		}
+		want := bruteSens(x, s)
+		if math.Abs(sq.Sens2-want) > 1e-12*want {
+			t.Errorf("%v: sqrt sens² %v, brute force %v", s, sq.Sens2, want)
+		}
+	}
+}
