@@ -21,7 +21,7 @@ func TestBandBudget(t *testing.T) {
 	if need != 23000 || limit != 30 {
 		t.Fatalf("need %g, limit %d; want 23000 and 30 = (50000-20000)/1000", need, limit)
 	}
-	if _, limit, _ := bandBudget(run.Budget(-1), 20000, band, 36); limit < 1<<62 {
+	if _, limit, _ := bandBudget(run.Unlimited, 20000, band, 36); limit < 1<<62 {
 		t.Fatalf("no budget: limit %d, want unlimited", limit)
 	}
 
@@ -48,7 +48,7 @@ func TestBandBudget(t *testing.T) {
 	if got := s.bands.Load(); got != 5 {
 		t.Fatalf("room for 5 bands: %d allocated", got)
 	}
-	s, err = factorQR(run.Budget(-1))
+	s, err = factorQR(run.Unlimited)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,6 +130,9 @@ func Generate(ctx context.Context, p *Problem, opts *GenerateOptions) (*Generate
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
+	if err := o.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("lp: %w", err)
+	}
 	if g.Neighbours <= 0 {
 		g.Neighbours = 8
 	}
@@ -333,6 +336,9 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	o := opts.withDefaults()
 	if err := p.validate(); err != nil {
 		return nil, err
+	}
+	if err := o.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("lp: %w", err)
 	}
 	// With symmetries of p, an invariant spanner (whole orbits of pairs),
 	// so that both LPs keep them.

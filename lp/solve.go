@@ -42,6 +42,9 @@ func solve(ctx context.Context, p *Problem, o config) (*Result, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
+	if err := o.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("lp: %w", err)
+	}
 	prune := !o.KeepPairs && len(p.Pairs) > pruneMinDegree*p.N
 	if err := earlyCheck(p, o, prune); err != nil {
 		return nil, err
@@ -332,7 +335,7 @@ func bandBudget(budget run.Budget, base, band float64, m int) (need float64, lim
 	reserve := math.Ceil(float64(m) / 16)
 	need = base + reserve*band
 	limit = math.MaxInt64
-	if budget >= 0 {
+	if budget != run.Unlimited {
 		limit = int64(reserve + math.Max(0, math.Floor((float64(budget.Bytes())-need)/band)))
 	}
 	needs = func(count int64) error {

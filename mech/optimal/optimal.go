@@ -208,6 +208,9 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 	case !(o.Delta >= 0):
 		return nil, run.BadInputf("optimal: delta = %v (want a stretch >= 1, or 0 for the default)", o.Delta)
 	}
+	if err := o.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("optimal: %w", err)
+	}
 	n := m.Len()
 	if err := mech.ValidateDenseSize(n, n, "optimal mechanism"); err != nil {
 		return nil, err

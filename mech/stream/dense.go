@@ -117,6 +117,9 @@ func OptimizeDense(ctx context.Context, n int, s Schema, opt *DenseOptions) (*De
 	if opt == nil {
 		opt = &DenseOptions{}
 	}
+	if err := opt.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("stream: %w", err)
+	}
 	if s.Kind == MinSep && s.K > 1 {
 		return nil, fmt.Errorf("stream: %w: the dense optimum under %v is not implemented (too many patterns); use the Toeplitz family", run.ErrBadInput, s)
 	}

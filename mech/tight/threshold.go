@@ -142,6 +142,9 @@ func Threshold(ctx context.Context, m metric.Metric, opts *ThresholdOptions) (*T
 	case o.Steps < 1 || o.Steps > MaxThresholdSteps:
 		return nil, run.BadInputf("threshold: steps must be in 1..%d (MaxThresholdSteps), got %d", MaxThresholdSteps, o.Steps)
 	}
+	if err := o.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("threshold: %w", err)
+	}
 	if ok, why := alwaysTight(m); ok {
 		return &ThresholdResult{Status: ThresholdAlways, Reason: why, Verdict: Yes, Crossings: []solve.Crossing{}}, nil
 	}

@@ -56,6 +56,9 @@ func (o *Options) check() error {
 	if o == nil {
 		return nil
 	}
+	if err := o.Budget.Validate(); err != nil {
+		return err
+	}
 	if o.MaxMechanismN < 0 {
 		return run.BadInputf("max mechanism n = %d (want >= 0; 0 for the default %d)", o.MaxMechanismN, DefaultMaxMechanismN)
 	}
