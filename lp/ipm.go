@@ -38,9 +38,9 @@ type ipm struct {
 	r1              []float64   // reduced right-hand sides, per column
 	fac             []ldl.Band  // per-column banded factors of H_o
 	schur           *mat.SymDense
-	chol            mat.Cholesky
-	accS            [][]float64 // per-worker accumulators of sum_o H_o^{-1}
-	accV            [][]float64 // per-worker accumulators of sum_o H_o^{-1} r1_o
+	chol            mat.TriDense // the upper Cholesky factor of schur (schur.Cholesky)
+	accS            [][]float64  // per-worker accumulators of sum_o H_o^{-1}
+	accV            [][]float64  // per-worker accumulators of sum_o H_o^{-1} r1_o
 	ring, scratch   [][]float64
 	scratch4        [][]float64 // per worker: 4n values, interleaved (solveColumns)
 	cols4           [][]float64 // per worker: 4n values, four columns' vectors (solveColumns)

@@ -76,7 +76,7 @@ func solve(ctx context.Context, p *Problem, o config) (*Result, error) {
 	}
 	// The pairs dropped hold up to the rounding of their ratios: repair
 	// against all of them.
-	if rerr := r.repairFor(p, o.Margin); rerr != nil {
+	if rerr := r.repairFor(ctx, p, o.Margin); rerr != nil {
 		return nil, rerr
 	}
 	return r, err
@@ -149,8 +149,9 @@ const pruneMinDegree = 16
 
 // repairFor makes r.X feasible for p (Repair with the given margin) and
 // updates Mix, Primal and Gap; Dual, a bound for a relaxation of p, stays.
-func (r *Result) repairFor(p *Problem, margin float64) error {
-	t, err := Repair(p, r.X, margin)
+// A cancelled ctx stops it with ctx's error.
+func (r *Result) repairFor(ctx context.Context, p *Problem, margin float64) error {
+	t, err := repairCtx(ctx, p, r.X, margin)
 	if err != nil {
 		return err
 	}
