@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/run"
 )
 
@@ -28,7 +27,7 @@ func TestBandBudget(t *testing.T) {
 	p, _ := manhattanProblem(t, 6, 0.5, 7)
 	o := (&Options{}).withDefaults()
 	factorQR := func(budget run.Budget) (*ipm, error) {
-		perm, sym := ldl.FillReducing(p.graph())
+		perm, sym := mustFillReducing(p.graph())
 		s := sparseIPM(p, perm, sym, 2)
 		bytes := 8 * float64(s.n) * float64(s.rpairs.bandwidth()+1)
 		_, limit, needs := bandBudget(budget, 0, bytes, s.m)
@@ -59,4 +58,4 @@ func TestBandBudget(t *testing.T) {
 
 // rcmBandwidth is the bandwidth of p in its reverse Cuthill–McKee order,
 // the banded fallback's.
-func rcmBandwidth(p *Problem) int { return permuted(p, ldl.RCM(p.graph())).bandwidth() }
+func rcmBandwidth(p *Problem) int { return permuted(p, mustRCM(p.graph())).bandwidth() }

@@ -181,7 +181,10 @@ func relGap(primal, dual float64) float64 {
 // elems, when not nil, is a group of symmetries of p (orbit.Find), used
 // by the symmetric mode.
 func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result, error) {
-	perm := ldl.RCM(p.graph())
+	perm, err := ldl.RCM(ctx, p.graph())
+	if err != nil {
+		return nil, fmt.Errorf("lp: %w", err)
+	}
 	q := permuted(p, perm)
 	if q.bandwidth() >= p.bandwidth() {
 		q, perm = p, nil
@@ -191,7 +194,9 @@ func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result,
 	var mdPerm []int
 	var sym *ldl.Symbolic
 	if !o.Banded && p.N > 2 && len(p.Pairs) > 0 {
-		mdPerm, sym = ldl.FillReducing(p.graph()) // the order of OPTDP_LP_ORDER (ldl.OrderEnv)
+		if mdPerm, sym, err = ldl.FillReducing(ctx, p.graph()); err != nil { // the order of OPTDP_LP_ORDER (ldl.OrderEnv)
+			return nil, fmt.Errorf("lp: %w", err)
+		}
 		if !(sym.Flops() < 0.6*bandFlops) {
 			mdPerm, sym = nil, nil
 		}
@@ -271,7 +276,6 @@ func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result,
 		runtime.GC()
 	}
 	var r *Result
-	var err error
 	defer func() {
 		if r != nil {
 			r.Pairs = len(p.Pairs)

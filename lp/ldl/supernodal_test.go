@@ -90,7 +90,7 @@ func inOrders(p *Graph) []orderedCase {
 	for _, order := range []string{"md", "mdpost"} {
 		if order == "mdpost" {
 			perm = postorder(perm, sym)
-			sym = symbolicFromOrder(p, perm)
+			sym = symbolicFromOrder(nil, p, perm)
 		}
 		q := permuted(p, perm)
 		sym.SetPairs(q)
