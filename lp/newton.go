@@ -154,6 +154,11 @@ again:
 			}
 		})
 	}
+	if s.stop.Load() {
+		// Cancelled: the columns left are skipped, so the sums and the
+		// factorisation of S would be of a partial assembly.
+		return errStopped
+	}
 	if s.bandShort.Load() {
 		return s.bandNeed(s.bands.Load() + 1)
 	}

@@ -63,7 +63,10 @@ func solveColumns(ctx context.Context, p *Problem, cols [][]int, o config, prev 
 		return nil, nil, err
 	}
 	pc.Alloc(workers)
-	s := newIPM(&Problem{N: n, M: m, C: p.C}, workers, nil, nil, nil, nil)
+	s, err := newIPM(ctx, &Problem{N: n, M: m, C: p.C}, workers, nil, nil, nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
 	s.pc = pc
 	s.cols = perColumnSystem{s}
 	maxLen := 0

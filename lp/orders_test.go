@@ -62,7 +62,11 @@ func sparseIPM(p *Problem, perm []int, sym *ldl.Symbolic, workers int) *ipm {
 	for k, old := range rp {
 		rperm[k] = inv[old]
 	}
-	return newIPM(qs, workers, sym, permuted(p, rp), rperm, nil)
+	s, err := newIPM(context.Background(), qs, workers, sym, permuted(p, rp), rperm, nil)
+	if err != nil {
+		panic(err) // not cancelled
+	}
+	return s
 }
 
 // solveSparseOrder runs the interior-point method on p (pairs as given) in

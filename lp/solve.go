@@ -49,6 +49,9 @@ func solve(ctx context.Context, p *Problem, o config) (*Result, error) {
 	if err := earlyCheck(p, o, prune); err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil { // validate read all of C and the pairs
+		return nil, fmt.Errorf("lp: interrupted: %w", err)
+	}
 	elems, err := orbit.Find((*orbit.Problem)(p), o.Symmetry)
 	if err != nil {
 		return nil, err
@@ -185,9 +188,12 @@ func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result,
 	if err != nil {
 		return nil, fmt.Errorf("lp: %w", err)
 	}
-	q := permuted(p, perm)
-	if q.bandwidth() >= p.bandwidth() {
-		q, perm = p, nil
+	// p renumbered (a copy of C: N·M values) only when the order helps.
+	q := p
+	if permutedBandwidth(p, perm) >= p.bandwidth() {
+		perm = nil
+	} else {
+		q = permuted(p, perm)
 	}
 	n, b := float64(p.N), float64(q.bandwidth())
 	bandFlops := n*n*b/2 + n*b*b
@@ -281,6 +287,7 @@ func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result,
 			r.Pairs = len(p.Pairs)
 		}
 	}()
+	var s *ipm
 	switch {
 	case sym != nil:
 		qs := permuted(p, mdPerm)
@@ -298,18 +305,27 @@ func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result,
 			}
 			rperm[k] = inv[old]
 		}
-		s := newIPM(qs, o.Workers, sym, q, rperm, sg)
+		s, err = newIPM(ctx, qs, o.Workers, sym, q, rperm, sg)
+		if err != nil {
+			return nil, err
+		}
 		s.dropper(o)
 		s.bandCap.Store(bandCap)
 		s.bandNeed = bandNeed
 		r, err = s.run(ctx, o)
 		perm = mdPerm
 	case perm == nil:
-		s := newIPM(p, o.Workers, nil, nil, nil, sg)
+		s, err = newIPM(ctx, p, o.Workers, nil, nil, nil, sg)
+		if err != nil {
+			return nil, err
+		}
 		s.dropper(o)
 		r, err = s.run(ctx, o)
 	default:
-		s := newIPM(q, o.Workers, nil, nil, nil, sg)
+		s, err = newIPM(ctx, q, o.Workers, nil, nil, nil, sg)
+		if err != nil {
+			return nil, err
+		}
 		s.dropper(o)
 		r, err = s.run(ctx, o)
 	}
