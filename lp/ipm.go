@@ -40,7 +40,7 @@ type ipm struct {
 	r1              []float64   // reduced right-hand sides, per column
 	fac             []ldl.Band  // per-column banded factors of H_o
 	schur           *mat.SymDense
-	chol            mat.TriDense // the upper Cholesky factor of schur (schur.Cholesky)
+	chol            mat.TriDense // the upper Cholesky factor of schur (backend.CholeskyStop)
 	accS            [][]float64  // per-worker accumulators of sum_o H_o^{-1}
 	accV            [][]float64  // per-worker accumulators of sum_o H_o^{-1} r1_o
 	ring, scratch   [][]float64

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"math"
 
+	"github.com/optdp/optdp/backend"
 	"github.com/optdp/optdp/lp/internal/kernel"
 	"github.com/optdp/optdp/lp/internal/mem"
-	"github.com/optdp/optdp/lp/internal/schur"
 	"github.com/optdp/optdp/lp/ldl"
 )
 
@@ -264,12 +264,12 @@ func (s *ipm) factorSchur() error {
 }
 
 // factorReg factors S (raw its data, n its order) by Cholesky
-// (schur.Cholesky, which gives up between panels once s.stop is set),
+// (backend.CholeskyStop, which gives up between panels once s.stop is set),
 // adding reg·max_i S_ii to the diagonal, reg = 1e-14, 1e-12, ..., 1e-6, if
 // rounding made it indefinite; false when none of these is positive
 // definite, or when the solve was stopped.
 func (s *ipm) factorReg(raw []float64, n int) bool {
-	if schur.Cholesky(&s.chol, s.schur, &s.stop) {
+	if backend.CholeskyStop(&s.chol, s.schur, &s.stop) {
 		return true
 	}
 	if s.stop.Load() {
@@ -283,7 +283,7 @@ func (s *ipm) factorReg(raw []float64, n int) bool {
 		for i := 0; i < n; i++ {
 			raw[i*n+i] += reg * dmax
 		}
-		if schur.Cholesky(&s.chol, s.schur, &s.stop) {
+		if backend.CholeskyStop(&s.chol, s.schur, &s.stop) {
 			return true
 		}
 	}

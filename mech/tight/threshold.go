@@ -240,7 +240,7 @@ func (w *thresholdWork) eval(ctx context.Context, eps float64) (float64, error) 
 		s, err = latticeEval(ctx, w.lat, eps)
 	} else {
 		w.dc.PhiTo(w.phi, eps)
-		if err := w.sys.Factorize(w.phi); err != nil {
+		if err := w.sys.FactorizeContext(ctx, w.phi); err != nil {
 			return 0, err
 		}
 		s, err = w.sys.SolveNonneg(ctx, w.ones)

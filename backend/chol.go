@@ -1,4 +1,4 @@
-package schur
+package backend
 
 import (
 	"sync/atomic"
@@ -9,12 +9,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// CholPanel is the width of the panels of Cholesky: the block size of
+// CholPanel is the width of the panels of CholeskyStop: the block size of
 // gonum's Dpotrf (its Ilaenv for DPOTRF), so that in the pure-Go build the
 // factor has the bits of mat.Cholesky.Factorize.
 const CholPanel = 64
 
-// Cholesky sets u to the upper Cholesky factor U of the symmetric positive
+// CholeskyStop sets u to the upper Cholesky factor U of the symmetric positive
 // definite s (s = UᵀU), reusing u's storage when it has s's order (else u
 // is resized), and reports whether s was positive definite to working
 // precision. It is LAPACK's blocked dpotrf (upper, left-looking, as gonum's
@@ -24,12 +24,13 @@ const CholPanel = 64
 //
 // by the active BLAS (Dsyrk, Dgemm, Dtrsm) and LAPACK (Dpotrf on the
 // diagonal block), with stop (nil: never) read between panels: once it is
-// set, Cholesky returns false at the next panel, so a cancelled solve
+// set, CholeskyStop returns false at the next panel, so a cancelled solve
 // waits for one panel (at most 2·CholPanel·(n/2)² flops) rather than the
 // n³/3 of the whole factorisation. s is not modified; u holds garbage
-// after false. u must be empty, or upper triangular (as Cholesky leaves
-// it).
-func Cholesky(u *mat.TriDense, s *mat.SymDense, stop *atomic.Bool) bool {
+// after false. u must be empty, or upper triangular (as CholeskyStop
+// leaves it). A *mat.SymDense is copied from its storage, another
+// Symmetric entry by entry.
+func CholeskyStop(u *mat.TriDense, s mat.Symmetric, stop *atomic.Bool) bool {
 	n := s.SymmetricDim()
 	if !u.IsEmpty() {
 		if r, _ := u.Triangle(); r != n {
@@ -44,10 +45,19 @@ func Cholesky(u *mat.TriDense, s *mat.SymDense, stop *atomic.Bool) bool {
 	}
 	// A SymDense stores its upper triangle; u was made upper above (or by
 	// an earlier call).
-	src, dst := s.RawSymmetric(), u.RawTriangular()
+	dst := u.RawTriangular()
 	a, lda := dst.Data, dst.Stride
-	for i := range n {
-		copy(a[i*lda+i:i*lda+n], src.Data[i*src.Stride+i:i*src.Stride+n])
+	if sd, ok := s.(*mat.SymDense); ok {
+		src := sd.RawSymmetric()
+		for i := range n {
+			copy(a[i*lda+i:i*lda+n], src.Data[i*src.Stride+i:i*src.Stride+n])
+		}
+	} else {
+		for i := range n {
+			for j := i; j < n; j++ {
+				a[i*lda+j] = s.At(i, j)
+			}
+		}
 	}
 	bi := blas64.Implementation()
 	for j := 0; j < n; j += CholPanel {

@@ -1,6 +1,8 @@
-package schur
+package backend
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -9,8 +11,6 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/optdp/optdp/backend"
 )
 
 // randomSPD returns QΛQᵀ for a random orthogonal Q (QR of a Gaussian
@@ -50,14 +50,14 @@ func randomSPD(rng *rand.Rand, n int, cond float64) *mat.SymDense {
 // numbers up to 1e12. The storage of u is reused across orders.
 func TestCholesky(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	pure := strings.HasPrefix(backend.Name(), "pure")
+	pure := strings.HasPrefix(Name(), "pure")
 	var u mat.TriDense
 	for _, n := range []int{1, 2, 63, 64, 65, 130, 3*CholPanel + 5} {
 		for _, cond := range []float64{10, 1e6, 1e12} {
 			s := randomSPD(rng, n, cond)
 			orig := mat.NewSymDense(n, nil)
 			orig.CopySym(s)
-			if !Cholesky(&u, s, nil) {
+			if !CholeskyStop(&u, s, nil) {
 				t.Fatalf("n=%d cond=%g: positive definite matrix refused", n, cond)
 			}
 			if !mat.Equal(s, orig) {
@@ -116,7 +116,7 @@ func TestCholeskyIndefinite(t *testing.T) {
 			}
 		}
 		s.SetSym(k, k, -1)
-		if Cholesky(&u, s, nil) {
+		if CholeskyStop(&u, s, nil) {
 			t.Errorf("negative pivot at %d: factored", k)
 		}
 	}
@@ -132,7 +132,7 @@ func TestCholeskyStop(t *testing.T) {
 	var stop atomic.Bool
 	stop.Store(true)
 	s := mat.NewSymDense(3, []float64{2, 1, 0, 1, 2, 1, 0, 1, 2})
-	if Cholesky(&u, s, &stop) {
+	if CholeskyStop(&u, s, &stop) {
 		t.Fatal("stopped before the start, and factored")
 	}
 	if testing.Short() {
@@ -144,7 +144,7 @@ func TestCholeskyStop(t *testing.T) {
 	timer := time.AfterFunc(50*time.Millisecond, func() { stop.Store(true) })
 	defer timer.Stop()
 	start := time.Now()
-	if Cholesky(&u, s, &stop) {
+	if CholeskyStop(&u, s, &stop) {
 		t.Fatalf("stop set 50 ms in, and the order-%d factorisation finished (in %v)", n, time.Since(start))
 	}
 	t.Logf("gave up %v after the start", time.Since(start))
@@ -170,7 +170,7 @@ func diagDominant(n int) *mat.SymDense {
 // BenchmarkCholesky: the order-3000 factorisation by Cholesky (panels,
 // stop checked between them) and by gonum's mat.Cholesky.Factorize.
 //
-//	go test -run XXX -bench Cholesky ./lp/internal/schur/
+//	go test -run XXX -bench Cholesky ./backend/
 func BenchmarkCholesky(b *testing.B) {
 	const n = 3000
 	s := diagDominant(n)
@@ -178,7 +178,7 @@ func BenchmarkCholesky(b *testing.B) {
 		var u mat.TriDense
 		var stop atomic.Bool
 		for b.Loop() {
-			if !Cholesky(&u, s, &stop) {
+			if !CholeskyStop(&u, s, &stop) {
 				b.Fatal("refused")
 			}
 		}
@@ -191,4 +191,77 @@ func BenchmarkCholesky(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestSymFactorCholesky: SymFactor's Cholesky path (CholeskyStop, U kept
+// for the solves) against gonum's mat.Cholesky on random positive definite
+// matrices of condition 10 to 1e10: the same condition estimate (dpocon
+// from U and ||A||_1, as mat.Cholesky.Factorize), solutions and inverse
+// within rounding, and A·x = b to backward stability; with a cancelled context FactorizeContext
+// returns context.Canceled and f does not solve.
+func TestSymFactorCholesky(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{1, 5, CholPanel + 3, 150} {
+		for _, cond := range []float64{10, 1e10} {
+			a := randomSPD(rng, n, cond)
+			var f SymFactor
+			info, err := f.Factorize(a)
+			if err != nil || info.Method != Cholesky {
+				t.Fatalf("n=%d cond=%g: %v %v", n, cond, info, err)
+			}
+			var c mat.Cholesky
+			if !c.Factorize(a) {
+				t.Fatal("gonum refused")
+			}
+			// The same estimate from factors equal to rounding (relative
+			// cond·u apart with another LAPACK's panels).
+			if want := 1 / c.Cond(); math.Abs(info.RCond-want) > max(1e-12, 1e-14*cond)*want {
+				t.Errorf("n=%d cond=%g: rcond %v, gonum %v", n, cond, info.RCond, want)
+			}
+			b := mat.NewDense(n, 2, nil)
+			for i := range n {
+				b.Set(i, 0, rng.NormFloat64())
+				b.Set(i, 1, float64(i%3))
+			}
+			var x, xg mat.Dense
+			if err := f.SolveTo(&x, b); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.SolveTo(&xg, b); err != nil {
+				t.Fatal(err)
+			}
+			var back mat.Dense
+			back.Mul(a, &x)
+			tol := 1e-13 * cond * float64(n)
+			// Backward error: ||A·x - b|| <= c·n·u·||A||·||x|| (Higham, Thm 10.4).
+			resTol := 1e-13 * float64(n) * mat.Norm(a, math.Inf(1)) * mat.Norm(&x, math.Inf(1))
+			if !mat.EqualApprox(&x, &xg, tol*mat.Norm(&xg, math.Inf(1))) || !mat.EqualApprox(&back, b, resTol) {
+				t.Errorf("n=%d cond=%g: solve differs from gonum's or A·x != b", n, cond)
+			}
+			var v mat.VecDense
+			if err := f.SolveVecTo(&v, b.ColView(0)); err != nil || !mat.EqualApprox(&v, x.ColView(0), 1e-15*mat.Norm(&xg, math.Inf(1))) {
+				t.Errorf("n=%d: SolveVecTo %v differs from SolveTo", n, err)
+			}
+			var inv, invg mat.SymDense
+			if err := f.InverseTo(&inv); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.InverseTo(&invg); err != nil {
+				t.Fatal(err)
+			}
+			if !mat.EqualApprox(&inv, &invg, tol*mat.Norm(&invg, math.Inf(1))) {
+				t.Errorf("n=%d cond=%g: inverse differs from gonum's", n, cond)
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var f SymFactor
+	if _, err := f.FactorizeContext(ctx, randomSPD(rng, 10, 10)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v, want context.Canceled", err)
+	}
+	var x mat.Dense
+	if err := f.SolveTo(&x, mat.NewDense(10, 1, nil)); err == nil {
+		t.Error("a cancelled factorisation solves")
+	}
 }
