@@ -1,11 +1,16 @@
 package backend
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -37,8 +42,8 @@ type SolveInfo struct {
 type SymFactor struct {
 	info SolveInfo
 	n    int
-	ok   bool // the last Factorize succeeded
-	chol mat.Cholesky
+	ok   bool         // the last Factorize succeeded
+	u    mat.TriDense // the upper Cholesky factor U (A = UᵀU)
 	lu   mat.LU
 	bk   []float64 // Bunch–Kaufman factors, n×n row-major (netlib backend)
 	piv  []int     // Bunch–Kaufman pivots
@@ -49,6 +54,14 @@ type SymFactor struct {
 // precision, and ErrNotFinite when a holds NaN or Inf; f cannot solve
 // afterwards.
 func (f *SymFactor) Factorize(a mat.Symmetric) (SolveInfo, error) {
+	return f.FactorizeContext(context.Background(), a)
+}
+
+// FactorizeContext is Factorize stopped by ctx: the Cholesky factorisation
+// (CholeskyStop) gives up within a panel of its cancellation and returns
+// ctx's error, wrapped. The fallbacks for an indefinite matrix (LAPACK's
+// Bunch–Kaufman, gonum's LU) run to their end; ctx is read before them.
+func (f *SymFactor) FactorizeContext(ctx context.Context, a mat.Symmetric) (SolveInfo, error) {
 	n := a.SymmetricDim()
 	f.n = n
 	f.ok = false
@@ -59,8 +72,15 @@ func (f *SymFactor) Factorize(a mat.Symmetric) (SolveInfo, error) {
 	if err := finiteSym(a); err != nil {
 		return SolveInfo{}, err
 	}
-	if ok := f.chol.Factorize(a); ok {
-		f.info = SolveInfo{Method: Cholesky, RCond: 1 / f.chol.Cond()}
+	var stop atomic.Bool
+	stop.Store(ctx.Err() != nil)
+	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
+	ok, rcond := f.cholesky(a, &stop)
+	if err := ctx.Err(); err != nil {
+		return SolveInfo{}, fmt.Errorf("factorize %d×%d matrix: %w", n, n, err)
+	}
+	if ok {
+		f.info = SolveInfo{Method: Cholesky, RCond: rcond}
 		if !(f.info.RCond >= MinRCond) {
 			return f.info, fmt.Errorf("cholesky of %d×%d matrix: rcond %.3g: %w", n, n, f.info.RCond, ErrSingular)
 		}
@@ -85,6 +105,27 @@ func (f *SymFactor) Factorize(a mat.Symmetric) (SolveInfo, error) {
 	}
 	f.ok = true
 	return f.info, nil
+}
+
+// cholesky factors a into f.u by CholeskyStop and returns its reciprocal
+// condition estimate in the 1-norm as gonum's mat.Cholesky.Factorize
+// computes it: LAPACK's dpocon from U and ||A||_1 (dlansy).
+func (f *SymFactor) cholesky(a mat.Symmetric, stop *atomic.Bool) (ok bool, rcond float64) {
+	n := a.SymmetricDim()
+	var norm float64
+	if sd, isSym := a.(*mat.SymDense); isSym {
+		norm = lapack64.Lansy(lapack.MaxColumnSum, sd.RawSymmetric(), make([]float64, n))
+	} else {
+		var s mat.SymDense
+		s.CopySym(a)
+		norm = lapack64.Lansy(lapack.MaxColumnSum, s.RawSymmetric(), make([]float64, n))
+	}
+	if !CholeskyStop(&f.u, a, stop) {
+		return false, 0
+	}
+	u := f.u.RawTriangular()
+	sym := blas64.Symmetric{Uplo: blas.Upper, N: n, Data: u.Data, Stride: u.Stride}
+	return true, lapack64.Pocon(sym, norm, make([]float64, 3*n), make([]int, n))
 }
 
 // fullSym writes the symmetric a into dst (reused if large enough) as a
@@ -121,7 +162,12 @@ func (f *SymFactor) SolveTo(dst *mat.Dense, b mat.Matrix) error {
 	}
 	switch f.info.Method {
 	case Cholesky:
-		return f.chol.SolveTo(dst, b)
+		if dst.IsEmpty() {
+			dst.ReuseAs(r, c)
+		}
+		dst.Copy(b)
+		lapack64.Potrs(f.u.RawTriangular(), dst.RawMatrix())
+		return nil
 	case BunchKaufman:
 		if dst.IsEmpty() {
 			dst.ReuseAs(r, c)
@@ -147,7 +193,21 @@ func (f *SymFactor) InverseTo(dst *mat.SymDense) error {
 		return fmt.Errorf("inverse: %d×%d destination for a %d×%d matrix: %w", dst.SymmetricDim(), dst.SymmetricDim(), f.n, f.n, ErrShape)
 	}
 	if f.info.Method == Cholesky {
-		return f.chol.InverseTo(dst)
+		// LAPACK's dpotri on a copy of U in dst's upper triangle (as
+		// mat.Cholesky.InverseTo).
+		if dst.IsEmpty() {
+			dst.ReuseAsSym(f.n)
+		}
+		d := dst.RawSymmetric()
+		u := f.u.RawTriangular()
+		for i := 0; i < f.n; i++ {
+			copy(d.Data[i*d.Stride+i:i*d.Stride+f.n], u.Data[i*u.Stride+i:i*u.Stride+f.n])
+		}
+		t := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: f.n, Data: d.Data, Stride: d.Stride}
+		if _, ok := lapack64.Potri(t); !ok {
+			return fmt.Errorf("inverse: %w", ErrSingular)
+		}
+		return nil
 	}
 	var x mat.Dense
 	eye := mat.NewDiagDense(f.n, nil)
@@ -188,7 +248,13 @@ func (f *SymFactor) SolveVecTo(dst *mat.VecDense, b mat.Vector) error {
 		return f.notFactorized()
 	}
 	if f.info.Method == Cholesky {
-		return f.chol.SolveVecTo(dst, b)
+		if dst.IsEmpty() {
+			dst.ReuseAsVec(f.n)
+		}
+		dst.CopyVec(b)
+		v := dst.RawVector()
+		lapack64.Potrs(f.u.RawTriangular(), blas64.General{Rows: f.n, Cols: 1, Data: v.Data, Stride: v.Inc})
+		return nil
 	}
 	if f.info.Method == LU {
 		return f.lu.SolveVecTo(dst, false, b)

@@ -55,7 +55,7 @@ func benchStreamDense(b *testing.B, n int, s stream.Schema) {
 	ctx := context.Background()
 	for b.Loop() {
 		cpu0 := cpuSeconds()
-		r, err := stream.OptimizeDense(ctx, n, s, &stream.DenseOptions{Settings: run.Settings{Budget: -1}})
+		r, err := stream.OptimizeDense(ctx, n, s, &stream.DenseOptions{Settings: run.Settings{Budget: run.Unlimited}})
 		if err != nil {
 			b.Fatal(err)
 		}

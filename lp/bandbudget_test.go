@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/run"
 )
 
@@ -21,14 +20,14 @@ func TestBandBudget(t *testing.T) {
 	if need != 23000 || limit != 30 {
 		t.Fatalf("need %g, limit %d; want 23000 and 30 = (50000-20000)/1000", need, limit)
 	}
-	if _, limit, _ := bandBudget(run.Budget(-1), 20000, band, 36); limit < 1<<62 {
+	if _, limit, _ := bandBudget(run.Unlimited, 20000, band, 36); limit < 1<<62 {
 		t.Fatalf("no budget: limit %d, want unlimited", limit)
 	}
 
 	p, _ := manhattanProblem(t, 6, 0.5, 7)
 	o := (&Options{}).withDefaults()
 	factorQR := func(budget run.Budget) (*ipm, error) {
-		perm, sym := ldl.FillReducing(p.graph())
+		perm, sym := mustFillReducing(p.graph())
 		s := sparseIPM(p, perm, sym, 2)
 		bytes := 8 * float64(s.n) * float64(s.rpairs.bandwidth()+1)
 		_, limit, needs := bandBudget(budget, 0, bytes, s.m)
@@ -48,7 +47,7 @@ func TestBandBudget(t *testing.T) {
 	if got := s.bands.Load(); got != 5 {
 		t.Fatalf("room for 5 bands: %d allocated", got)
 	}
-	s, err = factorQR(run.Budget(-1))
+	s, err = factorQR(run.Unlimited)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,4 +58,4 @@ func TestBandBudget(t *testing.T) {
 
 // rcmBandwidth is the bandwidth of p in its reverse Cuthill–McKee order,
 // the banded fallback's.
-func rcmBandwidth(p *Problem) int { return permuted(p, ldl.RCM(p.graph())).bandwidth() }
+func rcmBandwidth(p *Problem) int { return permuted(p, mustRCM(p.graph())).bandwidth() }

@@ -89,3 +89,34 @@ func TestPruningCancelled(t *testing.T) {
 	}
 	t.Logf("returned after %v (%d pruning reports): %v", el, prunes.Load(), err)
 }
+
+// TestSolveCancelAnywhere: a 1500-row line (N·M = 2.25 million, the dense
+// Schur complement of order 1500; some seconds to its first iteration
+// under load) cancelled at 10 ms to 3 s, which land in the setup (checks,
+// orders, allocation, the starting point) or the first iteration
+// (per-column factors, the Schur complement's assembly and Cholesky),
+// returns context.Canceled, wrapped, every time. The latency after the
+// cancellation is logged, not asserted (bench/README.md gives measured
+// figures).
+func TestSolveCancelAnywhere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 1500×1500 problem")
+	}
+	const n = 1500
+	p := binaryProblem(uniformPrior(n), bandPairs(n, 1, 0.5))
+	for _, d := range []time.Duration{10, 60, 200, 600, 1500, 3000} {
+		d *= time.Millisecond
+		ctx, cancel := context.WithCancel(context.Background())
+		var at atomic.Pointer[time.Time]
+		timer := time.AfterFunc(d, func() { now := time.Now(); at.Store(&now); cancel() })
+		_, err := Solve(ctx, p, &Options{DirectSchur: true})
+		timer.Stop()
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled at %v: err = %v, want context.Canceled", d, err)
+		}
+		if a := at.Load(); a != nil {
+			t.Logf("cancelled at %v: returned %v later: %v", d, time.Since(*a), err)
+		}
+	}
+}

@@ -35,6 +35,32 @@ import (
 // runtime.GOMAXPROCS(0) goroutines, on blocks of columns (their result does
 // not depend on the number).
 func Repair(p *Problem, x []float64, margin float64) (float64, error) {
+	return repair(p, x, margin, nil)
+}
+
+// repairCtx is Repair stopped by ctx: its scans over the pairs give up
+// within stopEvery pairs per worker once ctx is cancelled, and it returns
+// ctx's error, wrapped.
+func repairCtx(ctx context.Context, p *Problem, x []float64, margin float64) (float64, error) {
+	var stop atomic.Bool
+	stop.Store(ctx.Err() != nil)
+	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
+	t, err := repair(p, x, margin, &stop)
+	if errors.Is(err, errStopped) && ctx.Err() != nil {
+		return 0, fmt.Errorf("lp: repair: %w", ctx.Err())
+	}
+	return t, err
+}
+
+// stopEvery is how many pairs the scans of Repair (mixWeight,
+// feasibleBy) take between two reads of their stop flag: the flag costs
+// one atomic load per stopEvery calls of the block kernel.
+const stopEvery = 1024
+
+// repair is Repair with a stop flag (nil: never set): once it is set, the
+// scans give up within stopEvery pairs and repair returns errStopped, x
+// unchanged or normalised.
+func repair(p *Problem, x []float64, margin float64, stop *atomic.Bool) (float64, error) {
 	if err := p.validate(); err != nil {
 		return 0, err
 	}
@@ -71,9 +97,12 @@ func Repair(p *Problem, x []float64, margin float64) (float64, error) {
 		}
 	}
 	workers := runtime.GOMAXPROCS(0)
-	t := mixWeight(p, x, margin, workers)
+	t := mixWeight(p, x, margin, workers, stop)
 	bump := 1e-15
 	for range 100 {
+		if stop != nil && stop.Load() {
+			return 0, errStopped
+		}
 		if t == 0 {
 			// No x[I][o] exceeds fl(W(1-margin))·x[H][o] (or, should the
 			// product be fused, the exact one), and fl(W(1-margin)) <= W:
@@ -85,7 +114,7 @@ func Repair(p *Problem, x []float64, margin float64) (float64, error) {
 		for k, v := range x {
 			mixed[k] = (1-t)*v + t*u
 		}
-		if t >= 1 || feasibleBy(p, mixed, workers) {
+		if t >= 1 || feasibleBy(p, mixed, workers, stop) {
 			copy(x, mixed)
 			return t, nil
 		}
@@ -98,7 +127,7 @@ func Repair(p *Problem, x []float64, margin float64) (float64, error) {
 
 // feasible reports whether x satisfies every ratio constraint exactly in
 // floating point (x >= 0 is assumed).
-func feasible(p *Problem, x []float64) bool { return feasibleBy(p, x, 1) }
+func feasible(p *Problem, x []float64) bool { return feasibleBy(p, x, 1, nil) }
 
 // repairBlock is the number of columns that Repair's scans take at a time:
 // every pair is checked on one block of columns before the next, so that
@@ -119,8 +148,9 @@ const mixBlock = 256
 // every pair at the ratio W(1-margin) (see Repair): the largest a/(a+slack)
 // over the violations a = x[I][o] - W' x[H][o] > 0, slack = (W'-1)/M. The
 // blocks of columns are shared among workers; the maximum does not depend on
-// which took which.
-func mixWeight(p *Problem, x []float64, margin float64, workers int) float64 {
+// which took which. Once stop (nil: never) is set, the scans give up
+// within stopEvery pairs and the result is meaningless.
+func mixWeight(p *Problem, x []float64, margin float64, workers int, stop *atomic.Bool) float64 {
 	m := p.M
 	u := 1 / float64(m)
 	// Narrower blocks when there are fewer than mixBlock per worker.
@@ -130,7 +160,10 @@ func mixWeight(p *Problem, x []float64, margin float64, workers int) float64 {
 	parallel(nb, workers, func(b int) {
 		lo, hi := b*bs, min(m, (b+1)*bs)
 		var t float64
-		for _, q := range p.Pairs {
+		for k, q := range p.Pairs {
+			if k%stopEvery == 0 && stop != nil && stop.Load() {
+				return
+			}
 			w := q.W * (1 - margin)
 			// a/(a+slack) grows with a: only the largest violation counts.
 			amax := kernel.ViolMax(x[q.I*m+lo:q.I*m+hi], x[q.H*m+lo:q.H*m+hi], w)
@@ -147,8 +180,9 @@ func mixWeight(p *Problem, x []float64, margin float64, workers int) float64 {
 	return t
 }
 
-// feasibleBy is feasible with the blocks of columns shared among workers.
-func feasibleBy(p *Problem, x []float64, workers int) bool {
+// feasibleBy is feasible with the blocks of columns shared among workers,
+// false once stop (nil: never) is set.
+func feasibleBy(p *Problem, x []float64, workers int, stop *atomic.Bool) bool {
 	m := p.M
 	nb := (m + repairBlock - 1) / repairBlock
 	var bad atomic.Bool
@@ -157,7 +191,11 @@ func feasibleBy(p *Problem, x []float64, workers int) bool {
 			return
 		}
 		lo, hi := b*repairBlock, min(m, (b+1)*repairBlock)
-		for _, q := range p.Pairs {
+		for k, q := range p.Pairs {
+			if k%stopEvery == 0 && stop != nil && stop.Load() {
+				bad.Store(true)
+				return
+			}
 			ri, rh := x[q.I*m+lo:q.I*m+hi], x[q.H*m+lo:q.H*m+hi]
 			rh = rh[:len(ri)]
 			for o, v := range ri {
@@ -340,7 +378,7 @@ func closureRepair(ctx context.Context, p *Problem, x []float64, margin float64,
 			}
 		}
 	}
-	t, err = Repair(p, y, margin)
+	t, err = repairCtx(ctx, p, y, margin)
 	if err != nil {
 		return nil, 0, false, err
 	}

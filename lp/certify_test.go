@@ -7,7 +7,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/optdp/optdp/run"
 )
@@ -119,10 +121,10 @@ func TestRepairBlocks(t *testing.T) {
 			}
 		}
 		for workers := 1; workers <= 3; workers++ {
-			if got := mixWeight(p, x, margin, workers); got != want {
+			if got := mixWeight(p, x, margin, workers, nil); got != want {
 				t.Errorf("n=%d m=%d workers=%d: mixWeight %v, want %v", c.n, c.m, workers, got, want)
 			}
-			if got := feasibleBy(p, x, workers); got != wantFeasible {
+			if got := feasibleBy(p, x, workers, nil); got != wantFeasible {
 				t.Errorf("n=%d m=%d workers=%d: feasibleBy %v, want %v", c.n, c.m, workers, got, wantFeasible)
 			}
 		}
@@ -137,7 +139,7 @@ func TestRepairBlocks(t *testing.T) {
 			}
 		}
 		for workers := 1; workers <= 3; workers++ {
-			if !feasibleBy(p, x, workers) {
+			if !feasibleBy(p, x, workers, nil) {
 				t.Errorf("n=%d m=%d workers=%d: feasibleBy rejects the repaired x", c.n, c.m, workers)
 			}
 		}
@@ -228,10 +230,60 @@ func BenchmarkRepairFullMetric(b *testing.B) {
 		b.Run(fmt.Sprintf("%dx%d/mixWeight", w, w), func(b *testing.B) {
 			workers := runtime.GOMAXPROCS(0)
 			for b.Loop() {
-				if t := mixWeight(p, x0, 1e-12, workers); t != 0 {
+				if t := mixWeight(p, x0, 1e-12, workers, nil); t != 0 {
 					b.Fatalf("t %v", t)
 				}
 			}
 		})
+	}
+}
+
+// TestRepairCancelled: Repair against all 6.2 million pairs of the 50×50
+// Euclidean grid (eps 0.5) scans them in some 2 s (BenchmarkRepairFullMetric);
+// with a context cancelled 300 ms in (the checks before the scan take
+// some 0.1 s), repairCtx stops within stopEvery pairs per worker and
+// returns the context's error. The starting point violates
+// the pairs (rows concentrated on their diagonal), so the scan is not cut
+// short by t = 0. The latency is logged, not asserted.
+func TestRepairCancelled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("6.2 million pairs")
+	}
+	const w, eps = 50, 0.5
+	n := w * w
+	dist := func(i, h int) float64 { return math.Hypot(float64(i/w-h/w), float64(i%w-h%w)) }
+	pairs := make([]Pair, 0, n*(n-1))
+	for i := 0; i < n; i++ {
+		for h := 0; h < n; h++ {
+			if i != h {
+				pairs = append(pairs, Pair{I: i, H: h, W: math.Exp(eps * dist(i, h))})
+			}
+		}
+	}
+	// Every entry written, as a solver's iterate is (untouched pages
+	// would fault in during the scan instead).
+	x, c := make([]float64, n*n), make([]float64, n*n)
+	for k := range x {
+		x[k], c[k] = 0, 0
+		if k%(n+1) == 0 {
+			x[k] = 1
+		}
+	}
+	p := &Problem{N: n, M: n, C: c, Pairs: pairs}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var at time.Time
+	time.AfterFunc(300*time.Millisecond, func() { at = time.Now(); cancel() })
+	start := time.Now()
+	_, err := repairCtx(ctx, p, x, 1e-12)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	t.Logf("returned %v after the start, %v after the cancellation", time.Since(start), time.Since(at))
+	// A stop flag already set: mixWeight gives up at its first check.
+	var stop atomic.Bool
+	stop.Store(true)
+	if _, err := repair(p, x, 1e-12, &stop); !errors.Is(err, errStopped) {
+		t.Fatalf("repair with stop set: %v, want errStopped", err)
 	}
 }

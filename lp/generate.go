@@ -130,6 +130,9 @@ func Generate(ctx context.Context, p *Problem, opts *GenerateOptions) (*Generate
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
+	if err := o.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("lp: %w", err)
+	}
 	if g.Neighbours <= 0 {
 		g.Neighbours = 8
 	}
@@ -195,7 +198,7 @@ func Generate(ctx context.Context, p *Problem, opts *GenerateOptions) (*Generate
 		viol := violations(p, x, in)
 		res.Violated = append(res.Violated, len(viol))
 		// A feasible answer: the solution repaired against every pair.
-		t, err := Repair(p, x, o.Margin)
+		t, err := repairCtx(ctx, p, x, o.Margin)
 		if err != nil {
 			return nil, err
 		}
@@ -334,6 +337,9 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
+	if err := o.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("lp: %w", err)
+	}
 	// With symmetries of p, an invariant spanner (whole orbits of pairs),
 	// so that both LPs keep them.
 	elems, err := orbit.Find((*orbit.Problem)(p), o.Symmetry)
@@ -358,7 +364,7 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	}
 	out := &SpannerResult{Result: *r, Delta: delta, Stretch: stretch, SpannerDual: r.Dual}
 	out.Pairs = len(sp)
-	if err := out.repairFor(p, o.Margin); err != nil {
+	if err := out.repairFor(ctx, p, o.Margin); err != nil {
 		return nil, err
 	}
 	// The relaxation bound: the spanner's pairs at their true ratios are a

@@ -1,8 +1,11 @@
 package lp
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
+
+	"github.com/optdp/optdp/lp/ldl"
 )
 
 // bandPairs are the privacy constraints of the sum-query metric with band v
@@ -105,3 +108,21 @@ func randomGraphPairs(rng *rand.Rand, n, extra int) []Pair {
 // gridEdgePairs are both orientations of the 4-neighbour edges of a w×w
 // grid (row-major cells) at ratio w.
 func gridEdgePairs(w int, ratio float64) []Pair { return rectEdgePairs(w, w, ratio) }
+
+// mustRCM is ldl.RCM without a deadline (it cannot fail).
+func mustRCM(g *ldl.Graph) []int {
+	perm, err := ldl.RCM(context.Background(), g)
+	if err != nil {
+		panic(err)
+	}
+	return perm
+}
+
+// mustFillReducing is ldl.FillReducing without a deadline (it cannot fail).
+func mustFillReducing(g *ldl.Graph) ([]int, *ldl.Symbolic) {
+	perm, sym, err := ldl.FillReducing(context.Background(), g)
+	if err != nil {
+		panic(err)
+	}
+	return perm, sym
+}

@@ -1,6 +1,8 @@
 package lp
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -38,9 +40,9 @@ type ipm struct {
 	r1              []float64   // reduced right-hand sides, per column
 	fac             []ldl.Band  // per-column banded factors of H_o
 	schur           *mat.SymDense
-	chol            mat.Cholesky
-	accS            [][]float64 // per-worker accumulators of sum_o H_o^{-1}
-	accV            [][]float64 // per-worker accumulators of sum_o H_o^{-1} r1_o
+	chol            mat.TriDense // the upper Cholesky factor of schur (backend.CholeskyStop)
+	accS            [][]float64  // per-worker accumulators of sum_o H_o^{-1}
+	accV            [][]float64  // per-worker accumulators of sum_o H_o^{-1} r1_o
 	ring, scratch   [][]float64
 	scratch4        [][]float64 // per worker: 4n values, interleaved (solveColumns)
 	cols4           [][]float64 // per worker: 4n values, four columns' vectors (solveColumns)
@@ -203,7 +205,17 @@ func (s *ipm) blocks(f func(lo, hi, w int)) {
 // fallback, rperm mapping its rows to p's.
 //
 // sg, when not nil, selects the symmetric mode: one column per orbit.
-func newIPM(p *Problem, workers int, sym *ldl.Symbolic, rp *Problem, rperm []int, sg *orbit.Group) *ipm {
+//
+// A cancelled ctx stops it between allocations (each of up to N·M or
+// pairs·M values, whose zeroing or first writes take a good part of a
+// second at N·M of some 10^7) with ctx's error.
+func newIPM(ctx context.Context, p *Problem, workers int, sym *ldl.Symbolic, rp *Problem, rperm []int, sg *orbit.Group) (*ipm, error) {
+	interrupted := func() error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("lp: interrupted while allocating the solver: %w", err)
+		}
+		return nil
+	}
 	n, m, np := p.N, p.M, len(p.Pairs)
 	cols := func(o int) int { return o }
 	if sg != nil {
@@ -224,10 +236,23 @@ func newIPM(p *Problem, workers int, sym *ldl.Symbolic, rp *Problem, rperm []int
 	// (the start of the 50×50 Euclidean spanner LP spent some 15 CPU s in
 	// 4 KiB page faults), and the passes over them miss the TLB less.
 	alloc := mem.Alloc
-	s.c, s.x, s.zx, s.rd, s.rcx, s.cx, s.r1 = alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm), alloc(nm)
-	s.s, s.lam, s.rs = alloc(pm), alloc(pm), alloc(pm)
+	for _, a := range []*[]float64{&s.c, &s.x, &s.zx, &s.rd, &s.rcx, &s.cx, &s.r1} {
+		if err := interrupted(); err != nil {
+			return nil, err
+		}
+		*a = alloc(nm)
+	}
+	for _, a := range []*[]float64{&s.s, &s.lam, &s.rs} {
+		if err := interrupted(); err != nil {
+			return nil, err
+		}
+		*a = alloc(pm)
+	}
 	s.y, s.rp, s.scratchN = alloc(n), alloc(n), alloc(n)
 	s.d = newNewton(nm, pm, n)
+	if err := interrupted(); err != nil {
+		return nil, err
+	}
 	if sg != nil {
 		s.schur = mat.NewSymDense(sg.NOrb, nil)
 	} else {
@@ -264,6 +289,9 @@ func newIPM(p *Problem, workers int, sym *ldl.Symbolic, rp *Problem, rperm []int
 			}
 		}
 	}
+	if err := interrupted(); err != nil {
+		return nil, err
+	}
 	if sym == nil {
 		s.rpairs = p
 		s.allocBands()
@@ -298,11 +326,16 @@ func newIPM(p *Problem, workers int, sym *ldl.Symbolic, rp *Problem, rperm []int
 		}
 	}
 	for i := 0; i < n; i++ {
+		if i%256 == 0 {
+			if err := interrupted(); err != nil {
+				return nil, err
+			}
+		}
 		for o := 0; o < m; o++ {
 			s.c[o*n+i] = -p.C[i*p.M+cols(o)]
 		}
 	}
-	return s
+	return s, interrupted()
 }
 
 // blockChunk is the most columns (a multiple of four) blocks hands f at
@@ -346,10 +379,17 @@ func (s *ipm) start() {
 	if s.dr != nil {
 		cols = float64(s.m) // the columns in (lp/ipm_drop.go)
 	}
-	for k := range s.x {
-		s.x[k] = 1 / cols
-	}
+	// The loops go by columns and give up once s.stop is set (the first
+	// writes to the iterate's arrays fault their pages in: seconds at N·M
+	// of some 10^7); run then reports the cancellation.
 	for o := 0; o < m; o++ {
+		if s.stop.Load() {
+			return
+		}
+		xo := s.x[o*n : o*n+n]
+		for i := range xo {
+			xo[i] = 1 / cols
+		}
 		pairs, off := s.pairsOf(o)
 		for k, q := range pairs {
 			s.s[off+k] = (q.W - 1) / float64(s.p.M)
@@ -362,7 +402,7 @@ func (s *ipm) start() {
 	for i := range s.y {
 		s.y[i] = math.Inf(-1)
 	}
-	for o := 0; o < m; o++ {
+	for o := 0; o < m && !s.stop.Load(); o++ {
 		for i := 0; i < n; i++ {
 			s.y[i] = max(s.y[i], -s.c[o*n+i]-gl[o*n+i])
 		}
@@ -374,7 +414,7 @@ func (s *ipm) start() {
 	for i := range s.y {
 		s.y[i] += kappa
 	}
-	for o := 0; o < m; o++ {
+	for o := 0; o < m && !s.stop.Load(); o++ {
 		for i := 0; i < n; i++ {
 			s.zx[o*n+i] = s.c[o*n+i] + s.y[i] + gl[o*n+i]
 		}

@@ -5,8 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/optdp/optdp/lp/ldl"
 )
 
 // TestLineGeometric checks the LP optimum on a line against the truncated
@@ -139,7 +137,7 @@ func TestRing(t *testing.T) {
 			pairs = append(pairs, Pair{I: i, H: j, W: w}, Pair{I: j, H: i, W: w})
 		}
 		p := binaryProblem(uniformPrior(n), pairs)
-		if bw := permuted(p, ldl.RCM(p.graph())).bandwidth(); bw > 2 {
+		if bw := permuted(p, mustRCM(p.graph())).bandwidth(); bw > 2 {
 			t.Errorf("n=%d: bandwidth %d after RCM, want <= 2", n, bw)
 		}
 		var ball float64
@@ -161,7 +159,7 @@ func TestRing(t *testing.T) {
 // several components and isolated rows.
 func TestRCMPermutation(t *testing.T) {
 	p := &Problem{N: 7, M: 1, C: make([]float64, 7), Pairs: []Pair{{I: 0, H: 5, W: 2}, {I: 5, H: 3, W: 2}, {I: 2, H: 6, W: 2}}}
-	perm := ldl.RCM(p.graph())
+	perm := mustRCM(p.graph())
 	seen := make([]bool, p.N)
 	for _, v := range perm {
 		if v < 0 || v >= p.N || seen[v] {

@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/optdp/optdp/lp/ldl"
+	"github.com/optdp/optdp/run"
 )
 
 // TestSpannerWarmStart: SolveSpanner's second LP starts from the first's
@@ -28,7 +28,7 @@ func TestSpannerWarmStart(t *testing.T) {
 		t.Error("the second LP did not start from the first's iterate")
 	}
 	checkFeasible(t, p, r.X)
-	sp, _, err := Spanner(p.N, p.Pairs, 1.2, -1)
+	sp, _, err := Spanner(p.N, p.Pairs, 1.2, run.Unlimited)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestWarmStartPoint(t *testing.T) {
 	at := func(eps float64) *ipm {
 		p := lossGrid(w, l1, eps, pr)
 		p.Pairs = gridEdgePairs(w, math.Exp(eps))
-		perm, sym := ldl.FillReducing(p.graph())
+		perm, sym := mustFillReducing(p.graph())
 		s := sparseIPM(p, perm, sym, 2)
 		s.pcg = s.newSchurPCG((&Options{}).withDefaults())
 		return s

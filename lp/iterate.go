@@ -176,13 +176,13 @@ func (s *ipm) certify(margin, tol float64, keepLam bool, best *Result) (*Result,
 		t, err = s.pc.Repair(x, margin)
 		dual, y = perColumnBound(s.pc, s.p, s.lam)
 	} else if s.sg != nil {
-		t, err = Repair(s.p, x, margin)
+		t, err = repair(s.p, x, margin, &s.stop)
 		dual, y = s.sg.DualBound((*orbit.Problem)(s.p), lam, s.sg.RowAct)
 	} else if s.dr != nil {
-		t, err = Repair(s.p, x, margin)
+		t, err = repair(s.p, x, margin, &s.stop)
 		dual, y = s.dropBound(s.p.objective(x), tol)
 	} else {
-		t, err = Repair(s.p, x, margin)
+		t, err = repair(s.p, x, margin, &s.stop)
 		dual, y = dualBound(s.p, lam)
 	}
 	if err != nil {
@@ -332,6 +332,9 @@ func (s *ipm) run(ctx context.Context, o config) (*Result, error) {
 		if gap <= max(1e-3, o.Tol) || it == o.MaxIter {
 			r, err := s.certify(o.Margin, o.Tol, o.keepLam, best)
 			if err != nil {
+				if cerr := interrupted(it); cerr != nil {
+					return nil, cerr
+				}
 				return nil, err
 			}
 			r.Iterations = it

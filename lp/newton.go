@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 
+	"github.com/optdp/optdp/backend"
 	"github.com/optdp/optdp/lp/internal/kernel"
 	"github.com/optdp/optdp/lp/internal/mem"
 	"github.com/optdp/optdp/lp/ldl"
@@ -153,6 +154,11 @@ again:
 			}
 		})
 	}
+	if s.stop.Load() {
+		// Cancelled: the columns left are skipped, so the sums and the
+		// factorisation of S would be of a partial assembly.
+		return errStopped
+	}
 	if s.bandShort.Load() {
 		return s.bandNeed(s.bands.Load() + 1)
 	}
@@ -210,6 +216,10 @@ func (s *ipm) schurAcc(w int) []float64 {
 	return s.accS[w]
 }
 
+// errStopped is returned by the steps of an iteration that gave up because
+// s.stop was set; ipm.run reports the context's error instead.
+var errStopped = errors.New("lp: stopped (the solve's context was cancelled)")
+
 // factorSchur sums the workers' accumulators into S and factors it by
 // Cholesky, regularising slightly if rounding made it indefinite.
 func (s *ipm) factorSchur() error {
@@ -246,17 +256,24 @@ func (s *ipm) factorSchur() error {
 	if s.factorReg(raw, n) {
 		return nil
 	}
+	if s.stop.Load() {
+		return errStopped
+	}
 	s.pcg.Failed()
 	return errors.New("lp: Schur complement is not positive definite")
 }
 
-// factorReg factors S (raw its data, n its order) by Cholesky, adding
-// reg·max_i S_ii to the diagonal, reg = 1e-14, 1e-12, ..., 1e-6, if
+// factorReg factors S (raw its data, n its order) by Cholesky
+// (backend.CholeskyStop, which gives up between panels once s.stop is set),
+// adding reg·max_i S_ii to the diagonal, reg = 1e-14, 1e-12, ..., 1e-6, if
 // rounding made it indefinite; false when none of these is positive
-// definite.
+// definite, or when the solve was stopped.
 func (s *ipm) factorReg(raw []float64, n int) bool {
-	if s.chol.Factorize(s.schur) {
+	if backend.CholeskyStop(&s.chol, s.schur, &s.stop) {
 		return true
+	}
+	if s.stop.Load() {
+		return false
 	}
 	var dmax float64
 	for i := 0; i < n; i++ {
@@ -266,7 +283,7 @@ func (s *ipm) factorReg(raw []float64, n int) bool {
 		for i := 0; i < n; i++ {
 			raw[i*n+i] += reg * dmax
 		}
-		if s.chol.Factorize(s.schur) {
+		if backend.CholeskyStop(&s.chol, s.schur, &s.stop) {
 			return true
 		}
 	}

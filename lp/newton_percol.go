@@ -54,13 +54,19 @@ func solveColumns(ctx context.Context, p *Problem, cols [][]int, o config, prev 
 			pairs[c][t] = p.Pairs[k]
 		}
 	}
-	pc, need := percol.New(n, pairs, workers, prev, func(count int, f func(int)) { parallel(count, workers, f) })
+	pc, need, err := percol.New(ctx, n, pairs, workers, prev, func(count int, f func(int)) { parallel(count, workers, f) })
+	if err != nil {
+		return nil, nil, err
+	}
 	need += 8 * (15*fn*fm + 11*total + float64(workers)*fn*fn)
 	if err := o.Budget.Check(what, need, "raise the budget, or use fewer pairs (a spanner)"); err != nil {
 		return nil, nil, err
 	}
 	pc.Alloc(workers)
-	s := newIPM(&Problem{N: n, M: m, C: p.C}, workers, nil, nil, nil, nil)
+	s, err := newIPM(ctx, &Problem{N: n, M: m, C: p.C}, workers, nil, nil, nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
 	s.pc = pc
 	s.cols = perColumnSystem{s}
 	maxLen := 0

@@ -8,7 +8,6 @@ import (
 	"github.com/optdp/optdp/lp/internal/kernel"
 	"github.com/optdp/optdp/lp/internal/schur"
 	"github.com/optdp/optdp/lp/ldl"
-	"gonum.org/v1/gonum/mat"
 )
 
 // newSchurPCG sets up the lazy Schur complement for s under the options:
@@ -145,8 +144,7 @@ func (s *ipm) schurSolve(v []float64) {
 		for k, x := range v {
 			t[sg.Orb[k]] += x / sg.SqrtSz[sg.Orb[k]]
 		}
-		tv := mat.NewVecDense(sg.NOrb, t)
-		_ = s.chol.SolveVecTo(tv, tv)
+		schur.CholSolve(&s.chol, t, s.workers)
 		for k := range v {
 			v[k] = t[sg.Orb[k]] / sg.SqrtSz[sg.Orb[k]]
 		}

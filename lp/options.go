@@ -10,8 +10,8 @@ import (
 // Options tunes Solve. The zero value (or a nil pointer) means the defaults.
 type Options struct {
 	// Settings: Budget bounds the solver's workspace (see
-	// Problem.WorkspaceBytes; 0 = run.DefaultBudget, 4 GiB; negative = no
-	// limit), larger problems are refused before anything is allocated;
+	// Problem.WorkspaceBytes; 0 = run.DefaultBudget, 4 GiB; run.Unlimited =
+	// no limit; negative = run.ErrBadInput), larger problems are refused before anything is allocated;
 	// Progress, when set, receives a run.Progress after every iteration with
 	// Stage "ipm", Iter, MaxIter, Gap (the relative gap of the current,
 	// uncertified iterate) and Value (its primal objective).

@@ -53,7 +53,7 @@ func solveWithOrder(t *testing.T, p *Problem, name string) *Result {
 func sparseIPM(p *Problem, perm []int, sym *ldl.Symbolic, workers int) *ipm {
 	qs := permuted(p, perm)
 	sym.SetPairs(qs.graph())
-	rp := ldl.RCM(p.graph())
+	rp := mustRCM(p.graph())
 	inv := make([]int, p.N)
 	for k, old := range perm {
 		inv[old] = k
@@ -62,7 +62,11 @@ func sparseIPM(p *Problem, perm []int, sym *ldl.Symbolic, workers int) *ipm {
 	for k, old := range rp {
 		rperm[k] = inv[old]
 	}
-	return newIPM(qs, workers, sym, permuted(p, rp), rperm, nil)
+	s, err := newIPM(context.Background(), qs, workers, sym, permuted(p, rp), rperm, nil)
+	if err != nil {
+		panic(err) // not cancelled
+	}
+	return s
 }
 
 // solveSparseOrder runs the interior-point method on p (pairs as given) in
@@ -148,7 +152,7 @@ func TestSparseMatchesBanded(t *testing.T) {
 	}
 	p := &Problem{N: n, M: n, C: c, Pairs: pairs}
 	_, sym := ldl.MinimumDegree(p.graph())
-	q := permuted(p, ldl.RCM(p.graph()))
+	q := permuted(p, mustRCM(p.graph()))
 	b := float64(q.bandwidth())
 	if f := sym.Flops(); !(f < 0.6*(float64(n*n)*b/2+float64(n)*b*b)) {
 		t.Errorf("sparse flops %v not below the banded %v: the test would not exercise the sparse path", f, float64(n*n)*b/2)

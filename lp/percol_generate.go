@@ -171,7 +171,7 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 				cands, ts = append(cands, cx), append(ts, ct)
 			}
 		}
-		tr, err := Repair(p, x, o.Margin)
+		tr, err := repairCtx(ctx, p, x, o.Margin)
 		if err != nil {
 			return nil, err
 		}

@@ -103,6 +103,19 @@ func (p *Problem) objective(x []float64) float64 {
 	return v
 }
 
+// permutedBandwidth is permuted(p, perm).bandwidth(), without the copy.
+func permutedBandwidth(p *Problem, perm []int) int {
+	inv := make([]int, p.N)
+	for k, old := range perm {
+		inv[old] = k
+	}
+	b := 0
+	for _, q := range p.Pairs {
+		b = max(b, inv[q.I]-inv[q.H], inv[q.H]-inv[q.I])
+	}
+	return b
+}
+
 // permuted returns p with its rows renumbered by perm (perm[new] = old), and
 // its bandwidth.
 func permuted(p *Problem, perm []int) *Problem {

@@ -42,9 +42,15 @@ func solve(ctx context.Context, p *Problem, o config) (*Result, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
+	if err := o.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("lp: %w", err)
+	}
 	prune := !o.KeepPairs && len(p.Pairs) > pruneMinDegree*p.N
 	if err := earlyCheck(p, o, prune); err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil { // validate read all of C and the pairs
+		return nil, fmt.Errorf("lp: interrupted: %w", err)
 	}
 	elems, err := orbit.Find((*orbit.Problem)(p), o.Symmetry)
 	if err != nil {
@@ -73,7 +79,7 @@ func solve(ctx context.Context, p *Problem, o config) (*Result, error) {
 	}
 	// The pairs dropped hold up to the rounding of their ratios: repair
 	// against all of them.
-	if rerr := r.repairFor(p, o.Margin); rerr != nil {
+	if rerr := r.repairFor(ctx, p, o.Margin); rerr != nil {
 		return nil, rerr
 	}
 	return r, err
@@ -146,8 +152,9 @@ const pruneMinDegree = 16
 
 // repairFor makes r.X feasible for p (Repair with the given margin) and
 // updates Mix, Primal and Gap; Dual, a bound for a relaxation of p, stays.
-func (r *Result) repairFor(p *Problem, margin float64) error {
-	t, err := Repair(p, r.X, margin)
+// A cancelled ctx stops it with ctx's error.
+func (r *Result) repairFor(ctx context.Context, p *Problem, margin float64) error {
+	t, err := repairCtx(ctx, p, r.X, margin)
 	if err != nil {
 		return err
 	}
@@ -177,17 +184,25 @@ func relGap(primal, dual float64) float64 {
 // elems, when not nil, is a group of symmetries of p (orbit.Find), used
 // by the symmetric mode.
 func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result, error) {
-	perm := ldl.RCM(p.graph())
-	q := permuted(p, perm)
-	if q.bandwidth() >= p.bandwidth() {
-		q, perm = p, nil
+	perm, err := ldl.RCM(ctx, p.graph())
+	if err != nil {
+		return nil, fmt.Errorf("lp: %w", err)
+	}
+	// p renumbered (a copy of C: N·M values) only when the order helps.
+	q := p
+	if permutedBandwidth(p, perm) >= p.bandwidth() {
+		perm = nil
+	} else {
+		q = permuted(p, perm)
 	}
 	n, b := float64(p.N), float64(q.bandwidth())
 	bandFlops := n*n*b/2 + n*b*b
 	var mdPerm []int
 	var sym *ldl.Symbolic
 	if !o.Banded && p.N > 2 && len(p.Pairs) > 0 {
-		mdPerm, sym = ldl.FillReducing(p.graph()) // the order of OPTDP_LP_ORDER (ldl.OrderEnv)
+		if mdPerm, sym, err = ldl.FillReducing(ctx, p.graph()); err != nil { // the order of OPTDP_LP_ORDER (ldl.OrderEnv)
+			return nil, fmt.Errorf("lp: %w", err)
+		}
 		if !(sym.Flops() < 0.6*bandFlops) {
 			mdPerm, sym = nil, nil
 		}
@@ -267,12 +282,12 @@ func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result,
 		runtime.GC()
 	}
 	var r *Result
-	var err error
 	defer func() {
 		if r != nil {
 			r.Pairs = len(p.Pairs)
 		}
 	}()
+	var s *ipm
 	switch {
 	case sym != nil:
 		qs := permuted(p, mdPerm)
@@ -290,18 +305,27 @@ func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result,
 			}
 			rperm[k] = inv[old]
 		}
-		s := newIPM(qs, o.Workers, sym, q, rperm, sg)
+		s, err = newIPM(ctx, qs, o.Workers, sym, q, rperm, sg)
+		if err != nil {
+			return nil, err
+		}
 		s.dropper(o)
 		s.bandCap.Store(bandCap)
 		s.bandNeed = bandNeed
 		r, err = s.run(ctx, o)
 		perm = mdPerm
 	case perm == nil:
-		s := newIPM(p, o.Workers, nil, nil, nil, sg)
+		s, err = newIPM(ctx, p, o.Workers, nil, nil, nil, sg)
+		if err != nil {
+			return nil, err
+		}
 		s.dropper(o)
 		r, err = s.run(ctx, o)
 	default:
-		s := newIPM(q, o.Workers, nil, nil, nil, sg)
+		s, err = newIPM(ctx, q, o.Workers, nil, nil, nil, sg)
+		if err != nil {
+			return nil, err
+		}
 		s.dropper(o)
 		r, err = s.run(ctx, o)
 	}
@@ -332,7 +356,7 @@ func bandBudget(budget run.Budget, base, band float64, m int) (need float64, lim
 	reserve := math.Ceil(float64(m) / 16)
 	need = base + reserve*band
 	limit = math.MaxInt64
-	if budget >= 0 {
+	if budget != run.Unlimited {
 		limit = int64(reserve + math.Max(0, math.Floor((float64(budget.Bytes())-need)/band)))
 	}
 	needs = func(count int64) error {

@@ -62,6 +62,9 @@ func ShannonCapacity(ctx context.Context, c *mat.Dense, opts *CapacityOptions) (
 	if opts == nil {
 		opts = &CapacityOptions{}
 	}
+	if err := opts.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("mech: Shannon capacity: %w", err)
+	}
 	tol, maxIter := opts.Tol, opts.MaxIter
 	if tol == 0 {
 		tol = 1e-9
@@ -203,6 +206,9 @@ func MulGCapacity(ctx context.Context, c, g *mat.Dense, opts *GCapacityOptions) 
 	}
 	if opts == nil {
 		opts = &GCapacityOptions{}
+	}
+	if err := opts.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("g-capacity: %w", err)
 	}
 	maxS := opts.MaxStrategies
 	if maxS == 0 {

@@ -165,6 +165,9 @@ func RefinedBy(ctx context.Context, c, r *mat.Dense, opts *RefineOptions) (*Refi
 	if opts == nil {
 		opts = &RefineOptions{}
 	}
+	if err := opts.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("refinement: %w", err)
+	}
 	tol := opts.Tol
 	if tol == 0 {
 		tol = 1e-9

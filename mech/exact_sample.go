@@ -92,6 +92,9 @@ func NewSampler(x *mat.Dense, m metric.Metric, eps float64, o *SamplerOptions) (
 	if o == nil {
 		o = &SamplerOptions{}
 	}
+	if err := o.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("sampler: %w", err)
+	}
 	if o.Unaudited {
 		if err := ValidateStochastic(x, "noise matrix"); err != nil {
 			return nil, fmt.Errorf("sampler: %w: %w", run.ErrBadInput, err)

@@ -61,6 +61,9 @@ func mapSetup(g metric.Metric, opts *MapPriorOptions) (MapPriorOptions, error) {
 	if o.MaxBytes < 0 {
 		return o, run.BadInputf("MaxBytes %d: want >= 0", o.MaxBytes)
 	}
+	if err := o.Budget.Validate(); err != nil {
+		return o, err
+	}
 	if o.MaxBytes == 0 {
 		o.MaxBytes = 256 << 20
 	}

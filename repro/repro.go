@@ -183,6 +183,9 @@ func Run(ctx context.Context, exps []Experiment, cfg *Config, start func(i int, 
 	if cfg.Dir == "" {
 		return nil, errors.New("reproduce: no output directory")
 	}
+	if err := cfg.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("reproduce: %w", err)
+	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("reproduce: %w", err)
 	}

@@ -3,30 +3,63 @@ package run
 import "fmt"
 
 // Budget is a memory budget in bytes for one computation. The zero value
-// means DefaultBudget; a negative value means no limit.
+// means DefaultBudget, Unlimited means no limit, and a negative value is
+// invalid: Validate and Check refuse it with ErrBadInput.
 type Budget int64
 
 // DefaultBudget is the memory budget used when none is given: 4 GiB.
 const DefaultBudget Budget = 4 << 30
 
+// Unlimited is the Budget of a caller who wants no memory limit: the
+// largest Budget, 2^63 − 1 bytes, more than any machine addresses. Check
+// still refuses an estimate above it, which no allocation could satisfy.
+const Unlimited Budget = 1<<63 - 1
+
+// Validate returns nil for a valid budget (0, positive or Unlimited) and an
+// error wrapping ErrBadInput for a negative one. Every function taking a
+// Budget (directly or in Settings) refuses a negative one this way, before
+// it starts work.
+func (b Budget) Validate() error {
+	if b < 0 {
+		return BadInputf("memory budget %d is negative (want bytes >= 0: 0 for the default %s, run.Unlimited for no limit)",
+			int64(b), FormatBytes(float64(DefaultBudget)))
+	}
+	return nil
+}
+
 // Bytes returns the budget in bytes, resolving the zero value to
-// DefaultBudget and a negative value to the largest int64.
+// DefaultBudget. A negative (invalid) budget gives 0, so that a caller that
+// sizes its work by Bytes without validating refuses everything rather than
+// lifting the limit.
 func (b Budget) Bytes() int64 {
 	switch {
 	case b == 0:
 		return int64(DefaultBudget)
 	case b < 0:
-		return 1<<63 - 1
+		return 0
 	}
 	return int64(b)
+}
+
+// Fits reports whether need bytes fit in the budget: need <= b.Bytes() for a
+// valid budget, false for a negative one.
+func (b Budget) Fits(need float64) bool {
+	return b >= 0 && need <= float64(b.Bytes())
 }
 
 // Check returns nil when need bytes fit in the budget, and otherwise an error
 // wrapping ErrTooLarge that names what needs the memory, the estimate, the
 // budget and the advice (what to do instead; may be empty). need is a float64
-// so that estimates of huge problems do not overflow.
+// so that estimates of huge problems do not overflow. A negative budget is
+// refused with the error of Validate (wrapping ErrBadInput), whatever need.
 func (b Budget) Check(what string, need float64, advice string) error {
-	if b < 0 || need <= float64(b.Bytes()) {
+	if err := b.Validate(); err != nil {
+		if what == "" {
+			return err
+		}
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if b.Fits(need) {
 		return nil
 	}
 	msg := fmt.Sprintf("%s needs about %s, over the memory budget of %s", what, FormatBytes(need), FormatBytes(float64(b.Bytes())))
@@ -64,6 +97,9 @@ func FormatBytes(b float64) string {
 // CheckDense is Check for copies dense n×n float64 matrices (8·n²·copies
 // bytes): the message says n, the number of matrices and their memory.
 func (b Budget) CheckDense(what string, n, copies int, advice string) error {
+	if err := b.Validate(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
 	plural := "matrix"
 	if copies > 1 {
 		plural = "matrices"

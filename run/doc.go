@@ -22,8 +22,9 @@
 //   - an allocation whose size depends on the input is estimated first and
 //     refused with ErrTooLarge, the estimate and what to do instead, when it
 //     is over the Budget;
-//   - a memory limit is always a Budget (0 = DefaultBudget, negative = no
-//     limit): Settings.Budget in the options of long work, a trailing
+//   - a memory limit is always a Budget (0 = DefaultBudget, Unlimited = no
+//     limit, negative = an error wrapping ErrBadInput, refused before any
+//     work): Settings.Budget in the options of long work, a trailing
 //     budget Budget parameter of a function that has no options
 //     (metric.PhiLimit, linear.Histogram, linear.Sensitivity,
 //     solve.SolveBanded). Fixed size limits (the Max* constants) are listed

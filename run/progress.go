@@ -60,8 +60,9 @@ func NewProgress(stage Stage) Progress {
 // options struct embeds Settings; its zero value means the defaults.
 type Settings struct {
 	// Budget bounds the memory of the computation (0 = DefaultBudget,
-	// negative = no limit). Allocation-heavy paths estimate their memory
-	// first and return ErrTooLarge when it is over.
+	// Unlimited = no limit; a negative budget is refused with ErrBadInput).
+	// Allocation-heavy paths estimate their memory first and return
+	// ErrTooLarge when it is over.
 	Budget Budget `json:"budget"`
 	// Progress, if not nil, receives reports during the work. It is called
 	// from the goroutine that called the package's function and must not

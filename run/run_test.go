@@ -25,11 +25,46 @@ func TestBudgetCheck(t *testing.T) {
 			t.Errorf("message %q lacks %q", err, want)
 		}
 	}
-	if err := Budget(-1).Check("x", 1e300, ""); err != nil {
-		t.Errorf("negative budget (no limit) refused: %v", err)
+	// Unlimited: 2^63 − 1 bytes, so 8 EiB (2^63 > 1e18) fits and an
+	// estimate no allocation could meet does not.
+	if err := Unlimited.Check("x", 1e18, ""); err != nil || Unlimited.Validate() != nil {
+		t.Errorf("Unlimited refused 1e18 bytes: %v", err)
+	}
+	if err := Unlimited.Check("x", 1e300, ""); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Unlimited.Check(1e300) = %v, want ErrTooLarge", err)
 	}
 	if err := Budget(100).Check("x", 101, ""); err == nil {
 		t.Errorf("101 bytes fit a 100-byte budget")
+	}
+}
+
+// TestNegativeBudget: a negative budget is an error wrapping ErrBadInput
+// (not ErrTooLarge) from Validate, Check and CheckDense whatever the
+// estimate, and Bytes gives 0 (nothing fits) rather than no limit.
+func TestNegativeBudget(t *testing.T) {
+	for _, b := range []Budget{-1, -4 << 30, -1 << 63} {
+		for name, err := range map[string]error{
+			"Validate":   b.Validate(),
+			"Check":      b.Check("phi", 0, ""),
+			"Check 1e30": b.Check("phi", 1e30, "advice"),
+			"CheckDense": b.CheckDense("phi", 1, 1, ""),
+		} {
+			if !errors.Is(err, ErrBadInput) || errors.Is(err, ErrTooLarge) {
+				t.Errorf("Budget(%d).%s = %v, want ErrBadInput only", b, name, err)
+				continue
+			}
+			for _, want := range []string{"negative", "run.Unlimited"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("Budget(%d).%s: message %q lacks %q", b, name, err, want)
+				}
+			}
+		}
+		if b.Bytes() != 0 || b.Fits(0) {
+			t.Errorf("Budget(%d): Bytes() = %d, Fits(0) = %v; want 0 and false", b, b.Bytes(), b.Fits(0))
+		}
+	}
+	if err := Budget(0).Validate(); err != nil {
+		t.Errorf("the default budget is invalid: %v", err)
 	}
 }
 

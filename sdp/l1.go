@@ -169,6 +169,9 @@ func (o *L1Options) defaults(n int) (L1Options, error) {
 	if o != nil {
 		v = *o
 	}
+	if err := v.Budget.Validate(); err != nil {
+		return v, fmt.Errorf("sdp: %w", err)
+	}
 	if v.P < 0 || v.Restarts < 0 || v.MaxIter < 0 {
 		return v, fmt.Errorf("sdp: %w: negative L1 options (P=%d, Restarts=%d, MaxIter=%d)", run.ErrBadInput, v.P, v.Restarts, v.MaxIter)
 	}

@@ -243,6 +243,9 @@ func OptimizeL2(ctx context.Context, g *mat.SymDense, opt *L2Options) (*L2Result
 
 // checkL2Options refuses negative or NaN options.
 func checkL2Options(opt *L2Options) error {
+	if err := opt.Budget.Validate(); err != nil {
+		return fmt.Errorf("sdp: %w", err)
+	}
 	if opt.MaxIter < 0 || opt.MaxCG < 0 || opt.RelGap < 0 || math.IsNaN(opt.RelGap) {
 		return fmt.Errorf("sdp: %w: negative or NaN L2 options (MaxIter=%d, MaxCG=%d, RelGap=%v)", run.ErrBadInput, opt.MaxIter, opt.MaxCG, opt.RelGap)
 	}

@@ -60,7 +60,8 @@ func BandedBytes(n, bw int) float64 { return 2 * 8 * float64(n) * float64(bw+1) 
 //
 // Errors: bad sizes, NaN or Inf entries (backend.ErrNotFinite), band storage
 // over budget (ErrBandedTooLarge, checked before allocating; 0 means
-// run.DefaultBudget, negative no limit), and A not numerically positive
+// run.DefaultBudget, run.Unlimited no limit; a negative budget is
+// run.ErrBadInput), and A not numerically positive
 // definite (ErrBandedNotPD).
 func SolveBanded(n, bw int, entry func(i, j int) float64, b []float64, budget run.Budget) (BandedResult, error) {
 	if n < 1 || bw < 0 || bw > n-1 {
@@ -69,7 +70,10 @@ func SolveBanded(n, bw int, entry func(i, j int) float64, b []float64, budget ru
 	if len(b) != n {
 		return BandedResult{}, fmt.Errorf("solve banded: right-hand side has length %d, want %d: %w", len(b), n, backend.ErrShape)
 	}
-	if need := BandedBytes(n, bw); budget >= 0 && need > float64(budget.Bytes()) {
+	if err := budget.Validate(); err != nil {
+		return BandedResult{}, fmt.Errorf("solve banded: %w", err)
+	}
+	if need := BandedBytes(n, bw); !budget.Fits(need) {
 		return BandedResult{}, fmt.Errorf("solve banded: n=%d, bandwidth %d needs %.4g bytes, above the limit of %d: %w", n, bw, need, budget.Bytes(), ErrBandedTooLarge)
 	}
 	bmax := 0.0

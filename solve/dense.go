@@ -77,11 +77,23 @@ type DenseSystem struct {
 // recorded (Singular) and later solves decide feasibility instead. Errors are
 // returned for NaN/Inf entries.
 func (s *DenseSystem) Factorize(phi *mat.SymDense) error {
+	return s.FactorizeContext(context.Background(), phi)
+}
+
+// FactorizeContext is Factorize stopped by ctx: the Cholesky
+// factorisation gives up within a panel once ctx is cancelled
+// (backend.SymFactor.FactorizeContext) and ctx's error is returned.
+func (s *DenseSystem) FactorizeContext(ctx context.Context, phi *mat.SymDense) error {
 	n := phi.SymmetricDim()
 	s.phi = phi
 	s.norm1, s.offSum, s.nonneg, s.minEntry = 0, 0, true, math.Inf(1)
 	raw := phi.RawSymmetric()
 	for i := 0; i < n; i++ {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("solve: factorize: %w", err)
+			}
+		}
 		var row, off float64
 		for j := 0; j < n; j++ {
 			var a float64
@@ -105,7 +117,7 @@ func (s *DenseSystem) Factorize(phi *mat.SymDense) error {
 		s.norm1 = max(s.norm1, row)
 		s.offSum = max(s.offSum, off)
 	}
-	info, err := s.f.Factorize(phi)
+	info, err := s.f.FactorizeContext(ctx, phi)
 	s.info = info
 	s.singular = false
 	switch {

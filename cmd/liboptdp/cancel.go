@@ -70,9 +70,8 @@ type control struct {
 // completes set (whose Budget came with the options): its Progress feeds the
 // token's latest report.
 //
-// A negative budget, which the Go API reads as "no limit", is refused: from
-// C or Python it is a mistake (or an attempt to lift the limit of a
-// process that cannot survive an out-of-memory abort); budget 0 is the
+// A negative budget is refused here, as the Go API refuses it
+// (run.Budget.Validate), before any handle is looked up; budget 0 is the
 // default.
 func (c control) start(set *run.Settings) (context.Context, context.CancelFunc, error) {
 	if set.Budget < 0 {

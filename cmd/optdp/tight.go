@@ -38,7 +38,7 @@ var tightFields = []string{
 	"min_z        min_k z_k of the solution of Phi z = 1 (the mechanism exists iff z >= 0)",
 	"z_err        bound on the error of each computed z_k; \"+Inf\" when Phi is singular",
 	"unique       true when Phi is nonsingular, so the mechanism (if it exists) is unique",
-	"utility      mean(z), the utility for the uniform prior (identity remap); null unless exists is true",
+	"utility      the utility for the uniform prior (identity remap) of the mechanism audited: mean(z) for X, the hardened matrix-free mechanism's (mean z at its build level) when X is not built; null unless exists is true",
 	"solver       the method used (dense-cholesky, closed-form-line, kron, toeplitz-pcg-strang, banded-cholesky, ...)",
 	"backend      the linear-algebra backend",
 	"rcond        reciprocal condition estimate of Phi; null when not computed (closed forms, structured solvers)",
@@ -168,7 +168,11 @@ func runTight(env *runEnv, args []string) error {
 	fmt.Fprintf(w, "exists       %s\n", verdictText(r.Exists))
 	fmt.Fprintf(w, "min z        %.12g (error bound %.3g)\n", r.MinZ, r.ZErr)
 	if res.Utility != nil {
-		fmt.Fprintf(w, "utility      %.12g (uniform prior, identity remap)\n", r.Utility)
+		of := ""
+		if r.X == nil && r.Free != nil && r.Free.Hardened() {
+			of = fmt.Sprintf(", of the hardened mechanism built at eps_b = %.17g", r.Free.BuildEps())
+		}
+		fmt.Fprintf(w, "utility      %.12g (uniform prior, identity remap%s)\n", r.Utility, of)
 	}
 	fmt.Fprintf(w, "unique       %v\n", r.Unique)
 	if res.RCond != nil {

@@ -40,7 +40,7 @@ func columnCases(tb testing.TB, ws []int, euclid bool) []columnCase {
 	if euclid {
 		for _, w := range []int{20, 50} {
 			pts := gridPts(w, w)
-			sp, _, err := Spanner(context.Background(), w*w, metricPairs(pts, l2, 0.5), 1.2, &SpannerOptions{Settings: run.Settings{Budget: -1}})
+			sp, _, err := Spanner(context.Background(), w*w, metricPairs(pts, l2, 0.5), 1.2, &SpannerOptions{Settings: run.Settings{Budget: run.Unlimited}})
 			if err != nil {
 				tb.Fatal(err)
 			}

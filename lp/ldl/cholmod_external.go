@@ -23,7 +23,9 @@ var externalOrders = func() []string {
 
 // externalOrder returns CHOLMOD's ordering name of p's pair graph
 // (perm[new] = old), from CHOLMOD's analysis of the lower-triangle pattern.
-func externalOrder(name string, p *Graph) ([]int, error) {
+// Once pl (nil: never) is done it returns nil, nil (CHOLMOD's own
+// analysis, in C, runs to its end).
+func externalOrder(pl *poll, name string, p *Graph) ([]int, error) {
 	var ord backend.SparseOrdering
 	switch name {
 	case "metis":
@@ -37,7 +39,10 @@ func externalOrder(name string, p *Graph) ([]int, error) {
 	default:
 		return nil, fmt.Errorf("ldl: lp: unknown ordering %q", name)
 	}
-	colPtr, rowIdx := lowerPattern(p)
+	colPtr, rowIdx := lowerPattern(pl, p)
+	if colPtr == nil {
+		return nil, nil
+	}
 	perm, _, err := backend.SparseOrder(p.N, colPtr, rowIdx, ord)
 	if err != nil {
 		return nil, fmt.Errorf("lp: %w", err)

@@ -29,7 +29,7 @@ type cholmodColumn struct {
 
 func newCholmodColumn(tb testing.TB, q *Graph, sym *Symbolic, supernodal bool) *cholmodColumn {
 	tb.Helper()
-	colPtr, rowIdx := lowerPattern(q)
+	colPtr, rowIdx := lowerPattern(nil, q)
 	ch, err := backend.NewSparseFactor(q.N, colPtr, rowIdx, backend.OrderNatural, supernodal)
 	if err != nil {
 		tb.Fatal(err)

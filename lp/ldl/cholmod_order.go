@@ -1,6 +1,7 @@
 package ldl
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -39,8 +40,16 @@ func Orders() []string {
 var badOrderOnce sync.Once
 
 // FillReducing returns the fill-reducing order of p's pair graph selected by
-// OrderEnv (perm[new] = old) and the symbolic factorisation in it.
-func FillReducing(p *Graph) ([]int, *Symbolic) {
+// OrderEnv (perm[new] = old) and the symbolic factorisation in it. The
+// orders in Go (md, mdpost, nd) and the symbolic factorisation read ctx
+// every few hundred steps (eliminations, columns, visited rows) and return
+// its error, wrapped, once it is cancelled; CHOLMOD's (netlib build) run
+// to their end in C, and ctx is read after them.
+func FillReducing(ctx context.Context, p *Graph) ([]int, *Symbolic, error) {
+	pl := &poll{ctx: ctx}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("ldl: fill-reducing order interrupted: %w", err)
+	}
 	name := os.Getenv(OrderEnv)
 	if name == "" {
 		name = DefaultOrder
@@ -51,40 +60,56 @@ func FillReducing(p *Graph) ([]int, *Symbolic) {
 		})
 		name = DefaultOrder
 	}
-	perm, sym, err := OrderByName(name, p)
-	if err != nil {
+	perm, sym, err := orderByName(pl, name, p)
+	if err != nil && pl.err() == nil {
 		// The library refused the graph (cannot happen for a valid
 		// Problem): fall back on lp's own order.
-		return MinimumDegree(p)
+		perm, sym = minimumDegree(pl, p)
 	}
-	return perm, sym
+	if err := pl.err(); err != nil {
+		return nil, nil, fmt.Errorf("ldl: fill-reducing order interrupted: %w", err)
+	}
+	return perm, sym, nil
 }
 
 // OrderByName returns the order name (one of Orders()) of p's pair graph
-// and the symbolic factorisation in it.
+// and the symbolic factorisation in it. It is not cancellable
+// (FillReducing is).
 func OrderByName(name string, p *Graph) ([]int, *Symbolic, error) {
+	return orderByName(nil, name, p)
+}
+
+// orderByName is OrderByName stopped by pl (nil: never): once pl is done
+// it returns nil, nil and a nil error (the caller reads pl.err).
+func orderByName(pl *poll, name string, p *Graph) ([]int, *Symbolic, error) {
+	var perm []int
 	switch name {
 	case "md":
-		perm, sym := MinimumDegree(p)
+		perm, sym := minimumDegree(pl, p)
 		return perm, sym, nil
 	case "mdpost":
-		perm, sym := MinimumDegree(p)
+		var sym *Symbolic
+		if perm, sym = minimumDegree(pl, p); perm == nil {
+			return nil, nil, nil
+		}
 		perm = postorder(perm, sym)
-		return perm, symbolicFromOrder(p, perm), nil
 	case "nd":
-		perm := nestedDissection(p)
-		return perm, symbolicFromOrder(p, perm), nil
+		if perm = nestedDissection(pl, p); perm == nil {
+			return nil, nil, nil
+		}
+	default:
+		var err error
+		if perm, err = externalOrder(pl, name, p); err != nil || perm == nil {
+			return nil, nil, err
+		}
 	}
-	perm, err := externalOrder(name, p)
-	if err != nil {
-		return nil, nil, err
-	}
-	return perm, symbolicFromOrder(p, perm), nil
+	return perm, symbolicFromOrder(pl, p, perm), nil
 }
 
 // pairGraph returns the adjacency lists of p's pair graph, sorted and
 // without repeats or loops.
-func pairGraph(p *Graph) [][]int {
+// Once pl (nil: never) is done it returns nil.
+func pairGraph(pl *poll, p *Graph) [][]int {
 	adj := make([][]int, p.N)
 	for _, q := range p.Pairs {
 		if q.I == q.H {
@@ -94,6 +119,9 @@ func pairGraph(p *Graph) [][]int {
 		adj[q.H] = append(adj[q.H], q.I)
 	}
 	for i := range adj {
+		if pl.done() {
+			return nil
+		}
 		slices.Sort(adj[i])
 		adj[i] = slices.Compact(adj[i])
 	}
@@ -102,8 +130,12 @@ func pairGraph(p *Graph) [][]int {
 
 // lowerPattern returns the pattern of the lower triangle, diagonal
 // included, of p's pair graph in compressed columns (rows ascending).
-func lowerPattern(p *Graph) (colPtr, rowIdx []int) {
-	adj := pairGraph(p)
+// Once pl (nil: never) is done it returns nils.
+func lowerPattern(pl *poll, p *Graph) (colPtr, rowIdx []int) {
+	adj := pairGraph(pl, p)
+	if adj == nil {
+		return nil, nil
+	}
 	colPtr = make([]int, p.N+1)
 	for j, nb := range adj {
 		rowIdx = append(rowIdx, j)
@@ -123,8 +155,9 @@ func lowerPattern(p *Graph) (colPtr, rowIdx []int) {
 // children in the elimination tree, less j (the parent of j is the first
 // row of its structure). This is the exact nonzero pattern of L for any
 // H_o with the pair graph's sparsity (barring cancellation), in
-// O(nnz(L)) time after the sort of each column.
-func symbolicFromOrder(p *Graph, perm []int) *Symbolic {
+// O(nnz(L)) time after the sort of each column. Once pl (nil: never) is
+// done it returns nil.
+func symbolicFromOrder(pl *poll, p *Graph, perm []int) *Symbolic {
 	n := p.N
 	inv := make([]int, n)
 	for k, old := range perm {
@@ -151,6 +184,9 @@ func symbolicFromOrder(p *Graph, perm []int) *Symbolic {
 	}
 	s := &Symbolic{N: n, colPtr: make([]int, n+1)}
 	for j := 0; j < n; j++ {
+		if pl.done() {
+			return nil
+		}
 		mark[j] = j
 		rows := make([]int, 0, len(later[j]))
 		for _, r := range later[j] {
@@ -239,10 +275,14 @@ const ndLeaf = 48
 // of a k×k grid is an anti-diagonal of at most k rows. Measured on grids
 // up to 50×50 and the Euclidean 1.2-spanner, its nnz(L) is 2-16 % above
 // minimum degree's and its assembly flops 1.4-1.7× (BenchmarkColumnOrder),
-// so it is not the default.
-func nestedDissection(p *Graph) []int {
+// so it is not the default. Once pl (nil: never) is done it returns nil.
+func nestedDissection(pl *poll, p *Graph) []int {
 	n := p.N
-	adj := pairGraph(p)
+	adj := pairGraph(pl, p)
+	if adj == nil {
+		return nil
+	}
+	stopped := false
 	where := make([]int, n) // the part a row belongs to (0 = all)
 	level := make([]int, n)
 	nextID := 1
@@ -258,6 +298,10 @@ func nestedDissection(p *Graph) []int {
 		seen[s] = stamp
 		level[s] = 0
 		for k := 0; k < len(out); k++ {
+			if pl.done() {
+				stopped = true
+				return out
+			}
 			u := out[k]
 			for _, v := range adj[u] {
 				if where[v] == id && seen[v] != stamp {
@@ -282,12 +326,16 @@ func nestedDissection(p *Graph) []int {
 				}
 			}
 		}
-		sp, _ := MinimumDegree(sub)
+		sp, _ := minimumDegree(pl, sub)
+		stopped = stopped || sp == nil
 		for _, k := range sp {
 			perm = append(perm, rows[k])
 		}
 	}
 	order = func(rows []int, id int) {
+		if stopped {
+			return
+		}
 		if len(rows) <= ndLeaf {
 			leaf(rows, id)
 			return
@@ -409,6 +457,9 @@ func nestedDissection(p *Graph) []int {
 	}
 	if n > 0 {
 		order(all, 0)
+	}
+	if stopped {
+		return nil
 	}
 	return perm
 }

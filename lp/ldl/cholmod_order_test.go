@@ -41,7 +41,7 @@ func TestSymbolicFromOrderMatchesMinimumDegree(t *testing.T) {
 		}
 		p := &Graph{N: n, Pairs: pairs}
 		perm, want := MinimumDegree(p)
-		got := symbolicFromOrder(p, perm)
+		got := symbolicFromOrder(nil, p, perm)
 		if !slices.Equal(got.colPtr, want.colPtr) || !slices.Equal(got.rowIdx, want.rowIdx) ||
 			!slices.Equal(got.snPtr, want.snPtr) || !slices.Equal(got.up, want.up) || !slices.Equal(got.relIdx, want.relIdx) {
 			t.Errorf("n=%d: symbolicFromOrder differs from MinimumDegree's structure (nnz %d vs %d)", n, got.NNZ(), want.NNZ())
@@ -53,7 +53,7 @@ func TestSymbolicFromOrderMatchesMinimumDegree(t *testing.T) {
 		if !isPermutation(post, n) {
 			t.Fatalf("n=%d: postorder is not a permutation", n)
 		}
-		ps := symbolicFromOrder(p, post)
+		ps := symbolicFromOrder(nil, p, post)
 		// Same column counts as a multiset: same nnz and factor flops
 		// (the assembly's sum (c_j+1)(n-j) depends on the positions).
 		counts := func(s *Symbolic) []int {
@@ -110,11 +110,11 @@ func TestNestedDissectionFactor(t *testing.T) {
 		n := w * w
 		pairs := gridEdgePairs(w, 1.7)
 		p := &Graph{N: n, Pairs: pairs}
-		perm := nestedDissection(p)
+		perm := nestedDissection(nil, p)
 		if !isPermutation(perm, n) {
 			t.Fatalf("w=%d: not a permutation: %v", w, perm)
 		}
-		sym := symbolicFromOrder(p, perm)
+		sym := symbolicFromOrder(nil, p, perm)
 		if w == 20 {
 			if env := n + (w - 1) + (n-w)*w; !(sym.NNZ()+n < env) {
 				t.Errorf("20×20: nested dissection nnz(L) = %d, natural envelope %d", sym.NNZ()+n, env)
@@ -127,11 +127,11 @@ func TestNestedDissectionFactor(t *testing.T) {
 	// A graph with several components and isolated rows.
 	pairs := append(gridEdgePairs(8, 1.3), Pair{I: 70, H: 71, W: 2}, Pair{I: 71, H: 70, W: 2})
 	p := &Graph{N: 80, Pairs: pairs}
-	perm := nestedDissection(p)
+	perm := nestedDissection(nil, p)
 	if !isPermutation(perm, 80) {
 		t.Fatal("components: not a permutation")
 	}
-	checkLDLAgainstDense(t, rng, p, perm, symbolicFromOrder(p, perm))
+	checkLDLAgainstDense(t, rng, p, perm, symbolicFromOrder(nil, p, perm))
 }
 
 // checkLDLAgainstDense factors a random H = diag + Gᵀ diag(wt) G of p's

@@ -1,6 +1,7 @@
 package ldl_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -20,4 +21,19 @@ func ExampleOrders() {
 	// Output:
 	// default: md
 	// pure-Go orders available: true true
+}
+
+// FillReducing orders the rows of a pair graph (here a 5-row path) and
+// stops with the context's error once it is cancelled.
+func ExampleFillReducing() {
+	g := &ldl.Graph{N: 5, Pairs: []ldl.Pair{{I: 0, H: 1, W: 2}, {I: 1, H: 2, W: 2}, {I: 2, H: 3, W: 2}, {I: 3, H: 4, W: 2}}}
+	perm, sym, err := ldl.FillReducing(context.Background(), g)
+	fmt.Println(len(perm), sym.NNZ(), err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, err = ldl.FillReducing(ctx, g)
+	fmt.Println(err)
+	// Output:
+	// 5 4 <nil>
+	// ldl: fill-reducing order interrupted: context canceled
 }

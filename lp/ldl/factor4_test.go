@@ -21,7 +21,7 @@ import (
 func TestFactor4(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	pts := gridPts(20, 20)
-	sp, _, err := Spanner(context.Background(), 400, metricPairs(pts, l2, 0.5), 1.2, &SpannerOptions{Settings: run.Settings{Budget: -1}})
+	sp, _, err := Spanner(context.Background(), 400, metricPairs(pts, l2, 0.5), 1.2, &SpannerOptions{Settings: run.Settings{Budget: run.Unlimited}})
 	if err != nil {
 		t.Fatal(err)
 	}

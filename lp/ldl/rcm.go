@@ -1,14 +1,30 @@
 package ldl
 
-import "slices"
+import (
+	"context"
+	"fmt"
+	"slices"
+)
 
 // RCM returns a reverse Cuthill–McKee ordering of the rows of p: perm[new]
 // is the old index. It numbers the rows breadth-first from a
 // pseudo-peripheral row of each component of the pair graph, neighbours by
 // increasing degree, then reverses, which keeps the bandwidth of the
 // per-column Newton matrices small for rings, grids and general graphs
-// (a ring in its natural order has bandwidth n-1, after RCM 2).
-func RCM(p *Graph) []int {
+// (a ring in its natural order has bandwidth n-1, after RCM 2). It reads
+// ctx every few hundred rows visited and returns its error, wrapped, once
+// it is cancelled.
+func RCM(ctx context.Context, p *Graph) ([]int, error) {
+	pl := &poll{ctx: ctx}
+	perm := rcm(pl, p)
+	if err := pl.err(); err != nil {
+		return nil, fmt.Errorf("ldl: bandwidth-reducing order interrupted: %w", err)
+	}
+	return perm, nil
+}
+
+// rcm is RCM stopped by pl: once pl is done the result is meaningless.
+func rcm(pl *poll, p *Graph) []int {
 	n := p.N
 	adj := make([][]int, n)
 	for _, q := range p.Pairs {
@@ -16,6 +32,9 @@ func RCM(p *Graph) []int {
 		adj[q.H] = append(adj[q.H], q.I)
 	}
 	for i := range adj {
+		if pl.done() {
+			return nil
+		}
 		slices.Sort(adj[i])
 		adj[i] = slices.Compact(adj[i])
 	}
@@ -27,6 +46,9 @@ func RCM(p *Graph) []int {
 		mark[s] = true
 		level[s] = 0
 		for k := 0; k < len(order); k++ {
+			if pl.done() {
+				return order
+			}
 			u := order[k]
 			nb := make([]int, 0, len(adj[u]))
 			for _, v := range adj[u] {
@@ -44,6 +66,9 @@ func RCM(p *Graph) []int {
 	done := make([]bool, n)
 	perm := make([]int, 0, n)
 	for s0 := 0; s0 < n; s0++ {
+		if pl.done() {
+			return nil
+		}
 		if done[s0] {
 			continue
 		}

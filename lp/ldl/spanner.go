@@ -60,6 +60,9 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 	if opts != nil {
 		budget, elems = opts.Budget, opts.Symmetry
 	}
+	if err := budget.Validate(); err != nil {
+		return nil, 0, fmt.Errorf("ldl: spanner: %w", err)
+	}
 	if !(delta >= 1) || math.IsInf(delta, 1) {
 		return nil, 0, fmt.Errorf("ldl: spanner stretch %v: want a finite delta >= 1: %w", delta, run.ErrBadInput)
 	}
@@ -183,7 +186,8 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 // SpannerOptions are the settings of Spanner; nil means the zero value.
 type SpannerOptions struct {
 	// Settings: Budget bounds the distance cache (n² float64 values and 64
-	// bytes per pair; 0 = run.DefaultBudget, negative = no limit).
+	// bytes per pair; 0 = run.DefaultBudget, run.Unlimited = no limit,
+	// negative = run.ErrBadInput).
 	// Progress, when set, receives reports with Stage run.StagePrune, Iter
 	// the pairs tested so far of MaxIter, and the pairs kept in Message.
 	run.Settings

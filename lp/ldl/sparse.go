@@ -68,8 +68,15 @@ func (s *Symbolic) InverseReads() float64 {
 // elimination graph (ties by lowest index), which makes its neighbours a
 // clique: these neighbours are the structure of its column of L. Fill on
 // 2-D grids is close to nested dissection's at the sizes the solver
-// handles (n up to a few thousand).
+// handles (n up to a few thousand). It is not cancellable: FillReducing,
+// which takes a context, is the entry point of long work.
 func MinimumDegree(p *Graph) ([]int, *Symbolic) {
+	return minimumDegree(nil, p)
+}
+
+// minimumDegree is MinimumDegree stopped by pl (nil: never): once pl is
+// done it returns nil, nil.
+func minimumDegree(pl *poll, p *Graph) ([]int, *Symbolic) {
 	n := p.N
 	adj := make([][]int, n)
 	for _, q := range p.Pairs {
@@ -77,6 +84,9 @@ func MinimumDegree(p *Graph) ([]int, *Symbolic) {
 		adj[q.H] = append(adj[q.H], q.I)
 	}
 	for i := range adj {
+		if pl.done() {
+			return nil, nil
+		}
 		slices.Sort(adj[i])
 		adj[i] = slices.Compact(adj[i])
 	}
@@ -96,6 +106,9 @@ func MinimumDegree(p *Graph) ([]int, *Symbolic) {
 		mark[i] = -1
 	}
 	for len(perm) < n {
+		if pl.done() {
+			return nil, nil
+		}
 		// Smallest nonempty bucket with a live entry of the right degree.
 		v := -1
 		for lo <= n && v < 0 {
@@ -122,6 +135,9 @@ func MinimumDegree(p *Graph) ([]int, *Symbolic) {
 			mark[u] = v
 		}
 		for _, u := range nb {
+			if pl.done() {
+				return nil, nil
+			}
 			merged := make([]int, 0, len(adj[u])+len(nb))
 			for _, t := range adj[u] {
 				if t != v && !done[t] && mark[t] != v {
@@ -147,6 +163,9 @@ func MinimumDegree(p *Graph) ([]int, *Symbolic) {
 	}
 	s := &Symbolic{N: n, colPtr: make([]int, n+1)}
 	for j, old := range perm {
+		if pl.done() {
+			return nil, nil
+		}
 		rows := make([]int, len(structs[old]))
 		for t, u := range structs[old] {
 			rows[t] = inv[u]

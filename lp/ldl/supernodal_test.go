@@ -70,7 +70,7 @@ func factorSimplicial(f *LDL, diag []float64, pairs []Pair, wt []float64) float6
 // grid (whose minimum-degree order has supernodes of dozens of columns).
 func structureCases(t *testing.T, rng *rand.Rand) []structureCase {
 	t.Helper()
-	sp, _, err := Spanner(context.Background(), 144, metricPairs(gridPts(12, 12), l2, 0.5), 1.2, &SpannerOptions{Settings: run.Settings{Budget: -1}})
+	sp, _, err := Spanner(context.Background(), 144, metricPairs(gridPts(12, 12), l2, 0.5), 1.2, &SpannerOptions{Settings: run.Settings{Budget: run.Unlimited}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func inOrders(p *Graph) []orderedCase {
 	for _, order := range []string{"md", "mdpost"} {
 		if order == "mdpost" {
 			perm = postorder(perm, sym)
-			sym = symbolicFromOrder(p, perm)
+			sym = symbolicFromOrder(nil, p, perm)
 		}
 		q := permuted(p, perm)
 		sym.SetPairs(q)

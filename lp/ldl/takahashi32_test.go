@@ -119,7 +119,7 @@ func TestMaddKernels32(t *testing.T) {
 func TestAddInverse32(t *testing.T) {
 	rng := rand.New(rand.NewPCG(75, 76))
 	pts := gridPts(8, 8)
-	sp, _, err := Spanner(context.Background(), 64, metricPairs(pts, l2, 0.5), 1.2, &SpannerOptions{Settings: run.Settings{Budget: -1}})
+	sp, _, err := Spanner(context.Background(), 64, metricPairs(pts, l2, 0.5), 1.2, &SpannerOptions{Settings: run.Settings{Budget: run.Unlimited}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -262,6 +262,9 @@ func Optimize(ctx context.Context, w Workload, opts *OptimizeOptions) (*Optimize
 	if opts.Restarts < 0 || opts.P < 0 || opts.MaxIter < 0 {
 		return nil, fmt.Errorf("optimize: %w: negative option (Restarts=%d, P=%d, MaxIter=%d; want >= 0, 0 for the defaults)", run.ErrBadInput, opts.Restarts, opts.P, opts.MaxIter)
 	}
+	if err := opts.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("optimize: %w", err)
+	}
 	if opts.Restarts > MaxRestarts || opts.MaxIter > MaxOptimizeIter {
 		return nil, fmt.Errorf("optimize: %w: Restarts=%d, MaxIter=%d: at most %d restarts (MaxRestarts) and %d iterations (MaxOptimizeIter)",
 			run.ErrBadInput, opts.Restarts, opts.MaxIter, MaxRestarts, MaxOptimizeIter)

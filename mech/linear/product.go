@@ -199,6 +199,9 @@ func Sensitivity(w Workload, p int, budget run.Budget) (float64, error) {
 	if p != 1 && p != 2 {
 		return 0, fmt.Errorf("sensitivity: %w: p = %d, want 1 or 2", run.ErrBadInput, p)
 	}
+	if err := budget.Validate(); err != nil {
+		return 0, fmt.Errorf("linear: sensitivity: %w", err)
+	}
 	terms, err := columnNorms(w, p)
 	if err != nil {
 		return 0, fmt.Errorf("sensitivity: %w", err)

@@ -28,6 +28,9 @@ func Histogram(attrs []Attribute, r io.Reader, budget run.Budget) ([]float64, er
 	if len(attrs) == 0 {
 		return nil, fmt.Errorf("linear: histogram: %w: no attributes", run.ErrBadInput)
 	}
+	if err := budget.Validate(); err != nil {
+		return nil, fmt.Errorf("linear: histogram: %w", err)
+	}
 	cells := 1.0
 	for i, a := range attrs {
 		if a.Size < 1 {

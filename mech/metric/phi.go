@@ -25,6 +25,9 @@ func PhiLimit(m Metric, eps float64, budget run.Budget) (*mat.SymDense, error) {
 	if err := CheckEps(eps); err != nil {
 		return nil, fmt.Errorf("phi: %w", err)
 	}
+	if err := budget.Validate(); err != nil {
+		return nil, fmt.Errorf("phi: %w", err)
+	}
 	n := m.Len()
 	if err := budget.CheckDense("phi of "+m.String(), n, 1, denseAdvice); err != nil {
 		return nil, err

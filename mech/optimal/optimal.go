@@ -208,6 +208,9 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 	case !(o.Delta >= 0):
 		return nil, run.BadInputf("optimal: delta = %v (want a stretch >= 1, or 0 for the default)", o.Delta)
 	}
+	if err := o.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("optimal: %w", err)
+	}
 	n := m.Len()
 	if err := mech.ValidateDenseSize(n, n, "optimal mechanism"); err != nil {
 		return nil, err
@@ -223,6 +226,9 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 		return nil, fmt.Errorf("optimal: interrupted: %w", err)
 	}
 	p := &lp.Problem{N: n, M: n, C: c, Pairs: privacyPairs(m, eps)}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("optimal: interrupted: %w", err)
+	}
 	if o.Tol <= 0 {
 		o.Tol = 1e-8
 		if o.Method == MethodSpanner {

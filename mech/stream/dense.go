@@ -125,6 +125,9 @@ func OptimizeDense(ctx context.Context, n int, s Schema, opt *DenseOptions) (*De
 	if opt == nil {
 		opt = &DenseOptions{}
 	}
+	if err := opt.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("stream: %w", err)
+	}
 	if s.Kind == MinSep && s.K > 1 {
 		return denseMinSep(ctx, n, s, opt)
 	}

@@ -68,6 +68,9 @@ func OptimizeToeplitz(ctx context.Context, n, bands int, s Schema, opt *Toeplitz
 	if opt == nil {
 		opt = &ToeplitzOptions{}
 	}
+	if err := opt.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("stream: %w", err)
+	}
 	if bands < 1 {
 		return nil, fmt.Errorf("stream: %w: bands = %d, want >= 1", run.ErrBadInput, bands)
 	}

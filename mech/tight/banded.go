@@ -121,7 +121,7 @@ func tightBanded(ctx context.Context, m metric.Metric, eps float64, o *Options) 
 	b := graphBandwidth(g, n)
 	k, delta := bandedDepth(n, b, eps)
 	bw := min(k*b, n-1)
-	if need := solve.BandedBytes(n, bw); need > float64(o.Budget.Bytes()) {
+	if need := solve.BandedBytes(n, bw); !o.Budget.Fits(need) {
 		return nil, fmt.Errorf("tight: banded solve: n = %d with half-bandwidth %d (graph bandwidth %d, depth %d) needs %s, above the limit of %s: %w",
 			n, bw, b, k, run.FormatBytes(need), run.FormatBytes(float64(o.Budget.Bytes())), run.ErrTooLarge)
 	}

@@ -45,9 +45,10 @@ func TestHardenedEuclidGrids(t *testing.T) {
 		if n := m.Len(); rep.Pairs != n*(n-1)/2 {
 			t.Errorf("%s: the proof covers %d pairs, want %d", spec, rep.Pairs, n*(n-1)/2)
 		}
-		u0, u1 := res.Utility, f.UtilityUniform()
-		if !(u1 < u0) || (u0-u1)/u0 > 1e-5 {
-			t.Errorf("%s: utility %v at eps, %v hardened", spec, u0, u1)
+		// The utility reported is the handed-out (hardened) mechanism's.
+		u0, u1 := meanOf(res.Z), f.UtilityUniform()
+		if !(u1 < u0) || (u0-u1)/u0 > 1e-5 || res.Utility != u1 {
+			t.Errorf("%s: utility %v at eps, %v hardened, %v reported", spec, u0, u1, res.Utility)
 		}
 		t.Logf("%s: eps_b = %.17g, proven level %.17g, ρ = %.3g, utility %.12g -> %.12g (relative %.2g)",
 			spec, f.BuildEps(), rep.Eps, f.proof.rho, u0, u1, (u0-u1)/u0)
@@ -244,4 +245,50 @@ func ladder(n int) (metric.Metric, error) {
 		}
 	}
 	return metric.NewGraph(2*n, e)
+}
+
+// TestHardenedUtilityReported: with X not built (n > MaxMechanismN),
+// Result.Utility is the
+// utility of the mechanism handed out (the hardened Free), checked against
+// a second computation from its rows as sampled, normalised:
+// (1/n)·Σ_i X_b[i][i] / Σ_k X_b[i][k], on an irregular (rectangular,
+// Euclidean) grid and a graph metric at several eps.
+func TestHardenedUtilityReported(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		eps  float64
+	}{{"grid:w=17,h=11,step=1", 1}, {"grid:w=9,h=23,step=0.7", 1.6}, {"grid:w=12,h=12,step=1,norm=euclid", 2.5}} {
+		m, err := metric.Parse(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Solve(context.Background(), m, c.eps, &Options{MaxMechanismN: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := res.Free
+		if res.X != nil || f == nil || !f.Hardened() {
+			t.Fatalf("%s: X %v, Free %v (hardened %v); note %s", c.spec, res.X != nil, f != nil, f != nil && f.Hardened(), res.Note)
+		}
+		n := m.Len()
+		var u float64
+		for i := range n {
+			row, err := f.Row(i, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s float64
+			for _, v := range row {
+				s += v
+			}
+			u += row[i] / s
+		}
+		u /= float64(n)
+		if math.Abs(res.Utility-u) > 1e-9*u {
+			t.Errorf("%s eps %v: reported utility %.15g, the sampled rows' %.15g", c.spec, c.eps, res.Utility, u)
+		}
+		if z := meanOf(res.Z); !(res.Utility < z) {
+			t.Errorf("%s eps %v: hardened utility %v not below the optimum %v at eps", c.spec, c.eps, res.Utility, z)
+		}
+	}
 }

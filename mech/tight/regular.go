@@ -72,7 +72,7 @@ func Regular(ctx context.Context, m metric.Metric, eps float64, prior []float64,
 		return nil, err
 	}
 	var sys solve.DenseSystem
-	if err := sys.Factorize(phi); err != nil {
+	if err := sys.FactorizeContext(ctx, phi); err != nil {
 		return nil, fmt.Errorf("regular %s: %w", m, err)
 	}
 	s, err := sys.SolveNonneg(ctx, prior)

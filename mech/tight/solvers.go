@@ -138,8 +138,11 @@ func tightDense(ctx context.Context, m metric.Metric, eps float64, o *Options) (
 	if err := metric.PhiTo(phi, m, eps); err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	var sys solve.DenseSystem
-	if err := sys.Factorize(phi); err != nil {
+	if err := sys.FactorizeContext(ctx, phi); err != nil {
 		return nil, err
 	}
 	return denseTightResult(ctx, &sys, n)
@@ -218,7 +221,7 @@ func phiNonsingular(ctx context.Context, m metric.Metric, eps float64, o *Option
 		return false, 0, err
 	}
 	var sys solve.DenseSystem
-	if err := sys.Factorize(phi); err != nil {
+	if err := sys.FactorizeContext(ctx, phi); err != nil {
 		return false, 0, err
 	}
 	rc := sys.Info().RCond

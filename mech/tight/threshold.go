@@ -142,6 +142,9 @@ func Threshold(ctx context.Context, m metric.Metric, opts *ThresholdOptions) (*T
 	case o.Steps < 1 || o.Steps > MaxThresholdSteps:
 		return nil, run.BadInputf("threshold: steps must be in 1..%d (MaxThresholdSteps), got %d", MaxThresholdSteps, o.Steps)
 	}
+	if err := o.Budget.Validate(); err != nil {
+		return nil, fmt.Errorf("threshold: %w", err)
+	}
 	if ok, why := alwaysTight(m); ok {
 		return &ThresholdResult{Status: ThresholdAlways, Reason: why, Verdict: Yes, Crossings: []solve.Crossing{}}, nil
 	}
@@ -237,7 +240,7 @@ func (w *thresholdWork) eval(ctx context.Context, eps float64) (float64, error) 
 		s, err = latticeEval(ctx, w.lat, eps)
 	} else {
 		w.dc.PhiTo(w.phi, eps)
-		if err := w.sys.Factorize(w.phi); err != nil {
+		if err := w.sys.FactorizeContext(ctx, w.phi); err != nil {
 			return 0, err
 		}
 		s, err = w.sys.SolveNonneg(ctx, w.ones)

@@ -56,6 +56,9 @@ func (o *Options) check() error {
 	if o == nil {
 		return nil
 	}
+	if err := o.Budget.Validate(); err != nil {
+		return err
+	}
 	if o.MaxMechanismN < 0 {
 		return run.BadInputf("max mechanism n = %d (want >= 0; 0 for the default %d)", o.MaxMechanismN, DefaultMaxMechanismN)
 	}
@@ -119,8 +122,13 @@ type Result struct {
 	// line-poisson, euclid-poisson, chebyshev-poisson,
 	// manhattan-kms-squared, symbol, dense-eigen, or none).
 	Certificate string `json:"certificate,omitempty"`
-	// Utility is mean(z): the utility for the uniform prior with the
-	// identity remap (the optimal utility when the mechanism exists).
+	// Utility is the utility for the uniform prior with the identity remap
+	// of the mechanism whose verdict Audit reports: mean(z), the optimal
+	// utility, for X (and whenever no hardening was needed); when X is nil
+	// and Free is hardened, Free's mean z at its build level eps_b
+	// (FreeMechanism.UtilityUniform, below the optimum by about the
+	// margin eps - eps_b, and within a relative ρ, the proof's bound on
+	// |row sum - 1|, of the utility of its normalised rows as sampled).
 	Utility float64 `json:"utility"`
 	// X is the noise matrix, when it exists and N <= MaxMechanismN and its
 	// entries are representable (no exp underflow); nil otherwise, with
@@ -225,6 +233,7 @@ func attachFree(r *Result, m metric.Metric, eps float64, resolve func(float64) (
 		return fmt.Errorf("internal error: matrix-free verdict: %w", err)
 	}
 	r.Audit = rep
+	r.Utility = f.UtilityUniform()
 	r.Note = joinNote(r.Note, f.verdictNote())
 	return nil
 }

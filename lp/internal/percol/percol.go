@@ -6,6 +6,7 @@
 package percol
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -62,8 +63,9 @@ type Column struct {
 // the solver's scratch will need with the given workers (factors counted
 // for the sparse LDL^T and for the banded QR of every column). A column
 // whose pairs are those of prev's column (same count: the lists only
-// grow) keeps prev's analysis; prev may be nil.
-func New(n int, pairs [][]Pair, workers int, prev *Factors, par func(count int, f func(o int))) (*Factors, float64) {
+// grow) keeps prev's analysis; prev may be nil. A cancelled ctx stops the
+// analysis (between columns and within the orders) with its error.
+func New(ctx context.Context, n int, pairs [][]Pair, workers int, prev *Factors, par func(count int, f func(o int))) (*Factors, float64, error) {
 	m := len(pairs)
 	pc := &Factors{N: n, Pairs: pairs, Off: make([]int, m+1), Cols: make([]Column, m)}
 	for o, ps := range pairs {
@@ -72,6 +74,9 @@ func New(n int, pairs [][]Pair, workers int, prev *Factors, par func(count int, 
 	// The columns are analysed independently, by the workers.
 	needs := make([]float64, m)
 	par(m, func(o int) {
+		if ctx.Err() != nil {
+			return
+		}
 		ps := pairs[o]
 		c := &pc.Cols[o]
 		if prev != nil && len(prev.Cols) == m && len(prev.Pairs[o]) == len(ps) && prev.N == n {
@@ -81,12 +86,18 @@ func New(n int, pairs [][]Pair, workers int, prev *Factors, par func(count int, 
 			return
 		}
 		q := &ldl.Graph{N: n, Pairs: ps}
-		perm, sym := ldl.FillReducing(q) // the order of OPTDP_LP_ORDER (ldl.OrderEnv)
+		perm, sym, err := ldl.FillReducing(ctx, q) // the order of OPTDP_LP_ORDER (ldl.OrderEnv)
+		if err != nil {
+			return // ctx cancelled: reported below
+		}
 		qs := &ldl.Graph{N: n, Pairs: permutedPairs(ps, perm)}
 		sym.SetPairs(qs)
 		c.Perm, c.PP = perm, qs.Pairs
 		c.LDL = ldl.LDL{Sym: sym}
-		rp := ldl.RCM(q)
+		rp, err := ldl.RCM(ctx, q)
+		if err != nil {
+			return
+		}
 		rpairs := permutedPairs(ps, rp)
 		c.rperm, c.rpairs, c.bw = rp, rpairs, bandwidth(rpairs)
 		c.rorder = make([]int, len(ps))
@@ -102,13 +113,16 @@ func New(n int, pairs [][]Pair, workers int, prev *Factors, par func(count int, 
 		// copies of 3 words), the band.
 		needs[o] = 8 * (float64(n) + nz + 5*nz + 4*float64(n) + 6*float64(len(ps)) + float64(n*(c.bw+1)))
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, 0, fmt.Errorf("lp: per-column analysis interrupted: %w", err)
+	}
 	var need float64
 	for _, v := range needs {
 		need += v
 	}
 	w := float64(max(1, workers))
 	need += 8 * w * (float64(n)*float64(n) + 4*float64(n))
-	return pc, need
+	return pc, need, nil
 }
 
 // Alloc allocates the numeric factors and the per-worker scratch.

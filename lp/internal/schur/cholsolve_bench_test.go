@@ -33,13 +33,13 @@ func BenchmarkCholSolve(b *testing.B) {
 	}
 	b.Run("rows", func(b *testing.B) {
 		for b.Loop() {
-			CholSolve(&c, v, 1)
+			CholSolve(c.RawU().(*mat.TriDense), v, 1)
 		}
 	})
 	// Two workers, blocks of cholBlock rows (the lazy path's way).
 	b.Run("rows-2workers", func(b *testing.B) {
 		for b.Loop() {
-			CholSolve(&c, v, 2)
+			CholSolve(c.RawU().(*mat.TriDense), v, 2)
 		}
 	})
 	b.Run("gonum", func(b *testing.B) {

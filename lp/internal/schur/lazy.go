@@ -283,8 +283,8 @@ func (p *Lazy) Stale() bool { return p != nil && p.On && (!p.Fresh || p.Single) 
 // Aged reports whether s.chol factors an earlier iteration's S.
 func (p *Lazy) Aged() bool { return p != nil && p.On && !p.Fresh }
 
-// CholSolve overwrites v with S^{-1} v for the Cholesky factor c of S
-// (S = UᵀU): Uᵀ w = v by rows of U (axpy), then U x = w by rows (dot),
+// CholSolve overwrites v with S^{-1} v for the upper Cholesky factor u of S
+// (S = UᵀU, as backend.CholeskyStop leaves it): Uᵀ w = v by rows of U (axpy), then U x = w by rows (dot),
 // each a stream over the upper triangle. It is what mat.Cholesky.SolveVecTo
 // computes, 11 times faster at n = 2500 (2.0 against 22 ms: gonum's
 // Dtrsm is not made for one right-hand side; these row-oriented kernels
@@ -294,8 +294,8 @@ func (p *Lazy) Aged() bool { return p != nil && p.On && !p.Fresh }
 // stream, split among the workers; the backward pass's dot products are
 // summed in two parts (the block's columns and the rest). The same bits
 // for any number of workers.
-func CholSolve(c *mat.Cholesky, v []float64, workers int) {
-	u := c.RawU().(*mat.TriDense).RawTriangular()
+func CholSolve(c *mat.TriDense, v []float64, workers int) {
+	u := c.RawTriangular()
 	n, st, a := u.N, u.Stride, u.Data
 	v = v[:n]
 	if n <= cholBlock {

@@ -41,7 +41,7 @@ func TestCholSolve(t *testing.T) {
 		var one []float64
 		for _, workers := range []int{1, 2, 3} {
 			got := append([]float64(nil), b...)
-			CholSolve(&c, got, workers)
+			CholSolve(c.RawU().(*mat.TriDense), got, workers)
 			var back mat.VecDense
 			back.MulVec(sym, mat.NewVecDense(n, got))
 			for i := range n {

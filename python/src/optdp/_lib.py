@@ -366,8 +366,7 @@ def as_float(v: Any, name: str) -> float:
 
 
 # Options that are counts, sizes or tolerances: negative values are refused
-# (the library used to read them as the defaults; a negative budget would
-# lift the memory limit of this process).
+# here, as the library refuses them, with a Python message naming the option.
 NONNEGATIVE_OPTIONS = ("budget", "tol", "max_iter", "workers", "max_mechanism_n", "restarts", "p", "steps", "bands",
                        "buffers", "rel_gap")
 
