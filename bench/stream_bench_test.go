@@ -140,7 +140,7 @@ func benchStreamDenseMax(b *testing.B, n int) {
 	ctx := context.Background()
 	for b.Loop() {
 		cpu0 := cpuSeconds()
-		r, err := stream.OptimizeDenseMax(ctx, n, &stream.DenseOptions{Settings: run.Settings{Budget: -1}})
+		r, err := stream.OptimizeDenseMax(ctx, n, &stream.DenseOptions{Settings: run.Settings{Budget: run.Unlimited}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/linear"
+	"github.com/optdp/optdp/mech/linear/tables"
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/mech/optimal"
 	"github.com/optdp/optdp/mech/stream"
@@ -43,6 +46,16 @@ func TestNegativeBudgetEveryEntry(t *testing.T) {
 	gram := mat.NewSymDense(3, []float64{2, 1, 0, 1, 2, 1, 0, 1, 2})
 	prob := &lp.Problem{N: 2, M: 2, C: []float64{1, 0, 0, 1}, Pairs: []lp.Pair{{I: 0, H: 1, W: math.E}, {I: 1, H: 0, W: math.E}}}
 	uniform := []float64{0.2, 0.2, 0.2, 0.2, 0.2}
+	marg := []linear.WeightedMarginal{{Attrs: []int{0, 1}, Weight: 1}}
+	plan, err := linear.PlanGaussianMarginals(ctx, []int{2, 3}, marg, &linear.MarginalPlanOptions{Eps: 1, Delta: 1e-6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tattrs := []linear.Attribute{{Name: "a", Size: 2}, {Name: "b", Size: 3}}
+	tfile := filepath.Join(t.TempDir(), "r.csv")
+	if err := os.WriteFile(tfile, []byte("a,b\n0,2\n1,0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, b := range []run.Budget{-1, -1 << 62} {
 		set := run.Settings{Budget: b}
 		for name, call := range map[string]func() error{
@@ -84,6 +97,30 @@ func TestNegativeBudgetEveryEntry(t *testing.T) {
 			},
 			"stream.OptimizeToeplitz": func() error {
 				_, err := stream.OptimizeToeplitz(ctx, 8, 8, stream.SingleParticipation(), &stream.ToeplitzOptions{Settings: set})
+				return err
+			},
+			"stream.Optimize": func() error {
+				_, err := stream.Optimize(ctx, 8, stream.SingleParticipation(), &stream.Options{Settings: set})
+				return err
+			},
+			"stream.OptimizeBLT": func() error {
+				_, err := stream.OptimizeBLT(ctx, 8, 2, stream.SingleParticipation(), &stream.BLTOptions{Settings: set})
+				return err
+			},
+			"stream.OptimizeDenseMax": func() error {
+				_, err := stream.OptimizeDenseMax(ctx, 8, &stream.DenseOptions{Settings: set})
+				return err
+			},
+			"linear.PlanGaussianMarginals": func() error {
+				_, err := linear.PlanGaussianMarginals(ctx, []int{2, 3}, marg, &linear.MarginalPlanOptions{Eps: 1, Delta: 1e-6, Settings: set})
+				return err
+			},
+			"linear.AnswerGaussianMarginals": func() error {
+				_, err := linear.AnswerGaussianMarginals(ctx, plan, &linear.MarginalData{Columns: [][]int32{{0, 1}, {2, 0}}}, linear.SeededSource(1), b)
+				return err
+			},
+			"tables.Count": func() error {
+				_, err := tables.Count(ctx, tattrs, tfile, &tables.Options{Settings: set})
 				return err
 			},
 			"lp.Solve": func() error {
