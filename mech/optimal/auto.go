@@ -116,6 +116,10 @@ func chooseMethod(m metric.Metric, p *lp.Problem, lo *lp.Options) (Method, strin
 	kind := "dense"
 	if _, ok := m.(metric.Graph); ok {
 		kind = "graph"
+	} else if g, ok := m.(metric.PathGraph); ok {
+		if _, ok := g.PathEdges(); ok {
+			kind = "road"
+		}
 	} else if _, ok := m.(metric.Lattice); ok {
 		kind = "lattice"
 	}
