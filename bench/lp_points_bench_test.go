@@ -97,8 +97,7 @@ func roadGrid(w int, seed uint64) (xs, ys []float64, edges []metric.WeightedEdge
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]

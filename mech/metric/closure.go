@@ -38,7 +38,7 @@ type ClosureMetric struct {
 	d      []float64
 	kind   string // "roads" or "dist"
 	source string
-	repair float64 // the spec's repair tolerance (dist)
+	repair float64  // the spec's repair tolerance (dist)
 	edges  [][2]int // roads: the edges that are shortest paths (PathEdges)
 
 	// Lowered is the number of pairs i < j the closure lowered, MaxLowered
