@@ -103,6 +103,8 @@ type GenerateResult struct {
 	// ActiveColumns is, with PerColumn, the number of columns in the last
 	// relaxation (the others left out, see Options.KeepColumns).
 	ActiveColumns int
+
+	warmRounds int // PerColumn: relaxations started from the previous round's iterate
 }
 
 // Generate solves p by constraint generation (cutting planes over the
