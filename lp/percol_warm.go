@@ -13,13 +13,15 @@ import (
 // x, zx, and the slacks and multipliers of the column's pairs; round r+1
 // starts there. A column's old pairs keep their slacks (so their ratio
 // residuals are those of the kept iterate), and an added pair (I, H), which
-// the previous solution violates, gets the slack s = max(W x_H − x_I,
-// |W x_H − x_I|, 1e-3 mu^½ ... ) made positive and the multiplier mu/s: a
-// ratio residual that the infeasible-start iteration removes as it goes,
-// as it removes the row-sum residual of the columns left out (their mass).
-// The kept iterate is well inside (gap 1e-2 to 1e-3), not the final one
-// at the tolerance, whose tiny x and s would make the first steps short.
-// The start changes only where an LP begins, never its certificate.
+// the previous solution violates, gets the slack s = max(|W x_H − x_I|,
+// 1e-3·mu^½) and the multiplier mu/s: a ratio residual that the
+// infeasible-start iteration removes as it goes, as it removes the row-sum
+// residual of the columns left out since (their mass). The kept iterate is
+// well inside (gap 1e-1 in a loose round, 1e-3 in a tight one, see
+// warmGapLoose), not the final one at the tolerance, whose tiny x and s
+// would make the first steps short. No complementarity product of x starts
+// below 1e-6·mu. The start changes only where an LP begins, never its
+// certificate.
 
 // colWarm is an interior iterate of a per-column LP, by original column.
 type colWarm struct {
