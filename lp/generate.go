@@ -53,7 +53,8 @@ type GenerateOptions struct {
 	// start (random planar points, two hot spots, distance loss, eps 1:
 	// 200 points 15 rounds and 18.5 s with Toward, 9 rounds and 9.2 s with
 	// a 1.5-spanner; 400 points 11 rounds, 107 s, certified 9.5e-10, where
-	// Toward's start is at gap 0.72 after 8 rounds and 165 s).
+	// Toward's start is at gap 0.72 after 8 rounds and 165 s). From this
+	// common start the rounds are warm-started (lp/percol_warm.go).
 	SpannerStart float64
 	// Toward is, with PerColumn and no Start, the number of pairs per row
 	// in each column's start (see towardStart): for column o and row h,
@@ -103,6 +104,8 @@ type GenerateResult struct {
 	// ActiveColumns is, with PerColumn, the number of columns in the last
 	// relaxation (the others left out, see Options.KeepColumns).
 	ActiveColumns int
+
+	warmRounds int // PerColumn: relaxations started from the previous round's iterate
 }
 
 // Generate solves p by constraint generation (cutting planes over the

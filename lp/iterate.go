@@ -232,6 +232,9 @@ func (s *ipm) run(ctx context.Context, o config) (*Result, error) {
 		return nil, err
 	}
 	warm := s.warmStart(o.warm)
+	if !warm && o.colWarm != nil {
+		warm = s.colWarmStart(o.colWarm, o.colAct)
+	}
 	if warm {
 		s.pcg.Warm = true
 	} else {
@@ -305,6 +308,9 @@ func (s *ipm) run(ctx context.Context, o config) (*Result, error) {
 		prevGap = gap
 		if w := o.capture; w != nil && !w.taken && gap <= w.gap && s.sg == nil && s.pc == nil {
 			s.capture(w) // for another LP's warm start (lp/ipm_warm.go)
+		}
+		if w := o.colCapture; w != nil && gap <= w.gap && s.pc != nil && !w.taken {
+			s.colCapture(w, o.colAct) // for the next round's start (lp/percol_warm.go)
 		}
 		s.pcg.NearOptimum(gap)
 		s.dropColumns(gap)

@@ -43,7 +43,7 @@ func solveColumns(ctx context.Context, p *Problem, cols [][]int, o config, prev 
 	what := fmt.Sprintf("lp: %d×%d problem with %.0f per-column ratio pairs", n, m, total)
 	// The iterate and the dense Schur parts first, before the analysis;
 	// then everything, with the factors' sizes known.
-	dense := 8 * (15*fn*fm + 11*total + 2*float64(workers)*fn*fn + 3*total)
+	dense := 8*(15*fn*fm+11*total+2*float64(workers)*fn*fn+3*total) + warmNeed(o, fn, fm, total)
 	if err := o.Budget.Check(what, dense, "raise the budget, or use fewer pairs (a spanner)"); err != nil {
 		return nil, nil, err
 	}
@@ -58,7 +58,7 @@ func solveColumns(ctx context.Context, p *Problem, cols [][]int, o config, prev 
 	if err != nil {
 		return nil, nil, err
 	}
-	need += 8 * (15*fn*fm + 11*total + float64(workers)*fn*fn)
+	need += 8*(15*fn*fm+11*total+float64(workers)*fn*fn) + warmNeed(o, fn, fm, total)
 	if err := o.Budget.Check(what, need, "raise the budget, or use fewer pairs (a spanner)"); err != nil {
 		return nil, nil, err
 	}
@@ -109,4 +109,13 @@ func (s perColumnSystem) addInverse(int, int, []float64) {
 
 func (s perColumnSystem) inverse(int, int, []float64) []int {
 	panic("lp: the per-column mode has no symmetric reduction")
+}
+
+// warmNeed is the memory of the iterates kept for the rounds' warm starts
+// (two colWarm, lp/percol_warm.go), when o keeps them.
+func warmNeed(o config, n, m, total float64) float64 {
+	if o.colCapture == nil {
+		return 0
+	}
+	return 2 * colWarmBytes(n, m, total)
 }

@@ -91,6 +91,11 @@ type config struct {
 	// is at most capture.gap; warm, when taken, is the start point
 	// instead of start's if it fits (lp/ipm_warm.go: SolveSpanner).
 	capture, warm *warmPoint
+	// colCapture and colWarm are capture and warm for per-column LPs
+	// (lp/percol_warm.go: the rounds of generateColumns); colAct maps the
+	// solve's columns to the original ones.
+	colCapture, colWarm *colWarm
+	colAct              []int
 	// test holds the settings only tests use (export_test.go).
 	test testHooks
 }

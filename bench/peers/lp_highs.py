@@ -10,6 +10,11 @@ of optdp or its tests.
     /usr/bin/python3 bench/peers/lp_highs.py --metric manhattan --w 10 --method highs-ipm
     /usr/bin/python3 bench/peers/lp_highs.py --metric euclid --w 8 --pairs all --method highs-ds
 
+    OPTDP_POINTS_OUT=/tmp go test -run '^$' -bench 'LPRandomPoints/(40|80)$' -benchtime 1x ./bench/
+    /usr/bin/python3 bench/peers/lp_highs.py --points /tmp/points-40.csv --eps 1 --method highs-ipm
+
+--points FILE: the random point sets of bench/lp_points_bench_test.go (x,y in km, written by
+the Go benchmark), Euclidean distance, every ordered pair, the two-hot-spot prior (twospots).
 --pairs edges (Manhattan only): the 4-neighbour edges (what optdp solves
 after dropping implied pairs); --pairs all: every ordered pair.
 Prints one JSON line: the loss (= -optimum), wall time and process CPU time
@@ -53,6 +58,26 @@ def hotspot_prior(pts, w):
     return [v / t for v in p]
 
 
+def twospots_prior(pts):
+    """exp(-|p-(2.5,2.5)|^2/2) + exp(-|p-(7.5,6)|^2/2) + 1e-3, normalised (bench/lp_points_bench_test.go)."""
+    p = [math.exp(-((x - 2.5) ** 2 + (y - 2.5) ** 2) / 2) + math.exp(-((x - 7.5) ** 2 + (y - 6) ** 2) / 2) + 1e-3
+         for (x, y) in pts]
+    t = sum(p)
+    return [v / t for v in p]
+
+
+def read_points(path):
+    pts = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line[0].isalpha():
+                continue
+            x, y = line.split(",")
+            pts.append((float(x), float(y)))
+    return pts
+
+
 def pairs_of(metric, pts, w, eps, which):
     n = len(pts)
     out = []
@@ -84,11 +109,20 @@ def main():
     ap.add_argument("--pairs", default=None, choices=["edges", "all"])
     ap.add_argument("--method", default="highs-ipm", choices=["highs-ipm", "highs-ds", "highs"])
     ap.add_argument("--time-limit", type=float, default=600)
+    ap.add_argument("--points", default=None, help="x,y file (km): Euclidean, all pairs, two-hot-spot prior")
     a = ap.parse_args()
+    if a.points:
+        a.metric, a.prior, a.pairs = "euclid", "twospots", "all"
+        pts = read_points(a.points)
+        a.w = 0
+    else:
+        pts = points(a.w)
     which = a.pairs or ("edges" if a.metric == "manhattan" else "all")
-    pts = points(a.w)
     n = len(pts)
-    prior = [1.0 / n] * n if a.prior == "uniform" else hotspot_prior(pts, a.w)
+    if a.prior == "twospots":
+        prior = twospots_prior(pts)
+    else:
+        prior = [1.0 / n] * n if a.prior == "uniform" else hotspot_prior(pts, a.w)
     # Variables X[i][o] at index i*n+o; minimise the expected distance.
     c = np.array([prior[i] * dist(a.metric, pts[i], pts[o]) for i in range(n) for o in range(n)])
     ps = pairs_of(a.metric, pts, a.w, a.eps, which)
@@ -109,7 +143,7 @@ def main():
     res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method=a.method,
                   options={"time_limit": a.time_limit, "presolve": True})
     t, cpu = time.time() - t0, time.process_time() - c0
-    print(json.dumps({"metric": a.metric, "w": a.w, "n": n, "eps": a.eps, "prior": a.prior, "pairs": which,
+    print(json.dumps({"metric": a.metric, "w": a.w, "points": a.points, "n": n, "eps": a.eps, "prior": a.prior, "pairs": which,
                       "constraints": r + n, "variables": n * n, "method": a.method, "status": res.status,
                       "message": res.message, "loss": res.fun, "time_s": round(t, 3), "cpu_s": round(cpu, 3)}))
 

@@ -38,7 +38,8 @@ type ClosureMetric struct {
 	d      []float64
 	kind   string // "roads" or "dist"
 	source string
-	repair float64 // the spec's repair tolerance (dist)
+	repair float64  // the spec's repair tolerance (dist)
+	edges  [][2]int // roads: the edges that are shortest paths (PathEdges)
 
 	// Lowered is the number of pairs i < j the closure lowered, MaxLowered
 	// the largest relative lowering (d(i,j) - d'(i,j))/d(i,j) (RepairMatrix).
@@ -46,7 +47,22 @@ type ClosureMetric struct {
 	MaxLowered float64
 }
 
-var _ Rounded = (*ClosureMetric)(nil)
+var (
+	_ Rounded   = (*ClosureMetric)(nil)
+	_ PathGraph = (*ClosureMetric)(nil)
+)
+
+// PathEdges is, for road distances (NewRoads), the roads (u, v), u < v,
+// that are a shortest path between their ends (d̂(u,v) equal to the
+// road's length up to a relative 1e-9): the others are implied by the
+// shorter paths, and every shortest path runs along these. A repaired
+// distance matrix has none (ok false).
+func (c *ClosureMetric) PathEdges() ([][2]int, bool) {
+	if c.kind != "roads" {
+		return nil, false
+	}
+	return c.edges, true
+}
 
 // Len is n.
 func (c *ClosureMetric) Len() int { return c.n }
@@ -179,7 +195,17 @@ func NewRoads(n int, edges []WeightedEdge) (*ClosureMetric, error) {
 			d[i*n+j], d[j*n+i] = x, x
 		}
 	}
-	return &ClosureMetric{n: n, d: d, kind: "roads"}, nil
+	// The roads that are shortest paths between their ends, once each.
+	var kept [][2]int
+	seen := make(map[[2]int]bool, len(edges))
+	for _, e := range edges {
+		u, v := min(e.U, e.V), max(e.U, e.V)
+		if key := [2]int{u, v}; !seen[key] && d[u*n+v] >= e.W*(1-1e-9) {
+			seen[key] = true
+			kept = append(kept, key)
+		}
+	}
+	return &ClosureMetric{n: n, d: d, kind: "roads", edges: kept}, nil
 }
 
 type heapItem struct {

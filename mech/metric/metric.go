@@ -26,6 +26,20 @@ type Graph interface {
 	Edges() iter.Seq2[int, int]
 }
 
+// PathGraph is a metric of shortest paths along weighted edges (a road
+// network): d(i,j) is the least sum of the edge lengths d(u,v) along a path
+// from i to j, so that the constraints at eps·d(u,v) on the edges imply
+// those at eps·d(i,j) on every pair (the ratios multiply along a shortest
+// path, docs/MATH.md §1.3), up to the rounding of the sums, which an exact
+// audit over every pair settles.
+type PathGraph interface {
+	Metric
+	// PathEdges lists edges (i, j), i < j, each a shortest path between
+	// its ends, whose shortest paths give every distance; ok is false when
+	// the metric has no such list.
+	PathEdges() (edges [][2]int, ok bool)
+}
+
 // Lattice is a metric on a row-major box lattice whose distance depends only
 // on the coordinate differences (translation invariance): Line, Sum, KCount
 // and Grid. Phi is then (block-)Toeplitz, which structured solvers exploit

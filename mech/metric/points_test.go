@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -171,6 +172,22 @@ func TestRoadsHandTable(t *testing.T) {
 	rb, ok := DistRounding(r)
 	if !ok || rb.MinDist != 1 || rb.Defect <= 0 || rb.Defect > 1e-12 {
 		t.Errorf("rounding bound %+v, %v", rb, ok)
+	}
+	// The roads that are shortest paths: 0-2 (10 > 5) and 1-3 (7 > 4)
+	// are implied by shorter paths, the second 3-4 (9) by the first (4).
+	edges, ok := r.PathEdges()
+	if want := [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}}; !ok || !slices.Equal(edges, want) {
+		t.Errorf("path edges %v (%v), want %v", edges, ok, want)
+	}
+	if _, ok := PathGraph(r).PathEdges(); !ok {
+		t.Error("roads: no path edges")
+	}
+	rm, err := RepairMatrix([][]float64{{0, 1}, {1, 0}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := rm.PathEdges(); ok || e != nil {
+		t.Errorf("a repaired matrix has path edges %v", e)
 	}
 }
 

@@ -30,8 +30,8 @@ type Attempt struct {
 // Thresholds of MethodAuto's choice (random planar points, Euclidean
 // distance, two-hot-spot prior, distance loss, eps 1, 2 shared cores: the
 // exact LP 0.3 s / 5 s at 40 / 80 points, 78 s at 120; constraint
-// generation from a spanner's pairs 0.17 s / 0.81 s / 9.2 s / 107 s at
-// 40 / 80 / 200 / 400 points, every one certified to 1e-8).
+// generation from a spanner's pairs with warm rounds 0.33 s / 0.86 s /
+// 5.2 s / 38.6 s at 40 / 80 / 200 / 400 points, certified to 1e-6).
 const (
 	// autoDenseDegree: more pairs per row than this (after the implied
 	// offsets of a lattice are dropped) is a dense metric, for which
@@ -116,6 +116,10 @@ func chooseMethod(m metric.Metric, p *lp.Problem, lo *lp.Options) (Method, strin
 	kind := "dense"
 	if _, ok := m.(metric.Graph); ok {
 		kind = "graph"
+	} else if g, ok := m.(metric.PathGraph); ok {
+		if _, ok := g.PathEdges(); ok {
+			kind = "road"
+		}
 	} else if _, ok := m.(metric.Lattice); ok {
 		kind = "lattice"
 	}

@@ -113,3 +113,71 @@ func TestAutoFallsBack(t *testing.T) {
 	}
 	t.Logf("best %s (%s), gap %.3g", r.Method, r.MethodReason, r.Gap)
 }
+
+// TestAutoRoads: on a random road network (a chain through random points
+// plus random extra roads, each road up to twice as long as the straight
+// line, so that some are implied by shorter paths), the default method
+// constrains only the roads that are shortest paths (both orientations),
+// solves the exact LP, passes the exact audit over every pair (in
+// mustOptimal), and its bounds overlap those of the exact LP given every
+// pair of the same distance table (a matrix metric: lp.Solve prunes those
+// pairs itself).
+func TestAutoRoads(t *testing.T) {
+	for _, seed := range []uint64{3, 4} {
+		rng := rand.New(rand.NewPCG(seed, 99))
+		const n = 24
+		xs, ys := make([]float64, n), make([]float64, n)
+		for i := range xs {
+			xs[i], ys[i] = 10*rng.Float64(), 10*rng.Float64()
+		}
+		length := func(u, v int) float64 { return math.Hypot(xs[u]-xs[v], ys[u]-ys[v]) * (1 + rng.Float64()) }
+		var edges []metric.WeightedEdge
+		for i := 1; i < n; i++ {
+			edges = append(edges, metric.WeightedEdge{U: i - 1, V: i, W: length(i-1, i)})
+		}
+		for range 2 * n {
+			u, v := rng.IntN(n), rng.IntN(n)
+			if u != v {
+				edges = append(edges, metric.WeightedEdge{U: u, V: v, W: length(u, v)})
+			}
+		}
+		m, err := metric.NewRoads(n, edges)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept, _ := m.PathEdges()
+		prior := make([]float64, n)
+		for i := range prior {
+			prior[i] = 1 + 10*math.Exp(-(math.Pow(xs[i]-3, 2)+math.Pow(ys[i]-3, 2))/4)
+		}
+		var s float64
+		for _, v := range prior {
+			s += v
+		}
+		for i := range prior {
+			prior[i] /= s
+		}
+		const eps = 0.7
+		r := mustOptimal(t, m, eps, prior, &Options{Gain: GainDistance})
+		if r.Method != MethodExact || !strings.Contains(r.MethodReason, "road") || r.Pairs > 2*len(kept) {
+			t.Errorf("seed %d: method %s (%s), %d pairs for %d roads kept of %d", seed, r.Method, r.MethodReason, r.Pairs, len(kept), len(edges))
+		}
+		d := make([][]float64, n)
+		for i := range d {
+			d[i] = make([]float64, n)
+			for j := range d[i] {
+				d[i][j] = m.Dist(i, j)
+			}
+		}
+		mm, err := metric.NewMatrix(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := mustOptimal(t, mm, eps, prior, &Options{Gain: GainDistance, Method: MethodExact})
+		slack := 1e-12 * math.Max(math.Abs(ex.Dual), math.Abs(r.Dual))
+		if r.Primal > ex.Dual+slack || ex.Primal > r.Dual+slack {
+			t.Errorf("seed %d: roads [%.12g, %.12g] and all pairs [%.12g, %.12g] do not overlap", seed, r.Primal, r.Dual, ex.Primal, ex.Dual)
+		}
+		t.Logf("seed %d: %d roads, %d kept; loss %.10g (gap %.2g) against %.10g (gap %.2g, %d pairs)", seed, len(edges), len(kept), -r.Primal, r.Gap, -ex.Primal, ex.Gap, ex.Pairs)
+	}
+}

@@ -403,7 +403,8 @@ func optimalGain(m metric.Metric, prior []float64, o Options) ([]float64, error)
 
 // privacyPairs lists the LP's ratio constraints
 // X[i][k] <= e^{eps d(i,h)} X[h][k]: both orientations of every edge of a
-// Graph (which suffice, docs/MATH.md §1.3), of the pairs of a Lattice at
+// Graph (which suffice, docs/MATH.md §1.3), of the roads of a PathGraph
+// that are shortest paths (at their road distances), of the pairs of a Lattice at
 // the offsets not implied by shorter ones (latticePairs, the 1-spanner of
 // §11.5 computed on offsets: a Manhattan grid's edges), or of every pair at
 // finite distance otherwise. A ratio that overflows is clamped to 1e300, a
@@ -417,6 +418,17 @@ func privacyPairs(m metric.Metric, eps float64) []lp.Pair {
 			ps = append(ps, lp.Pair{I: i, H: h, W: w}, lp.Pair{I: h, H: i, W: w})
 		}
 		return ps
+	}
+	if g, ok := m.(metric.PathGraph); ok {
+		if edges, ok := g.PathEdges(); ok {
+			// Road distances: the roads that are shortest paths imply
+			// every other pair (the audit checks them all).
+			for _, e := range edges {
+				w := ratio(e[0], e[1])
+				ps = append(ps, lp.Pair{I: e[0], H: e[1], W: w}, lp.Pair{I: e[1], H: e[0], W: w})
+			}
+			return ps
+		}
 	}
 	if l, ok := m.(metric.Lattice); ok {
 		// Translation invariance: drop the implied pairs by offsets,

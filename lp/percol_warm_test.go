@@ -1,0 +1,96 @@
+package lp
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// randomPlanar returns n random points in a 10×10 square and the
+// distance-loss problem on them (every ordered pair at ratio e^{eps d}),
+// with a prior peaked at one corner and floored.
+func randomPlanar(n int, seed uint64, eps float64) (*Problem, [][2]float64) {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e37))
+	pts := make([][2]float64, n)
+	prior := make([]float64, n)
+	var sum float64
+	for i := range pts {
+		pts[i] = [2]float64{10 * rng.Float64(), 10 * rng.Float64()}
+		prior[i] = math.Exp(-(math.Pow(pts[i][0]-2.5, 2)+math.Pow(pts[i][1]-2.5, 2))/2) + 0.02
+		sum += prior[i]
+	}
+	c := make([]float64, n*n)
+	for i := range pts {
+		for o := range pts {
+			c[i*n+o] = -prior[i] / sum * l2(pts[i], pts[o])
+		}
+	}
+	return &Problem{N: n, M: n, C: c, Pairs: metricPairs(pts, l2, eps)}, pts
+}
+
+// TestGenerateSpannerStartSimplex: per-column generation from a spanner's
+// pairs (the path of irregular point sets: later rounds warm-started) on 5 and 6 random points brackets the exact
+// rational optimum of the dense simplex over math/big, and its X passes
+// every pair.
+func TestGenerateSpannerStartSimplex(t *testing.T) {
+	if testing.Short() {
+		t.Skip("exact simplex")
+	}
+	for _, c := range []struct {
+		n    int
+		seed uint64
+		eps  float64
+	}{{5, 1, 0.8}, {6, 2, 0.5}} {
+		p, _ := randomPlanar(c.n, c.seed, c.eps)
+		exact, _ := exactOptimum(p).Float64()
+		g, err := Generate(context.Background(), p, &GenerateOptions{Options: Options{Tol: 1e-9}, PerColumn: true, SpannerStart: 1.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := math.Abs(exact)
+		if g.Primal > exact+1e-12*s || g.Dual < exact-1e-12*s || g.Gap > 1e-9 {
+			t.Errorf("n = %d: [%.12g, %.12g] gap %.2g does not bracket the exact optimum %.12g", c.n, g.Primal, g.Dual, g.Gap, exact)
+		}
+		checkFeasible(t, p, g.X)
+		if e := auditEps(p, g.X, c.eps); !(e <= c.eps) {
+			t.Errorf("n = %d: audit eps %v > %v", c.n, e, c.eps)
+		}
+	}
+}
+
+// TestGenerateWarmRounds: on 40 and 60 random points with eps = 1 (dense:
+// every pair constrained), generation from a 1.5-spanner's pairs (which
+// starts a round from the previous round's iterate when that added few
+// pairs: at 60 points, at least one round), and its certified
+// interval overlaps the one of Solve on every pair (a single LP, no
+// generation); the answer passes every pair.
+func TestGenerateWarmRounds(t *testing.T) {
+	sizes := []int{60, 40}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, n := range sizes {
+		p, _ := randomPlanar(n, uint64(n), 1)
+		g, err := Generate(context.Background(), p, &GenerateOptions{Options: Options{Tol: 1e-8}, PerColumn: true, SpannerStart: 1.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Solve(context.Background(), p, &Options{Tol: 1e-8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		slack := 1e-12 * math.Max(math.Abs(r.Dual), math.Abs(g.Dual))
+		if g.Primal > r.Dual+slack || r.Primal > g.Dual+slack || g.Gap > 1e-8 {
+			t.Errorf("n = %d: generate [%.12g, %.12g] (gap %.2g) and solve [%.12g, %.12g] do not overlap", n, g.Primal, g.Dual, g.Gap, r.Primal, r.Dual)
+		}
+		if n == 60 && g.warmRounds == 0 {
+			t.Errorf("n = %d: %d rounds, none warm", n, g.Rounds)
+		}
+		checkFeasible(t, p, g.X)
+		if e := auditEps(p, g.X, 1); !(e <= 1) {
+			t.Errorf("n = %d: audit eps %v > 1", n, e)
+		}
+		t.Logf("n = %d: %d rounds (%d warm), %d + iterations; solve %d iterations", n, g.Rounds, g.warmRounds, g.Iterations, r.Iterations)
+	}
+}
