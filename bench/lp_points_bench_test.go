@@ -30,6 +30,7 @@ import (
 //     in the same square, road distances, the same prior, target 1e-6.
 //
 // Metrics besides reportLP's: rounds (constraint generation), audit-eps.
+// OPTDP_BENCH_METHOD=exact|generate|spanner forces a method.
 // With OPTDP_POINTS_OUT=DIR the point sets are written to
 // DIR/points-N.csv (x,y in km), which bench/peers/lp_highs.py --points
 // reads to solve the same LP with HiGHS.
@@ -163,6 +164,7 @@ func runOptimal(b *testing.B, m metric.Metric, prior []float64, tol float64) {
 	var err error
 	cpu0 := cpuSeconds()
 	o := &optimal.Options{Gain: optimal.GainDistance, Tol: tol, Settings: run.Settings{Budget: cityBudget}}
+	o.Method = optimal.Method(os.Getenv("OPTDP_BENCH_METHOD")) // "" is the default, auto
 	if os.Getenv("OPTDP_BENCH_PROGRESS") != "" {
 		t0 := time.Now()
 		o.Progress = func(p run.Progress) {

@@ -1,11 +1,8 @@
 package linear
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/optdp/optdp/run"
 )
@@ -27,68 +24,24 @@ func ReadMarginalRecords(attrs []Attribute, r io.Reader, budget run.Budget) (*Ma
 			return nil, fmt.Errorf("linear: records: %w: attribute %d (%q) has size %d, want 1..%d", run.ErrBadInput, i, a.Name, a.Size, maxSpecAttrSize)
 		}
 	}
+	if err := budget.Validate(); err != nil {
+		return nil, fmt.Errorf("linear: records: %w", err)
+	}
 	d := &MarginalData{Columns: make([][]int32, len(attrs))}
-	col := make([]int, len(attrs))
-	for i := range col {
-		col[i] = i
-	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	split := func(t string) []string {
-		return strings.FieldsFunc(t, func(c rune) bool { return c == ',' || c == ';' || c == ' ' || c == '\t' })
-	}
-	line, rows, first := 0, 0, true
 	limit := float64(budget.Bytes())
-	if budget < 0 {
-		limit = -1
-	}
-	for sc.Scan() {
-		line++
-		t := strings.TrimSpace(sc.Text())
-		if t == "" || strings.HasPrefix(t, "#") {
-			continue
+	rows := 0
+	err := scanRecords(attrs, r, "records", func(vals []int) error {
+		if rows == 1<<31-1 || 4*float64(len(attrs))*float64(rows+1) > limit {
+			return fmt.Errorf("more than %d records of %d attributes (4 bytes each) exceed the memory budget: %w", rows, len(attrs), run.ErrTooLarge)
 		}
-		fields := split(t)
-		if len(fields) == 0 {
-			return nil, fmt.Errorf("linear: records: %w: line %d has only separators", run.ErrBadInput, line)
-		}
-		if first {
-			first = false
-			if _, err := strconv.Atoi(fields[0]); err != nil { // a header
-				pos := map[string]int{}
-				for k, f := range fields {
-					if j, dup := pos[f]; dup {
-						return nil, fmt.Errorf("linear: records: %w: the header (line %d) names column %q twice (columns %d and %d)", run.ErrBadInput, line, f, j+1, k+1)
-					}
-					pos[f] = k
-				}
-				for i, a := range attrs {
-					k, ok := pos[a.Name]
-					if !ok {
-						return nil, fmt.Errorf("linear: records: %w: the header (line %d) has no column %q", run.ErrBadInput, line, a.Name)
-					}
-					col[i] = k
-				}
-				continue
-			}
-		}
-		if rows == 1<<31-1 || (limit >= 0 && 4*float64(len(attrs))*float64(rows+1) > limit) {
-			return nil, fmt.Errorf("linear: records: more than %d records of %d attributes (4 bytes each) exceed the memory budget: %w", rows, len(attrs), run.ErrTooLarge)
-		}
-		for i, a := range attrs {
-			if col[i] >= len(fields) {
-				return nil, fmt.Errorf("linear: records: %w: line %d has %d fields, attribute %q is column %d", run.ErrBadInput, line, len(fields), a.Name, col[i]+1)
-			}
-			v, err := strconv.Atoi(fields[col[i]])
-			if err != nil || v < 0 || v >= a.Size {
-				return nil, fmt.Errorf("linear: records: %w: line %d: %s = %q is not an integer in [0, %d)", run.ErrBadInput, line, a.Name, fields[col[i]], a.Size)
-			}
+		for i, v := range vals {
 			d.Columns[i] = append(d.Columns[i], int32(v))
 		}
 		rows++
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("linear: records: reading: %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if rows == 0 {
 		return nil, fmt.Errorf("linear: records: %w: no records", run.ErrBadInput)

@@ -34,7 +34,7 @@ func Histogram(attrs []Attribute, r io.Reader, budget run.Budget) ([]float64, er
 	cells := 1.0
 	for i, a := range attrs {
 		if a.Size < 1 {
-			return nil, fmt.Errorf("histogram: %w: attribute %d (%q) has size %d", run.ErrBadInput, i, a.Name, a.Size)
+			return nil, fmt.Errorf("linear: histogram: %w: attribute %d (%q) has size %d", run.ErrBadInput, i, a.Name, a.Size)
 		}
 		cells *= float64(a.Size)
 	}
@@ -45,16 +45,44 @@ func Histogram(attrs []Attribute, r io.Reader, budget run.Budget) ([]float64, er
 		return nil, err
 	}
 	x := make([]float64, int(cells))
+	records := 0
+	err := scanRecords(attrs, r, "histogram", func(vals []int) error {
+		idx := 0
+		for i, a := range attrs {
+			idx = idx*a.Size + vals[i]
+		}
+		x[idx]++
+		records++
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if records == 0 {
+		return nil, fmt.Errorf("linear: histogram: %w: no records", run.ErrBadInput)
+	}
+	return x, nil
+}
+
+// scanRecords reads records in Histogram's CSV format from r and calls
+// visit with each record's values, one per attribute in attrs' order, each
+// checked to lie in [0, Size) (vals is reused between calls). Errors wrap
+// run.ErrBadInput (a line of separators only, a header naming a column
+// twice or missing an attribute, a short line, a value that is not an
+// integer in its domain), visit's error, or the reader's; each names
+// "linear: what" and the line.
+func scanRecords(attrs []Attribute, r io.Reader, what string, visit func(vals []int) error) error {
 	col := make([]int, len(attrs)) // column of each attribute
 	for i := range col {
 		col[i] = i
 	}
+	vals := make([]int, len(attrs))
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	line, records, first := 0, 0, true
 	split := func(t string) []string {
 		return strings.FieldsFunc(t, func(c rune) bool { return c == ',' || c == ';' || c == ' ' || c == '\t' })
 	}
+	line, first := 0, true
 	for sc.Scan() {
 		line++
 		t := strings.TrimSpace(sc.Text())
@@ -63,48 +91,44 @@ func Histogram(attrs []Attribute, r io.Reader, budget run.Budget) ([]float64, er
 		}
 		fields := split(t)
 		if len(fields) == 0 {
-			return nil, fmt.Errorf("histogram: %w: line %d has only separators", run.ErrBadInput, line)
+			return fmt.Errorf("linear: %s: %w: line %d has only separators", what, run.ErrBadInput, line)
 		}
 		if first {
 			first = false
 			if _, err := strconv.Atoi(fields[0]); err != nil { // a header
 				pos := map[string]int{}
 				for k, f := range fields {
-					name := strings.TrimSpace(f)
-					if j, dup := pos[name]; dup {
-						return nil, fmt.Errorf("histogram: %w: the header (line %d) names column %q twice (columns %d and %d)", run.ErrBadInput, line, name, j+1, k+1)
+					if j, dup := pos[f]; dup {
+						return fmt.Errorf("linear: %s: %w: the header (line %d) names column %q twice (columns %d and %d)", what, run.ErrBadInput, line, f, j+1, k+1)
 					}
-					pos[name] = k
+					pos[f] = k
 				}
 				for i, a := range attrs {
 					k, ok := pos[a.Name]
 					if !ok {
-						return nil, fmt.Errorf("histogram: %w: the header (line %d) has no column %q", run.ErrBadInput, line, a.Name)
+						return fmt.Errorf("linear: %s: %w: the header (line %d) has no column %q", what, run.ErrBadInput, line, a.Name)
 					}
 					col[i] = k
 				}
 				continue
 			}
 		}
-		idx := 0
 		for i, a := range attrs {
 			if col[i] >= len(fields) {
-				return nil, fmt.Errorf("histogram: %w: line %d has %d fields, attribute %q is column %d", run.ErrBadInput, line, len(fields), a.Name, col[i]+1)
+				return fmt.Errorf("linear: %s: %w: line %d has %d fields, attribute %q is column %d", what, run.ErrBadInput, line, len(fields), a.Name, col[i]+1)
 			}
 			v, err := strconv.Atoi(fields[col[i]])
 			if err != nil || v < 0 || v >= a.Size {
-				return nil, fmt.Errorf("histogram: %w: line %d: %s = %q is not an integer in [0, %d)", run.ErrBadInput, line, a.Name, fields[col[i]], a.Size)
+				return fmt.Errorf("linear: %s: %w: line %d: %s = %q is not an integer in [0, %d)", what, run.ErrBadInput, line, a.Name, fields[col[i]], a.Size)
 			}
-			idx = idx*a.Size + v
+			vals[i] = v
 		}
-		x[idx]++
-		records++
+		if err := visit(vals); err != nil {
+			return fmt.Errorf("linear: %s: line %d: %w", what, line, err)
+		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("histogram: reading records: %w", err)
+		return fmt.Errorf("linear: %s: reading records: %w", what, err)
 	}
-	if records == 0 {
-		return nil, fmt.Errorf("linear: histogram: %w: no records", run.ErrBadInput)
-	}
-	return x, nil
+	return nil
 }
