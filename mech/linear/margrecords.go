@@ -37,7 +37,7 @@ func ReadMarginalRecords(attrs []Attribute, r io.Reader, budget run.Budget) (*Ma
 	split := func(t string) []string {
 		return strings.FieldsFunc(t, func(c rune) bool { return c == ',' || c == ';' || c == ' ' || c == '\t' })
 	}
-	line, rows, first := 0, 0, true
+	line, rows, first, width := 0, 0, true, 0 // width: the header's fields (0: no header)
 	limit := float64(budget.Bytes())
 	if budget < 0 {
 		limit = -1
@@ -69,11 +69,15 @@ func ReadMarginalRecords(attrs []Attribute, r io.Reader, budget run.Budget) (*Ma
 					}
 					col[i] = k
 				}
+				width = len(fields)
 				continue
 			}
 		}
 		if rows == 1<<31-1 || (limit >= 0 && 4*float64(len(attrs))*float64(rows+1) > limit) {
 			return nil, fmt.Errorf("linear: records: more than %d records of %d attributes (4 bytes each) exceed the memory budget: %w", rows, len(attrs), run.ErrTooLarge)
+		}
+		if width > 0 && len(fields) > width {
+			return nil, fmt.Errorf("linear: records: %w: line %d has %d fields, more than the header's %d (a separator inside a value?)", run.ErrBadInput, line, len(fields), width)
 		}
 		for i, a := range attrs {
 			if col[i] >= len(fields) {

@@ -151,6 +151,18 @@ func (p *csvParser) line(c *counter, b []byte, line int64) error {
 			}
 		}
 	}
+	if p.names != nil {
+		// Under a header, a value beyond the header's last column (an
+		// unquoted delimiter inside a value shifts the columns) is refused;
+		// empty trailing fields ("1,2,") are tolerated.
+		for col := p.need; pos <= len(b); col++ {
+			var f []byte
+			f, pos = p.field(b, pos)
+			if col >= len(p.names) && len(unquote(f)) > 0 {
+				return fmt.Errorf("tables: %w: line %d has a value %q in field %d, beyond the header's %d columns", run.ErrBadInput, line, f, col+1, len(p.names))
+			}
+		}
+	}
 	if p.exact && pos <= len(b) {
 		return fmt.Errorf("tables: %w: line %d has more than the %d fields of a histogram without a header (the attributes, then the count)", run.ErrBadInput, line, p.need)
 	}

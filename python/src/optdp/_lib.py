@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, Optional, TypeVar
 
 import numpy as np
 
-from .errors import BadInputError, error_for
+from .errors import BadInputError, TooLargeError, error_for
 
 _P_DOUBLE = POINTER(c_double)
 _P_INT64 = POINTER(c_int64)
@@ -383,6 +383,19 @@ def check_options(options: Dict[str, Any]) -> None:
             raise BadInputError(f"optdp: {k} = {v!r} (want a finite number >= 0)")
         if v < 0:
             raise BadInputError(f"optdp: {k} = {v!r} (want >= 0; 0 for the default)")
+
+
+# The library's default memory budget (run.Budget 0: 4 GiB), for the
+# arrays allocated here before a call.
+DEFAULT_BUDGET = 4 << 30
+
+
+def check_output_size(name: str, nbytes: int) -> None:
+    """Refuses an output array over the default memory budget
+    (TooLargeError) before numpy allocates it."""
+    if nbytes > DEFAULT_BUDGET:
+        raise TooLargeError(f"optdp: {name}: the output needs {nbytes / 2**30:.3g} GiB, over the memory budget of "
+                            f"{DEFAULT_BUDGET / 2**30:.3g} GiB; draw in batches")
 
 
 def dptr(a: Optional[np.ndarray]):
