@@ -15,7 +15,7 @@ import (
 // optional header naming the columns) into the columns of a MarginalData,
 // without forming the histogram: 4 bytes per attribute and record, checked
 // against budget as the records arrive. Errors match run.ErrBadInput (a
-// value outside its domain, a short line, a header without an attribute's
+// value outside its domain, a short line, a line longer than the header, a header without an attribute's
 // column, no records) or run.ErrTooLarge (the budget, or more than 2^31-1
 // records).
 func ReadMarginalRecords(attrs []Attribute, r io.Reader, budget run.Budget) (*MarginalData, error) {

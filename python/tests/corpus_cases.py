@@ -11,11 +11,13 @@ library's own output)."""
 
 from __future__ import annotations
 
+import atexit
 import copy
 import ctypes
 import math
 import os
 import pickle
+import shutil
 import tempfile
 import time
 import traceback
@@ -498,6 +500,7 @@ bad("progress-not-callable", lambda: optdp.optimal("line:n=300", 1.0, progress=5
 # linear: workloads, strategies, files.
 
 tmpd = tempfile.mkdtemp(prefix="optdp-corpus-")
+atexit.register(shutil.rmtree, tmpd, True)
 
 
 def _file(name, data: bytes) -> str:
@@ -571,8 +574,8 @@ good("huge-tight-line-closed-form", lambda: optdp.tight("line:n=4000000000", 1.0
 # The residual planner never forms the 10^24-cell domain: a finite plan.
 good("huge-marginal-cells-plan", lambda: linear.plan_marginals([10**6] * 4, [(0, 1, 2, 3)], 1.0, 1e-6),
      lambda p: p.sigma > 0 and np.all(np.isfinite(p.variance)))
-bad("metric-edges-bool-vertex", lambda: optdp.Metric.from_edges(3, [[True, 2]]), "",
-    xfail="np.asarray([[True, 2]]) is int64 [[1, 2]]: a bool among ints is read as vertex 1")
+bad("metric-edges-bool-vertex", lambda: optdp.Metric.from_edges(3, [[True, 2]]), "boolean")
+bad("marg-records-bool", lambda: linear.answer_marginals([2, 3], [(0, 1)], [[True, 2]], 1.0, 1e-6, seed=1), "boolean")
 bad("linear-strategy-singular", lambda: linear.error(linear.Identity(2), linear.MatrixStrategy(np.ones((2, 2))), 1.0),
     "does not support", exc=UnsupportedError)
 good("linear-identity-error", lambda: linear.error(linear.Identity(5), linear.IdentityStrategy(5), 1.0).tse,

@@ -31,7 +31,8 @@ const MaxCSVLine = 1 << 20
 // quotes and padded with blanks. The first line is a header if its first
 // field is not an integer: columns are then matched to the attributes (and
 // to the count column of a histogram) by name, other columns are ignored,
-// and a name given twice is refused. Without a header the columns are the
+// a name given twice is refused, and so is a value beyond the header's last
+// column (empty trailing fields are tolerated). Without a header the columns are the
 // attributes in order, followed, for a histogram, by the count and nothing
 // else. An attribute's value is an integer in [0, Size) ("3.0" is read as 3);
 // a count is an integer in [0, 2^53], written as an integer (parsed

@@ -315,6 +315,16 @@ def as_int_array(x: Any, name: str) -> np.ndarray:
         raise BadInputError(f"optdp: {name} is not an array of integers ({e})") from None
     if raw.size == 0:
         return np.zeros(raw.shape, dtype=np.int64)
+    if isinstance(x, (list, tuple)) and raw.dtype.kind in "iu":
+        # numpy reads [[True, 2]] as the integers [[1, 2]]: look for the
+        # booleans in the Python lists themselves.
+        try:
+            flat = np.asarray(x, dtype=object).ravel()
+        except (TypeError, ValueError):
+            flat = np.empty(0, dtype=object)
+        for v in flat:
+            if isinstance(v, (bool, np.bool_)):
+                raise BadInputError(f"optdp: {name} holds the boolean {v!r}, not an integer")
     kind = raw.dtype.kind
     if kind == "O":
         vals = list(raw.flat)
