@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -35,7 +36,7 @@ func TruncatedGeometric(n int, eps float64, sens int) (*mat.Dense, error) {
 		return nil, fmt.Errorf("truncated geometric: %w", err)
 	}
 	if sens < 1 {
-		return nil, fmt.Errorf("mech: truncated geometric: sensitivity must be >= 1, got %d", sens)
+		return nil, fmt.Errorf("mech: truncated geometric: sensitivity must be >= 1, got %d: %w", sens, run.ErrBadInput)
 	}
 	if err := ValidateDenseSize(n, n, "truncated geometric"); err != nil {
 		return nil, err
@@ -108,13 +109,13 @@ func GeometricPerCount(u, k int, eps float64) (*mat.Dense, error) {
 		return nil, fmt.Errorf("geometric per count: %w", err)
 	}
 	if u < 1 || k < 1 {
-		return nil, fmt.Errorf("mech: geometric per count: need u >= 1 and k >= 1, got u=%d, k=%d", u, k)
+		return nil, fmt.Errorf("mech: geometric per count: need u >= 1 and k >= 1, got u=%d, k=%d: %w", u, k, run.ErrBadInput)
 	}
 	side := u + 1
 	n := 1
 	for c := 0; c < k; c++ {
 		if n > MaxDenseEntries/side {
-			return nil, fmt.Errorf("mech: geometric per count: %d^%d answers: the matrix would exceed %d entries", side, k, MaxDenseEntries)
+			return nil, fmt.Errorf("mech: geometric per count: %d^%d answers: the matrix would exceed %d entries: %w", side, k, MaxDenseEntries, run.ErrTooLarge)
 		}
 		n *= side
 	}
@@ -248,7 +249,7 @@ func Exponential(m metric.Metric, eps float64) (*mat.Dense, error) {
 		return nil, fmt.Errorf("exponential: %w", err)
 	}
 	if m == nil {
-		return nil, fmt.Errorf("mech: exponential: nil metric")
+		return nil, fmt.Errorf("mech: exponential: nil metric: %w", run.ErrBadInput)
 	}
 	n := m.Len()
 	if err := ValidateDenseSize(n, n, "exponential"); err != nil {
@@ -262,11 +263,11 @@ func Exponential(m metric.Metric, eps float64) (*mat.Dense, error) {
 		for k := range row {
 			d := m.Dist(i, k)
 			if math.IsNaN(d) || d < 0 {
-				return nil, fmt.Errorf("mech: exponential: metric %s has d(%d,%d) = %v", m, i, k, d)
+				return nil, fmt.Errorf("mech: exponential: metric %s has d(%d,%d) = %v: %w", m, i, k, d, run.ErrBadInput)
 			}
 			row[k] = math.Exp(-lev * d / 2)
 			if row[k] < 0x1p-1022 && !math.IsInf(d, 1) {
-				return nil, fmt.Errorf("mech: exponential: e^{-eps d/2} underflows float64 at d(%d,%d) = %v; use a smaller eps", i, k, d)
+				return nil, fmt.Errorf("mech: exponential: e^{-eps d/2} underflows float64 at d(%d,%d) = %v; use a smaller eps: %w", i, k, d, run.ErrBadInput)
 			}
 			s += row[k]
 		}
@@ -334,7 +335,7 @@ func PlanarGeometric(w, h int, step, eps float64) (*mat.Dense, error) {
 	}
 	c := BuildLevel(eps) / 2 * step
 	if c*math.Hypot(float64(w-1), float64(h-1)) > 700 {
-		return nil, fmt.Errorf("mech: planar geometric: eps/2·diagonal = %.4g > 700: the far entries underflow float64; use a smaller eps or grid", c*math.Hypot(float64(w-1), float64(h-1)))
+		return nil, fmt.Errorf("mech: planar geometric: eps/2·diagonal = %.4g > 700: the far entries underflow float64; use a smaller eps or grid: %w", c*math.Hypot(float64(w-1), float64(h-1)), run.ErrBadInput)
 	}
 	x := mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {
@@ -358,13 +359,13 @@ func PlanarGeometric(w, h int, step, eps float64) (*mat.Dense, error) {
 // privacy level eps per km.
 func checkGrid(w, h int, step, eps float64) error {
 	if w < 1 || h < 1 {
-		return fmt.Errorf("mech: grid size %d x %d must be at least 1 x 1", w, h)
+		return fmt.Errorf("mech: grid size %d x %d must be at least 1 x 1: %w", w, h, run.ErrBadInput)
 	}
 	if w > MaxDenseEntries/h {
-		return fmt.Errorf("mech: grid %d x %d has too many points", w, h)
+		return fmt.Errorf("mech: grid %d x %d has too many points: %w", w, h, run.ErrTooLarge)
 	}
 	if math.IsNaN(step) || math.IsInf(step, 0) || step <= 0 {
-		return fmt.Errorf("mech: grid step must be a finite number of km > 0, got %v", step)
+		return fmt.Errorf("mech: grid step must be a finite number of km > 0, got %v: %w", step, run.ErrBadInput)
 	}
 	return metric.CheckEps(eps)
 }
@@ -414,10 +415,10 @@ func auditPairs(x *mat.Dense, pairs []auditPair, eps float64) (AuditReport, erro
 	a := newExactAuditor(x, nil, eps)
 	for _, p := range pairs {
 		if p.i < 0 || p.h < 0 || p.i >= r || p.h >= r || p.i == p.h {
-			return AuditReport{}, fmt.Errorf("mech: audit: invalid pair (%d,%d) for answers 0..%d", p.i, p.h, r-1)
+			return AuditReport{}, fmt.Errorf("mech: audit: invalid pair (%d,%d) for answers 0..%d: %w", p.i, p.h, r-1, run.ErrBadInput)
 		}
 		if math.IsNaN(p.d) || p.d <= 0 {
-			return AuditReport{}, fmt.Errorf("mech: audit: d(%d,%d) = %v: distinct answers need a distance > 0", p.i, p.h, p.d)
+			return AuditReport{}, fmt.Errorf("mech: audit: d(%d,%d) = %v: distinct answers need a distance > 0: %w", p.i, p.h, p.d, run.ErrBadInput)
 		}
 		if math.IsInf(p.d, 1) {
 			continue

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -57,7 +58,7 @@ func RangeBound(u, v, r int, eps float64) (float64, error) {
 		return 0, fmt.Errorf("range bound: %w", err)
 	}
 	if r < 1 {
-		return 0, fmt.Errorf("mech: range bound: the range size r must be >= 1, got %d", r)
+		return 0, fmt.Errorf("mech: range bound: the range size r must be >= 1, got %d: %w", r, run.ErrBadInput)
 	}
 	l := floorLog(r, v)
 	if l >= u {
@@ -119,7 +120,7 @@ func BndMechanism(u, v int, eps float64) (*mat.Dense, error) {
 	n := 1
 	for k := 0; k < u; k++ {
 		if n > MaxDenseEntries/v {
-			return nil, fmt.Errorf("mech: bnd mechanism: %d^%d databases: the matrix would exceed %d entries", v, u, MaxDenseEntries)
+			return nil, fmt.Errorf("mech: bnd mechanism: %d^%d databases: the matrix would exceed %d entries: %w", v, u, MaxDenseEntries, run.ErrTooLarge)
 		}
 		n *= v
 	}
@@ -170,10 +171,10 @@ func dbHammingDist(x, z, u, v int) int {
 // checkDB validates the parameters of a database bound.
 func checkDB(u, v int, eps float64) error {
 	if u < 1 {
-		return fmt.Errorf("mech: the number of individuals u must be >= 1, got %d", u)
+		return fmt.Errorf("mech: the number of individuals u must be >= 1, got %d: %w", u, run.ErrBadInput)
 	}
 	if v < 2 {
-		return fmt.Errorf("mech: the number of values v must be >= 2, got %d", v)
+		return fmt.Errorf("mech: the number of values v must be >= 2, got %d: %w", v, run.ErrBadInput)
 	}
 	return metric.CheckEps(eps)
 }

@@ -267,7 +267,7 @@ var errRejected = errors.New("mech: rejected")
 // pass CryptoSource() for a real release.
 func (s *Sampler) Sample(trueAnswer int, src Source) (int, error) {
 	if trueAnswer < 0 || trueAnswer >= s.n {
-		return 0, fmt.Errorf("mech: sampler: true answer %d outside 0..%d", trueAnswer, s.n-1)
+		return 0, fmt.Errorf("mech: sampler: true answer %d outside 0..%d: %w", trueAnswer, s.n-1, run.ErrBadInput)
 	}
 	if src == nil {
 		return 0, fmt.Errorf("mech: sampler: nil randomness source (use mech.CryptoSource() for releases)")

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -167,7 +168,7 @@ func newPlanarLaplace(w, h int, step, eps float64) (*planarLaplace, error) {
 		return nil, fmt.Errorf("mech: planar laplace: eps*step = %.3g < %g: the cells' probabilities differ by less than the integration can resolve (the DP audit would fail); use a coarser step or a larger eps", c, minPlanarCell)
 	}
 	if diag := c * math.Hypot(float64(w), float64(h)); diag > 700 {
-		return nil, fmt.Errorf("mech: planar laplace: eps*diagonal = %.4g > 700: far cells' probabilities underflow float64; use a smaller eps or grid", diag)
+		return nil, fmt.Errorf("mech: planar laplace: eps*diagonal = %.4g > 700: far cells' probabilities underflow float64; use a smaller eps or grid: %w", diag, run.ErrBadInput)
 	}
 	return &planarLaplace{w: w, h: h, c: c, memo: make(map[[4]int]float64)}, nil
 }

@@ -50,7 +50,8 @@ func decodeText(s string, dst any, what string, optional bool) error {
 		}
 		return badInput("%s: %v", what, err)
 	}
-	if dec.More() {
+	// dec.More is false before a stray ']' or '}': look at the bytes left.
+	if strings.TrimSpace(s[dec.InputOffset():]) != "" {
 		return badInput("%s: trailing data after the JSON value", what)
 	}
 	return nil

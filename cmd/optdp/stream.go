@@ -204,6 +204,16 @@ func runStream(env *runEnv, args []string) error {
 	if set["bands"] && *bands < 1 {
 		return usagef("--bands %d: want >= 1", *bands)
 	}
+	if !(*tol >= 0) || math.IsInf(*tol, 0) {
+		return usagef("--tol %s: want a finite relative gap >= 0 (0: the default)", fmtFloat(*tol))
+	}
+	if !set["release"] {
+		for _, f := range []string{"eps", "delta", "seed"} {
+			if set[f] {
+				return usagef("--%s applies to --release (the privacy of the released stream)", f)
+			}
+		}
+	}
 	if set["release"] {
 		if err := checkEpsFlag("eps", *eps, set["eps"]); err != nil {
 			return err
@@ -352,7 +362,9 @@ func runStreamBLT(ctx context.Context, n, buffers int, s stream.Schema, loss str
 
 // streamReleaseFile releases the stream in path with strategy c.
 func streamReleaseFile(ctx context.Context, path string, n int, c mat.Matrix, s stream.Schema, eps, delta float64, seed int) (*streamRelease, error) {
-	data, err := os.ReadFile(path)
+	// Bounded as --data is (64 bytes a value): /dev/zero or an endless
+	// pipe stops at the limit instead of growing the buffer.
+	data, err := readBounded(path, priorFileBytes(n))
 	if err != nil {
 		return nil, dataError{fmt.Errorf("--release: %w", err)}
 	}

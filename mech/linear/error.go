@@ -290,7 +290,7 @@ func ProfileTrace(g Gram, a *Strategy) (float64, error) {
 	}
 	_, n := a.Dims()
 	if g.Dim() != n {
-		return 0, fmt.Errorf("linear: workload has domain size %d, strategy %v has %d", g.Dim(), a, n)
+		return 0, fmt.Errorf("linear: workload has domain size %d, strategy %v has %d: %w", g.Dim(), a, n, run.ErrBadInput)
 	}
 	if a.sum != nil {
 		return a.sum.trace(g)

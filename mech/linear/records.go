@@ -68,8 +68,9 @@ func Histogram(attrs []Attribute, r io.Reader, budget run.Budget) ([]float64, er
 // visit with each record's values, one per attribute in attrs' order, each
 // checked to lie in [0, Size) (vals is reused between calls). Errors wrap
 // run.ErrBadInput (a line of separators only, a header naming a column
-// twice or missing an attribute, a short line, a value that is not an
-// integer in its domain), visit's error, or the reader's; each names
+// twice or missing an attribute, a line with more fields than the header
+// or too few for an attribute, a value that is not an integer in its
+// domain), visit's error, or the reader's; each names
 // "linear: what" and the line.
 func scanRecords(attrs []Attribute, r io.Reader, what string, visit func(vals []int) error) error {
 	col := make([]int, len(attrs)) // column of each attribute
@@ -82,7 +83,7 @@ func scanRecords(attrs []Attribute, r io.Reader, what string, visit func(vals []
 	split := func(t string) []string {
 		return strings.FieldsFunc(t, func(c rune) bool { return c == ',' || c == ';' || c == ' ' || c == '\t' })
 	}
-	line, first := 0, true
+	line, first, width := 0, true, 0 // width: the header's fields (0: no header)
 	for sc.Scan() {
 		line++
 		t := strings.TrimSpace(sc.Text())
@@ -110,8 +111,12 @@ func scanRecords(attrs []Attribute, r io.Reader, what string, visit func(vals []
 					}
 					col[i] = k
 				}
+				width = len(fields)
 				continue
 			}
+		}
+		if width > 0 && len(fields) > width {
+			return fmt.Errorf("linear: %s: %w: line %d has %d fields, more than the header's %d (a separator inside a value?)", what, run.ErrBadInput, line, len(fields), width)
 		}
 		for i, a := range attrs {
 			if col[i] >= len(fields) {

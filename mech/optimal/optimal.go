@@ -357,26 +357,26 @@ func optimalGain(m metric.Metric, prior []float64, o Options) ([]float64, error)
 	switch {
 	case o.GainMatrix != nil:
 		if r, k := o.GainMatrix.Dims(); r != n || k != n {
-			return nil, fmt.Errorf("optimal: gain matrix is %d×%d, want %d×%d", r, k, n, n)
+			return nil, fmt.Errorf("optimal: gain matrix is %d×%d, want %d×%d: %w", r, k, n, n, run.ErrBadInput)
 		}
 		for i := 0; i < n; i++ {
 			for k := 0; k < n; k++ {
 				g := o.GainMatrix.At(i, k)
 				if math.IsNaN(g) || math.IsInf(g, 0) {
-					return nil, fmt.Errorf("optimal: gain[%d][%d] = %v, want a finite number", i, k, g)
+					return nil, fmt.Errorf("optimal: gain[%d][%d] = %v, want a finite number: %w", i, k, g, run.ErrBadInput)
 				}
 				c[i*n+k] = prior[i] * g
 			}
 		}
 	case o.LossMatrix != nil:
 		if r, k := o.LossMatrix.Dims(); r != n || k != n {
-			return nil, fmt.Errorf("optimal: loss matrix is %d×%d, want %d×%d", r, k, n, n)
+			return nil, fmt.Errorf("optimal: loss matrix is %d×%d, want %d×%d: %w", r, k, n, n, run.ErrBadInput)
 		}
 		for i := 0; i < n; i++ {
 			for k := 0; k < n; k++ {
 				l := o.LossMatrix.At(i, k)
 				if math.IsNaN(l) || math.IsInf(l, 0) {
-					return nil, fmt.Errorf("optimal: loss[%d][%d] = %v, want a finite number", i, k, l)
+					return nil, fmt.Errorf("optimal: loss[%d][%d] = %v, want a finite number: %w", i, k, l, run.ErrBadInput)
 				}
 				c[i*n+k] = -prior[i] * l
 			}
@@ -390,13 +390,13 @@ func optimalGain(m metric.Metric, prior []float64, o Options) ([]float64, error)
 			for k := 0; k < n; k++ {
 				d := m.Dist(i, k)
 				if math.IsInf(d, 1) {
-					return nil, fmt.Errorf("optimal: distance gain needs a connected metric; d(%d,%d) = +Inf in %s", i, k, m)
+					return nil, fmt.Errorf("optimal: distance gain needs a connected metric; d(%d,%d) = +Inf in %s: %w", i, k, m, run.ErrBadInput)
 				}
 				c[i*n+k] = -prior[i] * d
 			}
 		}
 	default:
-		return nil, fmt.Errorf("optimal: unknown gain %q (want %q or %q)", o.Gain, GainBinary, GainDistance)
+		return nil, fmt.Errorf("optimal: unknown gain %q (want %q or %q): %w", o.Gain, GainBinary, GainDistance, run.ErrBadInput)
 	}
 	return c, nil
 }

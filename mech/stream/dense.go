@@ -149,6 +149,11 @@ func denseSingle(ctx context.Context, n int, s Schema, opt *DenseOptions) (*Dens
 	if tol == 0 {
 		tol = 1e-9
 	}
+	// The budget before PrefixGram's n×n matrix (sdp.OptimizeL2 checks it
+	// again, after that allocation).
+	if err := opt.Budget.Check(fmt.Sprintf("stream: dense optimisation on n = %d", n), sdp.L2Bytes(n), "use the Toeplitz or BLT family"); err != nil {
+		return nil, err
+	}
 	r, err := sdp.OptimizeL2(ctx, PrefixGram(n), &sdp.L2Options{Settings: opt.Settings, RelGap: tol, MaxIter: opt.MaxIter})
 	if err != nil {
 		return nil, fmt.Errorf("stream: %w", err)

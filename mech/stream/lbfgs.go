@@ -19,6 +19,9 @@ func minimizeLBFGS(ctx context.Context, f func(x, g []float64) float64, x []floa
 	n := len(x)
 	g := make([]float64, n)
 	fx = f(x, g)
+	if err := ctx.Err(); err != nil {
+		return fx, 0, false, fmt.Errorf("stream: %w", err)
+	}
 	if math.IsInf(fx, 0) || math.IsNaN(fx) {
 		return fx, 0, false, fmt.Errorf("stream: the starting point is outside the objective's domain")
 	}
@@ -72,6 +75,11 @@ func minimizeLBFGS(ctx context.Context, f func(x, g []float64) float64, x []floa
 		var fn float64
 		accepted := false
 		for ls := 0; ls < 30; ls++ {
+			// Each evaluation may be long (an n×n eigendecomposition):
+			// the context is honoured between them, not only per iteration.
+			if err := ctx.Err(); err != nil {
+				return fx, iters, false, fmt.Errorf("stream: %w", err)
+			}
 			for i := range xn {
 				xn[i] = x[i] + t*d[i]
 			}

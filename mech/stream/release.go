@@ -131,6 +131,13 @@ func NewStreamer(ctx context.Context, c mat.Matrix, s Schema, eps, delta float64
 			if ci.At(i, i) == 0 {
 				return nil, fmt.Errorf("stream: %w: diagonal entry %d rounds to 0", run.ErrBadInput, i)
 			}
+			// An entry above the diagonal would reach future steps; it is
+			// refused rather than silently dropped.
+			for j := i + 1; j < n; j++ {
+				if v := c.At(i, j); v != 0 {
+					return nil, fmt.Errorf("stream: %w: C[%d][%d] = %v above the diagonal: C must be lower triangular", run.ErrBadInput, i, j, v)
+				}
+			}
 		}
 		st.cf = ci.At
 		x := mat.NewSymDense(n, nil)

@@ -520,7 +520,7 @@ func factorX(kf kronFactor, eps float64) (*mat.Dense, error) {
 // mech.DiscreteLaplace).
 func (f *FreeMechanism) Sample(trueAnswer int, src mech.Source) (int, error) {
 	if trueAnswer < 0 || trueAnswer >= f.n {
-		return 0, fmt.Errorf("tight: free sampler: true answer %d outside 0..%d", trueAnswer, f.n-1)
+		return 0, fmt.Errorf("tight: free sampler: true answer %d outside 0..%d: %w", trueAnswer, f.n-1, run.ErrBadInput)
 	}
 	if src == nil {
 		return 0, fmt.Errorf("tight: free sampler: nil randomness source (use mech.CryptoSource() for releases)")

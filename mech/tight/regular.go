@@ -256,7 +256,7 @@ func RegularProduct(u int, eps float64, p []float64) (*ProductRegularResult, err
 	}
 	v := len(p)
 	if u < 1 || v < 2 {
-		return nil, fmt.Errorf("tight: regular product: need u >= 1 individuals and at least 2 values, got u=%d and %d values", u, v)
+		return nil, fmt.Errorf("tight: regular product: need u >= 1 individuals and at least 2 values, got u=%d and %d values: %w", u, v, run.ErrBadInput)
 	}
 	if err := mech.ValidatePrior(p, v); err != nil {
 		return nil, fmt.Errorf("regular product: per-individual distribution: %w", err)

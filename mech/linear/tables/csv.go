@@ -31,7 +31,8 @@ const MaxCSVLine = 1 << 20
 // quotes and padded with blanks. The first line is a header if its first
 // field is not an integer: columns are then matched to the attributes (and
 // to the count column of a histogram) by name, other columns are ignored,
-// and a name given twice is refused. Without a header the columns are the
+// a name given twice is refused, and so is a value beyond the header's last
+// column (empty trailing fields are tolerated). Without a header the columns are the
 // attributes in order, followed, for a histogram, by the count and nothing
 // else. An attribute's value is an integer in [0, Size) ("3.0" is read as 3);
 // a count is an integer in [0, 2^53], written as an integer (parsed
@@ -148,6 +149,18 @@ func (p *csvParser) line(c *counter, b []byte, line int64) error {
 			var err error
 			if count, err = parseCountBytes(f); err != nil {
 				return fmt.Errorf("tables: %w: line %d: %s: %v", run.ErrBadInput, line, p.colName(col), err)
+			}
+		}
+	}
+	if p.names != nil {
+		// Under a header, a value beyond the header's last column (an
+		// unquoted delimiter inside a value shifts the columns) is refused;
+		// empty trailing fields ("1,2,") are tolerated.
+		for col := p.need; pos <= len(b); col++ {
+			var f []byte
+			f, pos = p.field(b, pos)
+			if col >= len(p.names) && len(unquote(f)) > 0 {
+				return fmt.Errorf("tables: %w: line %d has a value %q in field %d, beyond the header's %d columns", run.ErrBadInput, line, f, col+1, len(p.names))
 			}
 		}
 	}

@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, Optional, TypeVar
 
 import numpy as np
 
-from .errors import BadInputError, error_for
+from .errors import BadInputError, TooLargeError, error_for
 
 _P_DOUBLE = POINTER(c_double)
 _P_INT64 = POINTER(c_int64)
@@ -315,6 +315,16 @@ def as_int_array(x: Any, name: str) -> np.ndarray:
         raise BadInputError(f"optdp: {name} is not an array of integers ({e})") from None
     if raw.size == 0:
         return np.zeros(raw.shape, dtype=np.int64)
+    if isinstance(x, (list, tuple)) and raw.dtype.kind in "iu":
+        # numpy reads [[True, 2]] as the integers [[1, 2]]: look for the
+        # booleans in the Python lists themselves.
+        try:
+            flat = np.asarray(x, dtype=object).ravel()
+        except (TypeError, ValueError):
+            flat = np.empty(0, dtype=object)
+        for v in flat:
+            if isinstance(v, (bool, np.bool_)):
+                raise BadInputError(f"optdp: {name} holds the boolean {v!r}, not an integer")
     kind = raw.dtype.kind
     if kind == "O":
         vals = list(raw.flat)
@@ -382,6 +392,19 @@ def check_options(options: Dict[str, Any]) -> None:
             raise BadInputError(f"optdp: {k} = {v!r} (want a finite number >= 0)")
         if v < 0:
             raise BadInputError(f"optdp: {k} = {v!r} (want >= 0; 0 for the default)")
+
+
+# The library's default memory budget (run.Budget 0: 4 GiB), for the
+# arrays allocated here before a call.
+DEFAULT_BUDGET = 4 << 30
+
+
+def check_output_size(name: str, nbytes: int) -> None:
+    """Refuses an output array over the default memory budget
+    (TooLargeError) before numpy allocates it."""
+    if nbytes > DEFAULT_BUDGET:
+        raise TooLargeError(f"optdp: {name}: the output needs {nbytes / 2**30:.3g} GiB, over the memory budget of "
+                            f"{DEFAULT_BUDGET / 2**30:.3g} GiB; draw in batches")
 
 
 def dptr(a: Optional[np.ndarray]):

@@ -50,6 +50,7 @@ class Mechanism(_lib.Held):
         count = 1 if size is None else _lib.as_int(size, "size")
         if count < 0:
             raise BadInputError(f"optdp: size = {count} (want >= 0)")
+        _lib.check_output_size("size", count * 8)
         out = np.zeros(count, dtype=np.int64)
         _lib.call("optdp_sample", self._handle, _lib.as_int(true_answer, "true_answer"), count, h, out.ctypes.data_as(_lib._P_INT64))
         del keep

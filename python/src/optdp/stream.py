@@ -64,10 +64,10 @@ def prefix_noise(c: np.ndarray, z: Any) -> np.ndarray:
     cumulative sum of w (step t reads z_1..z_t only)."""
     zz = _lib.as_vector(z, "z")
     n = zz.shape[0]
-    cc = np.asarray(c, dtype=np.float64)
+    cc = _lib._float_array(c, "C")
     w = np.zeros(n)
     if cc.ndim == 1:
-        if cc.shape[0] == 0 or cc[0] == 0:
+        if cc.shape[0] == 0 or cc[0] == 0 or not np.all(np.isfinite(cc)):
             raise BadInputError("optdp: Toeplitz coefficients must be non-empty with c_0 != 0")
         tail = cc[1:][::-1]  # c_{b-1}, ..., c_1
         m = tail.shape[0]
@@ -77,6 +77,8 @@ def prefix_noise(c: np.ndarray, z: Any) -> np.ndarray:
     else:
         if cc.shape != (n, n):
             raise BadInputError(f"optdp: C is {cc.shape}, z has {n} entries")
+        if not np.all(np.isfinite(cc)) or np.any(np.diag(cc) == 0):
+            raise BadInputError("optdp: C must be finite with a nonzero diagonal (lower triangular, invertible)")
         for t in range(n):
             w[t] = (zz[t] - cc[t, :t] @ w[:t]) / cc[t, t]
     return np.cumsum(w)
