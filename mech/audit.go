@@ -1,6 +1,7 @@
 package mech
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -82,6 +83,12 @@ type Violation struct {
 // e^{eps d} (built exactly at eps rather than with a margin) costs a
 // big-number comparison per such column.
 func Audit(x *mat.Dense, m metric.Metric, eps float64) (AuditReport, error) {
+	return AuditContext(context.Background(), x, m, eps)
+}
+
+// AuditContext is Audit stopped by ctx: it polls ctx between rows (every
+// 1,024 edges of a Graph) and returns its error once it is done.
+func AuditContext(ctx context.Context, x *mat.Dense, m metric.Metric, eps float64) (AuditReport, error) {
 	if err := metric.CheckEps(eps); err != nil {
 		return AuditReport{}, fmt.Errorf("audit: %w", err)
 	}
@@ -103,6 +110,7 @@ func Audit(x *mat.Dense, m metric.Metric, eps float64) (AuditReport, error) {
 		}
 	}
 	a := newExactAuditor(x, nil, eps)
+	a.ctx = ctx
 	if err := a.run(m); err != nil {
 		return AuditReport{}, err
 	}

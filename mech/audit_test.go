@@ -1,6 +1,8 @@
 package mech
 
 import (
+	"context"
+	"errors"
 	"iter"
 	"math"
 	"math/rand/v2"
@@ -8,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/mech/internal/reftest"
+	"github.com/optdp/optdp/mech/metric"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -200,6 +203,47 @@ func BenchmarkAuditAllPairs(b *testing.B) {
 	for b.Loop() {
 		if _, err := Audit(x, m, 0.1); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestAuditContextStops: a cancelled context stops the exact audit, the
+// sampler's audit inside HardenContext, and the audit of a Graph metric,
+// with the context's error; a live context gives Audit's own verdict.
+func TestAuditContextStops(t *testing.T) {
+	line, err := metric.Line(300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	xs, ys := make([]float64, 200), make([]float64, 200)
+	for i := range xs {
+		xs[i], ys[i] = 10*r.Float64(), 10*r.Float64()
+	}
+	pts, err := metric.Points(xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []metric.Metric{line, pts} {
+		// The uniform mechanism is private at every eps.
+		n := m.Len()
+		x := mat.NewDense(n, n, nil)
+		for i := range n {
+			for k := range n {
+				x.Set(i, k, 1/float64(n))
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := AuditContext(ctx, x, m, 1); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: AuditContext, cancelled: %v, want context.Canceled", m, err)
+		}
+		if _, _, _, err := HardenContext(ctx, x, m, 1); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: HardenContext, cancelled: %v, want context.Canceled", m, err)
+		}
+		got, err := AuditContext(context.Background(), x, m, 1)
+		if err != nil || !got.Private {
+			t.Errorf("%s: AuditContext of the uniform mechanism: %+v, %v", m, got, err)
 		}
 	}
 }

@@ -5,6 +5,7 @@ package mech
 // margin, math/big with an enclosure of e^{eps·d} otherwise.
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/big"
@@ -24,6 +25,9 @@ type exactAuditor struct {
 	encs map[float64]*expEnc
 	rep  AuditReport
 	viol float64 // level of rep.Violation
+	// ctx, if not nil, is polled by run between rows (every 1024 edges of
+	// a Graph); run returns its error once it is done.
+	ctx context.Context
 }
 
 // expEnc caches the enclosure of e^t, t = eps·d, for one distance d.
@@ -50,15 +54,25 @@ func newExactAuditor(x *mat.Dense, sums []*big.Float, eps float64) *exactAuditor
 func (a *exactAuditor) run(m metric.Metric) error {
 	r, _ := a.x.Dims()
 	if g, ok := m.(metric.Graph); ok {
+		k := 0
 		for i, h := range g.Edges() {
 			if i < 0 || h < 0 || i >= r || h >= r || i == h {
 				return fmt.Errorf("mech: audit: metric %s yields an invalid edge (%d,%d) for answers 0..%d", m, i, h, r-1)
 			}
+			if k%1024 == 0 {
+				if err := a.stopped(); err != nil {
+					return err
+				}
+			}
+			k++
 			a.pair(i, h, 1)
 		}
 		return nil
 	}
 	for i := 0; i < r; i++ {
+		if err := a.stopped(); err != nil {
+			return err
+		}
 		for h := i + 1; h < r; h++ {
 			d := m.Dist(i, h)
 			switch {
@@ -69,6 +83,17 @@ func (a *exactAuditor) run(m metric.Metric) error {
 			}
 			a.pair(i, h, d)
 		}
+	}
+	return nil
+}
+
+// stopped returns the context's error, wrapped, once a.ctx is done.
+func (a *exactAuditor) stopped() error {
+	if a.ctx == nil {
+		return nil
+	}
+	if err := a.ctx.Err(); err != nil {
+		return fmt.Errorf("mech: audit: %w", err)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ package mech
 // rejection on whole 64-bit words, no floating-point uniform anywhere.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -162,6 +163,11 @@ func NewSampler(x *mat.Dense, m metric.Metric, eps float64, o *SamplerOptions) (
 // newSampler builds the tables for x and audits the realised
 // distribution exactly (s.audit).
 func newSampler(x *mat.Dense, m metric.Metric, eps float64) (*Sampler, error) {
+	return newSamplerContext(context.Background(), x, m, eps)
+}
+
+// newSamplerContext is newSampler with its audit stopped by ctx.
+func newSamplerContext(ctx context.Context, x *mat.Dense, m metric.Metric, eps float64) (*Sampler, error) {
 	n, cols := x.Dims()
 	s := &Sampler{x: x, n: n, m: cols}
 	// K: every entry f·2^e (53-bit integer f) times 2^K is an integer.
@@ -190,6 +196,7 @@ func newSampler(x *mat.Dense, m metric.Metric, eps float64) (*Sampler, error) {
 	}
 	if m != nil {
 		a := newExactAuditor(x, sums, eps)
+		a.ctx = ctx
 		if err := a.run(m); err != nil {
 			return nil, fmt.Errorf("sampler: %w", err)
 		}

@@ -1,6 +1,7 @@
 package mech
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -50,12 +51,17 @@ func BuildLevel(level float64) float64 {
 // γ = 2^-8 does not repair x, which means x is not eps·d-private beyond
 // rounding.
 func Harden(x *mat.Dense, m metric.Metric, eps float64) (*mat.Dense, float64, AuditReport, error) {
+	return HardenContext(context.Background(), x, m, eps)
+}
+
+// HardenContext is Harden with its audits stopped by ctx (AuditContext).
+func HardenContext(ctx context.Context, x *mat.Dense, m metric.Metric, eps float64) (*mat.Dense, float64, AuditReport, error) {
 	try := func(y *mat.Dense) (AuditReport, bool, error) {
-		rep, err := Audit(y, m, eps)
+		rep, err := AuditContext(ctx, y, m, eps)
 		if err != nil || !rep.Private {
 			return rep, false, err
 		}
-		s, err := newSampler(y, m, eps)
+		s, err := newSamplerContext(ctx, y, m, eps)
 		if err != nil {
 			return rep, false, err
 		}

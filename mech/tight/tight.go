@@ -189,7 +189,7 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, opts *Options) (*R
 	if o.NoMechanism {
 		return r, nil
 	}
-	if err := attachMechanism(r, m, eps, &o); err != nil {
+	if err := attachMechanism(ctx, r, m, eps, &o); err != nil {
 		return nil, fmt.Errorf("tight %s at eps=%v: %w", m, eps, err)
 	}
 	resolve := func(e float64) (*Result, error) { return s.run(ctx, m, e, &o) }
@@ -240,7 +240,7 @@ func attachFree(r *Result, m metric.Metric, eps float64, resolve func(float64) (
 
 // attachMechanism builds X from r.Z when the mechanism exists and fits, and
 // audits it.
-func attachMechanism(r *Result, m metric.Metric, eps float64, o *Options) error {
+func attachMechanism(ctx context.Context, r *Result, m metric.Metric, eps float64, o *Options) error {
 	n := m.Len()
 	switch {
 	case r.Exists != Yes:
@@ -273,7 +273,10 @@ func attachMechanism(r *Result, m metric.Metric, eps float64, o *Options) error 
 	// of e^{eps d}: mech.Harden returns it, or mixes it with the uniform row
 	// by the smallest γ (from 2^-52) that passes the exact audit, for X and
 	// for the rows Sampler realises.
-	hx, gamma, rep, err := mech.Harden(x, m, eps)
+	hx, gamma, rep, err := mech.HardenContext(ctx, x, m, eps)
+	if ctx.Err() != nil {
+		return fmt.Errorf("the tight-constraints mechanism's audit: %w", ctx.Err())
+	}
 	if err != nil {
 		return fmt.Errorf("internal error: the tight-constraints mechanism: %w", err)
 	}
