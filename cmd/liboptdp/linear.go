@@ -205,6 +205,9 @@ func workloadText(s string) (linear.Workload, error) {
 	if err := o.checkDepth("workload"); err != nil {
 		return nil, err
 	}
+	if err := checkOpKeys(s, "workload", false); err != nil {
+		return nil, err
+	}
 	return o.workload()
 }
 
@@ -214,6 +217,9 @@ func strategyText(s string) (*linear.Strategy, error) {
 		return nil, err
 	}
 	if err := o.checkDepth("strategy"); err != nil {
+		return nil, err
+	}
+	if err := checkOpKeys(s, "strategy", true); err != nil {
 		return nil, err
 	}
 	return o.strategy()

@@ -384,7 +384,8 @@ int optdp_optimal(optdp_handle metric, double eps, optdp_cdouble *prior, int64_t
  * are CSV relative to it).
  * Strategy ops: identity (n); hierarchical (n, b, root); wavelet (n);
  * workload (workload), eigen (workload); kron (factors); matrix.
- * A tree nested more than 64 levels deep is OPTDP_ERR_BAD_INPUT; a file is
+ * A node with a key its op does not read (m on an identity) and a tree
+ * nested more than 64 levels deep are OPTDP_ERR_BAD_INPUT; a file is
  * read with the command-line tool's limit (64 MiB), so a device or an
  * endless pipe is refused (OPTDP_ERR_TOO_LARGE), not read without bound. */
 
