@@ -282,11 +282,13 @@ func compareCandidates(m metric.Metric, eps float64) []candidate {
 }
 
 // Sizes up to which compare solves the optimal-mechanism LP: every metric up
-// to lpExactMaxN answers, a Graph metric (edges only) up to lpGraphMaxN, and
-// the spanner LP of a metric without a graph up to lpSpannerMaxN.
+// to lpExactMaxN answers, a Graph metric (edges only) up to lpGraphMaxN, a
+// road network (a PathGraph, constrained on its roads) up to lpRoadMaxN, and
+// the spanner LP of any other metric up to lpSpannerMaxN.
 const (
 	lpExactMaxN   = 100
 	lpGraphMaxN   = 400
+	lpRoadMaxN    = 200
 	lpSpannerMaxN = 400
 	lpDelta       = 1.2
 )
@@ -311,13 +313,17 @@ func lpCandidates(m metric.Metric, eps float64, prior []float64, score *compareS
 		}
 		return r.X, note, nil
 	}
+	road := false
+	if pg, ok := m.(metric.PathGraph); ok {
+		_, road = pg.PathEdges()
+	}
 	cs := []candidate{{"optimal-lp", func() (*mat.Dense, string, error) {
-		if n > lpExactMaxN && !(graph && n <= lpGraphMaxN) {
-			return nil, fmt.Sprintf("not solved above %d answers here (%d for graph metrics): use optdp optimal", lpExactMaxN, lpGraphMaxN), nil
+		if n > lpExactMaxN && !(graph && n <= lpGraphMaxN) && !(road && n <= lpRoadMaxN) {
+			return nil, fmt.Sprintf("not solved above %d answers here (%d for graph metrics, %d for road networks): use optdp optimal", lpExactMaxN, lpGraphMaxN, lpRoadMaxN), nil
 		}
 		return solve(&optimal.Options{})
 	}}}
-	if !graph {
+	if !graph && !road {
 		cs = append(cs, candidate{fmt.Sprintf("spanner-%g", lpDelta), func() (*mat.Dense, string, error) {
 			if n > lpSpannerMaxN {
 				return nil, fmt.Sprintf("not solved above %d answers here: use optdp optimal --method spanner", lpSpannerMaxN), nil
