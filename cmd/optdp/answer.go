@@ -186,11 +186,6 @@ func runAnswer(env *runEnv, args []string) error {
 	return nil
 }
 
-// maxCount is the largest count --data accepts: 2^53, the largest integer
-// up to which every integer is a float64, so that each count is carried
-// exactly.
-const maxCount = 1 << 53
-
 // readCounts reads the n counts of --data: integers >= 0 and <= 2^53,
 // separated by commas, semicolons, blanks or newlines (lines starting with
 // # are comments), parsed exactly (9007199254740993 is refused, not rounded
@@ -222,7 +217,7 @@ func readCounts(path string, n int) ([]float64, error) {
 		for _, t := range strings.FieldsFunc(line, func(r rune) bool {
 			return r == ',' || r == ';' || r == ' ' || r == '\t' || r == '\r'
 		}) {
-			v, err := parseCount(t)
+			v, err := tables.ParseCount(t)
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", ln, err)
 			}
@@ -236,34 +231,6 @@ func readCounts(path string, n int) ([]float64, error) {
 		return nil, errors.New("no counts")
 	}
 	return x, nil
-}
-
-// parseCount parses one count exactly: an integer in [0, 2^53] (written as
-// an integer, or as a number with an integral value below 2^53, e.g. 3.0).
-func parseCount(t string) (float64, error) {
-	if i, err := strconv.ParseInt(t, 10, 64); err == nil {
-		if i < 0 {
-			return 0, fmt.Errorf("count %s is negative (counts are >= 0)", t)
-		}
-		if i > maxCount {
-			return 0, fmt.Errorf("count %s is above 2^53 = %d, the largest count carried exactly", t, int64(maxCount))
-		}
-		return float64(i), nil
-	} else if errors.Is(err, strconv.ErrRange) {
-		return 0, fmt.Errorf("count %s is out of range (counts are integers in [0, 2^53])", t)
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	switch {
-	case err != nil && !errors.Is(err, strconv.ErrRange):
-		return 0, fmt.Errorf("%q is not a number", t)
-	case math.IsNaN(v) || v != math.Trunc(v):
-		return 0, fmt.Errorf("count %s is not an integer", t)
-	case v < 0:
-		return 0, fmt.Errorf("count %s is negative (counts are >= 0)", t)
-	case v >= maxCount:
-		return 0, fmt.Errorf("count %s is not below 2^53 = %d: write it as an integer (counts up to 2^53 are carried exactly)", t, int64(maxCount))
-	}
-	return v, nil
 }
 
 func btoi(b bool) int {

@@ -371,7 +371,7 @@ func parseValue(f []byte, size int) (int, bool) {
 }
 
 // parseCountBytes parses a count: up to 16 decimal digits directly, else
-// as parseCount does.
+// as ParseCount does.
 func parseCountBytes(f []byte) (float64, error) {
 	f = unquote(f)
 	if n := len(f); n > 0 && n <= 16 {
@@ -388,13 +388,13 @@ func parseCountBytes(f []byte) (float64, error) {
 			return float64(v), nil
 		}
 	}
-	return parseCount(string(f))
+	return ParseCount(string(f))
 }
 
-// parseCount parses one count exactly: an integer in [0, 2^53] written as
+// ParseCount parses one count exactly: an integer in [0, 2^53] written as
 // an integer, or a number with an integral value below 2^53 ("3.0",
 // "1e3"); 9007199254740993 is refused, not rounded to 2^53.
-func parseCount(t string) (float64, error) {
+func ParseCount(t string) (float64, error) {
 	if i, err := strconv.ParseInt(t, 10, 64); err == nil {
 		if i < 0 {
 			return 0, fmt.Errorf("count %s is negative (counts are >= 0)", t)
