@@ -95,7 +95,8 @@ func TestPruningCancelled(t *testing.T) {
 // under load) cancelled at 10 ms to 3 s, which land in the setup (checks,
 // orders, allocation, the starting point) or the first iteration
 // (per-column factors, the Schur complement's assembly and Cholesky),
-// returns context.Canceled, wrapped, every time. The latency after the
+// returns context.Canceled, wrapped, unless the solve finished first (at
+// least one must land). The latency after the
 // cancellation is logged, not asserted (bench/README.md gives measured
 // figures).
 func TestSolveCancelAnywhere(t *testing.T) {
@@ -104,19 +105,29 @@ func TestSolveCancelAnywhere(t *testing.T) {
 	}
 	const n = 1500
 	p := binaryProblem(uniformPrior(n), bandPairs(n, 1, 0.5))
+	cancelled := 0
 	for _, d := range []time.Duration{10, 60, 200, 600, 1500, 3000} {
 		d *= time.Millisecond
 		ctx, cancel := context.WithCancel(context.Background())
 		var at atomic.Pointer[time.Time]
 		timer := time.AfterFunc(d, func() { now := time.Now(); at.Store(&now); cancel() })
 		_, err := Solve(ctx, p, &Options{DirectSchur: true})
-		timer.Stop()
+		fired := !timer.Stop()
 		cancel()
+		if err == nil {
+			// A fast machine may finish before the later cancellations.
+			t.Logf("cancel at %v: the solve finished first", d)
+			continue
+		}
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("cancelled at %v: err = %v, want context.Canceled", d, err)
 		}
-		if a := at.Load(); a != nil {
+		cancelled++
+		if a := at.Load(); fired && a != nil {
 			t.Logf("cancelled at %v: returned %v later: %v", d, time.Since(*a), err)
 		}
+	}
+	if cancelled == 0 {
+		t.Error("no cancellation landed inside the solve")
 	}
 }
