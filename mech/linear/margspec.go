@@ -1,10 +1,8 @@
 package linear
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -138,22 +136,9 @@ func fileExt(path string) string {
 // (a range block, a matrix, a builtin) or the file is not valid JSON of
 // that shape (ParseWorkloadJSON then reports the error).
 func ParseMarginalWorkloadJSON(data []byte) (attrs []Attribute, ms []WeightedMarginal, ok bool, err error) {
-	var spec struct {
-		Attributes []Attribute `json:"attributes"`
-		Workload   []struct {
-			Weight    *float64                   `json:"weight"`
-			Blocks    map[string]json.RawMessage `json:"blocks"`
-			Marginals *int                       `json:"marginals"`
-			Builtin   string                     `json:"builtin"`
-		} `json:"workload"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&spec); err != nil {
-		return nil, nil, false, nil
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, nil, false, nil
+	spec, err := decodeWorkloadFile(data)
+	if err != nil {
+		return nil, nil, false, nil // ParseWorkloadJSON reports it
 	}
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("workload file: %w: %s", run.ErrBadInput, fmt.Sprintf(format, a...))

@@ -66,22 +66,9 @@ const (
 // attributes are returned with the workload (cells in row-major order, the
 // first attribute slowest).
 func ParseWorkloadJSON(data []byte, load MatrixLoader) (Workload, []Attribute, error) {
-	var spec struct {
-		Attributes []Attribute `json:"attributes"`
-		Workload   []struct {
-			Weight    *float64                   `json:"weight"`
-			Blocks    map[string]json.RawMessage `json:"blocks"`
-			Marginals *int                       `json:"marginals"`
-			Builtin   string                     `json:"builtin"`
-		} `json:"workload"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&spec); err != nil {
-		return nil, nil, fmt.Errorf("workload file: %w: %v", run.ErrBadInput, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, nil, fmt.Errorf("linear: workload file: %w: trailing data after the JSON object", run.ErrBadInput)
+	spec, err := decodeWorkloadFile(data)
+	if err != nil {
+		return nil, nil, err
 	}
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("workload file: %w: %s", run.ErrBadInput, fmt.Sprintf(format, a...))
@@ -270,4 +257,30 @@ func parseBlock(raw json.RawMessage, n int, load MatrixLoader) (Workload, error)
 		}
 	}
 	return FromMatrix(a)
+}
+
+// workloadFile is the JSON document of a workload file (ParseWorkloadJSON).
+type workloadFile struct {
+	Attributes []Attribute `json:"attributes"`
+	Workload   []struct {
+		Weight    *float64                   `json:"weight"`
+		Blocks    map[string]json.RawMessage `json:"blocks"`
+		Marginals *int                       `json:"marginals"`
+		Builtin   string                     `json:"builtin"`
+	} `json:"workload"`
+}
+
+// decodeWorkloadFile decodes a workload file, refusing unknown keys and
+// trailing data (run.ErrBadInput).
+func decodeWorkloadFile(data []byte) (*workloadFile, error) {
+	var spec workloadFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&spec); err != nil {
+		return nil, fmt.Errorf("linear: workload file: %w: %v", run.ErrBadInput, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("linear: workload file: %w: trailing data after the JSON object", run.ErrBadInput)
+	}
+	return &spec, nil
 }
