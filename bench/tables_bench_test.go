@@ -139,3 +139,39 @@ func BenchmarkCountRecords(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadMarginal reads the records of BenchmarkCountRecords into
+// columns (tables.ReadMarginal, the input of optdp answer --strategy
+// residual): 16 bytes per record, from CSV (grown by doubling) and from
+// Parquet (reserved from its metadata). Metrics as BenchmarkCountRecords;
+// run it alone for its own peak RSS.
+//
+//	go test -run '^$' -bench ReadMarginal -benchtime 1x ./bench/
+func BenchmarkReadMarginal(b *testing.B) {
+	n := tablesRows(b)
+	csvPath, pqPath := writeTables(b, b.TempDir(), n)
+	for _, c := range []struct{ name, path string }{{"csv", csvPath}, {"parquet", pqPath}} {
+		b.Run(c.name, func(b *testing.B) {
+			fi, _ := os.Stat(c.path)
+			b.SetBytes(fi.Size())
+			cpu0 := cpuSeconds()
+			start := time.Now()
+			for range b.N {
+				res, err := tables.ReadMarginal(context.Background(), tablesAttrs, c.path, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Rows != int64(n) || len(res.Data.Columns[3]) != n {
+					b.Fatalf("%d rows, want %d", res.Rows, n)
+				}
+			}
+			sec := time.Since(start).Seconds() / float64(b.N)
+			b.ReportMetric(float64(n)/sec, "rows/s")
+			b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s")
+			var ru syscall.Rusage
+			if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+				b.ReportMetric(float64(ru.Maxrss)/1024, "peakMB")
+			}
+		})
+	}
+}

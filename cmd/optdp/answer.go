@@ -29,6 +29,7 @@ func answerCommand() command {
 			"optdp answer --workload allrange:n=8 --strategy hier:b=2 --eps 1 --delta 1e-6 --data counts.csv",
 			"optdp answer --workload file:w.json --strategy opt --eps 1 --records people.csv",
 			"optdp answer --workload marginals:dims=10^20,k=3 --strategy residual:loss=max --eps 1 --delta 1e-6 --records people.csv",
+			"optdp answer --workload marginals:dims=10^20,k=3 --strategy residual --eps 1 --delta 1e-6 --histogram counts.parquet --csv",
 			"optdp answer --workload file:w.json --strategy opt --eps 1 --records people.parquet",
 			"optdp answer --workload file:w.json --strategy opt --eps 1 --histogram counts.parquet --count-column n",
 		},
@@ -60,8 +61,8 @@ func runAnswer(env *runEnv, args []string) error {
 	fs := newFlags(env, "answer")
 	mf := addMatrixFlags(fs)
 	data := fs.String("data", "", "CSV file of the n integer counts (any layout: read in order)")
-	records := fs.String("records", "", "CSV or Parquet file (or a directory of parts, summed: Spark's and BigQuery's output) of data records, one row per individual, one integer value per attribute (a CSV header or the Parquet schema names the columns after the workload's attributes; a CSV without a header has the attributes in order); counted into the histogram in one streaming pass")
-	histogram := fs.String("histogram", "", "CSV or Parquet file (or a directory of parts) of a histogram: the attribute columns and a count column (the output of SELECT attrs..., count(*) AS count ... GROUP BY attrs...); rows of the same cell are summed")
+	records := fs.String("records", "", "CSV or Parquet file (or a directory of parts, summed: Spark's and BigQuery's output) of data records, one row per individual, one integer value per attribute (a CSV header or the Parquet schema names the columns after the workload's attributes; a CSV without a header has the attributes in order); counted into the histogram in one streaming pass (with --strategy residual: kept as rows, 4 bytes per attribute and row, never counted into the domain)")
+	histogram := fs.String("histogram", "", "CSV or Parquet file (or a directory of parts) of a histogram: the attribute columns and a count column (the output of SELECT attrs..., count(*) AS count ... GROUP BY attrs...); rows of the same cell are summed (with --strategy residual: kept as rows with their counts, the total at most 2^53)")
 	format := fs.String("format", "", "format of --records/--histogram: csv or parquet (default: from the extension, .csv/.tsv/.txt or .parquet/.pq, else from the file's first bytes)")
 	countColumn := fs.String("count-column", tables.DefaultCountColumn, "name of --histogram's count column")
 	progressFlag := fs.Bool("progress", false, "show the counting's progress on stderr even with --json")
@@ -92,8 +93,20 @@ func runAnswer(env *runEnv, args []string) error {
 		fmt.Fprintln(env.stderr, "optdp answer: warning: --seed makes the noise predictable; use it for experiments only, never for a real release")
 		src = linear.SeededSource(*seed)
 	}
+	if *asJSON && *asCSV {
+		return usagef("give one of --json and --csv")
+	}
+	// The table of --records or --histogram and how to read it.
+	tab := tableSource{path: *records, opts: &tables.Options{Kind: tables.Records, Format: fmtTable}}
+	if given["histogram"] {
+		tab.path, tab.opts.Kind, tab.opts.CountColumn = *histogram, tables.Histogram, *countColumn
+	}
 	if sp, err := linear.SplitSpec(*mf.strategy); err == nil && sp.Kind == "residual" {
-		return runMarginalAnswer(env, fs, mf, sp, *delta, *records, src, seeded, *asJSON)
+		if given["data"] {
+			return usagef("--strategy residual reads --records or --histogram (the marginals are counted from the rows, never the full histogram), not --data")
+		}
+		out := answerOutput{json: *asJSON, csv: *asCSV, progress: progressEnabled(*asJSON, *progressFlag)}
+		return runMarginalAnswer(env, fs, mf, sp, *delta, tab, src, seeded, out)
 	}
 	w, a, err := mf.build(fs)
 	if err != nil {
@@ -101,28 +114,16 @@ func runAnswer(env *runEnv, args []string) error {
 	}
 	var x []float64
 	_, n := w.Dims()
-	if *asJSON && *asCSV {
-		return usagef("give one of --json and --csv")
-	}
 	_, attrs, err := parseWorkloadAttrs(*mf.workload)
 	if err != nil {
 		return err
 	}
 	if given["records"] || given["histogram"] {
-		path, opts := *records, &tables.Options{Kind: tables.Records, Format: fmtTable}
-		if given["histogram"] {
-			path, opts.Kind, opts.CountColumn = *histogram, tables.Histogram, *countColumn
-		}
+		path, opts := tab.path, tab.opts
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
 		bar := newProgress(env, "answer: counting "+opts.Kind.String(), progressEnabled(*asJSON, *progressFlag))
-		opts.Progress = func(p runpkg.Progress) {
-			frac := -1.0
-			if !math.IsNaN(p.Frac) {
-				frac = p.Frac
-			}
-			bar.Update(frac, p.Message)
-		}
+		opts.Progress = tableProgress(bar)
 		res, err := tables.Count(ctx, attrs, path, opts)
 		bar.Done()
 		// An error in the table is the data saying no (exit 1), not the
@@ -231,6 +232,31 @@ func readCounts(path string, n int) ([]float64, error) {
 		return nil, errors.New("no counts")
 	}
 	return x, nil
+}
+
+// tableSource is the table of --records or --histogram: its path and the
+// options of package tables (kind, format, count column).
+type tableSource struct {
+	path string
+	opts *tables.Options
+}
+
+// answerOutput holds optdp answer's output flags: --json, --csv, and
+// whether progress is shown.
+type answerOutput struct {
+	json, csv, progress bool
+}
+
+// tableProgress reports a table's reading on bar (the fraction read, the
+// rows so far).
+func tableProgress(bar *progress) func(runpkg.Progress) {
+	return func(p runpkg.Progress) {
+		frac := -1.0
+		if !math.IsNaN(p.Frac) {
+			frac = p.Frac
+		}
+		bar.Update(frac, p.Message)
+	}
 }
 
 func btoi(b bool) int {

@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
 	"strings"
 
 	"github.com/optdp/optdp/mech/linear"
+	"github.com/optdp/optdp/mech/linear/tables"
 )
 
 // marginalPlanResult is optdp optimize's JSON output for a marginal
@@ -144,8 +147,11 @@ type marginalAnswerResult struct {
 }
 
 // runMarginalAnswer answers a marginal workload with the residual plan:
-// optdp answer --strategy residual[:loss=max] --delta D --records FILE.
-func runMarginalAnswer(env *runEnv, fs *flag.FlagSet, mf matrixFlags, strat *linear.Spec, delta float64, records string, src linear.Source, seeded, asJSON bool) error {
+// optdp answer --strategy residual[:loss=max] --delta D (--records FILE |
+// --histogram FILE). The table's rows are kept as columns
+// (tables.ReadMarginal: 4 bytes per attribute and row), never counted into
+// the histogram over the product domain.
+func runMarginalAnswer(env *runEnv, fs *flag.FlagSet, mf matrixFlags, strat *linear.Spec, delta float64, tab tableSource, src linear.Source, seeded bool, out answerOutput) error {
 	p := strat
 	p.Use("loss")
 	loss := linear.LossSum
@@ -156,8 +162,8 @@ func runMarginalAnswer(env *runEnv, fs *flag.FlagSet, mf matrixFlags, strat *lin
 		return err
 	}
 	given := flagsGiven(fs)
-	if !given["delta"] || !given["records"] {
-		return usagef("--strategy residual needs --delta and --records (the marginals are counted from the records, never the full histogram)")
+	if !given["delta"] {
+		return usagef("--strategy residual needs --delta (the release is (eps, delta)-DP with discrete Gaussian noise)")
 	}
 	if err := checkEpsFlag("eps", *mf.eps, true); err != nil {
 		return err
@@ -179,27 +185,30 @@ func runMarginalAnswer(env *runEnv, fs *flag.FlagSet, mf matrixFlags, strat *lin
 	if err != nil && plan == nil {
 		return fileSpecError(err, *mf.workload, *mf.strategy)
 	}
-	f, err := openBounded(records, linear.MaxMatrixBytes)
+	bar := newProgress(env, "answer: reading "+tab.opts.Kind.String(), out.progress)
+	tab.opts.Progress = tableProgress(bar)
+	table, err := tables.ReadMarginal(ctx, attrs, tab.path, tab.opts)
+	bar.Done()
 	if err != nil {
-		return dataError{fmt.Errorf("records file: %w", err)}
+		// An error in the table is the data saying no (exit 1), as for the
+		// matrix mechanism.
+		return dataError{fmt.Errorf("%s file %s: %w", tab.opts.Kind, tab.path, err)}
 	}
-	defer f.Close()
-	data, err := linear.ReadMarginalRecords(attrs, f, 0)
-	if err != nil {
-		return dataError{fmt.Errorf("records file %s: %w", records, err)}
-	}
-	rel, err := linear.AnswerGaussianMarginals(ctx, plan, data, src, 0)
+	rel, err := linear.AnswerGaussianMarginals(ctx, plan, table.Data, src, 0)
 	if err != nil {
 		return fileSpecError(err, *mf.workload, *mf.strategy)
 	}
 	res := marginalAnswerResult{Workload: *mf.workload, Strategy: "residual", Loss: plan.Loss, Eps: *mf.eps, Delta: delta,
 		Noise: rel.Noise, Subspaces: rel.Subspaces, Seeded: seeded, Attributes: attrs, Marginals: rel.Marginals}
-	if asJSON {
+	switch {
+	case out.json:
 		return writeJSON(env.stdout, res)
+	case out.csv:
+		return writeMarginalCSV(env.stdout, attrs, res.Marginals)
 	}
-	out := env.stdout
-	fmt.Fprintf(out, "# workload %s, residual plan (%s variance, %d subspaces), eps = %g, delta = %g\n", res.Workload, res.Loss, res.Subspaces, res.Eps, res.Delta)
-	fmt.Fprintf(out, "# noise: exact %s, sigma %.6g for sensitivity 1 (zCDP calibration)\n", res.Noise.Mechanism, res.Noise.Scale)
+	w := env.stdout
+	fmt.Fprintf(w, "# workload %s, residual plan (%s variance, %d subspaces), eps = %g, delta = %g\n", res.Workload, res.Loss, res.Subspaces, res.Eps, res.Delta)
+	fmt.Fprintf(w, "# noise: exact %s, sigma %.6g for sensitivity 1 (zCDP calibration)\n", res.Noise.Mechanism, res.Noise.Scale)
 	// One block per marginal: its attributes and variance, then one line
 	// per cell: the attributes' values and the private count.
 	for _, m := range res.Marginals {
@@ -207,21 +216,56 @@ func runMarginalAnswer(env *runEnv, fs *flag.FlagSet, mf matrixFlags, strat *lin
 		for k, a := range m.Attrs {
 			names[k] = attrs[a].Name
 		}
-		fmt.Fprintf(out, "# marginal %s (variance %.6g per cell)\n", strings.Join(names, ","), m.Variance)
-		vals := make([]int, len(m.Attrs))
-		for _, v := range m.Answers {
+		fmt.Fprintf(w, "# marginal %s (variance %.6g per cell)\n", strings.Join(names, ","), m.Variance)
+		eachCell(attrs, m, func(vals []int, v float64) {
 			parts := make([]string, len(vals))
 			for k, x := range vals {
 				parts[k] = strconv.Itoa(x)
 			}
-			fmt.Fprintf(out, "%s %s\n", strings.Join(parts, ","), fmtFloat(v))
-			for k := len(vals) - 1; k >= 0; k-- {
-				if vals[k]++; vals[k] < attrs[m.Attrs[k]].Size {
-					break
-				}
-				vals[k] = 0
-			}
-		}
+			fmt.Fprintf(w, "%s %s\n", strings.Join(parts, ","), fmtFloat(v))
+		})
 	}
 	return nil
+}
+
+// eachCell calls f with the values of m's attributes and the answer of
+// each of m's cells, in row-major order (the first attribute slowest).
+func eachCell(attrs []linear.Attribute, m linear.MarginalAnswer, f func(vals []int, answer float64)) {
+	vals := make([]int, len(m.Attrs))
+	for _, v := range m.Answers {
+		f(vals, v)
+		for k := len(vals) - 1; k >= 0; k-- {
+			if vals[k]++; vals[k] < attrs[m.Attrs[k]].Size {
+				break
+			}
+			vals[k] = 0
+		}
+	}
+}
+
+// writeMarginalCSV prints the released marginals as optdp answer --csv
+// prints a matrix release: a header, then query,label,answer per cell,
+// the queries numbered across the marginals in order and labelled as
+// linear.Labels labels a marginal's cells ("age=2 & sex=0"; "total" for
+// the empty marginal).
+func writeMarginalCSV(w io.Writer, attrs []linear.Attribute, ms []linear.MarginalAnswer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"query", "label", "answer"})
+	q := 0
+	for _, m := range ms {
+		eachCell(attrs, m, func(vals []int, v float64) {
+			parts := make([]string, len(vals))
+			for k, x := range vals {
+				parts[k] = attrs[m.Attrs[k]].Name + "=" + strconv.Itoa(x)
+			}
+			label := strings.Join(parts, " & ")
+			if len(parts) == 0 {
+				label = "total"
+			}
+			cw.Write([]string{strconv.Itoa(q), label, fmtFloat(v)})
+			q++
+		})
+	}
+	cw.Flush()
+	return cw.Error()
 }

@@ -55,8 +55,10 @@
 //     docs/MATH.md §15.11): PlanGaussianMarginals plans a weighted
 //     marginal workload in the residual basis for the sum- or max-variance
 //     loss (the latter certified by its Lagrangian dual), and
-//     AnswerGaussianMarginals releases it from records (MarginalData,
-//     ReadMarginalRecords) with exact discrete Gaussian noise per residual,
+//     AnswerGaussianMarginals releases it from records or histogram rows
+//     (MarginalData: ReadMarginalRecords for CSV records, package tables'
+//     ReadMarginal for CSV or Parquet records or histograms) with exact
+//     discrete Gaussian noise per residual,
 //     never forming the full histogram; ParseMarginalWorkload reads the
 //     CLI's marginal specs and workload files of marginals;
 //   - strategy optimisation (optimize.go): Optimize picks the solver of

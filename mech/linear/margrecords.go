@@ -14,7 +14,8 @@ import (
 // against budget as the records arrive. Errors match run.ErrBadInput (a
 // value outside its domain, a short line, a header without an attribute's
 // column, no records) or run.ErrTooLarge (the budget, or more than 2^31-1
-// records).
+// records). Package tables' ReadMarginal reads the same columns from
+// records or a histogram (rows with counts), in CSV or Parquet.
 func ReadMarginalRecords(attrs []Attribute, r io.Reader, budget run.Budget) (*MarginalData, error) {
 	if len(attrs) == 0 {
 		return nil, fmt.Errorf("linear: records: %w: no attributes", run.ErrBadInput)

@@ -108,29 +108,45 @@ func Count(ctx context.Context, attrs []linear.Attribute, path string, opts *Opt
 	if _, err := ParseFormat(string(o.Format)); err != nil {
 		return nil, err
 	}
-	fi, err := os.Stat(path)
+	files, err := tablePaths(path)
 	if err != nil {
 		return nil, err
-	}
-	files := []string{path}
-	if fi.IsDir() {
-		if files, err = tableFiles(path); err != nil {
-			return nil, err
-		}
 	}
 	c, err := newCounter(attrs, o.Kind, &o)
 	if err != nil {
 		return nil, err
 	}
+	if err := countFiles(ctx, c, files, o); err != nil {
+		return nil, err
+	}
+	return c.result()
+}
+
+// tablePaths returns the file at path, or the parts of the table in the
+// directory at path (tableFiles).
+func tablePaths(path string) ([]string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return tableFiles(path)
+	}
+	return []string{path}, nil
+}
+
+// countFiles counts the tables in files into c, naming the part that
+// fails when there are several.
+func countFiles(ctx context.Context, c *counter, files []string, o Options) error {
 	for _, p := range files {
 		if err := countFile(ctx, c, p, o); err != nil {
 			if len(files) > 1 {
 				err = fmt.Errorf("in %s: %w", filepath.Base(p), err)
 			}
-			return nil, err
+			return err
 		}
 	}
-	return c.result()
+	return nil
 }
 
 // tableFiles lists the parts of a table split over the files of dir.
@@ -210,7 +226,8 @@ func options(opts *Options) Options {
 }
 
 // counter accumulates the histogram: x[idx] for the cell
-// idx = Σ_i v_i·stride_i of the values v_i.
+// idx = Σ_i v_i·stride_i of the values v_i; or, when cols is not nil (x is
+// then nil), the rows themselves as columns (margcols.go).
 type counter struct {
 	attrs  []linear.Attribute
 	stride []int
@@ -219,6 +236,8 @@ type counter struct {
 	base   int64 // rows counted before the current file
 	report func(run.Progress)
 	frac   func() float64 // the fraction of the input read, or nil
+	vals   []int          // the current row's values (scratch)
+	columns
 }
 
 // progressEvery is the number of rows between progress reports; checkEvery
@@ -231,23 +250,9 @@ const (
 // newCounter checks attrs (names distinct and not empty, sizes >= 1) and
 // the n-cell vector against the budget, and allocates it.
 func newCounter(attrs []linear.Attribute, kind Kind, o *Options) (*counter, error) {
-	if len(attrs) == 0 {
-		return nil, fmt.Errorf("tables: %w: no attributes", run.ErrBadInput)
-	}
-	seen := map[string]bool{}
-	cells := 1.0
-	for i, a := range attrs {
-		if a.Size < 1 {
-			return nil, fmt.Errorf("tables: %w: attribute %d (%q) has size %d", run.ErrBadInput, i, a.Name, a.Size)
-		}
-		if a.Name == "" || seen[a.Name] {
-			return nil, fmt.Errorf("tables: %w: attribute %d has an empty or repeated name %q", run.ErrBadInput, i, a.Name)
-		}
-		if kind == Histogram && a.Name == o.CountColumn {
-			return nil, fmt.Errorf("tables: %w: attribute %q has the count column's name (choose another count column)", run.ErrBadInput, a.Name)
-		}
-		seen[a.Name] = true
-		cells *= float64(a.Size)
+	cells, err := checkAttrs(attrs, kind, o)
+	if err != nil {
+		return nil, err
 	}
 	if cells > 1<<40 || cells > math.MaxInt {
 		return nil, fmt.Errorf("tables: a domain of %g cells: %w", cells, run.ErrTooLarge)
@@ -255,13 +260,37 @@ func newCounter(attrs []linear.Attribute, kind Kind, o *Options) (*counter, erro
 	if err := o.Budget.Check(fmt.Sprintf("tables: the data vector over %g cells", cells), 8*cells, ""); err != nil {
 		return nil, err
 	}
-	c := &counter{attrs: attrs, stride: make([]int, len(attrs)), x: make([]float64, int(cells)), report: o.Progress}
+	c := &counter{attrs: attrs, stride: make([]int, len(attrs)), x: make([]float64, int(cells)), report: o.Progress, vals: make([]int, len(attrs))}
 	s := 1
 	for i := len(attrs) - 1; i >= 0; i-- {
 		c.stride[i] = s
 		s *= attrs[i].Size
 	}
 	return c, nil
+}
+
+// checkAttrs checks attrs (names distinct, not empty and not the count
+// column's, sizes >= 1) and returns the number of cells of their domain.
+func checkAttrs(attrs []linear.Attribute, kind Kind, o *Options) (float64, error) {
+	if len(attrs) == 0 {
+		return 0, fmt.Errorf("tables: %w: no attributes", run.ErrBadInput)
+	}
+	seen := map[string]bool{}
+	cells := 1.0
+	for i, a := range attrs {
+		if a.Size < 1 {
+			return 0, fmt.Errorf("tables: %w: attribute %d (%q) has size %d", run.ErrBadInput, i, a.Name, a.Size)
+		}
+		if a.Name == "" || seen[a.Name] {
+			return 0, fmt.Errorf("tables: %w: attribute %d has an empty or repeated name %q", run.ErrBadInput, i, a.Name)
+		}
+		if kind == Histogram && a.Name == o.CountColumn {
+			return 0, fmt.Errorf("tables: %w: attribute %q has the count column's name (choose another count column)", run.ErrBadInput, a.Name)
+		}
+		seen[a.Name] = true
+		cells *= float64(a.Size)
+	}
+	return cells, nil
 }
 
 // addCount adds count (an integer in [0, 2^53]) to cell idx, refusing a

@@ -167,11 +167,14 @@ func (p *csvParser) line(c *counter, b []byte, line int64) error {
 	if p.exact && pos <= len(b) {
 		return fmt.Errorf("tables: %w: line %d has more than the %d fields of a histogram without a header (the attributes, then the count)", run.ErrBadInput, line, p.need)
 	}
+	c.rows++
+	if c.cols != nil {
+		return c.appendRow(p.vals, count, "line", line)
+	}
 	idx := 0
 	for i, v := range p.vals {
 		idx += v * c.stride[i]
 	}
-	c.rows++
 	if p.kind == Records {
 		if c.x[idx] >= maxCount {
 			return fmt.Errorf("tables: %w: line %d: a cell with more than 2^53 records", run.ErrBadInput, line)

@@ -22,8 +22,14 @@
 // the wrong type, and a truncated or corrupt file are all refused with an
 // error wrapping run.ErrBadInput that names the line or row and the column.
 //
+// ReadMarginal reads the same tables, with the same checks, into the
+// columns of a linear.MarginalData for linear.AnswerGaussianMarginals:
+// the rows themselves (4 bytes per attribute and row, 8 more for a
+// histogram's count), never the cells, so that the domain may have any
+// size.
+//
 // Files: csv.go (the byte-level CSV reader, no allocation per row),
 // parquet.go (the Parquet reader, column by column within each row group),
 // count.go (the options, the result, the cell counter and the dispatch by
-// format).
+// format), margcols.go (ReadMarginal's columns).
 package tables

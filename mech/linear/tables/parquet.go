@@ -59,6 +59,17 @@ func readParquet(ctx context.Context, c *counter, r io.ReaderAt, size int64, o O
 	if err != nil {
 		return err
 	}
+	if c.cols != nil {
+		// The row groups' metadata says how many rows follow: reserve
+		// them at once if they fit (a corrupt count is refused as the
+		// groups are read; beyond the budget, appendRow's doubling
+		// refuses the row that does not fit).
+		var n int64
+		for _, rg := range f.RowGroups() {
+			n += max(0, min(rg.NumRows(), maxColumnRows))
+		}
+		c.tryReserve(n)
+	}
 	var done int64
 	if n := f.NumRows(); n > 0 {
 		c.frac = func() float64 { return min(1, float64(done)/float64(n)) }
@@ -236,7 +247,6 @@ func countRowGroup(ctx context.Context, c *counter, rg parquet.RowGroup, g int, 
 		}
 		for r := 0; r < n; r++ {
 			row := c.rows + 1 - c.base // within this file
-			idx := 0
 			count := 1.0
 			for i, col := range cols {
 				v := bufs[i][r]
@@ -248,7 +258,7 @@ func countRowGroup(ctx context.Context, c *counter, rg parquet.RowGroup, g int, 
 					if !ok || x < 0 || x >= int64(c.attrs[i].Size) {
 						return fmt.Errorf("tables: %w: row %d: %s = %s is outside the attribute's domain [0, %d)", run.ErrBadInput, row, col.name, col.text(v), c.attrs[i].Size)
 					}
-					idx += int(x) * c.stride[i]
+					c.vals[i] = int(x)
 					continue
 				}
 				var err error
@@ -257,13 +267,12 @@ func countRowGroup(ctx context.Context, c *counter, rg parquet.RowGroup, g int, 
 				}
 			}
 			c.rows++
-			if kind == Records {
-				if c.x[idx] >= maxCount {
-					return fmt.Errorf("tables: %w: row %d: a cell with more than 2^53 records", run.ErrBadInput, row)
+			if c.cols != nil {
+				if err := c.appendRow(c.vals, count, "row", row); err != nil {
+					return err
 				}
-				c.x[idx]++
-			} else if err := c.addCount(idx, count); err != nil {
-				return fmt.Errorf("tables: %w: row %d: %v", run.ErrBadInput, row, err)
+			} else if err := c.addCell(kind, count, row); err != nil {
+				return err
 			}
 			if c.rows%checkEvery == 0 {
 				if err := c.tick(ctx); err != nil {
@@ -280,6 +289,26 @@ func countRowGroup(ctx context.Context, c *counter, rg parquet.RowGroup, g int, 
 	}
 	if got != want {
 		return fmt.Errorf("tables: %w: corrupt Parquet file: row group %d holds %d rows of column %q, its metadata says %d", run.ErrBadInput, g, got, cols[0].name, want)
+	}
+	return nil
+}
+
+// addCell adds a row of count records (1 for records) with values c.vals
+// to its cell; row names it in messages.
+func (c *counter) addCell(kind Kind, count float64, row int64) error {
+	idx := 0
+	for i, v := range c.vals {
+		idx += v * c.stride[i]
+	}
+	if kind == Records {
+		if c.x[idx] >= maxCount {
+			return fmt.Errorf("tables: %w: row %d: a cell with more than 2^53 records", run.ErrBadInput, row)
+		}
+		c.x[idx]++
+		return nil
+	}
+	if err := c.addCount(idx, count); err != nil {
+		return fmt.Errorf("tables: %w: row %d: %v", run.ErrBadInput, row, err)
 	}
 	return nil
 }

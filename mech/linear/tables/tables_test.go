@@ -279,35 +279,7 @@ func TestCSVLayouts(t *testing.T) {
 // ErrBadInput and a message naming it.
 func TestCSVBadInput(t *testing.T) {
 	attrs := []linear.Attribute{{Name: "a", Size: 2}, {Name: "b", Size: 3}}
-	for _, c := range []struct {
-		kind     Kind
-		in, want string
-	}{
-		{Records, "a,b\n0,3\n", `line 2: b = "3" is outside the attribute's domain [0, 3)`},
-		{Records, "a,b\n-1,0\n", `a = "-1" is outside`},
-		{Records, "a,b\n0,1.5\n", `b = "1.5" is not an integer in [0, 3)`},
-		{Records, "a,b\n0,x\n", `b = "x" is not an integer`},
-		{Records, "a,b\n,1\n", `a = "" is empty (a missing value)`},
-		{Records, "a,b\n0,NA\n", `b = "NA" is a missing value`},
-		{Records, "a,b\n0,NaN\n", `b = "NaN" is a missing value`},
-		{Records, "0,1\n0\n", "line 2 has 1 fields, b is column 2"},
-		{Records, "a,c\n0,1\n", `the header (line 1) has no column "b"`},
-		{Records, "a,b,a\n0,1,1\n", `names column "a" twice`},
-		{Records, "a,b\n99999999999999999999999,0\n", "outside the attribute's domain"},
-		{Records, "# only a comment\n\n", "no data rows"},
-		{Records, "a,b\n", "no data rows"},
-		{Histogram, "a,b\n0,1\n", `no column "count"`},
-		{Histogram, "a,b,count\n0,1,-3\n", "count -3 is negative"},
-		{Histogram, "a,b,count\n0,1,2.5\n", "count 2.5 is not an integer"},
-		{Histogram, "a,b,count\n0,1,NaN\n", "a missing value"},
-		{Histogram, "a,b,count\n0,1,inf\n", "not an integer"},
-		{Histogram, "a,b,count\n0,1,\n", "the count is empty"},
-		{Histogram, "a,b,count\n0,1,9007199254740993\n", "above 2^53"},
-		{Histogram, "a,b,count\n0,1,1e16\n", "not below 2^53"},
-		{Histogram, "a,b,count\n0,1,9007199254740992\n0,1,1\n", "line 3: the cell's summed count"},
-		{Histogram, "0,1,3,4\n", "more than the 3 fields"},
-		{Histogram, "0,1\n", "line 1 has 2 fields, the count is column 3"},
-	} {
+	for _, c := range csvBadCases {
 		_, err := CountCSV(context.Background(), attrs, strings.NewReader(c.in), &Options{Kind: c.kind})
 		if !errors.Is(err, run.ErrBadInput) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v %q: %v, want ErrBadInput with %q", c.kind, c.in, err, c.want)
@@ -319,6 +291,38 @@ func TestCSVBadInput(t *testing.T) {
 	if !errors.Is(err, run.ErrBadInput) || !strings.Contains(err.Error(), "longer than") {
 		t.Errorf("a 3 MiB line: %v", err)
 	}
+}
+
+// csvBadCases are CSV tables over a (2 values) and b (3 values) that are
+// refused, with a part of the message.
+var csvBadCases = []struct {
+	kind     Kind
+	in, want string
+}{
+	{Records, "a,b\n0,3\n", `line 2: b = "3" is outside the attribute's domain [0, 3)`},
+	{Records, "a,b\n-1,0\n", `a = "-1" is outside`},
+	{Records, "a,b\n0,1.5\n", `b = "1.5" is not an integer in [0, 3)`},
+	{Records, "a,b\n0,x\n", `b = "x" is not an integer`},
+	{Records, "a,b\n,1\n", `a = "" is empty (a missing value)`},
+	{Records, "a,b\n0,NA\n", `b = "NA" is a missing value`},
+	{Records, "a,b\n0,NaN\n", `b = "NaN" is a missing value`},
+	{Records, "0,1\n0\n", "line 2 has 1 fields, b is column 2"},
+	{Records, "a,c\n0,1\n", `the header (line 1) has no column "b"`},
+	{Records, "a,b,a\n0,1,1\n", `names column "a" twice`},
+	{Records, "a,b\n99999999999999999999999,0\n", "outside the attribute's domain"},
+	{Records, "# only a comment\n\n", "no data rows"},
+	{Records, "a,b\n", "no data rows"},
+	{Histogram, "a,b\n0,1\n", `no column "count"`},
+	{Histogram, "a,b,count\n0,1,-3\n", "count -3 is negative"},
+	{Histogram, "a,b,count\n0,1,2.5\n", "count 2.5 is not an integer"},
+	{Histogram, "a,b,count\n0,1,NaN\n", "a missing value"},
+	{Histogram, "a,b,count\n0,1,inf\n", "not an integer"},
+	{Histogram, "a,b,count\n0,1,\n", "the count is empty"},
+	{Histogram, "a,b,count\n0,1,9007199254740993\n", "above 2^53"},
+	{Histogram, "a,b,count\n0,1,1e16\n", "not below 2^53"},
+	{Histogram, "a,b,count\n0,1,9007199254740992\n0,1,1\n", "line 3: the cell's summed count"},
+	{Histogram, "0,1,3,4\n", "more than the 3 fields"},
+	{Histogram, "0,1\n", "line 1 has 2 fields, the count is column 3"},
 }
 
 type pqOptional struct {
@@ -374,13 +378,26 @@ type pqStringCount struct {
 // columns, bad counts and corrupt files are refused with ErrBadInput.
 func TestParquetBadInput(t *testing.T) {
 	attrs := []linear.Attribute{{Name: "a", Size: 2}, {Name: "b", Size: 3}}
+	for _, c := range parquetBadCases(t) {
+		_, err := CountParquet(context.Background(), attrs, bytes.NewReader(c.data), int64(len(c.data)), &Options{Kind: c.kind})
+		if !errors.Is(err, run.ErrBadInput) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrBadInput with %q", c.name, err, c.want)
+		}
+	}
+}
+
+type parquetBadCase struct {
+	name string
+	kind Kind
+	data []byte
+	want string
+}
+
+// parquetBadCases are Parquet tables over a (2 values) and b (3 values)
+// that are refused, with a part of the message.
+func parquetBadCases(t *testing.T) []parquetBadCase {
 	one := int64(1)
-	for _, c := range []struct {
-		name string
-		kind Kind
-		data []byte
-		want string
-	}{
+	return []parquetBadCase{
 		{"null", Records, writeParquet(t, []pqOptional{{&one, 0}, {nil, 1}}, 10), "row 2: a is null"},
 		{"string", Records, writeParquet(t, []pqString{{"0", 0}}, 10), `column "a" is a STRING, not an integer`},
 		{"list", Records, writeParquet(t, []pqList{{[]int64{0}, 0}}, 10), "group"},
@@ -397,11 +414,6 @@ func TestParquetBadInput(t *testing.T) {
 		{"bytes count", Histogram, writeParquet(t, []pqBytesCount{{0, 1, []byte{3}}}, 10), "a count is an integer (INT32 or INT64) or an integral FLOAT or DOUBLE"},
 		{"no rows", Records, writeParquet(t, []pqCount{}, 10), "no data rows"},
 		{"not parquet", Records, []byte("a,b\n0,1\n"), "not a readable Parquet file"},
-	} {
-		_, err := CountParquet(context.Background(), attrs, bytes.NewReader(c.data), int64(len(c.data)), &Options{Kind: c.kind})
-		if !errors.Is(err, run.ErrBadInput) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want ErrBadInput with %q", c.name, err, c.want)
-		}
 	}
 }
 
