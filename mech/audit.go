@@ -112,11 +112,15 @@ func RowSumTol(cols int) float64 {
 
 // checkMechanismRows returns an error wrapping run.ErrBadInput unless x is a
 // float64 mechanism: every entry finite and >= 0 and (when rowSums) every
-// row summing to 1 within RowSumTol.
-func checkMechanismRows(x *mat.Dense, rowSums bool) error {
+// row summing to 1 within RowSumTol. It reads ctx between rows and returns
+// its error, wrapped, once it is cancelled.
+func checkMechanismRows(ctx context.Context, x *mat.Dense, rowSums bool) error {
 	r, c := x.Dims()
 	tol := RowSumTol(c)
 	for i := 0; i < r; i++ {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("audit: interrupted at row %d of %d: %w", i, r, err)
+		}
 		s := 0.0
 		for o, v := range x.RawRowView(i)[:c] {
 			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
@@ -154,7 +158,7 @@ func auditMatrix(ctx context.Context, x *mat.Dense, m metric.Metric, eps float64
 	if r != m.Len() {
 		return AuditReport{}, run.BadInputf("audit: matrix has %d rows, metric %s has %d answers", r, m, m.Len())
 	}
-	if err := checkMechanismRows(x, rowSums); err != nil {
+	if err := checkMechanismRows(ctx, x, rowSums); err != nil {
 		return AuditReport{}, err
 	}
 	a := newExactAuditor(x, nil, eps)

@@ -266,6 +266,9 @@ func attachMechanism(ctx context.Context, r *Result, m metric.Metric, eps float6
 	// 1). The ratios move by S_h/S_i, which mech.Harden absorbs.
 	x := mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("the tight-constraints mechanism: %w", err)
+		}
 		row := x.RawRowView(i)
 		s := 0.0
 		for k := 0; k < n; k++ {
