@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,5 +99,66 @@ func TestPhiCancelled(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("PhiLimitContext did not return within a minute")
+	}
+}
+
+// TestNewMatrixCancelled: NewMatrixContext with a context cancelled before
+// the start, and 20 ms into the cubic triangle check of a valid 1500-point
+// matrix (some 1-3 s whole), returns context.Canceled (or the metric, when
+// it finished first); with a live context it accepts the matrix and
+// refuses a corrupted one, as NewMatrix does. Hang guard: one minute.
+func TestNewMatrixCancelled(t *testing.T) {
+	const n = 1500
+	rng := rand.New(rand.NewPCG(4, 4))
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range x {
+		x[i], y[i] = rng.Float64(), rng.Float64()
+	}
+	rows := make([][]float64, n)
+	for i := range rows {
+		rows[i] = make([]float64, n)
+		for j := range rows[i] {
+			if i != j {
+				rows[i][j] = math.Ceil(1e6*math.Hypot(x[i]-x[j], y[i]-y[j])) + 1
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := NewMatrixContext(ctx, rows); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled before the start: %v", err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	var at time.Time
+	time.AfterFunc(20*time.Millisecond, func() { at = time.Now(); cancel() })
+	done := make(chan error, 1)
+	go func() {
+		_, err := NewMatrixContext(ctx, rows)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		switch {
+		case err == nil:
+			t.Log("the check finished before the cancellation")
+		case !errors.Is(err, context.Canceled):
+			t.Fatalf("cancelled: %v, want context.Canceled", err)
+		default:
+			t.Logf("returned %v after the cancellation: %v", time.Since(at), err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("NewMatrixContext did not return within a minute")
+	}
+	small := rows[:40]
+	for i := range small {
+		small[i] = small[i][:40]
+	}
+	if _, err := NewMatrixContext(context.Background(), small); err != nil {
+		t.Fatalf("valid 40-point matrix: %v", err)
+	}
+	small[3][7], small[7][3] = 1e9, 1e9
+	if _, err := NewMatrixContext(context.Background(), small); err == nil || !strings.Contains(err.Error(), "triangle inequality fails") {
+		t.Fatalf("corrupted matrix: %v", err)
 	}
 }
