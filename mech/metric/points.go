@@ -83,7 +83,7 @@ func Points(x, y []float64) (*PointsMetric, error) {
 // for short distances), and it is evaluated with correctly rounded
 // operations only (no library arctangent), so its rounding is proven
 // (DistRounding, docs/MATH.md §3.10); it agrees with the haversine formula
-// (Haversine) to about 1e-12 km. Points that coincide (the same
+// (Haversine) to within 1e-11 km. Points that coincide (the same
 // coordinates, longitudes -180 and 180, or any two longitudes at a pole)
 // are an error, as are out-of-range or non-finite coordinates
 // (run.ErrBadInput).
@@ -204,7 +204,7 @@ func (p *PointsMetric) Geo() bool { return p.geo }
 // Dist is the Euclidean distance in km of planar points, the great-circle
 // distance in km of points on the sphere (see LatLon): R times the angle
 // between their unit vectors, 2·atan2(|a − b|, |a + b|), computed with
-// correctly rounded operations only (sphereAngle), within about 1e-12 km
+// correctly rounded operations only (sphereAngle), within 1e-11 km
 // of the haversine of the coordinates and with a proven rounding bound
 // (DistRounding).
 func (p *PointsMetric) Dist(i, j int) float64 {
