@@ -2,6 +2,8 @@ package lp
 
 import (
 	"cmp"
+	"context"
+	"fmt"
 	"math"
 	"slices"
 
@@ -378,7 +380,10 @@ func (s *ipm) fullLam(buf []float64) []float64 {
 // value (within tol for a bound only, d.boundOnly). At the end test,
 // columns whose excess does not fit in what tol leaves are listed in
 // d.revive, those of largest excess first.
-func (s *ipm) dropBound(primal, tol float64) (float64, []float64) {
+//
+// A cancelled ctx stops the pricing (its minimum-degree order, and between
+// columns) with ctx's error, wrapped.
+func (s *ipm) dropBound(ctx context.Context, primal, tol float64) (float64, []float64, error) {
 	d, n, np, p := s.dr, s.n, s.np, s.p
 	m := p.M
 	d.certs++
@@ -466,7 +471,7 @@ func (s *ipm) dropBound(primal, tol float64) (float64, []float64) {
 	blocking := slack >= tol*scale/10 && dual-primal > tol*scale
 	due := d.pricedAt == 0 || d.certs-d.pricedAt >= dropReprice
 	if len(over) == 0 || !(final || blocking || weak && due) || d.pricedAt == d.certs {
-		return dual, y
+		return dual, y, nil
 	}
 	d.pricedAt = d.certs
 	// What the columns left out may add to the bound: as much as the gap
@@ -498,7 +503,12 @@ func (s *ipm) dropBound(primal, tol float64) (float64, []float64) {
 		// (banded mode) a minimum-degree one of its own.
 		d.psym, d.ppairs = s.sym, p.Pairs
 		if s.sym == nil {
-			d.pperm, d.psym = ldl.MinimumDegree(p.graph())
+			perm, sym, err := ldl.MinimumDegreeContext(ctx, p.graph())
+			if err != nil {
+				d.psym, d.ppairs = nil, nil
+				return 0, nil, fmt.Errorf("lp: pricing the columns left out: %w", err)
+			}
+			d.pperm, d.psym = perm, sym
 			qs := permuted(p, d.pperm)
 			d.psym.SetPairs(qs.graph())
 			d.ppairs = qs.Pairs
@@ -512,6 +522,9 @@ func (s *ipm) dropBound(primal, tol float64) (float64, []float64) {
 		}
 	}
 	parallel(len(todo), s.workers, func(kk int) {
+		if s.stop.Load() {
+			return
+		}
 		k := todo[kk]
 		o := over[k]
 		pr := <-d.pricers
@@ -529,6 +542,9 @@ func (s *ipm) dropBound(primal, tol float64) (float64, []float64) {
 			d.lam[o] = lam
 		}
 	})
+	if err := ctx.Err(); err != nil {
+		return 0, nil, fmt.Errorf("lp: pricing the columns left out: %w", err)
+	}
 	dual, y, over, ex = full()
 	d.revive = d.revive[:0]
 	if final && relGap(primal, dual) > tol {
@@ -549,7 +565,7 @@ func (s *ipm) dropBound(primal, tol float64) (float64, []float64) {
 			d.revive = append(d.revive, over[k])
 		}
 	}
-	return dual, y
+	return dual, y, nil
 }
 
 // pricer is one worker's factor, right-hand side and scratch for the

@@ -145,7 +145,7 @@ func (s *ipm) mu() float64 {
 // certify repairs a copy of the current X and bounds the optimum from the
 // current multipliers. With keepLam, a certificate better than best (the
 // best so far, nil for none) also keeps the multipliers, in best's buffer.
-func (s *ipm) certify(margin, tol float64, keepLam bool, best *Result) (*Result, error) {
+func (s *ipm) certify(ctx context.Context, margin, tol float64, keepLam bool, best *Result) (*Result, error) {
 	n, m := s.n, s.m
 	var x, lam []float64
 	if s.sg != nil {
@@ -173,14 +173,16 @@ func (s *ipm) certify(margin, tol float64, keepLam bool, best *Result) (*Result,
 	var y []float64
 	var err error
 	if s.pc != nil {
-		t, err = s.pc.Repair(x, margin)
+		t, err = s.pc.Repair(x, margin, &s.stop)
 		dual, y = perColumnBound(s.pc, s.p, s.lam)
 	} else if s.sg != nil {
 		t, err = repair(s.p, x, margin, &s.stop)
 		dual, y = s.sg.DualBound((*orbit.Problem)(s.p), lam, s.sg.RowAct)
 	} else if s.dr != nil {
 		t, err = repair(s.p, x, margin, &s.stop)
-		dual, y = s.dropBound(s.p.objective(x), tol)
+		if err == nil {
+			dual, y, err = s.dropBound(ctx, s.p.objective(x), tol)
+		}
 	} else {
 		t, err = repair(s.p, x, margin, &s.stop)
 		dual, y = dualBound(s.p, lam)
@@ -336,7 +338,7 @@ func (s *ipm) run(ctx context.Context, o config) (*Result, error) {
 		// Certify once the iterates are close; keep the best certificate, as
 		// rounding eventually limits how far the iteration can go.
 		if gap <= max(1e-3, o.Tol) || it == o.MaxIter {
-			r, err := s.certify(o.Margin, o.Tol, o.keepLam, best)
+			r, err := s.certify(ctx, o.Margin, o.Tol, o.keepLam, best)
 			if err != nil {
 				if cerr := interrupted(it); cerr != nil {
 					return nil, cerr

@@ -61,9 +61,10 @@ type Violation struct {
 // along a path adds up); otherwise every pair is, at O(n² m) cost. Zeros
 // are exact: 0/0 constrains nothing, a positive entry over 0 is a violation
 // at level +Inf; pairs at distance +Inf (different components) constrain
-// nothing. Rows need not sum to 1, but entries must be finite and >= 0, the
-// metric's distances >= 0 and not NaN, and distinct answers at distance
-// > 0; otherwise Audit returns an error.
+// nothing. x must be a mechanism: entries finite and >= 0 and every row
+// summing to 1 within RowSumTol (see there); the metric's distances >= 0
+// and not NaN, and distinct answers at distance > 0; otherwise Audit
+// returns an error wrapping run.ErrBadInput that names the row or entry.
 //
 // Each pair is decided in the log domain with float64 first, where the
 // decision is conclusive by a proven margin: the largest quotient q of a
@@ -86,9 +87,64 @@ func Audit(x *mat.Dense, m metric.Metric, eps float64) (AuditReport, error) {
 	return AuditContext(context.Background(), x, m, eps)
 }
 
+// RowSumTol returns the tolerance τ = cols·2^-50 within which the row sums
+// of a float64 mechanism with cols columns must be 1: |ŝ_i - 1| <= τ, ŝ_i the
+// sum Σ_o X[i][o] accumulated left to right in float64.
+//
+// τ is never exceeded by the float64 form of a genuine mechanism. Let
+// K be row-stochastic (Σ_o K[i][o] = 1 exactly) and each stored entry
+// X[i][o] = K[i][o](1+δ_o) + η_o, within k units in the last place of the
+// exact value (|δ_o| <= k·u, u = 2^-53; |η_o| <= 2^-1074 for subnormals). Then
+// |Σ_o X[i][o] - 1| <= k·u + cols·2^-1074, and the recursive sum of cols
+// terms >= 0 adds at most γ_{cols-1} = (cols-1)u/(1-(cols-1)u) relative
+// (Higham, Accuracy and Stability, §4.2), so
+//
+//	|ŝ_i - 1| <= (k + cols - 1)·u·(1 + O(cols·u)) + cols·2^-1074 <= 8·cols·u = τ
+//
+// for every k <= 7·cols (seven ulps per entry at least). The mechanisms built
+// here are well inside it: a row normalised in float64, X[i][o] =
+// fl(a_o / fl(Σ a)), has k <= cols + 1, so |ŝ_i - 1| <= 2·cols·u; mixing with
+// the uniform row adds at most 3 ulps per entry. A matrix outside τ is not a
+// rounding of any mechanism.
+func RowSumTol(cols int) float64 {
+	return float64(cols) * 0x1p-50
+}
+
+// checkMechanismRows returns an error wrapping run.ErrBadInput unless x is a
+// float64 mechanism: every entry finite and >= 0 and (when rowSums) every
+// row summing to 1 within RowSumTol. It reads ctx between rows and returns
+// its error, wrapped, once it is cancelled.
+func checkMechanismRows(ctx context.Context, x *mat.Dense, rowSums bool) error {
+	r, c := x.Dims()
+	tol := RowSumTol(c)
+	for i := 0; i < r; i++ {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("audit: interrupted at row %d of %d: %w", i, r, err)
+		}
+		s := 0.0
+		for o, v := range x.RawRowView(i)[:c] {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				return run.BadInputf("audit: X[%d][%d] = %v: entries must be finite and >= 0", i, o, v)
+			}
+			s += v
+		}
+		if rowSums && !(math.Abs(s-1) <= tol) {
+			return run.BadInputf("audit: row %d sums to %.17g, not 1 (tolerance %.3g = %d columns · 2^-50): not a mechanism (divide each row by its sum)", i, s, tol, c)
+		}
+	}
+	return nil
+}
+
 // AuditContext is Audit stopped by ctx: it polls ctx between rows (every
 // 1,024 edges of a Graph) and returns its error once it is done.
 func AuditContext(ctx context.Context, x *mat.Dense, m metric.Metric, eps float64) (AuditReport, error) {
+	return auditMatrix(ctx, x, m, eps, true)
+}
+
+// auditMatrix is AuditContext; with rowSums false it skips the row-sum
+// check and decides the ratios of any finite matrix >= 0 (the tests of
+// the exact decision use it on matrices that are not mechanisms).
+func auditMatrix(ctx context.Context, x *mat.Dense, m metric.Metric, eps float64, rowSums bool) (AuditReport, error) {
 	if err := metric.CheckEps(eps); err != nil {
 		return AuditReport{}, fmt.Errorf("audit: %w", err)
 	}
@@ -102,12 +158,8 @@ func AuditContext(ctx context.Context, x *mat.Dense, m metric.Metric, eps float6
 	if r != m.Len() {
 		return AuditReport{}, run.BadInputf("audit: matrix has %d rows, metric %s has %d answers", r, m, m.Len())
 	}
-	for i := 0; i < r; i++ {
-		for o, v := range x.RawRowView(i) {
-			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-				return AuditReport{}, run.BadInputf("audit: X[%d][%d] = %v: entries must be finite and >= 0", i, o, v)
-			}
-		}
+	if err := checkMechanismRows(ctx, x, rowSums); err != nil {
+		return AuditReport{}, err
 	}
 	a := newExactAuditor(x, nil, eps)
 	a.ctx = ctx

@@ -61,7 +61,7 @@ func TestAuditZeros(t *testing.T) {
 		0.5, 0, 0.5,
 		0.5, 0.5, 0,
 	})
-	rep, err := Audit(x, reftest.Line(3), 1)
+	rep, err := auditRatios(x, reftest.Line(3), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,28 +70,28 @@ func TestAuditZeros(t *testing.T) {
 	}
 	// Only rows 0 and 1 (identical, with 0/0): level 0.
 	y := mat.NewDense(2, 3, []float64{0.5, 0, 0.5, 0.5, 0, 0.5})
-	rep, _ = Audit(y, reftest.Line(2), 1)
+	rep, _ = auditRatios(y, reftest.Line(2), 1)
 	if rep.Eps != 0 || !rep.Private || rep.Worst != [3]int{-1, -1, -1} || rep.Pairs != 1 {
 		t.Errorf("0/0 audit %+v, want 0 with no worst", rep)
 	}
 	// Disconnected components: rows 0 and 2 may differ arbitrarily.
 	two := reftest.NewGraph("0-1 2", 3, func(i, j int) bool { return i+j == 1 })
 	z := mat.NewDense(3, 2, []float64{0.5, 0.5, 0.5, 0.5, 1, 0})
-	rep, _ = Audit(z, two, 1)
+	rep, _ = auditRatios(z, two, 1)
 	if rep.Eps != 0 || rep.Pairs != 1 {
 		t.Errorf("disconnected graph audit %+v, want 0 over 1 edge", rep)
 	}
 	inf := reftest.Matrix{Name: "inf", N: 3, D: two.Dist}
-	rep, _ = Audit(z, inf, 1)
+	rep, _ = auditRatios(z, inf, 1)
 	if rep.Eps != 0 || rep.Pairs != 1 {
 		t.Errorf("Dist=+Inf audit %+v, want 0 over the 1 pair at finite distance", rep)
 	}
 	// Quotients that overflow float64 but are finite: 1 / 1e-300 on a pair.
-	rep, _ = Audit(mat.NewDense(2, 2, []float64{1e-300, 1, 1, 1e-300}), reftest.Line(2), 1)
+	rep, _ = auditRatios(mat.NewDense(2, 2, []float64{1e-300, 1, 1, 1e-300}), reftest.Line(2), 1)
 	if want := math.Log(1) - math.Log(1e-300); math.Abs(rep.Eps-want) > 1e-12 {
 		t.Errorf("tiny entries: Eps %v, want %v", rep.Eps, want)
 	}
-	rep, _ = Audit(mat.NewDense(2, 1, []float64{1e300, 1e-300}), reftest.Line(2), 1)
+	rep, _ = auditRatios(mat.NewDense(2, 1, []float64{1e300, 1e-300}), reftest.Line(2), 1)
 	if want := math.Log(1e300) - math.Log(1e-300); math.Abs(rep.Eps-want) > 1e-12 {
 		t.Errorf("overflowing quotient: Eps %v, want %v", rep.Eps, want)
 	}

@@ -2,12 +2,15 @@ package mech
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/optdp/optdp/mech/internal/reftest"
 	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -91,6 +94,7 @@ func FuzzAudit(f *testing.F) {
 	f.Add(uint8(3), uint8(3), 0.2, byte(0), []byte{2, 100, 2, 50, 2, 7, 4, 0, 3, 4, 1, 6, 4, 1, 5, 5, 0, 2, 4, 1, 2, 3, 0, 0, 0, 0, 0, 0, 0})
 	f.Add(uint8(4), uint8(2), 1.0, byte(3), []byte{3, 10, 0, 0, 0, 0, 0, 0, 0, 2, 9, 4, 0, 6, 5, 1, 3, 4, 1, 0, 2, 200})
 	f.Add(uint8(2), uint8(1), 1e-12, byte(0), []byte{2, 77, 4, 0, 3})
+	f.Add(uint8(3), uint8(3), 0.7, byte(0x80), []byte{2, 100, 2, 50, 2, 7, 4, 0, 3, 4, 1, 6, 4, 1, 5, 5, 0, 2, 4, 1, 2, 3, 0, 0, 0, 0, 0, 0, 0})
 	f.Add(uint8(2), uint8(4), 30.0, byte(5), []byte{1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xef, 0x7f, 0, 3, 0x32, 0, 0, 0, 0, 0, 0, 0, 2, 1, 4, 1, 1, 4, 0, 6, 0, 5})
 	f.Fuzz(func(t *testing.T, nb, cb uint8, eps float64, kind byte, data []byte) {
 		if metric.CheckEps(eps) != nil {
@@ -110,13 +114,45 @@ func FuzzAudit(f *testing.F) {
 				rows[i][o] = r.entry(prev, eps, d)
 			}
 		}
+		if kind&0x80 != 0 { // rows divided by their float64 sums: mechanisms
+			for _, row := range rows {
+				s := 0.0
+				for _, v := range row {
+					s += v
+				}
+				for o := range row {
+					if s > 0 && !math.IsInf(s, 1) {
+						row[o] /= s
+					}
+				}
+			}
+		}
 		x := mat.NewDense(n, cols, nil)
 		for i, row := range rows {
 			copy(x.RawRowView(i), row)
 		}
-		rep, err := Audit(x, m, eps)
+		rep, err := auditRatios(x, m, eps)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The public Audit: the same report for a mechanism, run.ErrBadInput
+		// for rows whose exact sum (math/big) is off 1 by more than the
+		// tolerance and the float64 summation's error (< 4u for 4 columns).
+		far, near := false, true
+		for _, row := range rows {
+			s := new(big.Float).SetPrec(2200)
+			for _, v := range row {
+				s.Add(s, new(big.Float).SetFloat64(v))
+			}
+			dev, _ := s.Sub(s, big.NewFloat(1)).Float64()
+			far = far || math.Abs(dev) > RowSumTol(cols)+0x1p-50
+			near = near && math.Abs(dev) < RowSumTol(cols)-0x1p-50
+		}
+		switch pub, err := Audit(x, m, eps); {
+		case far && !errors.Is(err, run.ErrBadInput):
+			t.Fatalf("%v: rows not summing to 1 audited: %+v, %v", rows, pub, err)
+		case near && (err != nil || pub.Private != rep.Private || pub.Eps != rep.Eps):
+			t.Fatalf("%v: a mechanism: Audit %+v, %v; the ratios' audit %+v", rows, pub, err, rep)
 		}
 		ref := refAuditExact(t, refFromFloats(rows), m, eps)
 		if rep.Private != ref.private {

@@ -27,7 +27,8 @@ func randomGraph(n, deg int, seed uint64) *Graph {
 
 // TestOrdersCancelled: the orders in Go stop once their context is
 // cancelled and report its error: FillReducing (minimum degree, the
-// default), nested dissection and the postordered minimum degree through
+// default), MinimumDegreeContext (lp's pricing in banded mode), nested
+// dissection and the postordered minimum degree through
 // orderByName, on a random graph whose orders take tens of seconds
 // uncancelled, cancelled 100 ms in; and RCM with a context cancelled
 // before the start. The latency is logged, not asserted.
@@ -36,14 +37,21 @@ func TestOrdersCancelled(t *testing.T) {
 		t.Skip("orders of a 3000-row random graph")
 	}
 	g := randomGraph(3000, 10, 9)
-	for _, name := range []string{"fill-reducing", "nd", "mdpost"} {
+	for _, name := range []string{"fill-reducing", "minimum-degree", "nd", "mdpost"} {
 		ctx, cancel := context.WithCancel(context.Background())
 		var at time.Time
 		time.AfterFunc(100*time.Millisecond, func() { at = time.Now(); cancel() })
 		var err error
-		if name == "fill-reducing" {
+		switch name {
+		case "fill-reducing":
 			_, _, err = FillReducing(ctx, g)
-		} else {
+		case "minimum-degree":
+			var perm []int
+			perm, _, err = MinimumDegreeContext(ctx, g)
+			if perm != nil {
+				t.Errorf("MinimumDegreeContext cancelled returned an order")
+			}
+		default:
 			pl := &poll{ctx: ctx}
 			perm, sym, oerr := orderByName(pl, name, g)
 			if oerr != nil || perm != nil || sym != nil {
@@ -80,6 +88,10 @@ func TestOrdersContextSame(t *testing.T) {
 	}
 	if !slices.Equal(perm, want) || sym.NNZ() != wsym.NNZ() {
 		t.Errorf("FillReducing with a context differs from OrderByName(%q)", DefaultOrder)
+	}
+	mp, msym, err := MinimumDegreeContext(ctx, g)
+	if wp, wsym := MinimumDegree(g); err != nil || !slices.Equal(mp, wp) || msym.NNZ() != wsym.NNZ() {
+		t.Errorf("MinimumDegreeContext differs from MinimumDegree (%v)", err)
 	}
 	rp, err := RCM(ctx, g)
 	if err != nil {

@@ -43,8 +43,11 @@ var badOrderOnce sync.Once
 // OrderEnv (perm[new] = old) and the symbolic factorisation in it. The
 // orders in Go (md, mdpost, nd) and the symbolic factorisation read ctx
 // every few hundred steps (eliminations, columns, visited rows) and return
-// its error, wrapped, once it is cancelled; CHOLMOD's (netlib build) run
-// to their end in C, and ctx is read after them.
+// its error, wrapped, once it is cancelled; CHOLMOD's (netlib build,
+// chosen by OrderEnv only) run to their end in C, and ctx is read after
+// them: under 0.45 s on the 200×200 grid graph (40,000 rows) and on a
+// random graph of 8,000 rows and degree 10 (the symbolic factorisation
+// that follows, which polls, takes the rest).
 func FillReducing(ctx context.Context, p *Graph) ([]int, *Symbolic, error) {
 	pl := &poll{ctx: ctx}
 	if err := ctx.Err(); err != nil {

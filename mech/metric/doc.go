@@ -19,6 +19,9 @@
 //   - Grids on a map (geo.go, §18.5): GeoBox, GeoGrid (the step in km from a
 //     bounding box on WGS84), KmPerDegree, GridMetric.CellOfLatLon and
 //     CellOfXY.
+//   - Point sets (points.go, locator.go): Points (planar km) and LatLon
+//     (great-circle km from unit vectors with a proven rounding bound,
+//     sphere.go, §3.10), with the nearest-location lookup.
 //   - The CLI's metric specs (spec.go): Parse("grid:w=100,h=100,step=1"),
 //     Kinds.
 //   - Phi (phi.go): Phi, PhiLimit, PhiTo, DistCache, and CheckEps, the one

@@ -75,13 +75,13 @@ func (p *PointsMetric) extent() (minD, maxD float64) {
 // MinDist the smallest (O(n²) scan, done once). Points at a subnormal
 // distance get no bound.
 //
-// On the sphere there is none: the haversine distance goes through
-// math.Sin, Cos and Atan2, whose error Go does not bound, so the
-// matrix-free tight mechanism (which rests on the bound) refuses latlon
-// metrics; the dense paths, which audit the matrix itself, are unaffected.
+// On the sphere, geoRounding: the distance is computed from the stored
+// unit vectors with correctly rounded operations only, within a proven
+// E = R·sphereErr(alpha) of the exact angle between them (docs/MATH.md
+// §3.10), and Defect = 3E/MinDist.
 func (p *PointsMetric) DistRounding() (RoundingBound, bool) {
 	if p.geo {
-		return RoundingBound{}, false
+		return p.geoRounding()
 	}
 	if len(p.a) < 2 {
 		return RoundingBound{MinDist: 1}, true

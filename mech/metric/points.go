@@ -72,20 +72,21 @@ func Points(x, y []float64) (*PointsMetric, error) {
 
 // LatLon returns the point set at latitudes lat[i] in [-90, 90] and
 // longitudes lon[i] in [-180, 180] (degrees) with the great-circle distance
+// on the sphere of radius R = EarthRadiusKm,
 //
-//	d = 2R·atan2(sqrt(h), sqrt(1-h)),
-//	h = sin²((lat_j - lat_i)/2) + cos lat_i · cos lat_j · sin²((lon_j - lon_i)/2),
+//	d = R·∠(a, b) = 2R·atan2(|a − b|, |a + b|),
+//	a = (cos lat_i cos lon_i, cos lat_i sin lon_i, sin lat_i), b likewise,
 //
-// R = EarthRadiusKm: the haversine formula. It is computed stably as
-// d = 2R·atan2(sqrt(h), sqrt(h')) with h' = 1 - h evaluated without
-// cancellation as the haversine to the antipode of the second point,
-// h' = sin²((lat_i + lat_j)/2) + cos lat_i · cos lat_j · cos²((lon_j - lon_i)/2),
-// so that short and nearly antipodal distances alike keep their digits
-// (the arcsine form, or sqrt(1 - h), loses them near the antipode, the law
-// of cosines for short distances). Points
-// that coincide (the same coordinates, longitudes -180 and 180, or any two
-// longitudes at a pole) are an error, as are out-of-range or non-finite
-// coordinates (run.ErrBadInput).
+// the angle between the points' unit vectors, computed once. The atan2
+// form keeps its digits at short and nearly antipodal distances alike (the
+// arcsine of the chord loses them near the antipode, the law of cosines
+// for short distances), and it is evaluated with correctly rounded
+// operations only (no library arctangent), so its rounding is proven
+// (DistRounding, docs/MATH.md §3.10); it agrees with the haversine formula
+// (Haversine) to within 1e-11 km. Points that coincide (the same
+// coordinates, longitudes -180 and 180, or any two longitudes at a pole)
+// are an error, as are out-of-range or non-finite coordinates
+// (run.ErrBadInput).
 func LatLon(lat, lon []float64) (*PointsMetric, error) {
 	if err := checkPointCount(len(lat), len(lon)); err != nil {
 		return nil, err
@@ -200,8 +201,12 @@ func (p *PointsMetric) Len() int { return len(p.a) }
 // km).
 func (p *PointsMetric) Geo() bool { return p.geo }
 
-// Dist is the Euclidean distance in km of planar points, the haversine
-// great-circle distance in km of points on the sphere (see LatLon).
+// Dist is the Euclidean distance in km of planar points, the great-circle
+// distance in km of points on the sphere (see LatLon): R times the angle
+// between their unit vectors, 2·atan2(|a − b|, |a + b|), computed with
+// correctly rounded operations only (sphereAngle), within 1e-11 km
+// of the haversine of the coordinates and with a proven rounding bound
+// (DistRounding).
 func (p *PointsMetric) Dist(i, j int) float64 {
 	if i == j {
 		return 0
@@ -209,14 +214,18 @@ func (p *PointsMetric) Dist(i, j int) float64 {
 	if !p.geo {
 		return math.Hypot(p.a[i]-p.a[j], p.b[i]-p.b[j])
 	}
-	return Haversine(p.a[i], p.b[i], p.a[j], p.b[j])
+	return EarthRadiusKm * sphereAngle(&p.vec[i], &p.vec[j])
 }
 
 // Haversine is the great-circle distance in km between (lat1, lon1) and
 // (lat2, lon2) in degrees on the sphere of radius EarthRadiusKm, by the
-// haversine formula computed stably (see LatLon): 2R·atan2(sqrt(h),
-// sqrt(h')), h and h' = 1 - h each a sum of non-negative terms. It is
-// symmetric in its two points, exactly, in floating point.
+// haversine formula computed stably: 2R·atan2(sqrt(h), sqrt(h')),
+// h = sin²((lat2 - lat1)/2) + cos lat1 · cos lat2 · sin²((lon2 - lon1)/2)
+// and h' = 1 - h evaluated without cancellation as the haversine to the
+// antipode of the second point, sin²((lat1 + lat2)/2) + cos lat1 · cos lat2
+// · cos²((lon2 - lon1)/2). It is symmetric in its two points, exactly, in
+// floating point. (LatLon's Dist uses the unit-vector form, whose rounding
+// is proven.)
 func Haversine(lat1, lon1, lat2, lon2 float64) float64 {
 	const rad = math.Pi / 180
 	sdlat := math.Sin((lat2 - lat1) * rad / 2)

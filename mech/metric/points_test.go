@@ -109,8 +109,8 @@ func TestHaversineCities(t *testing.T) {
 	if d := Haversine(0, 0, 0, 180); math.Abs(d-math.Pi*EarthRadiusKm) > 1e-9 {
 		t.Errorf("antipodal distance %v, want pi·R = %v", d, math.Pi*EarthRadiusKm)
 	}
-	if _, ok := DistRounding(p); ok {
-		t.Error("latlon claims a rounding bound")
+	if rb, ok := DistRounding(p); !ok || !(rb.MinDist > 0) || !(rb.Defect > 0) {
+		t.Errorf("latlon rounding bound %+v, %v", rb, ok)
 	}
 	if i, ok := p.Locate(49, 2.5, true); !ok || i != 1 {
 		t.Errorf("Locate(49, 2.5) = %d, %v; want Paris (1)", i, ok)

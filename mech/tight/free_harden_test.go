@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -135,6 +136,8 @@ func TestHardenedIrregular(t *testing.T) {
 		{must(metric.Sum(20, 3)), 1.5},
 		{must(metric.KCount(7, 2)), 1.2},
 		{must(ladder(15)), 1.5},
+		{must(latlonSet(30, 48.80, 2.25, 0.05)), 1.1},   // Paris, about 5 km across
+		{must(latlonSet(25, 64.80, 179.96, 0.08)), 0.9}, // across the date line
 	} {
 		r := mustTight(t, c.m, c.eps, &Options{MaxMechanismN: 1})
 		checkHardenedExact(t, r, c.m, c.eps)
@@ -214,6 +217,20 @@ func TestHardenedRefusesUnboundedMetric(t *testing.T) {
 	if want := "no proven bound on the rounding"; !strings.Contains(r.Note, want) {
 		t.Errorf("note %q lacks %q", r.Note, want)
 	}
+}
+
+// latlonSet is n points at random (fixed seed) in the box of side w degrees
+// from (lat, lon), longitudes wrapped into [-180, 180].
+func latlonSet(n int, lat, lon, w float64) (metric.Metric, error) {
+	rng := rand.New(rand.NewPCG(uint64(n), 77))
+	la, lo := make([]float64, n), make([]float64, n)
+	for i := range la {
+		la[i], lo[i] = lat+w*rng.Float64(), lon+w*rng.Float64()
+		if lo[i] > 180 {
+			lo[i] -= 360
+		}
+	}
+	return metric.LatLon(la, lo)
 }
 
 // metricMust returns a function that unwraps a metric constructor's

@@ -68,7 +68,7 @@ func Regular(ctx context.Context, m metric.Metric, eps float64, prior []float64,
 		return nil, err
 	}
 	phi := mat.NewSymDense(n, nil)
-	if err := metric.PhiTo(phi, m, eps); err != nil {
+	if err := metric.PhiToContext(ctx, phi, m, eps); err != nil {
 		return nil, err
 	}
 	var sys solve.DenseSystem

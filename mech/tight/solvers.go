@@ -135,7 +135,7 @@ func tightDense(ctx context.Context, m metric.Metric, eps float64, o *Options) (
 		return nil, err
 	}
 	phi := mat.NewSymDense(n, nil)
-	if err := metric.PhiTo(phi, m, eps); err != nil {
+	if err := metric.PhiToContext(ctx, phi, m, eps); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -217,7 +217,7 @@ func phiNonsingular(ctx context.Context, m metric.Metric, eps float64, o *Option
 		return false, 0, err
 	}
 	phi := mat.NewSymDense(n, nil)
-	if err := metric.PhiTo(phi, m, eps); err != nil {
+	if err := metric.PhiToContext(ctx, phi, m, eps); err != nil {
 		return false, 0, err
 	}
 	var sys solve.DenseSystem

@@ -98,7 +98,7 @@ func latticeSolve(ctx context.Context, lat metric.Lattice, eps float64, progress
 	if !cert.Certified && n <= denseEigenN {
 		// Small and indefinite (e.g. a sum query): a dense eigenvalue
 		// bound, which includes the eigensolver's backward error.
-		phi, err := metric.Phi(lat, eps)
+		phi, err := metric.PhiLimitContext(ctx, lat, eps, 0)
 		if err != nil {
 			return res, cert, "", err
 		}

@@ -165,7 +165,11 @@ func Threshold(ctx context.Context, m metric.Metric, opts *ThresholdOptions) (*T
 		if err := o.Budget.CheckDense("threshold of "+m.String(), n, 3, denseAdvice); err != nil {
 			return nil, err
 		}
-		w = &thresholdWork{dc: metric.NewDistCache(m), phi: mat.NewSymDense(n, nil), ones: make([]float64, n)}
+		dc, err := metric.NewDistCacheContext(ctx, m)
+		if err != nil {
+			return nil, fmt.Errorf("tight: threshold of %s: %w", m, err)
+		}
+		w = &thresholdWork{dc: dc, phi: mat.NewSymDense(n, nil), ones: make([]float64, n)}
 		for i := range w.ones {
 			w.ones[i] = 1
 		}
@@ -239,7 +243,9 @@ func (w *thresholdWork) eval(ctx context.Context, eps float64) (float64, error) 
 	if w.lat != nil {
 		s, err = latticeEval(ctx, w.lat, eps)
 	} else {
-		w.dc.PhiTo(w.phi, eps)
+		if err := w.dc.PhiToContext(ctx, w.phi, eps); err != nil {
+			return 0, err
+		}
 		if err := w.sys.FactorizeContext(ctx, w.phi); err != nil {
 			return 0, err
 		}

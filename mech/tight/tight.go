@@ -135,9 +135,10 @@ type Result struct {
 	// the reason in Note.
 	X *mat.Dense `json:"-"`
 	// Mix is the weight γ of the uniform row mixed into X by mech.Harden,
-	// X = (1-γ)·exp(-eps·d(i,k))·z_k + γ/N, so that its float64 entries
-	// (exactly tight at eps, so within rounding of e^{eps d}) pass the exact
-	// audit; 0 when X passed as built.
+	// X = (1-γ)·exp(-eps·d(i,k))·z_k/S_i + γ/N (S_i the float64 sum of row
+	// i of exp(-eps·d)·z, 1 within the error of z), so that its float64
+	// entries (exactly tight at eps, so within rounding of e^{eps d}) pass
+	// the exact audit; 0 when X passed as built.
 	Mix float64 `json:"mix,omitempty"`
 	// Audit is the DP audit of X (zero when X is nil).
 	Audit mech.AuditReport `json:"audit"`
@@ -158,8 +159,10 @@ type Result struct {
 
 // Tight computes the tight-constraints mechanism of m at eps (docs/MATH.md §3.2):
 // it solves Phi z = 1, decides whether a solution z >= 0 exists (Exists),
-// whether it is unique, and builds X[i][k] = exp(-eps·d(i,k))·z_k, which is
-// audited before it is returned (a failed audit is an error).
+// whether it is unique, and builds X[i][k] = exp(-eps·d(i,k))·z_k (each row
+// divided by its float64 sum, 1 within the error of z, so that X is a
+// mechanism as represented), which is audited before it is returned (a
+// failed audit is an error).
 //
 // Verdicts are never decided by exp underflow: the dense solver bounds the
 // error of each z_k including the rounding (and underflow) of Phi's entries,
@@ -256,17 +259,28 @@ func attachMechanism(ctx context.Context, r *Result, m metric.Metric, eps float6
 	if err := o.Budget.CheckDense("mechanism", n, 1, denseAdvice); err != nil {
 		return err
 	}
+	// Row i is exp(-eps·d(i,k))·z_k divided by its float64 sum S_i: with
+	// the computed z the rows sum to 1 only within the solver's error
+	// (|S_i - 1| <= W·ZErr, up to 1e-13 and more for iterative solvers),
+	// and the audit takes mechanisms only (rows within mech.RowSumTol of
+	// 1). The ratios move by S_h/S_i, which mech.Harden absorbs.
 	x := mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("the tight-constraints mechanism: %w", err)
+		}
 		row := x.RawRowView(i)
+		s := 0.0
 		for k := 0; k < n; k++ {
-			d := m.Dist(i, k)
-			v := math.Exp(-eps*d) * r.Z[k]
-			if v < 0x1p-1022 && !math.IsInf(d, 1) && r.Z[k] > 0 {
+			row[k] = math.Exp(-eps*m.Dist(i, k)) * r.Z[k]
+			s += row[k]
+		}
+		for k := 0; k < n; k++ {
+			row[k] /= s
+			if d := m.Dist(i, k); row[k] < 0x1p-1022 && !math.IsInf(d, 1) && r.Z[k] > 0 {
 				r.Note = fmt.Sprintf("X not built: entry X[%d][%d] = exp(-%g·%g)·z underflows float64, so its privacy ratios cannot be represented; the mechanism is defined by z (row i is exp(-eps·d(i,k))·z_k)", i, k, eps, d)
 				return nil
 			}
-			row[k] = v
 		}
 	}
 	// X is exactly tight at eps, so its float64 ratios sit within rounding

@@ -42,14 +42,16 @@ func checkMechanism(t *testing.T, r *Result, m metric.Metric, eps float64) {
 			if x < 0 {
 				t.Fatalf("%s: X[%d][%d] = %v < 0", m, i, k, x)
 			}
-			// X = (1-γ)·exp(-eps d) z_k + γ/n, γ = r.Mix (mech.Harden).
+			// X = (1-γ)·exp(-eps d) z_k/S_i + γ/n, γ = r.Mix (mech.Harden),
+			// S_i within 1e-12 of 1 (the row's normalisation).
 			want := (1-r.Mix)*math.Exp(-eps*m.Dist(i, k))*r.Z[k] + r.Mix/float64(n)
-			if math.Abs(x-want) > 1e-15 || r.Mix > 0x1p-30 {
+			if math.Abs(x-want) > 1e-15+1e-12*want || r.Mix > 0x1p-30 {
 				t.Fatalf("%s: X[%d][%d] = %v, want (1-γ)exp(-eps d) z_k + γ/n = %v (γ = %g)", m, i, k, x, want, r.Mix)
 			}
 			s += x
 		}
-		if math.Abs(s-1) > 1e-12 {
+		// A mechanism as represented: within rounding of 1.
+		if math.Abs(s-1) > mech.RowSumTol(n) {
 			t.Fatalf("%s: row %d sums to %.17g", m, i, s)
 		}
 	}

@@ -230,9 +230,9 @@ bad("utility-remap-frac", lambda: optdp.utility(G6, None, np.arange(6) + 0.5), "
 bad("utility-zero-rows", lambda: optdp.utility(np.zeros((0, 3))), "empty")
 bad("min_entropy-neg", lambda: optdp.min_entropy([1.5, -0.5]), "prior")
 bad("min_entropy-empty", lambda: optdp.min_entropy([]), "prior")
-bad("audit-not-stochastic", lambda: optdp.audit(np.ones((2, 2)), "line:n=2", 1.0), "",
-    xfail="audit checks ratios only: a matrix whose rows do not sum to 1 is reported private (eps 0) "
-          "instead of refused as not a mechanism")
+bad("audit-not-stochastic", lambda: optdp.audit(np.ones((2, 2)), "line:n=2", 1.0), "row 0 sums to 2")
+bad("audit-row-sum-off", lambda: optdp.audit(np.array([[0.5, 0.5], [0.5, 0.5 + 1e-12]]), "line:n=2", 1.0),
+    "row 1 sums to")
 bad("audit-metric-size", lambda: optdp.audit(G6, "line:n=5", 1.0), "")
 bad("audit-neg-entry", lambda: optdp.audit(np.array([[1.5, -0.5], [0.5, 0.5]]), "line:n=2", 1.0), "")
 good("audit-geometric-private", lambda: optdp.audit(G6, "line:n=6", LN2P).private, lambda v: v is True)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/optdp/optdp/lp/ldl"
 )
@@ -230,11 +231,21 @@ func (pc *Factors) Solve(o, w int, r []float64) {
 	}
 }
 
+// ErrStopped is returned by Repair when its stop flag was set.
+var ErrStopped = errors.New("percol: repair stopped")
+
+// stopEvery is how many pairs Repair's scans take between two reads of
+// the stop flag.
+const stopEvery = 1024
+
 // Repair is lp.Repair (lp/certify.go) for per-column pairs: it makes the
 // row-major n×m matrix x stochastic and mixes it with the uniform matrix
 // by the smallest weight t that satisfies every column's pairs with the
-// ratios tightened by margin, checked exactly in floating point.
-func (pc *Factors) Repair(x []float64, margin float64) (float64, error) {
+// ratios tightened by margin, checked exactly in floating point. Once stop
+// (nil: never) is set, its scans give up within stopEvery pairs (or one
+// row block of the mixing) and it returns ErrStopped, x unchanged or
+// normalised.
+func (pc *Factors) Repair(x []float64, margin float64, stop *atomic.Bool) (float64, error) {
 	n, m := pc.N, len(pc.Pairs)
 	if len(x) != n*m {
 		return 0, fmt.Errorf("percol: repair: matrix has %d entries, want %d", len(x), n*m)
@@ -242,11 +253,16 @@ func (pc *Factors) Repair(x []float64, margin float64) (float64, error) {
 	if !(margin >= 0 && margin < 1) {
 		return 0, fmt.Errorf("percol: repair: margin %v not in [0,1)", margin)
 	}
+	stopped := func() bool { return stop != nil && stop.Load() }
 	normaliseRows(x, n, m)
 	u := 1 / float64(m)
 	var t float64
+	seen := 0
 	for o, ps := range pc.Pairs {
 		for _, q := range ps {
+			if seen++; seen%stopEvery == 0 && stopped() {
+				return 0, ErrStopped
+			}
 			w := q.W * (1 - margin)
 			if !(w > 1) {
 				return 0, fmt.Errorf("percol: repair: pair (%d,%d) with ratio %v leaves no room for margin %v", q.I, q.H, q.W, margin)
@@ -256,26 +272,45 @@ func (pc *Factors) Repair(x []float64, margin float64) (float64, error) {
 			}
 		}
 	}
-	feasible := func(x []float64) bool {
+	feasible := func(x []float64) (bool, error) {
+		seen := 0
 		for o, ps := range pc.Pairs {
 			for _, q := range ps {
+				if seen++; seen%stopEvery == 0 && stopped() {
+					return false, ErrStopped
+				}
 				if x[q.I*m+o] > q.W*x[q.H*m+o] {
-					return false
+					return false, nil
 				}
 			}
 		}
-		return true
+		return true, nil
 	}
 	bump := 1e-15
 	mixed := make([]float64, len(x))
 	for range 100 {
-		if t == 0 && feasible(x) {
-			return 0, nil
+		if t == 0 {
+			ok, err := feasible(x)
+			if err != nil || ok {
+				return 0, err
+			}
 		}
-		for k, v := range x {
-			mixed[k] = (1-t)*v + t*u
+		for i := 0; i < n; i++ {
+			if i%64 == 0 && stopped() {
+				return 0, ErrStopped
+			}
+			for k := i * m; k < (i+1)*m; k++ {
+				mixed[k] = (1-t)*x[k] + t*u
+			}
 		}
-		if t >= 1 || feasible(mixed) {
+		ok := t >= 1
+		if !ok {
+			var err error
+			if ok, err = feasible(mixed); err != nil {
+				return 0, err
+			}
+		}
+		if ok {
 			copy(x, mixed)
 			return t, nil
 		}

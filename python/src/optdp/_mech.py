@@ -57,7 +57,10 @@ def audit(x: Any, metric: MetricLike, eps: float) -> AuditReport:
     X[i][o] <= exp(eps d(i, h)) X[h][o] for every pair and output, exactly
     (in real arithmetic for the given float64 entries and eps, with no
     tolerance: float64 where a proven margin settles a pair, big numbers
-    otherwise). A violation names the worst constraint."""
+    otherwise). A violation names the worst constraint. x must be a
+    mechanism: entries finite and >= 0, each row's float64 sum within
+    cols * 2**-50 of 1 (the rounding of a genuine mechanism never exceeds
+    it); otherwise BadInputError names the row."""
     a = _lib.as_matrix(x, "noise matrix")
     m = as_metric(metric)
     r = _lib.json_call("optdp_audit", _lib.dptr(a), a.shape[0], a.shape[1], m._handle, _lib.as_float(eps, "eps"))
