@@ -44,7 +44,7 @@ type SymFactor struct {
 	n    int
 	ok   bool         // the last Factorize succeeded
 	u    mat.TriDense // the upper Cholesky factor U (A = UᵀU)
-	lu   mat.LU
+	lu   *luFactor
 	bk   []float64 // Bunch–Kaufman factors, n×n row-major (netlib backend)
 	piv  []int     // Bunch–Kaufman pivots
 }
@@ -58,9 +58,10 @@ func (f *SymFactor) Factorize(a mat.Symmetric) (SolveInfo, error) {
 }
 
 // FactorizeContext is Factorize stopped by ctx: the Cholesky factorisation
-// (CholeskyStop) gives up within a panel of its cancellation and returns
-// ctx's error, wrapped. The fallbacks for an indefinite matrix (LAPACK's
-// Bunch–Kaufman, gonum's LU) run to their end; ctx is read before them.
+// (CholeskyStop) and the pivoted LU of an indefinite matrix (LUStop) give
+// up within a panel of its cancellation and return ctx's error, wrapped.
+// The netlib backend's Bunch–Kaufman, which cannot be stopped, replaces the
+// LU only when ctx can never be cancelled (ctx.Done() == nil).
 func (f *SymFactor) FactorizeContext(ctx context.Context, a mat.Symmetric) (SolveInfo, error) {
 	n := a.SymmetricDim()
 	f.n = n
@@ -87,7 +88,9 @@ func (f *SymFactor) FactorizeContext(ctx context.Context, a mat.Symmetric) (Solv
 		f.ok = true
 		return f.info, nil
 	}
-	if bk, ok := active.(SymIndefFactorizer); ok {
+	// Bunch–Kaufman (LAPACK's dsytrf) cannot be stopped: it runs only
+	// when ctx cannot be cancelled; otherwise the pivoted LU by panels.
+	if bk, ok := active.(SymIndefFactorizer); ok && ctx.Done() == nil {
 		f.bk = fullSym(f.bk, a)
 		f.piv = slices.Grow(f.piv[:0], n)[:n]
 		rc, ok := bk.SymIndefFactorize(n, f.bk, n, f.piv)
@@ -98,8 +101,12 @@ func (f *SymFactor) FactorizeContext(ctx context.Context, a mat.Symmetric) (Solv
 		f.ok = true
 		return f.info, nil
 	}
-	f.lu.Factorize(mat.NewDense(n, n, fullSym(nil, a)))
-	f.info = SolveInfo{Method: LU, RCond: 1 / f.lu.Cond()}
+	lu, ok := factorLU(n, fullSym(nil, a), &stop)
+	if !ok {
+		return SolveInfo{}, fmt.Errorf("factorize %d×%d matrix: %w", n, n, ctx.Err())
+	}
+	f.lu = lu
+	f.info = SolveInfo{Method: LU, RCond: lu.rcond}
 	if !(f.info.RCond >= MinRCond) {
 		return f.info, fmt.Errorf("lu of %d×%d symmetric matrix: rcond %.3g: %w", n, n, f.info.RCond, ErrSingular)
 	}
@@ -177,7 +184,13 @@ func (f *SymFactor) SolveTo(dst *mat.Dense, b mat.Matrix) error {
 		active.(SymIndefFactorizer).SymIndefSolveFactored(f.n, raw.Cols, f.bk, f.n, f.piv, raw.Data, raw.Stride)
 		return nil
 	case LU:
-		return f.lu.SolveTo(dst, false, b)
+		if dst.IsEmpty() {
+			dst.ReuseAs(r, c)
+		}
+		dst.Copy(b)
+		raw := dst.RawMatrix()
+		f.lu.solveTo(raw.Cols, raw.Data, raw.Stride)
+		return nil
 	}
 	return f.notFactorized()
 }
@@ -255,9 +268,6 @@ func (f *SymFactor) SolveVecTo(dst *mat.VecDense, b mat.Vector) error {
 		v := dst.RawVector()
 		lapack64.Potrs(f.u.RawTriangular(), blas64.General{Rows: f.n, Cols: 1, Data: v.Data, Stride: v.Inc})
 		return nil
-	}
-	if f.info.Method == LU {
-		return f.lu.SolveVecTo(dst, false, b)
 	}
 	var x mat.Dense
 	if err := f.SolveTo(&x, b); err != nil {
