@@ -1,11 +1,13 @@
 package linear
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
 
 	"github.com/optdp/optdp/run"
+	"github.com/optdp/optdp/sdp"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -25,7 +27,7 @@ const (
 // Limits of the attribute sizes of prefix and allrange attributes (their
 // basis and lower bound take O(n³) time once per size).
 const (
-	maxPrefixAttr   = 1024
+	maxPrefixAttr   = 512
 	maxAllRangeAttr = 512
 )
 
@@ -57,8 +59,15 @@ type attrBasis struct {
 	// lbA[k], lbC[k]: candidate relaxations a P_⊥ + c P_1 ⪯ W^T W, scaled
 	// to m²a/n and c/n (m = n-1).
 	lbA, lbC []float64
-	// gap is the certified relative gap of ζ within the tree's family.
+	// gap is the certified relative gap of ζ within the tree's family,
+	// pi the dual distribution on the values that certifies it.
 	gap float64
+	pi  []float64
+	// opt is a lower bound on the attribute's own L2 loss
+	// min tr(W^T W X^+) over diag(X) <= 1 (n for identity; sdp.OptimizeL2's
+	// certified dual otherwise), and sdpD the dual distribution it gives.
+	opt  float64
+	sdpD []float64
 }
 
 // queries returns the number of queries of the attribute.
@@ -84,6 +93,7 @@ func identityBasis(n int) *attrBasis {
 	}
 	b.trace, b.wbar2 = (nf-1)*(nf-1)/nf, 1/nf
 	b.hull = []int{0}
+	b.opt = nf
 	b.lbA, b.lbC = []float64{(nf - 1) * (nf - 1) / nf}, []float64{1 / nf}
 	return b
 }
@@ -123,7 +133,7 @@ func balanced(n int) *attrBasis {
 // kind: identityBasis for QueryIdentity; for QueryPrefix and QueryAllRange
 // the better (smaller d·Σ_q v_q) of the caterpillar and balanced trees,
 // each with its optimal ζ.
-func newAttrBasis(kind string, n int) (*attrBasis, error) {
+func newAttrBasis(ctx context.Context, kind string, n int) (*attrBasis, error) {
 	switch kind {
 	case QueryIdentity, "":
 		return identityBasis(n), nil
@@ -145,6 +155,27 @@ func newAttrBasis(kind string, n int) (*attrBasis, error) {
 		b.tables()
 		if best == nil || b.trace < best.trace {
 			best = b
+		}
+	}
+	g := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			g.SetSym(i, j, best.gram(i, j))
+		}
+	}
+	res, err := sdp.OptimizeL2(ctx, g, &sdp.L2Options{RelGap: 1e-6})
+	if err != nil && res == nil {
+		return nil, fmt.Errorf("linear: marginal plan: the %s attribute's L2 bound: %w", kind, err)
+	}
+	best.opt = math.Max(res.Dual, 0)
+	ysum := 0.0
+	for _, y := range res.Y {
+		ysum += math.Max(y, 0)
+	}
+	if ysum > 0 {
+		best.sdpD = make([]float64, n)
+		for j, y := range res.Y {
+			best.sdpD[j] = math.Max(y, 0) / ysum
 		}
 	}
 	if err := best.lowerPairs(); err != nil {
@@ -314,6 +345,7 @@ func (b *attrBasis) optimiseZeta() {
 		}
 	}
 	b.gap = math.Max(bestPrimal-bestDual, 0) / bestPrimal
+	b.pi = pi
 	// Scale ζ so that max δ ≈ 1; d is the exact-sum maximum, rounded up
 	// by a relative 1e-12 (far above the sums' rounding), so that every
 	// column's true norm² is at most d.
@@ -404,89 +436,128 @@ func upperRightHull(x, y []float64) []int {
 	return append([]int(nil), h[top:]...)
 }
 
-// lowerPairs fills lbA and lbC with relaxations a P_⊥ + c P_1 ⪯ G = W^T W
-// (docs/MATH.md §15.11): in an orthonormal basis (1/sqrt(n), Q) of R^n, G
-// has blocks g11 = 1^T G 1/n, g1 = Q^T G 1/sqrt(n) and G̃ = Q^T G Q = V Λ V^T,
-// and for a < λ_min(G̃) the largest c is the Schur complement
-// c(a) = g11 - Σ_i (V^T g1)_i²/(λ_i - a). Each a is taken on a grid of
-// [0, λ_min); c is evaluated at a + 1e-9·λ_max and shrunk by 1e-9 (c(a)
-// decreases in a), a margin for the eigensolver's rounding.
+// lowerPairs fills lbA and lbC with the candidate factors of the
+// relaxed lower bound (docs/MATH.md §15.11): for a distribution D on the
+// values (uniform, the dual π of optimiseZeta, and their mean), with
+// Ĝ = D^{1/2} G D^{1/2} (G = W^T W) and the unit vector e = D^{1/2} 1, Ĝ
+// has in an orthonormal basis (e, Q) the blocks g11 = e^T Ĝ e,
+// g1 = Q^T Ĝ e and G̃ = Q^T Ĝ Q; for 0 <= c <= c0 = g11 - g1^T G̃^{-1} g1,
+// Ĝ ⪰ M(c) + c e e^T with M(c) = G̃ - g1 g1^T/(g11 - c) ⪰ 0 supported on
+// e^⊥. The pair stored is (κ², c), κ = tr M(c)^{1/2}, for c on a grid of
+// [0, c0]; c is shrunk by a relative 1e-9 and M's eigenvalues by 1e-9 of
+// the largest, margins for the solvers' rounding (M decreases in c).
 func (b *attrBasis) lowerPairs() error {
 	n := b.n
-	gram := func(i, j int) float64 {
-		if b.kind == QueryPrefix {
-			return float64(n - max(i, j))
-		}
-		return float64((min(i, j) + 1) * (n - max(i, j)))
+	uniform := make([]float64, n)
+	mean := make([]float64, n)
+	for j := range uniform {
+		uniform[j] = 1 / float64(n)
+		mean[j] = (uniform[j] + b.pi[j]) / 2
 	}
-	g := mat.NewSymDense(n, nil)
-	g11 := 0.0
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			g.SetSym(i, j, gram(i, j))
-			if i == j {
-				g11 += gram(i, j)
-			} else {
-				g11 += 2 * gram(i, j)
-			}
-		}
+	ds := [][]float64{uniform, b.pi, mean}
+	if b.sdpD != nil {
+		ds = append(ds, b.sdpD)
 	}
-	g11 /= float64(n)
-	// Q: the orthonormal Helmert basis of 1^⊥.
-	q := mat.NewDense(n, n-1, nil)
-	for k := 1; k < n; k++ {
-		s := 1 / math.Sqrt(float64(k)*float64(k+1))
-		for j := 0; j < k; j++ {
-			q.Set(j, k-1, s)
-		}
-		q.Set(k, k-1, -float64(k)*s)
-	}
-	var gq, gt mat.Dense
-	gq.Mul(g, q)
-	gt.Mul(q.T(), &gq)
-	gts := mat.NewSymDense(n-1, nil)
-	for i := 0; i < n-1; i++ {
-		for j := i; j < n-1; j++ {
-			gts.SetSym(i, j, (gt.At(i, j)+gt.At(j, i))/2)
-		}
-	}
-	ones := mat.NewVecDense(n, nil)
-	for i := 0; i < n; i++ {
-		ones.SetVec(i, 1/math.Sqrt(float64(n)))
-	}
-	var gOne, g1 mat.VecDense
-	gOne.MulVec(g, ones)
-	g1.MulVec(q.T(), &gOne)
-	var eig mat.EigenSym
-	if !eig.Factorize(gts, true) {
-		return fmt.Errorf("linear: marginal plan: %w: the %s Gram's eigendecomposition failed", run.ErrNotConverged, b.kind)
-	}
-	lam := eig.Values(nil)
-	var v mat.Dense
-	eig.VectorsTo(&v)
-	var h mat.VecDense
-	h.MulVec(v.T(), &g1)
-	lmin, lmax := lam[0], lam[len(lam)-1]
-	eps := 1e-9 * lmax
-	m := float64(n - 1)
-	for _, s := range []float64{0, 0.25, 0.5, 0.7, 0.85, 0.93, 0.97, 0.99, 0.997} {
-		a := s * (lmin - 2*eps)
-		if a < 0 {
-			continue
-		}
-		c := g11
-		for i, l := range lam {
-			c -= h.AtVec(i) * h.AtVec(i) / (l - a - eps)
-		}
-		c = c*(1-1e-9) - 1e-9*g11
-		if c < 0 {
-			c = 0
-		}
-		b.lbA = append(b.lbA, m*m*a/float64(n))
-		b.lbC = append(b.lbC, c/float64(n))
+	for _, d := range ds {
+		b.relaxPairs(d, b.gram)
 	}
 	if len(b.lbA) == 0 {
 		b.lbA, b.lbC = []float64{0}, []float64{0}
 	}
 	return nil
+}
+
+// gram returns (W^T W)_ij of the attribute's prefix or allrange queries
+// (the closed forms of Prefix and AllRange).
+func (b *attrBasis) gram(i, j int) float64 {
+	if b.kind == QueryPrefix {
+		return float64(b.n - max(i, j))
+	}
+	return float64((min(i, j) + 1) * (b.n - max(i, j)))
+}
+
+// relaxPairs appends the pairs of lowerPairs for the distribution d.
+func (b *attrBasis) relaxPairs(d []float64, gram func(i, j int) float64) {
+	n := b.n
+	e := make([]float64, n)
+	for j, v := range d {
+		e[j] = math.Sqrt(v)
+	}
+	// The Householder reflection H = I - 2 v v^T/||v||², v = e - e_0·sign,
+	// maps e to ∓e_0; its other columns span e^⊥.
+	v := append([]float64(nil), e...)
+	sg := 1.0
+	if e[0] < 0 {
+		sg = -1
+	}
+	norm := math.Sqrt(floats(e))
+	v[0] += sg * norm
+	vv := floats(v)
+	h := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			x := -2 * v[i] * v[j] / vv
+			if i == j {
+				x++
+			}
+			h.Set(i, j, x)
+		}
+	}
+	g := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			g.Set(i, j, e[i]*gram(i, j)*e[j])
+		}
+	}
+	var hg, hgh mat.Dense
+	hg.Mul(h, g)
+	hgh.Mul(&hg, h)
+	g11 := hgh.At(0, 0)
+	g1 := mat.NewVecDense(n-1, nil)
+	gt := mat.NewSymDense(n-1, nil)
+	for i := 1; i < n; i++ {
+		g1.SetVec(i-1, (hgh.At(i, 0)+hgh.At(0, i))/2)
+		for j := i; j < n; j++ {
+			gt.SetSym(i-1, j-1, (hgh.At(i, j)+hgh.At(j, i))/2)
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(gt) {
+		return
+	}
+	var x mat.VecDense
+	if err := ch.SolveVecTo(&x, g1); err != nil {
+		return
+	}
+	c0 := g11 - mat.Dot(g1, &x)
+	m := mat.NewSymDense(n-1, nil)
+	for _, s := range []float64{0, 0.5, 0.9, 0.99, 1} {
+		c := math.Max(s*c0*(1-1e-9)-1e-9*g11, 0)
+		for i := 0; i < n-1; i++ {
+			for j := i; j < n-1; j++ {
+				m.SetSym(i, j, gt.At(i, j)-g1.AtVec(i)*g1.AtVec(j)/(g11-c))
+			}
+		}
+		var eig mat.EigenSym
+		if !eig.Factorize(m, false) {
+			continue
+		}
+		ev := eig.Values(nil)
+		margin := 1e-9 * ev[len(ev)-1]
+		kappa := 0.0
+		for _, x := range ev {
+			kappa += math.Sqrt(math.Max(x-margin, 0))
+		}
+		b.lbA = append(b.lbA, kappa*kappa)
+		b.lbC = append(b.lbC, c)
+	}
+}
+
+// floats returns Σ x_i².
+func floats(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v * v
+	}
+	return s
 }

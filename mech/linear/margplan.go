@@ -253,7 +253,7 @@ func PlanGaussianMarginals(ctx context.Context, dims []int, marginals []Weighted
 		return nil, fmt.Errorf("linear: %w", err)
 	}
 	p := &MarginalPlan{Dims: append([]int(nil), dims...), Marginals: ms, Loss: loss, Eps: opts.Eps, Delta: opts.Delta, Sigma: sigma}
-	if err := p.setBases(opts.Queries); err != nil {
+	if err := p.setBases(ctx, opts.Queries); err != nil {
 		return nil, err
 	}
 	if err := p.checkTypedSize(loss, pairs, opts.Budget); err != nil {

@@ -1,6 +1,7 @@
 package linear
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -10,7 +11,7 @@ import (
 // setBases validates the per-attribute query types and, when one is not
 // identity, builds every attribute's basis (shared between attributes of
 // the same type and size) and AttrQueries; it leaves bases nil otherwise.
-func (p *MarginalPlan) setBases(queries []string) error {
+func (p *MarginalPlan) setBases(ctx context.Context, queries []string) error {
 	if queries == nil {
 		return nil
 	}
@@ -46,7 +47,7 @@ func (p *MarginalPlan) setBases(queries []string) error {
 		b, ok := cache[k]
 		if !ok {
 			var err error
-			if b, err = newAttrBasis(q, p.Dims[f]); err != nil {
+			if b, err = newAttrBasis(ctx, q, p.Dims[f]); err != nil {
 				return fmt.Errorf("attribute %d: %w", f, err)
 			}
 			cache[k] = b
@@ -212,6 +213,16 @@ func (p *MarginalPlan) relaxedBound(w2 []float64) float64 {
 		}
 		return phi * phi
 	}
+	// The separated bound: Σ_S w2_S Π_{f ∈ S} opt_f, each marginal's own
+	// optimum (a Kronecker product's is the product of its factors').
+	sep := 0.0
+	for i, m := range p.Marginals {
+		v := w2[i]
+		for _, f := range m.Attrs {
+			v *= p.bases[f].opt
+		}
+		sep += v
+	}
 	best := eval()
 	for round := 0; round < 2; round++ {
 		for c, b := range classes {
@@ -231,7 +242,7 @@ func (p *MarginalPlan) relaxedBound(w2 []float64) float64 {
 			choice[c] = keep
 		}
 	}
-	return best
+	return math.Max(best, sep)
 }
 
 // finishTyped fills the variances, TSE, RMSE, MaxVariance, Objective and
