@@ -1,8 +1,13 @@
 package linear
 
 import (
+	"fmt"
 	"math"
 	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/optdp/optdp/run"
 )
 
 // Answering a plan with prefix or allrange attributes (docs/MATH.md
@@ -204,4 +209,59 @@ func (p *MarginalPlan) answerTyped(i int, est [][]float64, v float64) MarginalAn
 		top = math.Max(top, vs[q])
 	}
 	return MarginalAnswer{Attrs: append([]int(nil), m.Attrs...), Weight: m.Weight, Answers: ans, Variance: top, Variances: vs}
+}
+
+// QueryLabel returns the label of answer q of marginal i in a release of
+// plan p, as Labels writes them: the conditions NAME=V (a value) or
+// NAME=L..R (a range, inclusive) of the marginal's attributes joined by
+// " & " ("total" for the empty marginal). attrs names the attributes (nil:
+// a0, a1, ...). Errors (run.ErrBadInput): a plan not built by
+// PlanGaussianMarginals, i or q out of range, attrs of the wrong length.
+func (p *MarginalPlan) QueryLabel(attrs []Attribute, i, q int) (string, error) {
+	if p == nil || p.frozen == nil {
+		return "", fmt.Errorf("linear: query label: %w: build the plan with PlanGaussianMarginals", run.ErrBadInput)
+	}
+	p = p.frozen
+	if attrs != nil && len(attrs) != len(p.Dims) {
+		return "", fmt.Errorf("linear: query label: %w: %d attribute names for %d attributes", run.ErrBadInput, len(attrs), len(p.Dims))
+	}
+	if i < 0 || i >= len(p.Marginals) {
+		return "", fmt.Errorf("linear: query label: %w: marginal %d of %d", run.ErrBadInput, i, len(p.Marginals))
+	}
+	s := p.Marginals[i].Attrs
+	counts := make([]int, len(s))
+	total := 1.0
+	for a, f := range s {
+		counts[a] = p.Dims[f]
+		if p.bases != nil {
+			counts[a] = p.bases[f].queries()
+		}
+		total *= float64(counts[a])
+	}
+	if q < 0 || float64(q) >= total {
+		return "", fmt.Errorf("linear: query label: %w: query %d of %g", run.ErrBadInput, q, total)
+	}
+	if len(s) == 0 {
+		return "total", nil
+	}
+	parts := make([]string, len(s))
+	for a := len(s) - 1; a >= 0; a-- {
+		f := s[a]
+		k := q % counts[a]
+		q /= counts[a]
+		l, r := k, k
+		if p.bases != nil {
+			l, r = p.bases[f].ql[k], p.bases[f].qr[k]
+		}
+		name := "a" + strconv.Itoa(f)
+		if attrs != nil {
+			name = attrs[f].Name
+		}
+		if l == r {
+			parts[a] = name + "=" + strconv.Itoa(l)
+		} else {
+			parts[a] = name + "=" + strconv.Itoa(l) + ".." + strconv.Itoa(r)
+		}
+	}
+	return strings.Join(parts, " & "), nil
 }
