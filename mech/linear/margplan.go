@@ -59,7 +59,12 @@ type MarginalPlanOptions struct {
 //
 //	Var_S = σ² Σ_{T ⊆ S} (m_T/n_S)² / u_T,
 //
-// and nothing of the size of the full domain is ever formed.
+// and nothing of the size of the full domain is ever formed. With prefix or
+// allrange attributes (MarginalPlanOptions.Queries) each such attribute's
+// residual is measured in a tree basis with optimised weights instead of
+// Helmert's, the sensitivity is still exactly 1, and query q of S has
+// variance σ² Σ_{T ⊆ S} Π_{f ∈ T} α_f(q_f) Π_{f ∈ S∖T} β_f(q_f)/u_T
+// (docs/MATH.md §15.11, "Prefix and range attributes").
 type MarginalPlan struct {
 	// Dims are the attribute sizes.
 	Dims []int `json:"dims"`
@@ -169,6 +174,16 @@ const (
 //     dual value is a certified lower bound and the best primal value is
 //     returned with the gap (docs/MATH.md §15.11).
 //
+// With opts.Queries naming prefix or allrange attributes, each gets the
+// better of two tree bases with weights minimising its factor of the sum
+// loss (certified to BasisGap); the sum plan is then optimal among
+// residual strategies with such bases, the max plan over the shares for
+// them (its rows are the combinations of each attribute's hull queries,
+// where every marginal's largest variance lies), and Dual is the larger of
+// two valid lower bounds over all Gaussian linear strategies (separated
+// per marginal, and a relaxation to a permutation-invariant workload),
+// valid but not tight (docs/MATH.md §15.11).
+//
 // The cost is Σ_S 2^|S| per iteration; nothing over the cells is formed.
 // Errors (run.ErrBadInput): no attributes or marginals, a size < 1, a
 // marginal with a repeated or out-of-range attribute or more than 30
@@ -176,7 +191,9 @@ const (
 // is a normal float64), a workload with no residual (all its attributes
 // of size 1), bad eps, delta or loss; run.ErrTooLarge for a marginal of
 // more than 1e100 cells, beyond 2^28 (marginal, subspace) pairs or the
-// budget;
+// budget; for Queries (run.ErrBadInput): not one per attribute, an unknown
+// type, a prefix or allrange attribute of fewer than 2 or more than 512
+// values; run.ErrTooLarge beyond 2^28 hull coefficients;
 // run.ErrNotConverged when LossMax misses Tol within MaxIter (the result
 // is returned with its certified gap); ctx's error when cancelled.
 func PlanGaussianMarginals(ctx context.Context, dims []int, marginals []WeightedMarginal, opts *MarginalPlanOptions) (*MarginalPlan, error) {
@@ -433,8 +450,8 @@ type varTable struct {
 }
 
 // table returns the plan's varTable: the marginals themselves when every
-// attribute is identity, else the hull rows (built for LossMax only; for
-// LossSum the table is only used by finishTyped, which builds it too).
+// attribute is identity, else the hull rows (hullRows, which also fills
+// tse).
 func (p *MarginalPlan) table(loss string) *varTable {
 	if p.bases != nil {
 		return p.hullRows()

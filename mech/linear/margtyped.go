@@ -176,11 +176,15 @@ func (p *MarginalPlan) hullRows() *varTable {
 func (p *MarginalPlan) relaxedBound(w2 []float64) float64 {
 	var classes []*attrBasis
 	seen := map[*attrBasis]int{}
-	for _, b := range p.bases {
-		if _, ok := seen[b]; !ok {
-			seen[b] = len(classes)
+	class := make([]int, len(p.bases))
+	for f, b := range p.bases {
+		c, ok := seen[b]
+		if !ok {
+			c = len(classes)
+			seen[b] = c
 			classes = append(classes, b)
 		}
+		class[f] = c
 	}
 	choice := make([]int, len(classes))
 	bt := make([]float64, len(p.Subspaces))
@@ -197,7 +201,7 @@ func (p *MarginalPlan) relaxedBound(w2 []float64) float64 {
 				v := w2[i]
 				for a, f := range s {
 					b := p.bases[f]
-					c := choice[seen[b]]
+					c := choice[class[f]]
 					if sub>>a&1 == 1 {
 						v *= b.lbA[c]
 					} else {
