@@ -181,7 +181,7 @@ const (
 // them (its rows are the combinations of each attribute's hull queries,
 // where every marginal's largest variance lies), and Dual is the larger of
 // two valid lower bounds over all Gaussian linear strategies (separated
-// per marginal, and a relaxation to a permutation-invariant workload),
+// per marginal, and a block-diagonal relaxation of each attribute's Gram),
 // valid but not tight (docs/MATH.md §15.11).
 //
 // The cost is Σ_S 2^|S| per iteration; nothing over the cells is formed.

@@ -167,12 +167,12 @@ func (p *MarginalPlan) hullRows() *varTable {
 }
 
 // relaxedBound returns a lower bound on Σ_S w2_S Σ_{q ∈ S} Var_q/σ² over
-// every Gaussian linear strategy (docs/MATH.md §15.11): each attribute's
-// Gram replaced by a P_⊥ + c P_1 ⪯ W_f^T W_f (one of its candidate pairs,
-// chosen by two rounds of coordinate ascent over the distinct bases), the
-// workload is invariant under permuting each attribute's values, so the
-// residual planner's closed form (Σ_T sqrt(Σ_{S ⊇ T} w2_S Π_{f ∈ T}
-// m_f² a_f/n_f Π_{f ∈ S∖T} c_f/n_f))² is its exact optimum.
+// every Gaussian linear strategy (docs/MATH.md §15.11), the larger of
+// the separated bound Σ_S w2_S Π_{f ∈ S} opt_f and the relaxed one: each
+// attribute's D_f-weighted Gram replaced by M_f + c_f e eᵀ ⪯ it (one of its
+// candidate pairs (κ_f², c_f), chosen by two rounds of coordinate ascent
+// over the distinct bases), whose dual bound at D = ⊗ D_f is
+// (Σ_T sqrt(Σ_{S ⊇ T} w2_S Π_{f ∈ T} κ_f² Π_{f ∈ S∖T} c_f))².
 func (p *MarginalPlan) relaxedBound(w2 []float64) float64 {
 	var classes []*attrBasis
 	seen := map[*attrBasis]int{}

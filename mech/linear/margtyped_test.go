@@ -449,3 +449,95 @@ func TestTypedBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestAttrBasisLarge checks the bases of larger prefix and allrange
+// attributes against definitions: d bounds every column norm² of the
+// measurement built densely from the tree rows (and is attained to 1e-9),
+// the trace factor d·Σ_q v_q equals d·tr(W X⁺ Wᵀ) from the dense query
+// matrix and an SVD of the basis, and every candidate pair of the relaxed
+// bound gives, for the attribute alone, (sqrt(c) + κ)² at most
+// sdp.OptimizeL2's optimum, as does opt.
+func TestAttrBasisLarge(t *testing.T) {
+	for _, c := range []struct {
+		kind string
+		n    int
+	}{{QueryPrefix, 37}, {QueryAllRange, 23}, {QueryPrefix, 2}, {QueryAllRange, 64}} {
+		b, err := newAttrBasis(context.Background(), c.kind, c.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bm := mat.NewDense(c.n-1, c.n, nil)
+		for r := range b.lo {
+			a, cc := float64(b.mid[r]-b.lo[r]), float64(b.hi[r]-b.mid[r])
+			s := math.Sqrt(b.zeta[r] / (a * cc * (a + cc)))
+			for j := b.lo[r]; j < b.mid[r]; j++ {
+				bm.Set(r, j, cc*s)
+			}
+			for j := b.mid[r]; j < b.hi[r]; j++ {
+				bm.Set(r, j, -a*s)
+			}
+		}
+		top := 0.0
+		for j := 0; j < c.n; j++ {
+			top = math.Max(top, math.Pow(mat.Norm(bm.ColView(j), 2), 2))
+		}
+		if top > b.d || top < b.d*(1-1e-9) {
+			t.Errorf("%s n=%d: largest column norm² %.15g, d %.15g", c.kind, c.n, top, b.d)
+		}
+		w := queryRows(c.kind, c.n)
+		v := denseVariances(t, bm, w)
+		tr := 0.0
+		for q, x := range v {
+			tr += b.d * x
+			if math.Abs(b.d*x-b.alpha[q]) > 1e-9*b.alpha[q]+1e-12*b.d {
+				t.Fatalf("%s n=%d query %d: alpha %.12g, dense %.12g", c.kind, c.n, q, b.alpha[q], b.d*x)
+			}
+		}
+		if math.Abs(tr-b.trace) > 1e-9*tr {
+			t.Errorf("%s n=%d: trace %.12g, dense %.12g", c.kind, c.n, b.trace, tr)
+		}
+		g := mat.NewSymDense(c.n, nil)
+		g.SymOuterK(1, w.T())
+		res, err := sdp.OptimizeL2(context.Background(), g, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.opt > res.Objective*(1+1e-9) {
+			t.Errorf("%s n=%d: opt %.12g above the optimum %.12g", c.kind, c.n, b.opt, res.Objective)
+		}
+		for k := range b.lbA {
+			if v := math.Pow(math.Sqrt(b.lbC[k])+math.Sqrt(b.lbA[k]), 2); v > res.Objective*(1+1e-9) {
+				t.Errorf("%s n=%d pair %d: relaxed bound %.12g above the optimum %.12g", c.kind, c.n, k, v, res.Objective)
+			}
+		}
+		t.Logf("%s n=%d: tree %s, d·t %.6g, opt %.6g (sdp %.6g), %d pairs, hull %d", c.kind, c.n, map[bool]string{true: "caterpillar", false: "balanced"}[b.lo[len(b.lo)-1] == 0 && c.n > 2], b.trace, b.opt, res.Objective, len(b.lbA), len(b.hull))
+	}
+}
+
+// TestTypedPlanDenseIrregular is TestTypedPlanDense on irregular sizes
+// and random weights: every query variance against the dense strategy.
+func TestTypedPlanDenseIrregular(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 4))
+	dims := []int{7, 2, 9}
+	queries := []string{QueryAllRange, "", QueryPrefix}
+	var ms []WeightedMarginal
+	for _, s := range [][]int{{0, 1}, {1, 2}, {0, 2}, {0}, {2}, {}} {
+		ms = append(ms, WeightedMarginal{Attrs: s, Weight: math.Exp(2 * rng.NormFloat64())})
+	}
+	for _, loss := range []string{LossSum, LossMax} {
+		p, err := PlanGaussianMarginals(context.Background(), dims, ms, &MarginalPlanOptions{Eps: 0.5, Delta: 1e-8, Loss: loss, Queries: queries})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, ws := denseTyped(t, p)
+		for i, w := range ws {
+			dv := denseVariances(t, a, w)
+			qv := p.queryVariances(i)
+			for q := range dv {
+				if math.Abs(qv[q]-dv[q]) > 1e-8*dv[q] {
+					t.Fatalf("%s: marginal %d query %d: variance %.12g, dense %.12g", loss, i, q, qv[q], dv[q])
+				}
+			}
+		}
+	}
+}
