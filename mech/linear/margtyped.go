@@ -118,7 +118,17 @@ func (p *MarginalPlan) queryCount(i int) float64 {
 // §15.11), with coefficients Π_{f ∈ T} α_f(q_f) Π_{f ∈ S∖T} β_f(q_f).
 func (p *MarginalPlan) hullRows() *varTable {
 	p.tse = make([]float64, len(p.subIdx))
-	tb := &varTable{off: []int{0}}
+	nc, nr := 0, 0
+	for i, m := range p.Marginals {
+		r := 1
+		for _, f := range m.Attrs {
+			r *= len(p.bases[f].hull)
+		}
+		nr += r
+		nc += r * (p.off[i+1] - p.off[i])
+	}
+	tb := &varTable{off: make([]int, 1, nr+1), sub: make([]int32, 0, nc), coef: make([]float64, 0, nc),
+		w2: make([]float64, 0, nr), marg: make([]int, 0, nr)}
 	for i, m := range p.Marginals {
 		s := m.Attrs
 		p.forPairs(i, func(k, sub int) {
