@@ -281,9 +281,9 @@ func TestTypedIdentityUnchanged(t *testing.T) {
 // range queries equals the counts of the records in those ranges.
 func TestTypedNoiseless(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
-	dims := []int{4, 7, 3, 6}
-	queries := []string{QueryAllRange, QueryPrefix, "", QueryPrefix}
-	ms := []WeightedMarginal{{Attrs: []int{0, 1, 2}, Weight: 1}, {Attrs: []int{1, 3}, Weight: 1}, {Attrs: []int{0}, Weight: 2}, {Attrs: []int{2, 3}, Weight: 1}}
+	dims := []int{4, 7, 3, 6, 1}
+	queries := []string{QueryAllRange, QueryPrefix, "", QueryPrefix, ""}
+	ms := []WeightedMarginal{{Attrs: []int{0, 1, 2}, Weight: 1}, {Attrs: []int{1, 3}, Weight: 1}, {Attrs: []int{0}, Weight: 2}, {Attrs: []int{2, 3, 4}, Weight: 1}}
 	p, err := PlanGaussianMarginals(context.Background(), dims, ms, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, Queries: queries})
 	if err != nil {
 		t.Fatal(err)
@@ -518,10 +518,10 @@ func TestAttrBasisLarge(t *testing.T) {
 // and random weights: every query variance against the dense strategy.
 func TestTypedPlanDenseIrregular(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 4))
-	dims := []int{7, 2, 9}
-	queries := []string{QueryAllRange, "", QueryPrefix}
+	dims := []int{7, 2, 9, 1}
+	queries := []string{QueryAllRange, "", QueryPrefix, ""}
 	var ms []WeightedMarginal
-	for _, s := range [][]int{{0, 1}, {1, 2}, {0, 2}, {0}, {2}, {}} {
+	for _, s := range [][]int{{0, 1}, {1, 2}, {0, 2, 3}, {0}, {2}, {}, {1, 3}} {
 		ms = append(ms, WeightedMarginal{Attrs: s, Weight: math.Exp(2 * rng.NormFloat64())})
 	}
 	for _, loss := range []string{LossSum, LossMax} {
