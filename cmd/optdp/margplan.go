@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -147,6 +148,22 @@ type marginalAnswerResult struct {
 	Marginals  []linear.MarginalAnswer `json:"marginals"`
 }
 
+// writeTypedMarginal prints marginal i of a plan with prefix or allrange
+// attributes: a header with its largest variance, then one line per
+// query: its label (linear.MarginalPlan.QueryLabel), the private answer
+// and its variance.
+func writeTypedMarginal(w io.Writer, plan *linear.MarginalPlan, attrs []linear.Attribute, i int, m linear.MarginalAnswer) error {
+	fmt.Fprintf(w, "# marginal %s (largest variance %.6g)\n", marginalNames(attrs, m.Attrs), m.Variance)
+	for q, v := range m.Answers {
+		label, err := plan.QueryLabel(attrs, i, q)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s %s %.6g\n", label, fmtFloat(v), m.Variances[q])
+	}
+	return nil
+}
+
 // marginalNames joins the names of the attributes idx.
 func marginalNames(attrs []linear.Attribute, idx []int) string {
 	names := make([]string, len(idx))
@@ -219,13 +236,8 @@ func runMarginalAnswer(env *runEnv, fs *flag.FlagSet, mf matrixFlags, strat *lin
 	// answer and its variance.
 	for i, m := range res.Marginals {
 		if m.Variances != nil {
-			fmt.Fprintf(out, "# marginal %s (largest variance %.6g)\n", marginalNames(attrs, m.Attrs), m.Variance)
-			for q, v := range m.Answers {
-				label, err := plan.QueryLabel(attrs, i, q)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(out, "%s %s %.6g\n", label, fmtFloat(v), m.Variances[q])
+			if err := writeTypedMarginal(env.stdout, plan, attrs, i, m); err != nil {
+				return err
 			}
 			continue
 		}
