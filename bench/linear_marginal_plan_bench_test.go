@@ -33,7 +33,7 @@ func benchPlanQueries(b *testing.B, dims []int, ms []linear.WeightedMarginal, lo
 	runtime.ReadMemStats(&ms0)
 	for b.Loop() {
 		var err error
-		if p, err = linear.PlanGaussianMarginals(context.Background(), dims, ms, &linear.MarginalPlanOptions{Eps: 1, Delta: 1e-6, Loss: loss, Queries: queries}); err != nil {
+		if p, err = linear.PlanGaussianMarginals(context.Background(), dims, ms, &linear.MarginalPlanOptions{Eps: 1, Delta: 1e-6, Loss: loss, AttrQueries: queries}); err != nil {
 			b.Fatal(err)
 		}
 	}

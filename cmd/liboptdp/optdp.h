@@ -459,7 +459,7 @@ int optdp_stream_next(optdp_handle stream, int64_t x, double *y, double *estimat
  * product domain. workload: {"dims": [sizes], "marginals": [{"attrs":
  * [attribute indices], "weight"}, ...]}. options: {"eps", "delta" (both
  * required), "loss": "sum" (default) | "max", "tol", "max_iter", "budget",
- * "queries" (one per attribute: "identity" or "" | "prefix" | "allrange",
+ * "attr_queries" (one per attribute: "identity" or "" | "prefix" | "allrange",
  * the queries asked along it), "cancel", "timeout_s"}. Result: {"dims",
  * "marginals", "subspaces", "share", "loss", "eps", "delta", "sigma",
  * "attr_queries" (null when all identity), "basis_gap", "queries",

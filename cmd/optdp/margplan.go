@@ -80,7 +80,7 @@ func runMarginalPlan(ctx context.Context, env *runEnv, spec string, attrs []line
 		dims[i] = a.Size
 	}
 	bar := newProgress(env, "optimize", progressEnabled(*of.asJSON, *of.progress))
-	opts := &linear.MarginalPlanOptions{Settings: budget(*of.force), Eps: eps, Delta: *of.delta, Loss: loss, MaxIter: *of.maxIter, Queries: queries}
+	opts := &linear.MarginalPlanOptions{Settings: budget(*of.force), Eps: eps, Delta: *of.delta, Loss: loss, MaxIter: *of.maxIter, AttrQueries: queries}
 	opts.Progress = progressReporter(bar)
 	p, err := linear.PlanGaussianMarginals(ctx, dims, ms, opts)
 	bar.Done()
@@ -205,7 +205,7 @@ func runMarginalAnswer(env *runEnv, fs *flag.FlagSet, mf matrixFlags, strat *lin
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	plan, err := linear.PlanGaussianMarginals(ctx, dims, ms, &linear.MarginalPlanOptions{Eps: *mf.eps, Delta: delta, Loss: loss, Queries: queries})
+	plan, err := linear.PlanGaussianMarginals(ctx, dims, ms, &linear.MarginalPlanOptions{Eps: *mf.eps, Delta: delta, Loss: loss, AttrQueries: queries})
 	if err != nil && plan == nil {
 		return fileSpecError(err, *mf.workload, *mf.strategy)
 	}

@@ -62,7 +62,7 @@ func ExampleMarginalPlan_QueryLabel() {
 	ms := []linear.WeightedMarginal{{Attrs: []int{0, 1}, Weight: 1}, {Attrs: []int{0, 1, 2}, Weight: 1}}
 	queries := []string{linear.QueryAllRange, linear.QueryIdentity, linear.QueryPrefix}
 	ctx := context.Background()
-	p, _ := linear.PlanGaussianMarginals(ctx, []int{4, 2, 3}, ms, &linear.MarginalPlanOptions{Eps: 1, Delta: 1e-6, Queries: queries})
+	p, _ := linear.PlanGaussianMarginals(ctx, []int{4, 2, 3}, ms, &linear.MarginalPlanOptions{Eps: 1, Delta: 1e-6, AttrQueries: queries})
 	fmt.Printf("%g queries; bound below the plan: %v\n", p.Queries, p.Dual <= p.Objective)
 	for _, q := range []int{0, 3, 19} {
 		l, _ := p.QueryLabel(attrs, 0, q)

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Query types of an attribute in a marginal plan (MarginalPlanOptions.Queries):
+// Query types of an attribute in a marginal plan (MarginalPlanOptions.AttrQueries):
 // the queries a marginal containing the attribute asks along it.
 const (
 	// QueryIdentity asks every value: the marginal's cells.

@@ -39,11 +39,11 @@ type MarginalPlanOptions struct {
 	Tol float64 `json:"tol"`
 	// MaxIter bounds the max-variance iterations (0 means 100,000).
 	MaxIter int `json:"max_iter"`
-	// Queries, when not nil, gives each attribute's query type
+	// AttrQueries, when not nil, gives each attribute's query type
 	// (QueryIdentity, QueryPrefix or QueryAllRange; "" means
 	// QueryIdentity), the same in every marginal containing the
 	// attribute (docs/MATH.md §15.11, "Prefix and range attributes").
-	Queries []string `json:"queries"`
+	AttrQueries []string `json:"attr_queries"`
 }
 
 // MarginalPlan is a Gaussian measurement plan for a weighted marginal
@@ -60,7 +60,7 @@ type MarginalPlanOptions struct {
 //	Var_S = σ² Σ_{T ⊆ S} (m_T/n_S)² / u_T,
 //
 // and nothing of the size of the full domain is ever formed. With prefix or
-// allrange attributes (MarginalPlanOptions.Queries) each such attribute's
+// allrange attributes (MarginalPlanOptions.AttrQueries) each such attribute's
 // residual is measured in a tree basis with optimised weights instead of
 // Helmert's, the sensitivity is still exactly 1, and query q of S has
 // variance σ² Σ_{T ⊆ S} Π_{f ∈ T} α_f(q_f) Π_{f ∈ S∖T} β_f(q_f)/u_T
@@ -174,7 +174,7 @@ const (
 //     dual value is a certified lower bound and the best primal value is
 //     returned with the gap (docs/MATH.md §15.11).
 //
-// With opts.Queries naming prefix or allrange attributes, each gets the
+// With opts.AttrQueries naming prefix or allrange attributes, each gets the
 // better of two tree bases with weights minimising its factor of the sum
 // loss (certified to BasisGap); the sum plan is then optimal among
 // residual strategies with such bases, the max plan over the shares for
@@ -191,7 +191,7 @@ const (
 // is a normal float64), a workload with no residual (all its attributes
 // of size 1), bad eps, delta or loss; run.ErrTooLarge for a marginal of
 // more than 1e100 cells, beyond 2^28 (marginal, subspace) pairs or the
-// budget; for Queries (run.ErrBadInput): not one per attribute, an unknown
+// budget; for AttrQueries (run.ErrBadInput): not one per attribute, an unknown
 // type, a prefix or allrange attribute of fewer than 2 or more than 512
 // values; run.ErrTooLarge beyond 2^28 hull coefficients;
 // run.ErrNotConverged when LossMax misses Tol within MaxIter (the result
@@ -270,7 +270,7 @@ func PlanGaussianMarginals(ctx context.Context, dims []int, marginals []Weighted
 		return nil, fmt.Errorf("linear: %w", err)
 	}
 	p := &MarginalPlan{Dims: append([]int(nil), dims...), Marginals: ms, Loss: loss, Eps: opts.Eps, Delta: opts.Delta, Sigma: sigma}
-	if err := p.setBases(ctx, opts.Queries); err != nil {
+	if err := p.setBases(ctx, opts.AttrQueries); err != nil {
 		return nil, err
 	}
 	if err := p.checkTypedSize(loss, pairs, opts.Budget); err != nil {

@@ -118,7 +118,7 @@ func parseQueryTypes(p *Spec, d int) ([]string, error) {
 // "total", "prefix" and "allrange" blocks (the marginal over the
 // attributes not "total"), each with its "weight", every attribute given
 // one query type throughout. Such a file may have up to 2^20 attributes.
-// queries gives each attribute's query type (MarginalPlanOptions.Queries),
+// queries gives each attribute's query type (MarginalPlanOptions.AttrQueries),
 // nil when all are identity. ok is false (and err nil) for any other spec
 // or file: the caller parses it with ParseWorkload. readFile reads a
 // workload file (bounded by the caller). The attributes are named a0, a1,

@@ -156,7 +156,7 @@ func TestTypedPlanDense(t *testing.T) {
 	queries := []string{"", QueryPrefix, QueryAllRange}
 	ms := []WeightedMarginal{{Attrs: []int{0, 1}, Weight: 1}, {Attrs: []int{1, 2}, Weight: 2}, {Attrs: []int{0, 2}, Weight: 0.7}, {Attrs: []int{2}, Weight: 1.3}}
 	for _, loss := range []string{LossSum, LossMax} {
-		p, err := PlanGaussianMarginals(context.Background(), dims, ms, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, Loss: loss, Queries: queries})
+		p, err := PlanGaussianMarginals(context.Background(), dims, ms, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, Loss: loss, AttrQueries: queries})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,14 +220,14 @@ func TestTypedPlanBracketsOptimum(t *testing.T) {
 			}
 		}
 		for _, loss := range []string{LossSum, LossMax} {
-			p, err := PlanGaussianMarginals(context.Background(), dims, ms, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, Loss: loss, Queries: queries})
+			p, err := PlanGaussianMarginals(context.Background(), dims, ms, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, Loss: loss, AttrQueries: queries})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if loss == LossMax {
 				// The max loss of the sum plan is no better than the max plan's,
 				// and the bound holds below both.
-				ps, err := PlanGaussianMarginals(context.Background(), dims, ms, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, Queries: queries})
+				ps, err := PlanGaussianMarginals(context.Background(), dims, ms, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, AttrQueries: queries})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -267,7 +267,7 @@ func TestTypedIdentityUnchanged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := PlanGaussianMarginals(context.Background(), dims, ms, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, Loss: loss, Queries: []string{"identity", "", "identity"}})
+		b, err := PlanGaussianMarginals(context.Background(), dims, ms, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, Loss: loss, AttrQueries: []string{"identity", "", "identity"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,7 +284,7 @@ func TestTypedNoiseless(t *testing.T) {
 	dims := []int{4, 7, 3, 6, 1}
 	queries := []string{QueryAllRange, QueryPrefix, "", QueryPrefix, ""}
 	ms := []WeightedMarginal{{Attrs: []int{0, 1, 2}, Weight: 1}, {Attrs: []int{1, 3}, Weight: 1}, {Attrs: []int{0}, Weight: 2}, {Attrs: []int{2, 3, 4}, Weight: 1}}
-	p, err := PlanGaussianMarginals(context.Background(), dims, ms, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, Queries: queries})
+	p, err := PlanGaussianMarginals(context.Background(), dims, ms, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, AttrQueries: queries})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +359,7 @@ func TestTypedRelease(t *testing.T) {
 	dims := []int{5, 3}
 	queries := []string{QueryAllRange, QueryPrefix}
 	ms := []WeightedMarginal{{Attrs: []int{0, 1}, Weight: 1}}
-	p, err := PlanGaussianMarginals(context.Background(), dims, ms, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, Queries: queries})
+	p, err := PlanGaussianMarginals(context.Background(), dims, ms, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, AttrQueries: queries})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,7 +443,7 @@ func TestTypedBadInput(t *testing.T) {
 		{[]int{3, maxAllRangeAttr + 1}, []string{"", QueryAllRange}},
 		{[]int{maxPrefixAttr + 1, 2}, []string{QueryPrefix, ""}},
 	} {
-		_, err := PlanGaussianMarginals(context.Background(), c.dims, ms, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, Queries: c.queries})
+		_, err := PlanGaussianMarginals(context.Background(), c.dims, ms, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, AttrQueries: c.queries})
 		if !errors.Is(err, run.ErrBadInput) {
 			t.Errorf("%v %q: error %v, want ErrBadInput", c.dims, c.queries, err)
 		}
@@ -525,7 +525,7 @@ func TestTypedPlanDenseIrregular(t *testing.T) {
 		ms = append(ms, WeightedMarginal{Attrs: s, Weight: math.Exp(2 * rng.NormFloat64())})
 	}
 	for _, loss := range []string{LossSum, LossMax} {
-		p, err := PlanGaussianMarginals(context.Background(), dims, ms, &MarginalPlanOptions{Eps: 0.5, Delta: 1e-8, Loss: loss, Queries: queries})
+		p, err := PlanGaussianMarginals(context.Background(), dims, ms, &MarginalPlanOptions{Eps: 0.5, Delta: 1e-8, Loss: loss, AttrQueries: queries})
 		if err != nil {
 			t.Fatal(err)
 		}

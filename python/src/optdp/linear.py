@@ -481,21 +481,21 @@ def _marginal_workload(dims: Sequence[int], marginals: Sequence[Any]) -> bytes:
 
 
 def _marginal_options(eps: float, delta: float, loss: str, tol: float, max_iter: int, budget: int,
-                      queries: Optional[Sequence[Optional[str]]] = None) -> Dict[str, Any]:
+                      attr_queries: Optional[Sequence[Optional[str]]] = None) -> Dict[str, Any]:
     if not isinstance(loss, str):
         raise BadInputError(f"optdp: loss must be \"sum\" or \"max\", got {loss!r}")
     o = {"eps": _lib.as_float(eps, "eps"), "delta": _lib.as_float(delta, "delta"), "loss": loss,
          "tol": _lib.as_float(tol, "tol"), "max_iter": _lib.as_int(max_iter, "max_iter"),
          "budget": _lib.as_int(budget, "budget")}
-    if queries is not None:
-        if isinstance(queries, str) or not all(q is None or isinstance(q, str) for q in queries):
-            raise BadInputError("optdp: queries must be a sequence of \"identity\", \"prefix\", \"allrange\" or None, one per attribute")
-        o["queries"] = ["" if q is None else q for q in queries]
+    if attr_queries is not None:
+        if isinstance(attr_queries, str) or not all(q is None or isinstance(q, str) for q in attr_queries):
+            raise BadInputError("optdp: attr_queries must be a sequence of \"identity\", \"prefix\", \"allrange\" or None, one per attribute")
+        o["attr_queries"] = ["" if q is None else q for q in attr_queries]
     return o
 
 
 def plan_marginals(dims: Sequence[int], marginals: Sequence[Any], eps: float, delta: float, *, loss: str = "sum",
-                   queries: Optional[Sequence[Optional[str]]] = None,
+                   attr_queries: Optional[Sequence[Optional[str]]] = None,
                    tol: float = 0.0, max_iter: int = 0, budget: int = 0, timeout: Optional[float] = None,
                    progress: Optional[Callable[[Progress], None]] = None) -> MarginalPlan:
     """Plans a weighted marginal workload for (eps, delta)-DP Gaussian noise
@@ -503,12 +503,12 @@ def plan_marginals(dims: Sequence[int], marginals: Sequence[Any], eps: float, de
     attributes are fine). marginals: attribute-index tuples, or (attrs,
     weight) pairs. loss="sum" minimises the total variance (closed form),
     "max" the largest variance of one query (certified to tol, default
-    1e-6 relative; NotConvergedError when missed). queries (optional, one
+    1e-6 relative; NotConvergedError when missed). attr_queries (optional, one
     per attribute): "identity" (or None), "prefix" (the prefixes [0, k]) or
     "allrange" (all ranges [l, r], l then r), the queries a marginal asks
     along that attribute."""
     wj = _marginal_workload(dims, marginals)
-    opts = _marginal_options(eps, delta, loss, tol, max_iter, budget, queries)
+    opts = _marginal_options(eps, delta, loss, tol, max_iter, budget, attr_queries)
     r = _lib.cancellable(opts, timeout, progress=progress,
                          call=lambda o: _lib.json_call("optdp_linear_plan_marginals", wj, o))
     return MarginalPlan(
@@ -552,7 +552,7 @@ class MarginalRelease:
 
 
 def answer_marginals(dims: Sequence[int], marginals: Sequence[Any], records: Any, eps: float, delta: float, *,
-                     loss: str = "sum", queries: Optional[Sequence[Optional[str]]] = None, counts: Any = None,
+                     loss: str = "sum", attr_queries: Optional[Sequence[Optional[str]]] = None, counts: Any = None,
                      rng: Optional[Rng] = None, seed: Optional[int] = None,
                      budget: int = 0, timeout: Optional[float] = None) -> MarginalRelease:
     """Releases every marginal of the workload on records (an integer array
@@ -561,10 +561,10 @@ def answer_marginals(dims: Sequence[int], marginals: Sequence[Any], records: Any
     residual, without forming the full histogram. counts (optional, one
     integer >= 0 per row) turns the rows into a histogram's cells. The
     randomness must be chosen explicitly: rng="crypto" for a real release,
-    seed=N or rng=SeededRng(N) for experiments. queries: as for
+    seed=N or rng=SeededRng(N) for experiments. attr_queries: as for
     :func:`plan_marginals`."""
     wj = _marginal_workload(dims, marginals)
-    opts = _marginal_options(eps, delta, loss, 0.0, 0, budget, queries)
+    opts = _marginal_options(eps, delta, loss, 0.0, 0, budget, attr_queries)
     rec = _lib.as_int_array(records, "records")
     if rec.ndim != 2 or rec.shape[1] != len(dims) or rec.shape[0] == 0:
         raise BadInputError(f"optdp: records must have shape (rows, {len(dims)}) with rows >= 1, got {rec.shape}")
@@ -584,7 +584,7 @@ def answer_marginals(dims: Sequence[int], marginals: Sequence[Any], records: Any
         "optdp_linear_answer_marginals", wj, o, ip, rec.shape[0], cp, h))
     del keep
     ds = [int(d) for d in dims]
-    qs = opts.get("queries") or [""] * len(ds)
+    qs = opts.get("attr_queries") or [""] * len(ds)
     nq = [d * (d + 1) // 2 if q == "allrange" else d for d, q in zip(ds, qs)]
     out = []
     for m in r["marginals"]:
