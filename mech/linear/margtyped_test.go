@@ -201,17 +201,22 @@ func TestTypedPlanDense(t *testing.T) {
 // TestTypedPlanBracketsOptimum checks on random weighted workloads over
 // irregular attributes that the sum plan's Dual lies below the dense L2
 // optimum of the expanded workload (sdp.OptimizeL2's objective, an
-// independent solver) and its loss above sdp's certified lower bound.
+// independent solver) and its loss above sdp's certified lower bound; and
+// that the max plan's Dual lies below the largest weighted query variance
+// of sdp's strategy (a feasible strategy, computed densely).
 func TestTypedPlanBracketsOptimum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	kinds := []string{QueryIdentity, QueryPrefix, QueryAllRange}
-	for trial := 0; trial < 4; trial++ {
+	for trial := 0; trial < 6; trial++ {
 		dims := []int{2 + rng.IntN(4), 2 + rng.IntN(5), 2 + rng.IntN(3)}
 		queries := make([]string, 3)
 		for f := range queries {
 			queries[f] = kinds[rng.IntN(3)]
 		}
 		queries[trial%3] = QueryPrefix
+		if trial%2 == 0 {
+			queries[(trial+1)%3] = QueryAllRange
+		}
 		// The full marginal keeps the Gram definite (sdp needs it).
 		ms := []WeightedMarginal{{Attrs: []int{0, 1, 2}, Weight: 0.3 + rng.Float64()}}
 		for _, s := range [][]int{{0}, {1}, {2}, {0, 1}, {1, 2}, {0, 2}} {
@@ -219,12 +224,38 @@ func TestTypedPlanBracketsOptimum(t *testing.T) {
 				ms = append(ms, WeightedMarginal{Attrs: s, Weight: math.Exp(rng.NormFloat64())})
 			}
 		}
+		var sdpX *mat.SymDense
 		for _, loss := range []string{LossSum, LossMax} {
 			p, err := PlanGaussianMarginals(context.Background(), dims, ms, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, Loss: loss, AttrQueries: queries})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if loss == LossMax {
+				// sdp's strategy X (unit diagonal: sensitivity 1): the largest
+				// w² [W X⁻¹ Wᵀ]_qq bounds the optimum from above.
+				var ch mat.Cholesky
+				if !ch.Factorize(sdpX) {
+					t.Fatal("sdp's X is not definite")
+				}
+				_, ws := denseTyped(t, p)
+				worst := 0.0
+				for i, w := range ws {
+					var y mat.Dense
+					if err := ch.SolveTo(&y, w.T()); err != nil {
+						t.Fatal(err)
+					}
+					r, c := w.Dims()
+					for q := 0; q < r; q++ {
+						v := 0.0
+						for j := 0; j < c; j++ {
+							v += w.At(q, j) * y.At(j, q)
+						}
+						worst = math.Max(worst, ms[i].Weight*ms[i].Weight*v)
+					}
+				}
+				if p.Dual > worst*(1+1e-9) {
+					t.Errorf("trial %d max: dual %.10g above sdp strategy's max variance %.10g", trial, p.Dual, worst)
+				}
 				// The max loss of the sum plan is no better than the max plan's,
 				// and the bound holds below both.
 				ps, err := PlanGaussianMarginals(context.Background(), dims, ms, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, AttrQueries: queries})
@@ -249,6 +280,7 @@ func TestTypedPlanBracketsOptimum(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			sdpX = res.X
 			if p.Dual > res.Objective*(1+1e-9) || res.Dual > p.Objective*(1+1e-9) {
 				t.Errorf("trial %d %v %v: plan dual %.10g objective %.10g; sdp objective %.10g dual %.10g", trial, dims, queries, p.Dual, p.Objective, res.Objective, res.Dual)
 			}
