@@ -178,7 +178,7 @@ func newAttrBasis(ctx context.Context, kind string, n int) (*attrBasis, error) {
 			best.sdpD[j] = math.Max(y, 0) / ysum
 		}
 	}
-	if err := best.lowerPairs(); err != nil {
+	if err := best.lowerPairs(ctx); err != nil {
 		return nil, err
 	}
 	return best, nil
@@ -446,7 +446,7 @@ func upperRightHull(x, y []float64) []int {
 // e^⊥. The pair stored is (κ², c), κ = tr M(c)^{1/2}, for c on a grid of
 // [0, c0]; c is shrunk by a relative 1e-9 and M's eigenvalues by 1e-9 of
 // the largest, margins for the solvers' rounding (M decreases in c).
-func (b *attrBasis) lowerPairs() error {
+func (b *attrBasis) lowerPairs(ctx context.Context) error {
 	n := b.n
 	uniform := make([]float64, n)
 	mean := make([]float64, n)
@@ -459,6 +459,9 @@ func (b *attrBasis) lowerPairs() error {
 		ds = append(ds, b.sdpD)
 	}
 	for _, d := range ds {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		b.relaxPairs(d, b.gram)
 	}
 	if len(b.lbA) == 0 {

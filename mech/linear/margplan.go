@@ -316,7 +316,9 @@ func PlanGaussianMarginals(ctx context.Context, dims []int, marginals []Weighted
 			for i, m := range p.Marginals {
 				w2[i] = m.Weight * m.Weight
 			}
-			p.Dual = p.relaxedBound(w2)
+			if p.Dual, err = p.relaxedBound(ctx, w2); err != nil {
+				return nil, err
+			}
 		}
 	} else {
 		lambda, err := p.solveMax(ctx, tb, tol, maxIter, opts.Progress)
@@ -334,7 +336,14 @@ func PlanGaussianMarginals(ctx context.Context, dims []int, marginals []Weighted
 			for i := range w2 {
 				w2[i] /= p.queryCount(i)
 			}
-			p.Dual = p.relaxedBound(w2)
+			if p.Dual, err = p.relaxedBound(ctx, w2); err != nil {
+				// Cancelled: the plan is returned with the trivial bound 0,
+				// as a cancelled max plan is returned with its error.
+				p.Dual = 0
+				if runErr == nil {
+					runErr = err
+				}
+			}
 		}
 	}
 	if p.bases != nil {

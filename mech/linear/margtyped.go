@@ -46,6 +46,9 @@ func (p *MarginalPlan) setBases(ctx context.Context, queries []string) error {
 		k := key{q, p.Dims[f]}
 		b, ok := cache[k]
 		if !ok {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			var err error
 			if b, err = newAttrBasis(ctx, q, p.Dims[f]); err != nil {
 				return fmt.Errorf("attribute %d: %w", f, err)
@@ -176,14 +179,14 @@ func (p *MarginalPlan) hullRows() *varTable {
 	return tb
 }
 
-// relaxedBound returns a lower bound on Σ_S w2_S Σ_{q ∈ S} Var_q/σ² over
+// relaxedBound (ctx's error when cancelled) returns a lower bound on Σ_S w2_S Σ_{q ∈ S} Var_q/σ² over
 // every Gaussian linear strategy (docs/MATH.md §15.11), the larger of
 // the separated bound Σ_S w2_S Π_{f ∈ S} opt_f and the relaxed one: each
 // attribute's D_f-weighted Gram replaced by M_f + c_f e eᵀ ⪯ it (one of its
 // candidate pairs (κ_f², c_f), chosen by two rounds of coordinate ascent
 // over the distinct bases), whose dual bound at D = ⊗ D_f is
 // (Σ_T sqrt(Σ_{S ⊇ T} w2_S Π_{f ∈ T} κ_f² Π_{f ∈ S∖T} c_f))².
-func (p *MarginalPlan) relaxedBound(w2 []float64) float64 {
+func (p *MarginalPlan) relaxedBound(ctx context.Context, w2 []float64) (float64, error) {
 	var classes []*attrBasis
 	seen := map[*attrBasis]int{}
 	class := make([]int, len(p.bases))
@@ -248,6 +251,9 @@ func (p *MarginalPlan) relaxedBound(w2 []float64) float64 {
 				if o == keep {
 					continue
 				}
+				if err := ctx.Err(); err != nil {
+					return 0, err
+				}
 				choice[c] = o
 				if v := eval(); v > best {
 					best, keep = v, o
@@ -256,7 +262,7 @@ func (p *MarginalPlan) relaxedBound(w2 []float64) float64 {
 			choice[c] = keep
 		}
 	}
-	return math.Max(best, sep)
+	return math.Max(best, sep), nil
 }
 
 // finishTyped fills the variances, TSE, RMSE, MaxVariance, Objective and

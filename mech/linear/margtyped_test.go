@@ -573,3 +573,14 @@ func TestTypedPlanDenseIrregular(t *testing.T) {
 		}
 	}
 }
+
+// TestTypedCancel: a cancelled context stops a typed plan with ctx's
+// error (before or while the bases are built).
+func TestTypedCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := PlanGaussianMarginals(ctx, []int{300, 5}, []WeightedMarginal{{Attrs: []int{0, 1}, Weight: 1}}, &MarginalPlanOptions{Eps: 1, Delta: 1e-6, AttrQueries: []string{QueryAllRange, ""}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
+	}
+}
