@@ -23,13 +23,17 @@ func allThreeWay(d int) []linear.WeightedMarginal {
 }
 
 func benchPlan(b *testing.B, dims []int, ms []linear.WeightedMarginal, loss string) {
+	benchPlanQueries(b, dims, ms, loss, nil)
+}
+
+func benchPlanQueries(b *testing.B, dims []int, ms []linear.WeightedMarginal, loss string, queries []string) {
 	var p *linear.MarginalPlan
 	var ms0 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)
 	for b.Loop() {
 		var err error
-		if p, err = linear.PlanGaussianMarginals(context.Background(), dims, ms, &linear.MarginalPlanOptions{Eps: 1, Delta: 1e-6, Loss: loss}); err != nil {
+		if p, err = linear.PlanGaussianMarginals(context.Background(), dims, ms, &linear.MarginalPlanOptions{Eps: 1, Delta: 1e-6, Loss: loss, AttrQueries: queries}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -52,6 +56,23 @@ func BenchmarkMarginalPlan100x3(b *testing.B) {
 	ms := allThreeWay(100)
 	b.Run("sum", func(b *testing.B) { benchPlan(b, dims, ms, linear.LossSum) })
 	b.Run("max", func(b *testing.B) { benchPlan(b, dims, ms, linear.LossMax) })
+}
+
+// BenchmarkMarginalPlanPrefix plans all 161,700 3-way marginals of 100
+// attributes of 10 values with the first 10 attributes queried by prefixes
+// (CDFs) instead of values, under the sum and max losses.
+func BenchmarkMarginalPlanPrefix(b *testing.B) {
+	dims := make([]int, 100)
+	queries := make([]string, 100)
+	for i := range dims {
+		dims[i] = 10
+		if i < 10 {
+			queries[i] = linear.QueryPrefix
+		}
+	}
+	ms := allThreeWay(100)
+	b.Run("sum", func(b *testing.B) { benchPlanQueries(b, dims, ms, linear.LossSum, queries) })
+	b.Run("max", func(b *testing.B) { benchPlanQueries(b, dims, ms, linear.LossMax, queries) })
 }
 
 // BenchmarkMarginalPlanWeighted: 20,000 random marginals of 1 to 3

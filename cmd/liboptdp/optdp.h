@@ -459,11 +459,14 @@ int optdp_stream_next(optdp_handle stream, int64_t x, double *y, double *estimat
  * product domain. workload: {"dims": [sizes], "marginals": [{"attrs":
  * [attribute indices], "weight"}, ...]}. options: {"eps", "delta" (both
  * required), "loss": "sum" (default) | "max", "tol", "max_iter", "budget",
- * "cancel", "timeout_s"}. Result: {"dims", "marginals", "subspaces",
- * "share", "loss", "eps", "delta", "sigma", "queries", "variance" (per
- * marginal, per cell), "tse", "rmse", "max_variance", "objective", "dual",
- * "gap", "rel_gap", "iterations", "time_s"}; a max-variance plan that
- * misses tol is an error (OPTDP_ERR_NOT_CONVERGED). */
+ * "attr_queries" (one per attribute: "identity" or "" | "prefix" | "allrange",
+ * the queries asked along it), "cancel", "timeout_s"}. Result: {"dims",
+ * "marginals", "subspaces", "share", "loss", "eps", "delta", "sigma",
+ * "attr_queries" (null when all identity), "basis_gap", "queries",
+ * "variance" (per marginal, its largest query variance), "tse", "rmse",
+ * "max_variance", "objective", "dual", "gap", "rel_gap", "iterations",
+ * "time_s"}; a max-variance plan that misses tol is an error
+ * (OPTDP_ERR_NOT_CONVERGED). */
 int optdp_linear_plan_marginals(optdp_cchar *workload, optdp_cchar *options, char **json, char **err);
 
 /* optdp_linear_answer_marginals plans as optdp_linear_plan_marginals and
@@ -472,8 +475,9 @@ int optdp_linear_plan_marginals(optdp_cchar *workload, optdp_cchar *options, cha
  * rows values per attribute, attribute by attribute (columns[f*rows + r] is
  * record r's value of attribute f, in [0, dims[f])); counts (NULL: one
  * record per row) gives each row a multiplicity >= 0. Result: {"marginals":
- * [{"attrs", "weight", "answers" (row-major over the attributes' values),
- * "variance"}], "noise", "subspaces"}. */
+ * [{"attrs", "weight", "answers" (row-major over the attributes' values,
+ * or queries for prefix and allrange attributes), "variance", "variances"
+ * (per answer; null when all identity)}], "noise", "subspaces"}. */
 int optdp_linear_answer_marginals(optdp_cchar *workload, optdp_cchar *options, optdp_cint32 *columns, int64_t rows,
 	optdp_cint64 *counts, optdp_handle rng, char **json, char **err);
 

@@ -70,7 +70,7 @@ func TestOptionKeys(t *testing.T) {
 		reflect.TypeFor[optimizeArgs]():     "cancel timeout_s budget eps delta restarts seed p max_iter",
 		reflect.TypeFor[capacityArgs]():     "cancel timeout_s tol max_iter budget",
 		reflect.TypeFor[gCapacityArgs]():    "cancel timeout_s max_strategies budget",
-		reflect.TypeFor[marginalPlanArgs](): "cancel timeout_s budget eps delta loss tol max_iter",
+		reflect.TypeFor[marginalPlanArgs](): "cancel timeout_s budget eps delta loss tol max_iter attr_queries",
 	}
 	for ty, w := range want {
 		if got := strings.Join(jsonNames(ty), " "); got != w {

@@ -26,8 +26,11 @@ type marginalPlanResult struct {
 	Marginals  int     `json:"marginals"`
 	Queries    float64 `json:"queries"`
 	Subspaces  int     `json:"subspaces"`
-	Eps        float64 `json:"eps"`
-	Delta      float64 `json:"delta"`
+	// AttrQueries is each attribute's query type when one is prefix or
+	// allrange (omitted otherwise).
+	AttrQueries []string `json:"attr_queries,omitempty"`
+	Eps         float64  `json:"eps"`
+	Delta       float64  `json:"delta"`
 	// Sigma is the analytic Gaussian σ for L2 sensitivity 1; TSE, RMSE and
 	// MaxVariance the plan's errors (weighted queries).
 	Sigma       num `json:"sigma"`
@@ -48,9 +51,10 @@ type marginalPlanResult struct {
 }
 
 // parseMarginalSpec recognises a marginal workload spec or file
-// (linear.ParseMarginalWorkload); ok is false for any other workload.
-func parseMarginalSpec(spec string) ([]linear.Attribute, []linear.WeightedMarginal, bool, error) {
-	return linear.ParseMarginalWorkload(spec, func(path string) ([]byte, error) {
+// (linear.ParseMarginalWorkloadQueries), with its attributes' query types
+// (nil when all identity); ok is false for any other workload.
+func parseMarginalSpec(spec string) ([]linear.Attribute, []linear.WeightedMarginal, []string, bool, error) {
+	return linear.ParseMarginalWorkloadQueries(spec, func(path string) ([]byte, error) {
 		b, err := readBounded(path, maxWorkloadFileBytes)
 		if err != nil {
 			return nil, fmt.Errorf("workload file: %w", err)
@@ -72,13 +76,13 @@ func beyondDense(attrs []linear.Attribute) bool {
 
 // runMarginalPlan plans a marginal workload with linear.PlanGaussianMarginals
 // and prints the result.
-func runMarginalPlan(ctx context.Context, env *runEnv, spec string, attrs []linear.Attribute, ms []linear.WeightedMarginal, eps float64, loss string, of optFlags) error {
+func runMarginalPlan(ctx context.Context, env *runEnv, spec string, attrs []linear.Attribute, ms []linear.WeightedMarginal, queries []string, eps float64, loss string, of optFlags) error {
 	dims := make([]int, len(attrs))
 	for i, a := range attrs {
 		dims[i] = a.Size
 	}
 	bar := newProgress(env, "optimize", progressEnabled(*of.asJSON, *of.progress))
-	opts := &linear.MarginalPlanOptions{Settings: budget(*of.force), Eps: eps, Delta: *of.delta, Loss: loss, MaxIter: *of.maxIter}
+	opts := &linear.MarginalPlanOptions{Settings: budget(*of.force), Eps: eps, Delta: *of.delta, Loss: loss, MaxIter: *of.maxIter, AttrQueries: queries}
 	opts.Progress = progressReporter(bar)
 	p, err := linear.PlanGaussianMarginals(ctx, dims, ms, opts)
 	bar.Done()
@@ -92,7 +96,7 @@ func runMarginalPlan(ctx context.Context, env *runEnv, spec string, attrs []line
 		fmt.Fprintf(env.stderr, "optdp optimize: warning: %v\n", err)
 	}
 	out := marginalPlanResult{Workload: spec, Method: "residual-planner", Loss: p.Loss, Attributes: len(dims), Marginals: len(p.Marginals),
-		Queries: p.Queries, Subspaces: len(p.Subspaces), Eps: eps, Delta: *of.delta, Sigma: num(p.Sigma), TSE: num(p.TSE), RMSE: num(p.RMSE),
+		Queries: p.Queries, Subspaces: len(p.Subspaces), AttrQueries: p.AttrQueries, Eps: eps, Delta: *of.delta, Sigma: num(p.Sigma), TSE: num(p.TSE), RMSE: num(p.RMSE),
 		MaxVariance: num(p.MaxVariance), Objective: num(p.Objective), Dual: num(p.Dual), Gap: num(p.Gap), RelGap: num(p.RelGap),
 		Iterations: p.Iterations, TimeS: p.Time.Seconds()}
 	if *of.out != "" {
@@ -146,6 +150,31 @@ type marginalAnswerResult struct {
 	Marginals  []linear.MarginalAnswer `json:"marginals"`
 }
 
+// writeTypedMarginal prints marginal i of a plan with prefix or allrange
+// attributes: a header with its largest variance, then one line per
+// query: its label (linear.MarginalPlan.QueryLabel), the private answer
+// and its variance.
+func writeTypedMarginal(w io.Writer, plan *linear.MarginalPlan, attrs []linear.Attribute, i int, m linear.MarginalAnswer) error {
+	fmt.Fprintf(w, "# marginal %s (largest variance %.6g)\n", marginalNames(attrs, m.Attrs), m.Variance)
+	for q, v := range m.Answers {
+		label, err := plan.QueryLabel(attrs, i, q)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s %s %.6g\n", label, fmtFloat(v), m.Variances[q])
+	}
+	return nil
+}
+
+// marginalNames joins the names of the attributes idx.
+func marginalNames(attrs []linear.Attribute, idx []int) string {
+	names := make([]string, len(idx))
+	for k, a := range idx {
+		names[k] = attrs[a].Name
+	}
+	return strings.Join(names, ",")
+}
+
 // runMarginalAnswer answers a marginal workload with the residual plan:
 // optdp answer --strategy residual[:loss=max] --delta D (--records FILE |
 // --histogram FILE). The table's rows are kept as columns
@@ -168,7 +197,7 @@ func runMarginalAnswer(env *runEnv, fs *flag.FlagSet, mf matrixFlags, strat *lin
 	if err := checkEpsFlag("eps", *mf.eps, true); err != nil {
 		return err
 	}
-	attrs, ms, ok, err := parseMarginalSpec(*mf.workload)
+	attrs, ms, queries, ok, err := parseMarginalSpec(*mf.workload)
 	if err != nil {
 		return specError(*mf.workload, err)
 	}
@@ -181,7 +210,7 @@ func runMarginalAnswer(env *runEnv, fs *flag.FlagSet, mf matrixFlags, strat *lin
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	plan, err := linear.PlanGaussianMarginals(ctx, dims, ms, &linear.MarginalPlanOptions{Eps: *mf.eps, Delta: delta, Loss: loss})
+	plan, err := linear.PlanGaussianMarginals(ctx, dims, ms, &linear.MarginalPlanOptions{Eps: *mf.eps, Delta: delta, Loss: loss, AttrQueries: queries})
 	if err != nil && plan == nil {
 		return fileSpecError(err, *mf.workload, *mf.strategy)
 	}
@@ -210,8 +239,16 @@ func runMarginalAnswer(env *runEnv, fs *flag.FlagSet, mf matrixFlags, strat *lin
 	fmt.Fprintf(w, "# workload %s, residual plan (%s variance, %d subspaces), eps = %g, delta = %g\n", res.Workload, res.Loss, res.Subspaces, res.Eps, res.Delta)
 	fmt.Fprintf(w, "# noise: exact %s, sigma %.6g for sensitivity 1 (zCDP calibration)\n", res.Noise.Mechanism, res.Noise.Scale)
 	// One block per marginal: its attributes and variance, then one line
-	// per cell: the attributes' values and the private count.
-	for _, m := range res.Marginals {
+	// per cell: the attributes' values and the private count; with prefix
+	// or allrange attributes one line per query: its label, the private
+	// answer and its variance.
+	for i, m := range res.Marginals {
+		if m.Variances != nil {
+			if err := writeTypedMarginal(env.stdout, plan, attrs, i, m); err != nil {
+				return err
+			}
+			continue
+		}
 		names := make([]string, len(m.Attrs))
 		for k, a := range m.Attrs {
 			names[k] = attrs[a].Name

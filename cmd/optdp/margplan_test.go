@@ -178,3 +178,63 @@ func TestAnswerResidualCLI(t *testing.T) {
 		}
 	}
 }
+
+// TestResidualPrefixRangeCLI: a marginals spec with prefix and allrange
+// attributes is planned by the residual planner under --loss max (its
+// query count Σ_S Π q_f = 3·10 + 3·4 + 10·4 = 82 from the definitions), and
+// answered at eps = 1e6: every answer within 6 standard deviations of the
+// count of the records in its ranges, and the text output labels the
+// queries as linear.Labels does ("a1=0..2").
+func TestResidualPrefixRangeCLI(t *testing.T) {
+	spec := "marginals:dims=3x4x4,k=2,allrange=1,prefix=2"
+	v := matrixJSON(t, "optimize", "--workload", spec, "--eps", "1", "--delta", "1e-6", "--loss", "max")
+	if v["queries"].(float64) != 82 || !(v["dual"].(float64) > 0 && v["dual"].(float64) <= v["objective"].(float64)) {
+		t.Errorf("queries %v, dual %v, objective %v", v["queries"], v["dual"], v["objective"])
+	}
+	if q := v["attr_queries"].([]any); len(q) != 3 || q[1] != "allrange" || q[2] != "prefix" {
+		t.Errorf("attr_queries %v", q)
+	}
+	var b strings.Builder
+	b.WriteString("a0,a1,a2\n")
+	var recs [][3]int
+	for r := 0; r < 150; r++ {
+		row := [3]int{r % 3, (r / 3) % 4, (r * r) % 4}
+		recs = append(recs, row)
+		fmt.Fprintf(&b, "%d,%d,%d\n", row[0], row[1], row[2])
+	}
+	path := filepath.Join(t.TempDir(), "r.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The queries along each attribute: values, ranges (l then r), prefixes.
+	ivs := [][][2]int{{{0, 0}, {1, 1}, {2, 2}}, nil, {{0, 0}, {0, 1}, {0, 2}, {0, 3}}}
+	for l := 0; l < 4; l++ {
+		for r := l; r < 4; r++ {
+			ivs[1] = append(ivs[1], [2]int{l, r})
+		}
+	}
+	v = matrixJSON(t, "answer", "--workload", spec, "--strategy", "residual", "--eps", "1e6", "--delta", "1e-6", "--records", path, "--seed", "1")
+	for _, mv := range v["marginals"].([]any) {
+		m := mv.(map[string]any)
+		at := m["attrs"].([]any)
+		f, g := int(at[0].(float64)), int(at[1].(float64))
+		vs := m["variances"].([]any)
+		for q, a := range m["answers"].([]any) {
+			iv, jv := ivs[f][q/len(ivs[g])], ivs[g][q%len(ivs[g])]
+			want := 0
+			for _, r := range recs {
+				if r[f] >= iv[0] && r[f] <= iv[1] && r[g] >= jv[0] && r[g] <= jv[1] {
+					want++
+				}
+			}
+			sd := math.Sqrt(vs[q].(float64))
+			if !(sd < 0.01) || math.Abs(a.(float64)-float64(want)) > 6*sd {
+				t.Errorf("marginal %d,%d query %d: %v (sd %v), want %d", f, g, q, a, sd, want)
+			}
+		}
+	}
+	code, out, errOut := runCLI("answer", "--workload", spec, "--strategy", "residual", "--eps", "1", "--delta", "1e-6", "--records", path, "--seed", "1")
+	if code != 0 || !strings.Contains(out, "\na0=2 & a1=0..2 ") || !strings.Contains(out, "\na1=3 & a2=0..1 ") {
+		t.Errorf("text output (code %d, %s):\n%s", code, errOut, out)
+	}
+}

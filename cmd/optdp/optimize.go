@@ -174,12 +174,12 @@ func runOptimizeCtx(ctx context.Context, env *runEnv, args []string) error {
 	if *of.delta > 0 {
 		// A marginal workload beyond the dense limits, or the max loss:
 		// the residual planner, which never forms the domain.
-		attrs, ms, ok, err := parseMarginalSpec(*workload)
+		attrs, ms, queries, ok, err := parseMarginalSpec(*workload)
 		if err != nil {
 			return specError(*workload, err)
 		}
 		if ok && (*loss == linear.LossMax || beyondDense(attrs)) {
-			return runMarginalPlan(ctx, env, *workload, attrs, ms, *eps, *loss, of)
+			return runMarginalPlan(ctx, env, *workload, attrs, ms, queries, *eps, *loss, of)
 		}
 	}
 	if *loss == linear.LossMax {

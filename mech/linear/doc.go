@@ -61,6 +61,12 @@
 //     discrete Gaussian noise per residual,
 //     never forming the full histogram; ParseMarginalWorkload reads the
 //     CLI's marginal specs and workload files of marginals;
+//   - prefix and range attributes of those workloads (margbasis.go,
+//     margtyped.go, margansq.go; docs/MATH.md §15.11):
+//     MarginalPlanOptions.AttrQueries asks an attribute's prefixes or all
+//     its ranges; its residual is measured in a tree basis with optimised
+//     weights, variances are exact per query, Dual is a valid lower bound;
+//     ParseMarginalWorkloadQueries reads "prefix=" and "allrange=";
 //   - strategy optimisation (optimize.go): Optimize picks the solver of
 //     package sdp from the Gram's structure (dense, Kronecker, marginals;
 //     L1 for Laplace, L2 with a dual certificate for Gaussian; for unions

@@ -29,10 +29,16 @@ type MarginalAnswer struct {
 	Attrs  []int   `json:"attrs"`
 	Weight float64 `json:"weight"`
 	// Answers are the noisy counts of every combination of values of
-	// Attrs, in row-major order (the first attribute slowest).
+	// Attrs, in row-major order (the first attribute slowest); along a
+	// prefix or allrange attribute (MarginalPlan.AttrQueries) the values
+	// are replaced by its queries, in the order of Prefix or AllRange
+	// (MarginalPlan.QueryLabel names them).
 	Answers []float64 `json:"answers"`
-	// Variance is the exact variance of every answer (unweighted).
-	Variance float64 `json:"variance"`
+	// Variance is the exact variance of every answer (unweighted); when
+	// the plan has prefix or allrange attributes, the largest, and
+	// Variances gives each answer's.
+	Variance  float64   `json:"variance"`
+	Variances []float64 `json:"variances,omitempty"`
 }
 
 // MarginalRelease is the output of AnswerGaussianMarginals: everything in
@@ -108,8 +114,11 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 	for _, t := range p.Subspaces {
 		cellsT += p.cells(t)
 	}
-	for _, m := range p.Marginals {
+	for i, m := range p.Marginals {
 		n := p.cells(m.Attrs)
+		if p.bases != nil {
+			n = math.Max(n, p.queryCount(i))
+		}
 		if n > math.MaxInt32 {
 			return nil, fmt.Errorf("linear: answer marginals: marginal %v has %g cells, more than 2^31-1: %w", m.Attrs, n, run.ErrTooLarge)
 		}
@@ -122,7 +131,7 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 	for _, t := range p.Subspaces {
 		b := float64(total)
 		for _, f := range t {
-			b *= 2 * float64(p.Dims[f]-1)
+			b *= p.axisL1(f)
 		}
 		if b > math.Ldexp(1, 62) {
 			return nil, fmt.Errorf("linear: answer marginals: %w: a total count of %d makes the residual of attributes %v exceed 2^62", run.ErrBadInput, total, t)
@@ -197,6 +206,11 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 				return nil, err
 			}
 		}
+		if p.bases != nil {
+			est[t] = p.measureTyped(yT[t], ts, scale*c*c*p.sensitivity(ts)/p.Share[t], src, noiseless)
+			yT[t] = nil
+			continue
+		}
 		ns := make([]int, len(ts))
 		for k, f := range ts {
 			ns[k] = p.Dims[f]
@@ -251,6 +265,10 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 		rel.Noise = Noise{Mechanism: "none"}
 	}
 	for i, m := range p.Marginals {
+		if p.bases != nil {
+			rel.Marginals[i] = p.answerTyped(i, est, scale*rel.Noise.Variance)
+			continue
+		}
 		ans := reconstruct(p, i, est)
 		v := 0.0
 		if !noiseless {

@@ -39,6 +39,11 @@ type MarginalPlanOptions struct {
 	Tol float64 `json:"tol"`
 	// MaxIter bounds the max-variance iterations (0 means 100,000).
 	MaxIter int `json:"max_iter"`
+	// AttrQueries, when not nil, gives each attribute's query type
+	// (QueryIdentity, QueryPrefix or QueryAllRange; "" means
+	// QueryIdentity), the same in every marginal containing the
+	// attribute (docs/MATH.md §15.11, "Prefix and range attributes").
+	AttrQueries []string `json:"attr_queries"`
 }
 
 // MarginalPlan is a Gaussian measurement plan for a weighted marginal
@@ -54,7 +59,12 @@ type MarginalPlanOptions struct {
 //
 //	Var_S = σ² Σ_{T ⊆ S} (m_T/n_S)² / u_T,
 //
-// and nothing of the size of the full domain is ever formed.
+// and nothing of the size of the full domain is ever formed. With prefix or
+// allrange attributes (MarginalPlanOptions.AttrQueries) each such attribute's
+// residual is measured in a tree basis with optimised weights instead of
+// Helmert's, the sensitivity is still exactly 1, and query q of S has
+// variance σ² Σ_{T ⊆ S} Π_{f ∈ T} α_f(q_f) Π_{f ∈ S∖T} β_f(q_f)/u_T
+// (docs/MATH.md §15.11, "Prefix and range attributes").
 type MarginalPlan struct {
 	// Dims are the attribute sizes.
 	Dims []int `json:"dims"`
@@ -70,10 +80,19 @@ type MarginalPlan struct {
 	Eps   float64 `json:"eps"`
 	Delta float64 `json:"delta"`
 	Sigma float64 `json:"sigma"`
-	// Queries is Σ_S n_S, the number of workload queries.
+	// AttrQueries is each attribute's query type (nil when every one is
+	// QueryIdentity), and BasisGap the largest certified relative gap of
+	// the prefix and allrange attributes' bases within their families (0
+	// when there are none).
+	AttrQueries []string `json:"attr_queries,omitempty"`
+	BasisGap    float64  `json:"basis_gap"`
+	// Queries is the number of workload queries: Σ_S Π_{f ∈ S} q_f, q_f
+	// = n_f for identity and prefix attributes, n_f(n_f+1)/2 for allrange
+	// ones (Σ_S n_S when every attribute is identity).
 	Queries float64 `json:"queries"`
-	// Variance[i] is the variance of every cell of marginal i (unweighted,
-	// σ² included).
+	// Variance[i] is the largest variance of a query of marginal i
+	// (unweighted, σ² included): that of every cell when its attributes
+	// are all identity.
 	Variance []float64 `json:"variance"`
 	// TSE = σ² Σ_S w_S² n_S Var_S/σ², RMSE = sqrt(TSE/Queries), and
 	// MaxVariance = max_S w_S² Var_S (weighted query variances).
@@ -98,6 +117,12 @@ type MarginalPlan struct {
 	off    []int
 	subIdx []int32
 	coef   []float64
+	// bases[f] is attribute f's basis (nil when every attribute is
+	// identity: the Helmert basis with ζ ≡ 1); tse[k] the pair's total
+	// unweighted variance factor Π_{f ∈ T} d_f Σ_q v_q Π_{f ∈ S∖T} Σ_q β_q
+	// (docs/MATH.md §15.11).
+	bases []*attrBasis
+	tse   []float64
 	// frozen is a private deep copy of the plan as computed, which
 	// AnswerGaussianMarginals uses: changing the exported fields changes
 	// neither the noise nor the reconstruction.
@@ -118,6 +143,7 @@ func (p *MarginalPlan) freeze() {
 	}
 	c.Share = append([]float64(nil), p.Share...)
 	c.Variance = append([]float64(nil), p.Variance...)
+	c.AttrQueries = append([]string(nil), p.AttrQueries...)
 	c.frozen = nil
 	p.frozen = &c
 }
@@ -148,6 +174,16 @@ const (
 //     dual value is a certified lower bound and the best primal value is
 //     returned with the gap (docs/MATH.md §15.11).
 //
+// With opts.AttrQueries naming prefix or allrange attributes, each gets the
+// better of two tree bases with weights minimising its factor of the sum
+// loss (certified to BasisGap); the sum plan is then optimal among
+// residual strategies with such bases, the max plan over the shares for
+// them (its rows are the combinations of each attribute's hull queries,
+// where every marginal's largest variance lies), and Dual is the larger of
+// two valid lower bounds over all Gaussian linear strategies (separated
+// per marginal, and a block-diagonal relaxation of each attribute's Gram),
+// valid but not tight (docs/MATH.md §15.11).
+//
 // The cost is Σ_S 2^|S| per iteration; nothing over the cells is formed.
 // Errors (run.ErrBadInput): no attributes or marginals, a size < 1, a
 // marginal with a repeated or out-of-range attribute or more than 30
@@ -155,7 +191,9 @@ const (
 // is a normal float64), a workload with no residual (all its attributes
 // of size 1), bad eps, delta or loss; run.ErrTooLarge for a marginal of
 // more than 1e100 cells, beyond 2^28 (marginal, subspace) pairs or the
-// budget;
+// budget; for AttrQueries (run.ErrBadInput): not one per attribute, an unknown
+// type, a prefix or allrange attribute of fewer than 2 or more than 512
+// values; run.ErrTooLarge beyond 2^28 hull coefficients;
 // run.ErrNotConverged when LossMax misses Tol within MaxIter (the result
 // is returned with its certified gap); ctx's error when cancelled.
 func PlanGaussianMarginals(ctx context.Context, dims []int, marginals []WeightedMarginal, opts *MarginalPlanOptions) (*MarginalPlan, error) {
@@ -232,6 +270,12 @@ func PlanGaussianMarginals(ctx context.Context, dims []int, marginals []Weighted
 		return nil, fmt.Errorf("linear: %w", err)
 	}
 	p := &MarginalPlan{Dims: append([]int(nil), dims...), Marginals: ms, Loss: loss, Eps: opts.Eps, Delta: opts.Delta, Sigma: sigma}
+	if err := p.setBases(ctx, opts.AttrQueries); err != nil {
+		return nil, err
+	}
+	if err := p.checkTypedSize(loss, pairs, opts.Budget); err != nil {
+		return nil, err
+	}
 	if err := p.index(); err != nil {
 		return nil, err
 	}
@@ -239,11 +283,18 @@ func PlanGaussianMarginals(ctx context.Context, dims []int, marginals []Weighted
 		return nil, err
 	}
 	nT := len(p.Subspaces)
+	tb := p.table(loss)
 	var runErr error
 	if loss == LossSum {
 		b := make([]float64, nT)
 		for i, m := range p.Marginals {
 			w2 := m.Weight * m.Weight
+			if p.bases != nil {
+				for k := p.off[i]; k < p.off[i+1]; k++ {
+					b[p.subIdx[k]] += w2 * p.tse[k]
+				}
+				continue
+			}
 			ns := p.cells(m.Attrs)
 			for k := p.off[i]; k < p.off[i+1]; k++ {
 				b[p.subIdx[k]] += w2 * ns * p.coef[k] // w² m_T²/n_S
@@ -260,11 +311,46 @@ func PlanGaussianMarginals(ctx context.Context, dims []int, marginals []Weighted
 			obj += v / p.Share[t]
 		}
 		p.Objective, p.Dual = obj, phi*phi
+		if p.bases != nil {
+			w2 := make([]float64, len(p.Marginals))
+			for i, m := range p.Marginals {
+				w2[i] = m.Weight * m.Weight
+			}
+			if p.Dual, err = p.relaxedBound(ctx, w2); err != nil {
+				return nil, err
+			}
+		}
 	} else {
-		runErr = p.solveMax(ctx, tol, maxIter, opts.Progress)
-		if runErr != nil && p.Share == nil {
+		lambda, err := p.solveMax(ctx, tb, tol, maxIter, opts.Progress)
+		if runErr = err; err != nil && p.Share == nil {
 			return nil, runErr
 		}
+		if p.bases != nil {
+			// Σ_S λ_S w_S² (mean query variance of S) <= the max: the
+			// relaxed sum bound of those weights bounds every strategy.
+			w2 := make([]float64, len(p.Marginals))
+			for r, l := range lambda {
+				i := tb.marg[r]
+				w2[i] += l * tb.w2[r]
+			}
+			for i := range w2 {
+				w2[i] /= p.queryCount(i)
+			}
+			if p.Dual, err = p.relaxedBound(ctx, w2); err != nil {
+				// Cancelled: the plan is returned with the trivial bound 0,
+				// as a cancelled max plan is returned with its error.
+				p.Dual = 0
+				if runErr == nil {
+					runErr = err
+				}
+			}
+		}
+	}
+	if p.bases != nil {
+		p.finishTyped(tb)
+		p.Time = time.Since(start)
+		p.freeze()
+		return p, runErr
 	}
 	p.finish()
 	p.Time = time.Since(start)
@@ -360,16 +446,43 @@ func (p *MarginalPlan) index() error {
 	return nil
 }
 
-// variances returns f_S = Σ_{T ⊆ S} w_S² coef/u_T (units σ²) for every
-// marginal into f, and their maximum.
-func (p *MarginalPlan) variances(u, f []float64) float64 {
-	best := 0.0
+// varTable lists the queries whose weighted variances the max loss bounds:
+// row r (a marginal when every attribute is identity, else one
+// combination of its attributes' hull queries) of marginal marg[r] has
+// variance w2[r] Σ_k coef[k]/u_{sub[k]} over k in off[r]:off[r+1].
+type varTable struct {
+	off  []int
+	sub  []int32
+	coef []float64
+	w2   []float64
+	marg []int
+}
+
+// table returns the plan's varTable: the marginals themselves when every
+// attribute is identity, else the hull rows (hullRows, which also fills
+// tse).
+func (p *MarginalPlan) table(loss string) *varTable {
+	if p.bases != nil {
+		return p.hullRows()
+	}
+	tb := &varTable{off: p.off, sub: p.subIdx, coef: p.coef, w2: make([]float64, len(p.Marginals)), marg: make([]int, len(p.Marginals))}
 	for i, m := range p.Marginals {
+		tb.w2[i] = m.Weight * m.Weight
+		tb.marg[i] = i
+	}
+	return tb
+}
+
+// variances returns f_r = w2_r Σ_k coef_k/u_T (units σ²) for every row
+// into f, and their maximum.
+func (tb *varTable) variances(u, f []float64) float64 {
+	best := 0.0
+	for i, w2 := range tb.w2 {
 		v := 0.0
-		for k := p.off[i]; k < p.off[i+1]; k++ {
-			v += p.coef[k] / u[p.subIdx[k]]
+		for k := tb.off[i]; k < tb.off[i+1]; k++ {
+			v += tb.coef[k] / u[tb.sub[k]]
 		}
-		f[i] = m.Weight * m.Weight * v
+		f[i] = w2 * v
 		best = math.Max(best, f[i])
 	}
 	return best
@@ -378,7 +491,7 @@ func (p *MarginalPlan) variances(u, f []float64) float64 {
 // finish fills the variances, TSE, RMSE, MaxVariance and the gap from Share.
 func (p *MarginalPlan) finish() {
 	f := make([]float64, len(p.Marginals))
-	worst := p.variances(p.Share, f)
+	worst := p.table(p.Loss).variances(p.Share, f)
 	s2 := p.Sigma * p.Sigma
 	p.Variance = make([]float64, len(f))
 	tse := 0.0
@@ -401,11 +514,11 @@ func (p *MarginalPlan) finish() {
 	p.RelGap = p.Gap / p.Objective
 }
 
-// solveMax runs the multiplicative dual ascent of LossMax (see
-// PlanGaussianMarginals), keeping the best primal shares and the best
-// dual bound.
-func (p *MarginalPlan) solveMax(ctx context.Context, tol float64, maxIter int, progress func(run.Progress)) error {
-	nS, nT := len(p.Marginals), len(p.Subspaces)
+// solveMax runs the multiplicative dual ascent of LossMax over the rows
+// of tb (see PlanGaussianMarginals), keeping the best primal shares and the
+// best dual bound; it returns the final dual distribution over the rows.
+func (p *MarginalPlan) solveMax(ctx context.Context, tb *varTable, tol float64, maxIter int, progress func(run.Progress)) ([]float64, error) {
+	nS, nT := len(tb.w2), len(p.Subspaces)
 	lambda := make([]float64, nS)
 	for i := range lambda {
 		lambda[i] = 1 / float64(nS)
@@ -424,13 +537,13 @@ func (p *MarginalPlan) solveMax(ctx context.Context, tol float64, maxIter int, p
 		for t := range c {
 			c[t] = 0
 		}
-		for i, m := range p.Marginals {
-			w2 := l[i] * m.Weight * m.Weight
+		for i, tw := range tb.w2 {
+			w2 := l[i] * tw
 			if w2 == 0 {
 				continue
 			}
-			for k := p.off[i]; k < p.off[i+1]; k++ {
-				c[p.subIdx[k]] += w2 * p.coef[k]
+			for k := tb.off[i]; k < tb.off[i+1]; k++ {
+				c[tb.sub[k]] += w2 * tb.coef[k]
 			}
 		}
 		// The dual value from c itself (the certificate); the iterate u from
@@ -454,7 +567,7 @@ func (p *MarginalPlan) solveMax(ctx context.Context, tol float64, maxIter int, p
 	}
 	bestDual := dual(lambda)
 	// u_T > 0 always (every T lies in some marginal, and the floor).
-	bestPrimal := p.variances(u, f)
+	bestPrimal := tb.variances(u, f)
 	p.Share = append([]float64(nil), u...)
 	step := 1.0
 	iter := 0
@@ -465,7 +578,7 @@ func (p *MarginalPlan) solveMax(ctx context.Context, tol float64, maxIter int, p
 		if iter%64 == 0 {
 			if err := ctx.Err(); err != nil {
 				p.Dual, p.Iterations = bestDual, iter
-				return err
+				return lambda, err
 			}
 			if progress != nil {
 				progress(run.Progress{Stage: run.StageMarginalPlan, Iter: iter + 1, MaxIter: maxIter, Value: bestPrimal,
@@ -515,7 +628,7 @@ func (p *MarginalPlan) solveMax(ctx context.Context, tol float64, maxIter int, p
 		if !accepted {
 			dual(lambda) // restore u(λ)
 		}
-		if v := p.variances(u, f); v < bestPrimal {
+		if v := tb.variances(u, f); v < bestPrimal {
 			bestPrimal = v
 			copy(p.Share, u)
 		}
@@ -539,13 +652,13 @@ func (p *MarginalPlan) solveMax(ctx context.Context, tol float64, maxIter int, p
 			}
 			// The derivative at γ is f_{S*}(u(λ_γ)) - g(λ_γ), since
 			// Σ_S λ_S f_S(u(λ)) = g(λ).
-			w2 := p.Marginals[star].Weight * p.Marginals[star].Weight
+			w2 := tb.w2[star]
 			rising := func(g float64) bool {
 				at(g)
 				d := dual(next)
 				v := 0.0
-				for k := p.off[star]; k < p.off[star+1]; k++ {
-					v += p.coef[k] / u[p.subIdx[k]]
+				for k := tb.off[star]; k < tb.off[star+1]; k++ {
+					v += tb.coef[k] / u[tb.sub[k]]
 				}
 				return w2*v > d
 			}
@@ -579,7 +692,7 @@ func (p *MarginalPlan) solveMax(ctx context.Context, tol float64, maxIter int, p
 			} else {
 				dual(lambda)
 			}
-			if v := p.variances(u, f); v < bestPrimal {
+			if v := tb.variances(u, f); v < bestPrimal {
 				bestPrimal = v
 				copy(p.Share, u)
 			}
@@ -590,7 +703,7 @@ func (p *MarginalPlan) solveMax(ctx context.Context, tol float64, maxIter int, p
 	}
 	p.Dual, p.Iterations = bestDual, iter
 	if (bestPrimal-bestDual)/bestPrimal > tol {
-		return fmt.Errorf("linear: marginal plan: max-variance relative gap %.3g after %d iterations, wanted %.3g: %w", (bestPrimal-bestDual)/bestPrimal, iter, tol, run.ErrNotConverged)
+		return lambda, fmt.Errorf("linear: marginal plan: max-variance relative gap %.3g after %d iterations, wanted %.3g: %w", (bestPrimal-bestDual)/bestPrimal, iter, tol, run.ErrNotConverged)
 	}
-	return nil
+	return lambda, nil
 }

@@ -261,7 +261,7 @@ func TestPlanMaxIrregular(t *testing.T) {
 		for i := range u {
 			u[i] /= z
 		}
-		if v := p.variances(u, f); v < p.Dual*(1-1e-12) {
+		if v := p.table(LossMax).variances(u, f); v < p.Dual*(1-1e-12) {
 			t.Fatalf("feasible shares with max variance %.15g below the dual %.15g", v, p.Dual)
 		}
 	}

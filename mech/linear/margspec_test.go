@@ -63,6 +63,56 @@ func TestParseMarginalWorkload(t *testing.T) {
 	}
 }
 
+// TestParseMarginalWorkloadQueries: the prefix= and allrange= parameters,
+// files with prefix and allrange blocks, the files with mixed types for
+// one attribute (not a marginal workload: ok false), the bad lists, and
+// the dense ParseWorkload of the same spec (its queries counted).
+func TestParseMarginalWorkloadQueries(t *testing.T) {
+	files := map[string]string{
+		"t.json": `{"attributes": [{"name": "a", "size": 3}, {"name": "b", "size": 4}, {"name": "c", "size": 2}],
+			"workload": [{"blocks": {"a": "prefix", "b": "allrange"}}, {"weight": 2, "blocks": {"b": "allrange", "c": "identity", "a": "total"}}]}`,
+		"mixed.json": `{"attributes": [{"name": "a", "size": 3}], "workload": [{"blocks": {"a": "prefix"}}, {"blocks": {"a": "identity"}}]}`,
+		"k.json":     `{"attributes": [{"name": "a", "size": 3}], "workload": [{"blocks": {"a": "prefix"}}, {"marginals": 1}]}`,
+	}
+	read := func(p string) ([]byte, error) { return []byte(files[p]), nil }
+	attrs, ms, queries, ok, err := ParseMarginalWorkloadQueries("marginals:dims=3x4x5,k=2,prefix=0+2,allrange=1", read)
+	if err != nil || !ok || len(attrs) != 3 || len(ms) != 3 || len(queries) != 3 ||
+		queries[0] != QueryPrefix || queries[1] != QueryAllRange || queries[2] != QueryPrefix {
+		t.Fatalf("spec: %v %v %v %v %v", attrs, ms, queries, ok, err)
+	}
+	attrs, ms, queries, ok, err = ParseMarginalWorkloadQueries("file:t.json", read)
+	if err != nil || !ok || len(attrs) != 3 || len(ms) != 2 || queries[0] != QueryPrefix || queries[1] != QueryAllRange || queries[2] != "" {
+		t.Fatalf("t.json: %v %v %v %v %v", attrs, ms, queries, ok, err)
+	}
+	if m := ms[1]; m.Weight != 2 || len(m.Attrs) != 2 || m.Attrs[0] != 1 || m.Attrs[1] != 2 {
+		t.Errorf("second entry %+v, want attributes [1 2] weight 2", m)
+	}
+	for _, spec := range []string{"file:mixed.json", "file:k.json"} {
+		if _, _, _, ok, err := ParseMarginalWorkloadQueries(spec, read); ok || err != nil {
+			t.Errorf("%s: ok %v, err %v, want not a marginal workload", spec, ok, err)
+		}
+	}
+	// The identity-only parser leaves typed workloads to ParseWorkload.
+	if _, _, ok, err := ParseMarginalWorkload("file:t.json", read); ok || err != nil {
+		t.Errorf("ParseMarginalWorkload of prefix blocks: ok %v, err %v", ok, err)
+	}
+	for _, spec := range []string{"marginals:dims=3x4,k=1,prefix=2", "marginals:dims=3x4,k=1,prefix=0,allrange=0",
+		"marginals:dims=3x4,k=1,prefix=0+0", "marginals:dims=3x4,k=1,allrange=x", "marginals:dims=3x4,k=1,prefix=-1"} {
+		if _, _, _, _, err := ParseMarginalWorkloadQueries(spec, read); !errors.Is(err, run.ErrBadInput) {
+			t.Errorf("%s: %v, want ErrBadInput", spec, err)
+		}
+	}
+	// The dense form: 2-way marginals of 3x4x5 with prefix on 0 and 2 and
+	// all ranges on 1: (3·10) + (3·5) + (10·5) = 95 queries over 60 cells.
+	w, err := ParseWorkload("marginals:dims=3x4x5,k=2,prefix=0+2,allrange=1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, n := w.Dims(); m != 95 || n != 60 {
+		t.Errorf("dense workload %d x %d, want 95 x 60", m, n)
+	}
+}
+
 // TestReadMarginalRecords: columns by header name, values checked against
 // the domain, blank and comment lines skipped.
 func TestReadMarginalRecords(t *testing.T) {
@@ -90,26 +140,38 @@ func TestReadMarginalRecords(t *testing.T) {
 }
 
 // FuzzParseMarginalWorkload: never panics; an accepted workload has
-// attributes of sizes >= 1 and marginals over distinct valid attributes
-// with finite positive weights.
+// attributes of sizes >= 1, marginals over distinct valid attributes with
+// finite positive weights, and query types (when given) one per attribute,
+// each prefix or allrange or "".
 func FuzzParseMarginalWorkload(f *testing.F) {
 	for _, s := range []string{"marginals:dims=2x3,k=1", "marginals:dims=10^5,k=2", "marginals:dims=2^x", "file:w.json",
 		`{"attributes": [{"name": "a", "size": 3}], "workload": [{"blocks": {"a": "identity"}, "weight": 3}]}`,
-		`{"attributes": [{"name": "a", "size": 2}, {"name": "b", "size": 2}], "workload": [{"marginals": 2}]}`} {
+		`{"attributes": [{"name": "a", "size": 2}, {"name": "b", "size": 2}], "workload": [{"marginals": 2}]}`,
+		"marginals:dims=3x4x5,k=2,prefix=0+2,allrange=1",
+		`{"attributes": [{"name": "a", "size": 3}, {"name": "b", "size": 4}], "workload": [{"blocks": {"a": "prefix", "b": "allrange"}}, {"blocks": {"b": "allrange"}}]}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		var attrs []Attribute
 		var ms []WeightedMarginal
+		var queries []string
 		var ok bool
 		var err error
 		if strings.HasPrefix(s, "{") {
-			attrs, ms, ok, err = ParseMarginalWorkloadJSON([]byte(s))
+			attrs, ms, queries, ok, err = ParseMarginalWorkloadJSONQueries([]byte(s))
 		} else {
-			attrs, ms, ok, err = ParseMarginalWorkload(s, func(string) ([]byte, error) { return nil, errors.New("none") })
+			attrs, ms, queries, ok, err = ParseMarginalWorkloadQueries(s, func(string) ([]byte, error) { return nil, errors.New("none") })
 		}
 		if err != nil || !ok {
 			return
+		}
+		if queries != nil && len(queries) != len(attrs) {
+			t.Fatalf("%d query types for %d attributes", len(queries), len(attrs))
+		}
+		for _, q := range queries {
+			if q != "" && q != QueryPrefix && q != QueryAllRange {
+				t.Fatalf("query type %q", q)
+			}
 		}
 		for _, a := range attrs {
 			if a.Size < 1 {

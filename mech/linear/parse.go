@@ -10,7 +10,8 @@ import (
 
 // WorkloadSpecHelp lists the workload specs ParseWorkload understands.
 const WorkloadSpecHelp = "workload: identity:n=N, total:n=N, allrange:n=N, prefix:n=N, width:n=N,k=K, " +
-	"random:n=N,m=M,seed=S, range2d:n=N, marginals:dims=2x3x4,k=K (all K-way marginals, attributes of any sizes; 10^100 = 100 attributes of 10 values), " +
+	"random:n=N,m=M,seed=S, range2d:n=N, marginals:dims=2x3x4,k=K[,prefix=I+J,allrange=L] (all K-way marginals, attributes of any sizes; 10^100 = 100 attributes of 10 values; " +
+	"the attributes listed by 0-based index in prefix= or allrange= are queried by prefixes or all ranges instead of values), " +
 	"census (the 2010 Census SF1 Persons tables of the HDMM paper: 4151 queries over 2x2x64x17x115 cells), " +
 	"file:PATH.json (a workload file: a weighted union of Kronecker products of per-attribute blocks, see linear.ParseWorkloadJSON), " +
 	"file:PATH (an explicit matrix, CSV or .npy)"
@@ -165,7 +166,16 @@ func ParseWorkload(spec string, load func(path string) (Workload, error)) (Workl
 		if err != nil {
 			return nil, err
 		}
-		if w, err = Marginals(dims, k); err != nil {
+		queries, err := parseQueryTypes(p, len(dims))
+		if err != nil {
+			return nil, err
+		}
+		if queries != nil {
+			w, err = typedMarginals(dims, k, queries)
+		} else {
+			w, err = Marginals(dims, k)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("workload %q: %w", spec, err)
 		}
 	default:

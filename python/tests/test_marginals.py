@@ -101,3 +101,31 @@ def test_marginals_bad_input():
         linear.plan_marginals([3, 2], [(0, 0)], 1.0, 1e-6)  # repeated attribute
     with pytest.raises(errors.BadInputError):
         linear.plan_marginals([3, 2], [(0,)], 1.0, 1e-6, loss="median")
+
+
+def test_marginals_prefix_and_range_queries():
+    """Prefix and range attributes: the answers at large eps are the counts
+    of the records in each query's range (computed here with numpy), the
+    variances per answer, and the plan's dual below its objective."""
+    dims = [4, 5, 3]
+    queries = ["prefix", "allrange", None]
+    ms = [(0, 1), (1, 2)]
+    p = linear.plan_marginals(dims, ms, 1.0, 1e-6, attr_queries=queries)
+    assert p.attr_queries == ["prefix", "allrange", "identity"]
+    assert 0 < p.dual <= p.objective
+    assert p.queries == 4 * 15 + 15 * 3
+    rng = np.random.default_rng(5)
+    rec = np.stack([rng.integers(0, d, 400) for d in dims], axis=1)
+    rel = linear.answer_marginals(dims, ms, rec, 1e6, 1e-6, attr_queries=queries, seed=1)
+    a = rel.marginals[0]
+    assert a.answers.shape == (4, 15) and a.variances.shape == (4, 15)
+    assert a.variance == a.variances.max()
+    ranges = [(l, r) for l in range(5) for r in range(l, 5)]
+    for k in range(4):
+        for q, (l, r) in enumerate(ranges):
+            want = np.sum((rec[:, 0] <= k) & (rec[:, 1] >= l) & (rec[:, 1] <= r))
+            assert abs(a.answers[k, q] - want) < 0.01
+    with pytest.raises(errors.BadInputError):
+        linear.plan_marginals(dims, ms, 1.0, 1e-6, attr_queries=["cdf", None, None])
+    with pytest.raises(errors.BadInputError):
+        linear.plan_marginals(dims, ms, 1.0, 1e-6, attr_queries="prefix")

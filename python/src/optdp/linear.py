@@ -437,10 +437,13 @@ class MarginalPlan:
     residual basis (:func:`plan_marginals`): dims, the attribute sizes;
     marginals, (attrs, weight) pairs; subspaces, the measured residual
     subspaces with their budget shares share (summing to 1); sigma, the
-    analytic Gaussian sigma for sensitivity 1; variance, each marginal's
-    per-cell variance; tse, rmse, max_variance, the plan's errors (weighted
-    queries); objective, the loss in units of sigma^2, with dual, a lower
-    bound over all Gaussian linear strategies, and the certified gap."""
+    analytic Gaussian sigma for sensitivity 1; attr_queries, each
+    attribute's query type when one is "prefix" or "allrange" (else None),
+    and basis_gap, the certified relative gap of their bases; variance,
+    each marginal's largest query variance (that of every cell when all its
+    attributes are identity); tse, rmse, max_variance, the plan's errors
+    (weighted queries); objective, the loss in units of sigma^2, with dual, a
+    lower bound over all Gaussian linear strategies, and the gap."""
 
     dims: List[int]
     marginals: List[Tuple[Tuple[int, ...], float]]
@@ -450,6 +453,8 @@ class MarginalPlan:
     eps: float
     delta: float
     sigma: float
+    attr_queries: Optional[List[str]]
+    basis_gap: float
     queries: float
     variance: np.ndarray
     tse: float
@@ -475,15 +480,22 @@ def _marginal_workload(dims: Sequence[int], marginals: Sequence[Any]) -> bytes:
     return _lib.dumps({"dims": ds, "marginals": ms})
 
 
-def _marginal_options(eps: float, delta: float, loss: str, tol: float, max_iter: int, budget: int) -> Dict[str, Any]:
+def _marginal_options(eps: float, delta: float, loss: str, tol: float, max_iter: int, budget: int,
+                      attr_queries: Optional[Sequence[Optional[str]]] = None) -> Dict[str, Any]:
     if not isinstance(loss, str):
         raise BadInputError(f"optdp: loss must be \"sum\" or \"max\", got {loss!r}")
-    return {"eps": _lib.as_float(eps, "eps"), "delta": _lib.as_float(delta, "delta"), "loss": loss,
-            "tol": _lib.as_float(tol, "tol"), "max_iter": _lib.as_int(max_iter, "max_iter"),
-            "budget": _lib.as_int(budget, "budget")}
+    o = {"eps": _lib.as_float(eps, "eps"), "delta": _lib.as_float(delta, "delta"), "loss": loss,
+         "tol": _lib.as_float(tol, "tol"), "max_iter": _lib.as_int(max_iter, "max_iter"),
+         "budget": _lib.as_int(budget, "budget")}
+    if attr_queries is not None:
+        if isinstance(attr_queries, str) or not all(q is None or isinstance(q, str) for q in attr_queries):
+            raise BadInputError("optdp: attr_queries must be a sequence of \"identity\", \"prefix\", \"allrange\" or None, one per attribute")
+        o["attr_queries"] = ["" if q is None else q for q in attr_queries]
+    return o
 
 
 def plan_marginals(dims: Sequence[int], marginals: Sequence[Any], eps: float, delta: float, *, loss: str = "sum",
+                   attr_queries: Optional[Sequence[Optional[str]]] = None,
                    tol: float = 0.0, max_iter: int = 0, budget: int = 0, timeout: Optional[float] = None,
                    progress: Optional[Callable[[Progress], None]] = None) -> MarginalPlan:
     """Plans a weighted marginal workload for (eps, delta)-DP Gaussian noise
@@ -491,9 +503,12 @@ def plan_marginals(dims: Sequence[int], marginals: Sequence[Any], eps: float, de
     attributes are fine). marginals: attribute-index tuples, or (attrs,
     weight) pairs. loss="sum" minimises the total variance (closed form),
     "max" the largest variance of one query (certified to tol, default
-    1e-6 relative; NotConvergedError when missed)."""
+    1e-6 relative; NotConvergedError when missed). attr_queries (optional, one
+    per attribute): "identity" (or None), "prefix" (the prefixes [0, k]) or
+    "allrange" (all ranges [l, r], l then r), the queries a marginal asks
+    along that attribute."""
     wj = _marginal_workload(dims, marginals)
-    opts = _marginal_options(eps, delta, loss, tol, max_iter, budget)
+    opts = _marginal_options(eps, delta, loss, tol, max_iter, budget, attr_queries)
     r = _lib.cancellable(opts, timeout, progress=progress,
                          call=lambda o: _lib.json_call("optdp_linear_plan_marginals", wj, o))
     return MarginalPlan(
@@ -501,7 +516,8 @@ def plan_marginals(dims: Sequence[int], marginals: Sequence[Any], eps: float, de
         marginals=[(tuple(int(a) for a in m["attrs"]), float(m["weight"])) for m in r["marginals"]],
         subspaces=[tuple(int(a) for a in t) for t in r["subspaces"]], share=np.asarray(r["share"], dtype=np.float64),
         loss=str(r["loss"]), eps=float(r["eps"]), delta=float(r["delta"]), sigma=float(r["sigma"]),
-        queries=float(r["queries"]), variance=np.asarray(r["variance"], dtype=np.float64), tse=float(r["tse"]),
+        attr_queries=[str(q) for q in r["attr_queries"]] if r.get("attr_queries") else None,
+        basis_gap=float(r["basis_gap"]), queries=float(r["queries"]), variance=np.asarray(r["variance"], dtype=np.float64), tse=float(r["tse"]),
         rmse=float(r["rmse"]), max_variance=float(r["max_variance"]), objective=float(r["objective"]),
         dual=float(r["dual"]), gap=float(r["gap"]), rel_gap=float(r["rel_gap"]), iterations=int(r["iterations"]),
         time_s=float(r["time_s"]),
@@ -511,12 +527,17 @@ def plan_marginals(dims: Sequence[int], marginals: Sequence[Any], eps: float, de
 @dataclass(frozen=True)
 class MarginalAnswer:
     """One released marginal: its attributes, weight, the noisy counts
-    (an array shaped by the attributes' sizes) and their per-cell variance."""
+    (an array shaped by the attributes' sizes, or along a prefix or allrange
+    attribute by its number of queries: n prefixes [0, k], n(n+1)/2 ranges
+    [l, r] in order of l then r) and their variance: variance per cell, or
+    with prefix or allrange attributes the largest, and variances each
+    answer's (shaped as answers; None otherwise)."""
 
     attrs: Tuple[int, ...]
     weight: float
     answers: np.ndarray
     variance: float
+    variances: Optional[np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -531,7 +552,8 @@ class MarginalRelease:
 
 
 def answer_marginals(dims: Sequence[int], marginals: Sequence[Any], records: Any, eps: float, delta: float, *,
-                     loss: str = "sum", counts: Any = None, rng: Optional[Rng] = None, seed: Optional[int] = None,
+                     loss: str = "sum", attr_queries: Optional[Sequence[Optional[str]]] = None, counts: Any = None,
+                     rng: Optional[Rng] = None, seed: Optional[int] = None,
                      budget: int = 0, timeout: Optional[float] = None) -> MarginalRelease:
     """Releases every marginal of the workload on records (an integer array
     of shape (rows, attributes), values in [0, size)) with the residual plan
@@ -539,9 +561,10 @@ def answer_marginals(dims: Sequence[int], marginals: Sequence[Any], records: Any
     residual, without forming the full histogram. counts (optional, one
     integer >= 0 per row) turns the rows into a histogram's cells. The
     randomness must be chosen explicitly: rng="crypto" for a real release,
-    seed=N or rng=SeededRng(N) for experiments."""
+    seed=N or rng=SeededRng(N) for experiments. attr_queries: as for
+    :func:`plan_marginals`."""
     wj = _marginal_workload(dims, marginals)
-    opts = _marginal_options(eps, delta, loss, 0.0, 0, budget)
+    opts = _marginal_options(eps, delta, loss, 0.0, 0, budget, attr_queries)
     rec = _lib.as_int_array(records, "records")
     if rec.ndim != 2 or rec.shape[1] != len(dims) or rec.shape[0] == 0:
         raise BadInputError(f"optdp: records must have shape (rows, {len(dims)}) with rows >= 1, got {rec.shape}")
@@ -561,10 +584,14 @@ def answer_marginals(dims: Sequence[int], marginals: Sequence[Any], records: Any
         "optdp_linear_answer_marginals", wj, o, ip, rec.shape[0], cp, h))
     del keep
     ds = [int(d) for d in dims]
+    qs = opts.get("attr_queries") or [""] * len(ds)
+    nq = [d * (d + 1) // 2 if q == "allrange" else d for d, q in zip(ds, qs)]
     out = []
     for m in r["marginals"]:
         attrs = tuple(int(a) for a in m["attrs"])
-        shape = tuple(ds[a] for a in attrs)
+        shape = tuple(nq[a] for a in attrs)
+        vs = m.get("variances")
         out.append(MarginalAnswer(attrs, float(m["weight"]), np.asarray(m["answers"], dtype=np.float64).reshape(shape),
-                                  float(m["variance"])))
+                                  float(m["variance"]),
+                                  np.asarray(vs, dtype=np.float64).reshape(shape) if vs else None))
     return MarginalRelease(out, _noise(r["noise"]), int(r["subspaces"]))
