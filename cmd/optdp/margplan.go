@@ -233,7 +233,7 @@ func runMarginalAnswer(env *runEnv, fs *flag.FlagSet, mf matrixFlags, strat *lin
 	case out.json:
 		return writeJSON(env.stdout, res)
 	case out.csv:
-		return writeMarginalCSV(env.stdout, attrs, res.Marginals)
+		return writeMarginalCSV(env.stdout, plan, attrs, res.Marginals)
 	}
 	w := env.stdout
 	fmt.Fprintf(w, "# workload %s, residual plan (%s variance, %d subspaces), eps = %g, delta = %g\n", res.Workload, res.Loss, res.Subspaces, res.Eps, res.Delta)
@@ -281,27 +281,23 @@ func eachCell(attrs []linear.Attribute, m linear.MarginalAnswer, f func(vals []i
 }
 
 // writeMarginalCSV prints the released marginals as optdp answer --csv
-// prints a matrix release: a header, then query,label,answer per cell,
-// the queries numbered across the marginals in order and labelled as
-// linear.Labels labels a marginal's cells ("age=2 & sex=0"; "total" for
-// the empty marginal).
-func writeMarginalCSV(w io.Writer, attrs []linear.Attribute, ms []linear.MarginalAnswer) error {
+// prints a matrix release: a header, then query,label,answer per answer,
+// the queries numbered across the marginals in order and labelled by
+// plan.QueryLabel as linear.Labels labels queries ("age=2 & sex=0",
+// "age=0..2 & sex=1"; "total" for the empty marginal).
+func writeMarginalCSV(w io.Writer, plan *linear.MarginalPlan, attrs []linear.Attribute, ms []linear.MarginalAnswer) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"query", "label", "answer"})
 	q := 0
-	for _, m := range ms {
-		eachCell(attrs, m, func(vals []int, v float64) {
-			parts := make([]string, len(vals))
-			for k, x := range vals {
-				parts[k] = attrs[m.Attrs[k]].Name + "=" + strconv.Itoa(x)
-			}
-			label := strings.Join(parts, " & ")
-			if len(parts) == 0 {
-				label = "total"
+	for i, m := range ms {
+		for k, v := range m.Answers {
+			label, err := plan.QueryLabel(attrs, i, k)
+			if err != nil {
+				return err
 			}
 			cw.Write([]string{strconv.Itoa(q), label, fmtFloat(v)})
 			q++
-		})
+		}
 	}
 	cw.Flush()
 	return cw.Error()

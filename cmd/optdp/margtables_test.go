@@ -244,3 +244,38 @@ func TestAnswerResidualTablesBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswerResidualCSVRanges: --csv labels the answers of prefix and
+// all-range attributes by their ranges, one row per query: a prefix
+// attribute of 3 values asks 0..0, 0..1, 0..2; all ranges of 2 values ask
+// 0..0, 0..1, 1..1 (n(n+1)/2 of them), whatever their order; a range of
+// one value is labelled by the value, as linear.Labels does.
+func TestAnswerResidualCSVRanges(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "r.csv")
+	if err := os.WriteFile(rec, []byte("a0,a1\n0,1\n2,0\n1,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI("answer", "--workload", "marginals:dims=3x2,k=1,prefix=0,allrange=1", "--strategy", "residual",
+		"--eps", "1", "--delta", "1e-6", "--seed", "1", "--records", rec, "--csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	table, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatalf("--csv output %q: %v", out, err)
+	}
+	got := map[string]bool{}
+	for _, row := range table[1:] {
+		got[row[1]] = true
+	}
+	want := []string{"a0=0", "a0=0..1", "a0=0..2", "a1=0", "a1=0..1", "a1=1"}
+	if len(table)-1 != len(want) {
+		t.Fatalf("%d rows, want %d: %v", len(table)-1, len(want), table)
+	}
+	for _, l := range want {
+		if !got[l] {
+			t.Errorf("no row labelled %q in %v", l, table)
+		}
+	}
+}
