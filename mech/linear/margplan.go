@@ -7,8 +7,14 @@ import (
 	"sort"
 	"time"
 
+	"github.com/optdp/optdp/internal/stable"
 	"github.com/optdp/optdp/run"
 )
+
+// dualSafety is the relative margin by which the sum loss's closed-form
+// bound φ² is lowered so that rounding never puts it above the true
+// optimum (see PlanGaussianMarginals).
+const dualSafety = 0x1p-47
 
 // Losses of PlanGaussianMarginals.
 const (
@@ -286,31 +292,41 @@ func PlanGaussianMarginals(ctx context.Context, dims []int, marginals []Weighted
 	tb := p.table(loss)
 	var runErr error
 	if loss == LossSum {
-		b := make([]float64, nT)
+		// Compensated sums throughout: a single attribute's b_T gathers
+		// thousands of terms and φ ~10^5 of them, where plain summation
+		// loses the last four digits (and would put Dual above the loss).
+		bs := make([]stable.Sum, nT)
 		for i, m := range p.Marginals {
 			w2 := m.Weight * m.Weight
 			if p.bases != nil {
 				for k := p.off[i]; k < p.off[i+1]; k++ {
-					b[p.subIdx[k]] += w2 * p.tse[k]
+					bs[p.subIdx[k]].Add(w2 * p.tse[k])
 				}
 				continue
 			}
 			ns := p.cells(m.Attrs)
 			for k := p.off[i]; k < p.off[i+1]; k++ {
-				b[p.subIdx[k]] += w2 * ns * p.coef[k] // w² m_T²/n_S
+				bs[p.subIdx[k]].Add(w2 * ns * p.coef[k]) // w² m_T²/n_S
 			}
 		}
-		phi := 0.0
-		for _, v := range b {
-			phi += math.Sqrt(v)
+		b := make([]float64, nT)
+		var phiSum stable.Sum
+		for t := range bs {
+			b[t] = bs[t].Value()
+			phiSum.Add(math.Sqrt(b[t]))
 		}
+		phi := phiSum.Value()
 		p.Share = make([]float64, nT)
-		obj := 0.0
+		var obj stable.Sum
 		for t, v := range b {
 			p.Share[t] = math.Sqrt(v) / phi
-			obj += v / p.Share[t]
+			obj.Add(v / p.Share[t])
 		}
-		p.Objective, p.Dual = obj, phi*phi
+		// Dual = φ² lowered by dualSafety: each b_T is within 6u of its
+		// exact value (products of at most four factors, a compensated
+		// sum of positive terms), its root within 4u, φ within 6u and φ²
+		// within 13u, u = 2^-53; the margin 2^-47 = 64u covers that.
+		p.Objective, p.Dual = obj.Value(), phi*phi*(1-dualSafety)
 		if p.bases != nil {
 			w2 := make([]float64, len(p.Marginals))
 			for i, m := range p.Marginals {
@@ -494,14 +510,15 @@ func (p *MarginalPlan) finish() {
 	worst := p.table(p.Loss).variances(p.Share, f)
 	s2 := p.Sigma * p.Sigma
 	p.Variance = make([]float64, len(f))
-	tse := 0.0
+	var tseSum stable.Sum
 	p.Queries = 0
 	for i, m := range p.Marginals {
 		ns := p.cells(m.Attrs)
 		p.Queries += ns
 		p.Variance[i] = s2 * f[i] / (m.Weight * m.Weight)
-		tse += ns * f[i]
+		tseSum.Add(ns * f[i])
 	}
+	tse := tseSum.Value()
 	p.TSE = s2 * tse
 	p.RMSE = math.Sqrt(p.TSE / p.Queries)
 	p.MaxVariance = s2 * worst
