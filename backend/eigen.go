@@ -1,0 +1,218 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/gonum"
+	"gonum.org/v1/gonum/mat"
+)
+
+// EigenPanel is the number of Householder reflectors per panel of the
+// cancellable eigensolver (EigenSymContext): the tridiagonalisation reduces
+// EigenPanel columns between two reads of the context, and the
+// back-transformation applies EigenPanel reflectors at a time. It is the
+// block size of gonum's Dsytrd and Dormqr.
+const EigenPanel = 32
+
+// eigenUnblocked is the order below which the tridiagonalisation finishes
+// with the unblocked Dsytd2 (gonum's crossover for Dsytrd).
+const eigenUnblocked = 128
+
+// EigenSymContext is EigenSym stopped by ctx: it returns the eigenvalues of
+// the symmetric matrix a in ascending order and, as the columns of vecs,
+// orthonormal eigenvectors, or ctx's error (wrapped) soon after ctx is done.
+// The method is LAPACK's dsyev in three cancellable stages:
+//
+//  1. A = Q T Qᵀ with T tridiagonal, by Householder reflectors in panels of
+//     EigenPanel columns (gonum's Dlatrd on the panel, a rank-2·EigenPanel
+//     update Dsyr2k of the rest by the active BLAS); ctx is read between
+//     panels, each O(n²·EigenPanel) flops.
+//  2. T = Z Λ Zᵀ by the implicit QL method with Wilkinson's shift (Bowdler,
+//     Martin, Reinsch and Wilkinson's tql2), its plane rotations accumulated
+//     into Zᵀ row by row; ctx is read before every QL sweep (O(n²) flops).
+//  3. V = Q Z by blocks of EigenPanel reflectors (gonum's Dlarft and Dlarfb,
+//     level-3 BLAS), ctx read between blocks.
+//
+// A matrix whose largest entry lies outside [2⁻⁴⁰⁰, 2⁴⁰⁰] is first scaled
+// by a power of two (exactly). Errors: ErrNotFinite for NaN or Inf entries,
+// ErrNotConverged when a QL iteration takes more than 30·n sweeps in all,
+// and ctx.Err() wrapped. A 0×0 matrix has no eigenvalues and an empty vecs.
+func EigenSymContext(ctx context.Context, a mat.Symmetric) (vals []float64, vecs *mat.Dense, err error) {
+	n := a.SymmetricDim()
+	vals, w, err := eigenSym(ctx, a, true)
+	if err != nil {
+		return nil, nil, fmt.Errorf("symmetric eigendecomposition of order %d: %w", n, err)
+	}
+	vecs = new(mat.Dense)
+	if n == 0 {
+		return vals, vecs, nil
+	}
+	// w holds the eigenvectors as rows in the order of vals; sort the
+	// values ascending and write the vectors as columns.
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int { return cmpFloat(vals[i], vals[j]) })
+	sorted := make([]float64, n)
+	vecs.ReuseAs(n, n)
+	raw := vecs.RawMatrix()
+	for c, r := range idx {
+		sorted[c] = vals[r]
+		for i, v := range w[r*n : r*n+n] {
+			raw.Data[i*raw.Stride+c] = v
+		}
+	}
+	return sorted, vecs, nil
+}
+
+// EigenValuesSymContext is EigenValuesSym stopped by ctx: the eigenvalues of
+// the symmetric matrix a in ascending order, by the first two stages of
+// EigenSymContext without eigenvectors (the QL sweeps cost O(n) each), with
+// the same errors.
+func EigenValuesSymContext(ctx context.Context, a mat.Symmetric) ([]float64, error) {
+	n := a.SymmetricDim()
+	vals, _, err := eigenSym(ctx, a, false)
+	if err != nil {
+		return nil, fmt.Errorf("symmetric eigenvalues of order %d: %w", n, err)
+	}
+	slices.Sort(vals)
+	return vals, nil
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// eigenSym returns the unsorted eigenvalues of a and, when vectors is set,
+// its eigenvectors as the rows of the n×n row-major w, in the same order.
+func eigenSym(ctx context.Context, a mat.Symmetric, vectors bool) (vals, w []float64, err error) {
+	if err := finiteSym(a); err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	n := a.SymmetricDim()
+	if n == 0 {
+		return []float64{}, nil, nil
+	}
+	var stop atomic.Bool
+	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
+
+	t := fullSym(nil, a)
+	amax := 0.0
+	for _, v := range t {
+		amax = math.Max(amax, math.Abs(v))
+	}
+	scale := 1.0
+	if amax != 0 && (amax < 0x1p-400 || amax > 0x1p400) {
+		_, e := math.Frexp(amax)
+		scale = math.Ldexp(1, -e) // amax·scale in [1/2, 1)
+		for i := range t {
+			t[i] *= scale
+		}
+	}
+	d := make([]float64, n)
+	e := make([]float64, n) // e[n-1] = 0 ends the QL's splitting test
+	tau := make([]float64, max(n-1, 1))
+	if !tridiagonalize(t, n, d, e, tau, &stop) {
+		return nil, nil, ctx.Err()
+	}
+	if vectors {
+		w = make([]float64, n*n)
+		for i := 0; i < n; i++ {
+			w[i*n+i] = 1
+		}
+	}
+	if err := tql(d, e, w, n, &stop); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, nil, cerr
+		}
+		return nil, nil, err
+	}
+	if vectors && !backTransform(t, n, tau, w, &stop) {
+		return nil, nil, ctx.Err()
+	}
+	if scale != 1 {
+		for i := range d {
+			d[i] /= scale
+		}
+	}
+	return d, w, nil
+}
+
+// tridiagonalize reduces the symmetric n×n row-major t (lower triangle
+// referenced) to tridiagonal form T = QᵀAQ, LAPACK's dsytrd with uplo =
+// lower: the diagonal into d, the subdiagonal into e[:n-1], and Q = H_0 ⋯
+// H_{n-2} as Householder vectors below t's subdiagonal with scalars tau. It
+// returns false as soon as stop is read set, between panels.
+func tridiagonalize(t []float64, n int, d, e, tau []float64, stop *atomic.Bool) bool {
+	impl := gonum.Implementation{}
+	bi := blas64.Implementation()
+	const nb = EigenPanel
+	var wk []float64
+	i := 0
+	for ; n-i > eigenUnblocked; i += nb {
+		if stop.Load() {
+			return false
+		}
+		if wk == nil {
+			wk = make([]float64, n*nb)
+		}
+		// Reduce columns i..i+nb-1; wk (n-i)×nb holds the update W with
+		// A_22 -= V Wᵀ + W Vᵀ.
+		impl.Dlatrd(blas.Lower, n-i, nb, t[i*n+i:], n, e[i:], tau[i:], wk, nb)
+		bi.Dsyr2k(blas.Lower, blas.NoTrans, n-i-nb, nb, -1, t[(i+nb)*n+i:], n,
+			wk[nb*nb:], nb, 1, t[(i+nb)*n+i+nb:], n)
+		for j := i; j < i+nb; j++ {
+			t[(j+1)*n+j] = e[j]
+			d[j] = t[j*n+j]
+		}
+	}
+	if stop.Load() {
+		return false
+	}
+	impl.Dsytd2(blas.Lower, n-i, t[i*n+i:], n, d[i:], e[i:], tau[i:])
+	return true
+}
+
+// backTransform overwrites the n×n row-major w, whose rows are eigenvectors
+// z of the tridiagonal T, with the rows (Qz)ᵀ, the eigenvectors of A: w ←
+// w Qᵀ, Q = diag(1, Q̃) and Q̃ = H_0 ⋯ H_{n-2} stored by tridiagonalize.
+// Blocks of EigenPanel reflectors are applied last to first (w Q̃ᵀ = w
+// H_{n-2} ⋯ H_0) as in LAPACK's dormqr; stop is read between them.
+func backTransform(t []float64, n int, tau, w []float64, stop *atomic.Bool) bool {
+	k := n - 1 // Q̃ is k×k, its reflectors in t[n:] with stride n
+	if k < 1 {
+		return !stop.Load()
+	}
+	impl := gonum.Implementation{}
+	const nb = EigenPanel
+	v := t[n:]
+	tt := make([]float64, nb*nb)
+	work := make([]float64, n*nb)
+	for i := ((k - 1) / nb) * nb; i >= 0; i -= nb {
+		if stop.Load() {
+			return false
+		}
+		ib := min(nb, k-i)
+		impl.Dlarft(lapack.Forward, lapack.ColumnWise, k-i, ib, v[i*n+i:], n, tau[i:], tt, nb)
+		impl.Dlarfb(blas.Right, blas.Trans, lapack.Forward, lapack.ColumnWise, n, k-i, ib,
+			v[i*n+i:], n, tt, nb, w[1+i:], n, work, nb)
+	}
+	return !stop.Load()
+}
