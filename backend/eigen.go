@@ -21,6 +21,13 @@ import (
 // block size of gonum's Dsytrd and Dormqr.
 const EigenPanel = 32
 
+// TridiagEigenMax is the largest order at which EigenSymContext hands the
+// tridiagonal eigenproblem to the backend's TridiagEigener (netlib:
+// dstedc) rather than its own QL: one uncancellable call, measured at
+// 0.23 s for a random tridiagonal matrix of order 2000 (3.3 s at 4000)
+// under a load of 10 on two cores.
+const TridiagEigenMax = 2560
+
 // eigenUnblocked is the order below which the tridiagonalisation finishes
 // with the unblocked Dsytd2 (gonum's crossover for Dsytrd).
 const eigenUnblocked = 128
@@ -37,6 +44,8 @@ const eigenUnblocked = 128
 //  2. T = Z Λ Zᵀ by the implicit QL method with Wilkinson's shift (Bowdler,
 //     Martin, Reinsch and Wilkinson's tql2), its plane rotations accumulated
 //     into Zᵀ row by row; ctx is read before every QL sweep (O(n²) flops).
+//     A backend with a TridiagEigener (netlib: LAPACK's dstedc) solves
+//     this stage in one call instead, for orders up to TridiagEigenMax.
 //  3. V = Q Z by blocks of EigenPanel reflectors (gonum's Dlarft and Dlarfb,
 //     level-3 BLAS), ctx read between blocks.
 //
@@ -134,11 +143,8 @@ func eigenSym(ctx context.Context, a mat.Symmetric, vectors bool) (vals, w []flo
 	}
 	if vectors {
 		w = make([]float64, n*n)
-		for i := 0; i < n; i++ {
-			w[i*n+i] = 1
-		}
 	}
-	if err := tql(d, e, w, n, &stop); err != nil {
+	if err := tridiagEigen(d, e, w, n, &stop); err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, nil, cerr
 		}
@@ -153,6 +159,28 @@ func eigenSym(ctx context.Context, a mat.Symmetric, vectors bool) (vals, w []flo
 		}
 	}
 	return d, w, nil
+}
+
+// tridiagEigen overwrites d with the eigenvalues of the tridiagonal matrix
+// (d, e) and, when w is not nil, the rows of the n×n w with its
+// eigenvectors: by the backend's TridiagEigener up to the order
+// TridiagEigenMax, otherwise by tql from the identity.
+func tridiagEigen(d, e, w []float64, n int, stop *atomic.Bool) error {
+	if te, ok := active.(TridiagEigener); ok && w != nil && n <= TridiagEigenMax {
+		if stop.Load() {
+			return errStopped
+		}
+		if !te.TridiagEigen(n, d, e, w) {
+			return fmt.Errorf("tridiagonal eigenproblem of order %d: %w", n, ErrNotConverged)
+		}
+		return nil
+	}
+	if w != nil {
+		for i := 0; i < n; i++ {
+			w[i*n+i] = 1
+		}
+	}
+	return tql(d, e, w, n, stop)
 }
 
 // tridiagonalize reduces the symmetric n×n row-major t (lower triangle

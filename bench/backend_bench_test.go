@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -130,6 +131,22 @@ func BenchmarkEigenSym(b *testing.B) {
 		b.ResetTimer()
 		for range b.N {
 			if _, _, err := backend.EigenSym(a); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkEigenSymContext is BenchmarkEigenSym with the cancellable
+// eigensolver backend.EigenSymContext (panel tridiagonalisation, QL,
+// blocked back-transformation; the same code in both builds).
+func BenchmarkEigenSymContext(b *testing.B) {
+	ctx := context.Background()
+	sizes(b, func(b *testing.B, n int) {
+		a := randSym(n, 0)
+		b.ResetTimer()
+		for range b.N {
+			if _, _, err := backend.EigenSymContext(ctx, a); err != nil {
 				b.Fatal(err)
 			}
 		}

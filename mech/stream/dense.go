@@ -106,7 +106,8 @@ func PrefixGram(n int) *mat.SymDense {
 // the minimiser of the Lagrangian is X(Λ) = Λ^{-1/2}(Λ^{1/2}GΛ^{1/2})^{1/2}
 // Λ^{-1/2} with tr(G X(Λ)⁻¹) = Φ = tr(Λ^{1/2}GΛ^{1/2})^{1/2} and
 // ∂Φ/∂λ_{π,s} = ½ vᵀ X(Λ) v. The method maximises log d by L-BFGS in
-// θ = log λ (one eigendecomposition of an n×n matrix per evaluation), and
+// θ = log λ (one eigendecomposition of an n×n matrix per evaluation, by
+// backend.EigenSymContext, which ctx stops), and
 // at every iterate X(Λ)/sens²(X(Λ)) is feasible with objective
 // Φ·sens²(X(Λ)), where sens² = max vᵀ X v over the same constraints. The
 // final X is recomputed: its sensitivity by GramSensitivity and its
