@@ -14,12 +14,26 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// EigenPanel is the number of Householder reflectors per panel of the
-// cancellable eigensolver (EigenSymContext): the tridiagonalisation reduces
-// EigenPanel columns between two reads of the context, and the
-// back-transformation applies EigenPanel reflectors at a time. It is the
-// block size of gonum's Dsytrd and Dormqr.
+// EigenPanel is the largest number of Householder reflectors per panel of
+// the cancellable eigensolver (EigenSymContext): the tridiagonalisation
+// reduces up to EigenPanel columns between two reads of the context, and
+// the back-transformation applies EigenPanel reflectors at a time. It is
+// the block size of gonum's Dsytrd and Dormqr.
 const EigenPanel = 32
+
+// panelWork bounds the work between two reads of the stop flag in the
+// tridiagonalisation and the back-transformation: about 2²⁸ matrix entries
+// read (a panel of width p reads the trailing matrix p times) or 2²⁹ flops.
+// A variable so that tests can shrink it.
+var panelWork = 1 << 28
+
+// tridiagPanel is the tridiagonalisation's panel width at order n:
+// EigenPanel while a panel reads at most panelWork entries, narrower (down
+// to 8) beyond n = 2896.
+func tridiagPanel(n int) int {
+	nn := float64(n) * float64(n)
+	return max(8, min(EigenPanel, int(float64(panelWork)/nn)))
+}
 
 // TridiagEigenMax is the largest order at which EigenSymContext hands the
 // tridiagonal eigenproblem to the backend's TridiagEigener (netlib:
@@ -38,16 +52,17 @@ const eigenUnblocked = 128
 // The method is LAPACK's dsyev in three cancellable stages:
 //
 //  1. A = Q T Qᵀ with T tridiagonal, by Householder reflectors in panels of
-//     EigenPanel columns (gonum's Dlatrd on the panel, a rank-2·EigenPanel
+//     p <= EigenPanel columns (gonum's Dlatrd on the panel, a rank-2p
 //     update Dsyr2k of the rest by the active BLAS); ctx is read between
-//     panels, each O(n²·EigenPanel) flops.
+//     panels, each O(n²·p) flops (p narrows for n > 2896).
 //  2. T = Z Λ Zᵀ by the implicit QL method with Wilkinson's shift (Bowdler,
 //     Martin, Reinsch and Wilkinson's tql2), its plane rotations accumulated
 //     into Zᵀ row by row; ctx is read before every QL sweep (O(n²) flops).
 //     A backend with a TridiagEigener (netlib: LAPACK's dstedc) solves
 //     this stage in one call instead, for orders up to TridiagEigenMax.
 //  3. V = Q Z by blocks of EigenPanel reflectors (gonum's Dlarft and Dlarfb,
-//     level-3 BLAS), ctx read between blocks.
+//     level-3 BLAS) applied to blocks of eigenvectors, ctx read between
+//     them.
 //
 // A matrix whose largest entry lies outside [2⁻⁴⁰⁰, 2⁴⁰⁰] is first scaled
 // by a power of two (exactly). Errors: ErrNotFinite for NaN or Inf entries,
@@ -191,7 +206,7 @@ func tridiagEigen(d, e, w []float64, n int, stop *atomic.Bool) error {
 func tridiagonalize(t []float64, n int, d, e, tau []float64, stop *atomic.Bool) bool {
 	impl := gonum.Implementation{}
 	bi := blas64.Implementation()
-	const nb = EigenPanel
+	nb := tridiagPanel(n)
 	var wk []float64
 	i := 0
 	for ; n-i > eigenUnblocked; i += nb {
@@ -222,7 +237,9 @@ func tridiagonalize(t []float64, n int, d, e, tau []float64, stop *atomic.Bool) 
 // z of the tridiagonal T, with the rows (Qz)ᵀ, the eigenvectors of A: w ←
 // w Qᵀ, Q = diag(1, Q̃) and Q̃ = H_0 ⋯ H_{n-2} stored by tridiagonalize.
 // Blocks of EigenPanel reflectors are applied last to first (w Q̃ᵀ = w
-// H_{n-2} ⋯ H_0) as in LAPACK's dormqr; stop is read between them.
+// H_{n-2} ⋯ H_0) as in LAPACK's dormqr, each to blocks of rows of w (the
+// rows are independent) of about panelWork flops; stop is read between
+// them.
 func backTransform(t []float64, n int, tau, w []float64, stop *atomic.Bool) bool {
 	k := n - 1 // Q̃ is k×k, its reflectors in t[n:] with stride n
 	if k < 1 {
@@ -233,14 +250,20 @@ func backTransform(t []float64, n int, tau, w []float64, stop *atomic.Bool) bool
 	v := t[n:]
 	tt := make([]float64, nb*nb)
 	work := make([]float64, n*nb)
+	rows := max(64, int(2*float64(panelWork)/(4*float64(n)*nb))) // 4·rows·n·nb flops a block
 	for i := ((k - 1) / nb) * nb; i >= 0; i -= nb {
 		if stop.Load() {
 			return false
 		}
 		ib := min(nb, k-i)
 		impl.Dlarft(lapack.Forward, lapack.ColumnWise, k-i, ib, v[i*n+i:], n, tau[i:], tt, nb)
-		impl.Dlarfb(blas.Right, blas.Trans, lapack.Forward, lapack.ColumnWise, n, k-i, ib,
-			v[i*n+i:], n, tt, nb, w[1+i:], n, work, nb)
+		for r := 0; r < n; r += rows {
+			if r > 0 && stop.Load() {
+				return false
+			}
+			impl.Dlarfb(blas.Right, blas.Trans, lapack.Forward, lapack.ColumnWise, min(rows, n-r), k-i, ib,
+				v[i*n+i:], n, tt, nb, w[r*n+1+i:], n, work, nb)
+		}
 	}
 	return !stop.Load()
 }
