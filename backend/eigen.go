@@ -66,8 +66,9 @@ const eigenUnblocked = 128
 //
 // A matrix whose largest entry lies outside [2⁻⁴⁰⁰, 2⁴⁰⁰] is first scaled
 // by a power of two (exactly). Errors: ErrNotFinite for NaN or Inf entries,
-// ErrNotConverged when a QL iteration takes more than 30·n sweeps in all,
-// and ctx.Err() wrapped. A 0×0 matrix has no eigenvalues and an empty vecs.
+// ErrNotConverged when the QL iteration takes more than 30·n sweeps in all
+// (or dstedc does not converge), and ctx.Err() wrapped. A 0×0 matrix has no
+// eigenvalues and an empty vecs.
 func EigenSymContext(ctx context.Context, a mat.Symmetric) (vals []float64, vecs *mat.Dense, err error) {
 	n := a.SymmetricDim()
 	vals, w, err := eigenSym(ctx, a, true)
@@ -98,9 +99,13 @@ func EigenSymContext(ctx context.Context, a mat.Symmetric) (vals []float64, vecs
 }
 
 // EigenValuesSymContext is EigenValuesSym stopped by ctx: the eigenvalues of
-// the symmetric matrix a in ascending order, by the first two stages of
-// EigenSymContext without eigenvectors (the QL sweeps cost O(n) each), with
-// the same errors.
+// the symmetric matrix a in ascending order, with the same errors as
+// EigenSymContext. The tridiagonalisation is EigenSymContext's; the
+// eigenvalues of T come from LAPACK's root-free QL/QR dsterf (gonum's, as in
+// EigenValuesSym), one call of O(n²) flops after the last read of ctx
+// (0.22 s at n = 2048, 0.65 s at 4096 on a random tridiagonal matrix under
+// a load of 11 on two cores); ErrNotConverged when dsterf does not
+// converge.
 func EigenValuesSymContext(ctx context.Context, a mat.Symmetric) ([]float64, error) {
 	n := a.SymmetricDim()
 	vals, _, err := eigenSym(ctx, a, false)
@@ -179,9 +184,20 @@ func eigenSym(ctx context.Context, a mat.Symmetric, vectors bool) (vals, w []flo
 // tridiagEigen overwrites d with the eigenvalues of the tridiagonal matrix
 // (d, e) and, when w is not nil, the rows of the n×n w with its
 // eigenvectors: by the backend's TridiagEigener up to the order
-// TridiagEigenMax, otherwise by tql from the identity.
+// TridiagEigenMax, otherwise by tql from the identity. Without vectors it
+// runs gonum's Dsterf, LAPACK's root-free QL/QR (Pal, Walker and Kahan), in
+// one call of O(n²) flops.
 func tridiagEigen(d, e, w []float64, n int, stop *atomic.Bool) error {
-	if te, ok := active.(TridiagEigener); ok && w != nil && n <= TridiagEigenMax {
+	if w == nil {
+		if stop.Load() {
+			return errStopped
+		}
+		if !(gonum.Implementation{}).Dsterf(n, d, e) {
+			return fmt.Errorf("tridiagonal eigenvalues of order %d: %w", n, ErrNotConverged)
+		}
+		return nil
+	}
+	if te, ok := active.(TridiagEigener); ok && n <= TridiagEigenMax {
 		if stop.Load() {
 			return errStopped
 		}
@@ -190,10 +206,8 @@ func tridiagEigen(d, e, w []float64, n int, stop *atomic.Bool) error {
 		}
 		return nil
 	}
-	if w != nil {
-		for i := 0; i < n; i++ {
-			w[i*n+i] = 1
-		}
+	for i := 0; i < n; i++ {
+		w[i*n+i] = 1
 	}
 	return tql(d, e, w, n, stop)
 }

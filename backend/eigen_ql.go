@@ -17,26 +17,23 @@ var errStopped = errors.New("backend: stopped")
 // diagonal d and subdiagonal e[:n-1] (e[n-1] = 0) by the implicit QL method
 // with Wilkinson's shift (tql2 of Bowdler, Martin, Reinsch and Wilkinson,
 // Numer. Math. 11, 1968; the 0-based form of Numerical Recipes' tqli). The
-// eigenvalues overwrite d, unsorted, and e is destroyed. When w (n×n
-// row-major) is not nil, every plane rotation G acting on components i, i+1
-// is applied to rows i, i+1 of w (w ← Gᵀ w); starting from the identity, row
-// j of w ends as the eigenvector of d[j]. An off-diagonal e_m is negligible
+// eigenvalues overwrite d, unsorted, and e is destroyed. Every plane
+// rotation G acting on components i, i+1 is applied to rows i, i+1 of the
+// n×n row-major w (w ← Gᵀ w); starting from the identity, row j of w ends
+// as the eigenvector of d[j]. An off-diagonal e_m is negligible
 // when |e_m| <= eps·(|d_m| + |d_{m+1}|) (or below 2⁻⁹⁶⁰, far under any
 // entry of a matrix scaled as EigenSymContext scales it). stop is read
 // before each sweep; more than 30·n sweeps in all is ErrNotConverged.
 func tql(d, e, w []float64, n int, stop *atomic.Bool) error {
 	const tiny = 0x1p-960
-	var rot *rotations
-	if w != nil {
-		rot = &rotations{w: w, n: n}
-	}
+	rot := &rotations{w: w, n: n}
 	sweeps, maxSweeps := 0, 30*n
 	for l := 0; l < n; l++ {
 		for {
 			m := l
 			for ; m < n-1; m++ {
 				em := math.Abs(e[m])
-				if em <= 0x1p-52*(math.Abs(d[m])+math.Abs(d[m+1])) || em <= tiny {
+				if em*em <= 0x1p-106*math.Abs(d[m])*math.Abs(d[m+1]) || em <= tiny {
 					break
 				}
 			}
@@ -74,9 +71,7 @@ func tql(d, e, w []float64, n int, stop *atomic.Bool) error {
 				p = s * r
 				d[i+1] = g + p
 				g = c*r - b
-				if rot != nil {
-					rot.add(i, c, s)
-				}
+				rot.add(i, c, s)
 			}
 			if deflated {
 				continue
@@ -86,9 +81,7 @@ func tql(d, e, w []float64, n int, stop *atomic.Bool) error {
 			e[m] = 0
 		}
 	}
-	if rot != nil {
-		rot.flush()
-	}
+	rot.flush()
 	return nil
 }
 
