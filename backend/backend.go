@@ -76,10 +76,10 @@ type SymIndefFactorizer interface {
 type TridiagEigener interface {
 	// TridiagEigen overwrites d (length n) with the eigenvalues of the
 	// symmetric tridiagonal matrix of diagonal d and subdiagonal e[:n-1]
-	// in ascending order and row j of the n×n row-major z with the unit
-	// eigenvector of d[j]; e is destroyed. It returns false when the
-	// method did not converge.
-	TridiagEigen(n int, d, e, z []float64) bool
+	// in ascending order and row j of the n×n row-major z (stride ldz)
+	// with the unit eigenvector of d[j]; e is destroyed. It returns false
+	// when the method did not converge.
+	TridiagEigen(n int, d, e, z []float64, ldz int) bool
 }
 
 func init() {

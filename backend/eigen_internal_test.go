@@ -26,11 +26,11 @@ func TestEigenStagesStop(t *testing.T) {
 	var stop atomic.Bool
 	stop.Store(true)
 	d, e, tau := make([]float64, n), make([]float64, n), make([]float64, n-1)
-	if tridiagonalize(a, n, d, e, tau, &stop) {
+	if tridiagonalize(a, n, n, d, e, tau, &stop) {
 		t.Error("tridiagonalize ran with stop set")
 	}
 	stop.Store(false)
-	if !tridiagonalize(a, n, d, e, tau, &stop) {
+	if !tridiagonalize(a, n, n, d, e, tau, &stop) {
 		t.Fatal("tridiagonalize stopped without stop set")
 	}
 	stop.Store(true)
@@ -38,10 +38,10 @@ func TestEigenStagesStop(t *testing.T) {
 	for i := range n {
 		w[i*n+i] = 1
 	}
-	if err := tql(append([]float64(nil), d...), append([]float64(nil), e...), w, n, &stop); !errors.Is(err, errStopped) {
+	if err := tql(append([]float64(nil), d...), append([]float64(nil), e...), w, n, n, &stop); !errors.Is(err, errStopped) {
 		t.Errorf("tql with stop set: %v, want errStopped", err)
 	}
-	if backTransform(a, n, tau, w, &stop) {
+	if backTransform(a, n, n, tau, w, &stop) {
 		t.Error("backTransform ran with stop set")
 	}
 }

@@ -19,14 +19,14 @@ var errStopped = errors.New("backend: stopped")
 // Numer. Math. 11, 1968; the 0-based form of Numerical Recipes' tqli). The
 // eigenvalues overwrite d, unsorted, and e is destroyed. Every plane
 // rotation G acting on components i, i+1 is applied to rows i, i+1 of the
-// n×n row-major w (w ← Gᵀ w); starting from the identity, row j of w ends
+// n×n row-major w, stride ld (w ← Gᵀ w); starting from the identity, row j of w ends
 // as the eigenvector of d[j]. An off-diagonal e_m is negligible
 // when |e_m| <= eps·(|d_m| + |d_{m+1}|) (or below 2⁻⁹⁶⁰, far under any
 // entry of a matrix scaled as EigenSymContext scales it). stop is read
 // before each sweep; more than 30·n sweeps in all is ErrNotConverged.
-func tql(d, e, w []float64, n int, stop *atomic.Bool) error {
+func tql(d, e, w []float64, n, ld int, stop *atomic.Bool) error {
 	const tiny = 0x1p-960
-	rot := &rotations{w: w, n: n}
+	rot := &rotations{w: w, n: n, ld: ld}
 	sweeps, maxSweeps := 0, 30*n
 	for l := 0; l < n; l++ {
 		for {
@@ -91,7 +91,7 @@ func tql(d, e, w []float64, n int, stop *atomic.Bool) error {
 // of streaming the whole matrix through memory once a sweep.
 type rotations struct {
 	w      []float64
-	n      int
+	n, ld  int   // order and row stride of w
 	row    []int // rotation r acts on rows row[r], row[r]+1
 	cs, sn []float64
 }
@@ -152,13 +152,13 @@ func (q *rotations) flush() {
 // apply applies the pending rotations to the columns k0..k1-1, strip by
 // strip.
 func (q *rotations) apply(k0, k1 int) {
-	w, n := q.w, q.n
+	w, ld := q.w, q.ld
 	for s0 := k0; s0 < k1; s0 += rotStrip {
 		s1 := min(s0+rotStrip, k1)
 		for r, i := range q.row {
 			c, s := q.cs[r], q.sn[r]
-			ri := w[i*n+s0 : i*n+s1]
-			rj := w[(i+1)*n+s0 : (i+1)*n+s1]
+			ri := w[i*ld+s0 : i*ld+s1]
+			rj := w[(i+1)*ld+s0 : (i+1)*ld+s1]
 			rj = rj[:len(ri)]
 			for k, x := range ri {
 				y := rj[k]

@@ -111,11 +111,11 @@ func wantValues(t *testing.T, name string, vals, d []float64) {
 
 // TestEigenSymContextRandom: random symmetric matrices of orders on both
 // sides of the blocked tridiagonalisation's crossover (128) and of a panel
-// (32), checked by residual and orthogonality and against gonum's
+// (32), and 512 (work matrices with a padded row stride), checked by residual and orthogonality and against gonum's
 // mat.EigenSym (LAPACK's dsteqr: a different QL/QR code) or, in the netlib
 // build, LAPACK's dsyevd (divide and conquer).
 func TestEigenSymContextRandom(t *testing.T) {
-	for _, n := range []int{1, 2, 3, 7, 33, 128, 129, 161, 300} {
+	for _, n := range []int{1, 2, 3, 7, 33, 128, 129, 161, 300, 512} {
 		a := randSym(newRand(uint64(100+n)), n, 0)
 		vals := eigenBoth(t, fmt.Sprintf("n=%d", n), a)
 		ref, err := backend.EigenValuesSym(a)
