@@ -204,6 +204,10 @@ func TestEigenSymContextStructured(t *testing.T) {
 	if err != nil || !slices.Equal(one, []float64{-3.5}) || vecs.At(0, 0) != 1 {
 		t.Errorf("1×1: %v %v %v, want [-3.5] [[1]]", one, vecs, err)
 	}
+	// A Symmetric that is not a SymDense (read by At).
+	if dv, _, err := backend.EigenSymContext(ctx, mat.NewDiagDense(3, []float64{3, -1, 2})); err != nil || !slices.Equal(dv, []float64{-1, 2, 3}) {
+		t.Errorf("DiagDense(3, -1, 2): %v %v, want [-1 2 3]", dv, err)
+	}
 	zero, vecs, err := backend.EigenSymContext(ctx, &mat.SymDense{})
 	if err != nil || len(zero) != 0 || !vecs.IsEmpty() {
 		t.Errorf("0×0: %v %v %v, want no values and an empty matrix", zero, vecs, err)
