@@ -19,11 +19,12 @@ var errStopped = errors.New("backend: stopped")
 // Numer. Math. 11, 1968; the 0-based form of Numerical Recipes' tqli). The
 // eigenvalues overwrite d, unsorted, and e is destroyed. Every plane
 // rotation G acting on components i, i+1 is applied to rows i, i+1 of the
-// n×n row-major w, stride ld (w ← Gᵀ w); starting from the identity, row j of w ends
-// as the eigenvector of d[j]. An off-diagonal e_m is negligible
-// when |e_m| <= eps·(|d_m| + |d_{m+1}|) (or below 2⁻⁹⁶⁰, far under any
-// entry of a matrix scaled as EigenSymContext scales it). stop is read
-// before each sweep; more than 30·n sweeps in all is ErrNotConverged.
+// n×n row-major w, stride ld (w ← Gᵀ w); starting from the identity, row j
+// of w ends as the eigenvector of d[j]. An off-diagonal e_m is negligible
+// when e_m² <= u²·|d_m|·|d_{m+1}| (u = 2⁻⁵³, LAPACK's dsteqr test) or |e_m|
+// <= 2⁻⁹⁶⁰, far under any entry of a matrix scaled as EigenSymContext
+// scales it. stop is read before each sweep; more than 30·n sweeps in all
+// is ErrNotConverged.
 func tql(d, e, w []float64, n, ld int, stop *atomic.Bool) error {
 	const tiny = 0x1p-960
 	rot := &rotations{w: w, n: n, ld: ld}
