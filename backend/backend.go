@@ -11,8 +11,10 @@
 // The functions here add what a numerical library needs on top of the raw
 // kernels: a symmetric solve that falls back from Cholesky to a symmetric
 // indefinite (Bunch–Kaufman, netlib only) or pivoted LU factorisation and says
-// which one ran, reciprocal condition estimates, and errors instead of NaNs for
-// singular systems.
+// which one ran, reciprocal condition estimates, errors instead of NaNs for
+// singular systems, and kernels that a context stops: the panel Cholesky of
+// FactorizeContext and the eigensolver of EigenSymContext (eigen.go,
+// eigen_ql.go), which long solvers use instead of gonum's EigenSym.
 package backend
 
 import (
@@ -65,6 +67,19 @@ type SymIndefFactorizer interface {
 	// row-major b (ldb stride) with the factors and pivots of a successful
 	// SymIndefFactorize.
 	SymIndefSolveFactored(n, nrhs int, a []float64, lda int, ipiv []int, b []float64, ldb int)
+}
+
+// TridiagEigener is implemented by backends with a fast eigensolver for
+// symmetric tridiagonal matrices; EigenSymContext uses it, one call that a
+// context cannot stop, up to the order TridiagEigenMax. The netlib backend
+// implements it with LAPACK's divide and conquer dstedc.
+type TridiagEigener interface {
+	// TridiagEigen overwrites d (length n) with the eigenvalues of the
+	// symmetric tridiagonal matrix of diagonal d and subdiagonal e[:n-1]
+	// in ascending order and row j of the n×n row-major z (stride ldz)
+	// with the unit eigenvector of d[j]; e is destroyed. It returns false
+	// when the method did not converge.
+	TridiagEigen(n int, d, e, z []float64, ldz int) bool
 }
 
 func init() {

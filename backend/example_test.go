@@ -1,7 +1,10 @@
 package backend_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -51,4 +54,31 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// EigenSymContext is EigenSym under a context: a time-out or a
+// cancellation stops it between panels, QL sweeps or blocks and returns
+// the context's error. The second-difference matrix tridiag(-1, 2, -1) of
+// order 3 has the eigenvalues 2 - √2, 2, 2 + √2.
+func ExampleEigenSymContext() {
+	a := mat.NewSymDense(3, []float64{
+		2, -1, 0,
+		-1, 2, -1,
+		0, -1, 2,
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	vals, _, err := backend.EigenSymContext(ctx, a)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("values %.4f\n", vals)
+
+	cancel()
+	_, _, err = backend.EigenSymContext(ctx, a)
+	fmt.Println(errors.Is(err, context.Canceled))
+	// Output:
+	// values [0.5858 2.0000 3.4142]
+	// true
 }

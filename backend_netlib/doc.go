@@ -12,7 +12,9 @@
 // (Dpotrs, Dgetrs) stay gonum's, over OpenBLAS's BLAS. Impl also factorises
 // symmetric indefinite matrices by Bunch–Kaufman (dsytrf, dsycon) and solves
 // with the factors (dsytrs): Impl.SymIndefFactorize, SymIndefSolveFactored
-// and SymIndefSolve, which package backend's SymFactor uses.
+// and SymIndefSolve, which package backend's SymFactor uses; and it solves
+// symmetric tridiagonal eigenproblems by divide and conquer (dstedc):
+// Impl.TridiagEigen, the middle stage of backend.EigenSymContext.
 // Everything keeps gonum's row-major conventions: a row-major matrix is the
 // column-major storage of its transpose, so symmetric routines run on the same
 // buffer with the triangle flipped and the SVD swaps its U and Vᵀ buffers.

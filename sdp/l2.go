@@ -112,6 +112,11 @@ func traceProd(a, b mat.Symmetric) float64 {
 // above. By weak duality d(y) <= tr(G X^{-1}) for every positive definite X
 // with diag(X) <= 1. At y = (1,...,1) it is SVDBound(G).
 func L2Dual(g *mat.SymDense, y []float64) (float64, error) {
+	return l2Dual(context.Background(), g, y)
+}
+
+// l2Dual is L2Dual with its eigenvalues computed under ctx.
+func l2Dual(ctx context.Context, g *mat.SymDense, y []float64) (float64, error) {
 	n := g.SymmetricDim()
 	if len(y) != n {
 		return 0, fmt.Errorf("sdp: %w: %d multipliers for a %d x %d Gram matrix", run.ErrBadInput, len(y), n, n)
@@ -134,7 +139,7 @@ func L2Dual(g *mat.SymDense, y []float64) (float64, error) {
 			b.SetSym(i, j, s[i]*g.At(i, j)*s[j])
 		}
 	}
-	t, err := traceSqrt(b)
+	t, err := traceSqrt(ctx, b)
 	if err != nil {
 		return 0, err
 	}
@@ -152,8 +157,10 @@ func L2Dual(g *mat.SymDense, y []float64) (float64, error) {
 // in practice; it is not a proven worst-case bound (about n·u·||B||),
 // which would cost ~1e-9 of relative gap on all ranges at n = 1024, where
 // the eigenvalues decay like 1/i² (the loss is about (e/λ_max)·n²/(4 ln n)).
-func traceSqrt(b *mat.SymDense) (float64, error) {
-	vals, err := backend.EigenValuesSym(b)
+// The eigenvalues are backend.EigenValuesSymContext's: ctx's error
+// (wrapped) when ctx is done.
+func traceSqrt(ctx context.Context, b *mat.SymDense) (float64, error) {
+	vals, err := backend.EigenValuesSymContext(ctx, b)
 	if err != nil {
 		return 0, fmt.Errorf("sdp: eigenvalues: %w", err)
 	}
@@ -175,11 +182,16 @@ func traceSqrt(b *mat.SymDense) (float64, error) {
 // of Li et al.: no X > 0 with diag(X) <= 1 has tr(G X^{-1}) below it, so
 // no strategy has L2 error D2(A)^2 tr(G (A^T A)^{-1}) below it either.
 func SVDBound(g *mat.SymDense) (float64, error) {
+	return svdBound(context.Background(), g)
+}
+
+// svdBound is SVDBound with its eigenvalues computed under ctx.
+func svdBound(ctx context.Context, g *mat.SymDense) (float64, error) {
 	n, err := checkGram(g)
 	if err != nil {
 		return 0, err
 	}
-	t, err := traceSqrt(g)
+	t, err := traceSqrt(ctx, g)
 	if err != nil {
 		return 0, err
 	}
@@ -279,15 +291,18 @@ func optimizeL2Dense(ctx context.Context, g *mat.SymDense, opt *L2Options) (*L2R
 		return nil, err
 	}
 	maxIter, maxCG, tol := l2Defaults(opt)
-	svd, err := SVDBound(g)
+	svd, err := svdBound(ctx, g)
 	if err != nil {
 		return nil, err
 	}
-	vals, err := backend.EigenValuesSym(g)
+	vals, err := backend.EigenValuesSymContext(ctx, g)
 	if err != nil {
 		return nil, fmt.Errorf("sdp: eigenvalues of G: %w", err)
 	}
-	x := sqrtStart(g)
+	x, err := sqrtStart(ctx, g)
+	if err != nil {
+		return nil, err
+	}
 	res := &L2Result{SVDBound: svd, Objective: math.Inf(1), Dual: svd}
 	// Regular G: one Newton run. Singular G (marginals, fewer queries than
 	// cells): the infimum may need a singular X, so solve a ridge sequence
@@ -321,7 +336,7 @@ func optimizeL2Dense(ctx context.Context, g *mat.SymDense, opt *L2Options) (*L2R
 		if err != nil {
 			continue
 		}
-		dual, err := L2Dual(g, y)
+		dual, err := l2Dual(ctx, g, y)
 		if err != nil {
 			return nil, err
 		}
@@ -365,8 +380,9 @@ func optimizeL2Dense(ctx context.Context, g *mat.SymDense, opt *L2Options) (*L2R
 // unit-diagonal positive definite matrix. K is the optimum when diag(K) is
 // constant (the SVD bound is then attained), so for many workloads X0 is
 // close to optimal and Newton needs few iterations; the identity is
-// returned if the eigendecomposition fails.
-func sqrtStart(g *mat.SymDense) *mat.SymDense {
+// returned if the eigendecomposition fails, and ctx's error (wrapped) if
+// ctx is done during it.
+func sqrtStart(ctx context.Context, g *mat.SymDense) (*mat.SymDense, error) {
 	n := g.SymmetricDim()
 	x := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
@@ -382,9 +398,12 @@ func sqrtStart(g *mat.SymDense) *mat.SymDense {
 	for i := 0; i < n; i++ {
 		gr.SetSym(i, i, g.At(i, i)+r)
 	}
-	vals, vecs, err := backend.EigenSym(gr)
+	vals, vecs, err := backend.EigenSymContext(ctx, gr)
 	if err != nil {
-		return x
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("sdp: starting point: %w", err)
+		}
+		return x, nil
 	}
 	sv := mat.DenseCopyOf(vecs)
 	for j, v := range vals {
@@ -412,7 +431,7 @@ func sqrtStart(g *mat.SymDense) *mat.SymDense {
 			}
 		}
 	}
-	return x
+	return x, nil
 }
 
 func b2f(b bool) float64 {
@@ -449,7 +468,7 @@ func newtonL2(ctx context.Context, g, x0 *mat.SymDense, maxIter, maxCG int, tol 
 			// (the bound is valid for every y >= 0).
 			y[i] = math.Max(w.s.At(i, i), 0)
 		}
-		dual, err := L2Dual(g, y)
+		dual, err := l2Dual(ctx, g, y)
 		if err != nil {
 			return nil, nil, 0, 0, err
 		}

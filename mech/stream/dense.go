@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -105,7 +106,8 @@ func PrefixGram(n int) *mat.SymDense {
 // the minimiser of the Lagrangian is X(Λ) = Λ^{-1/2}(Λ^{1/2}GΛ^{1/2})^{1/2}
 // Λ^{-1/2} with tr(G X(Λ)⁻¹) = Φ = tr(Λ^{1/2}GΛ^{1/2})^{1/2} and
 // ∂Φ/∂λ_{π,s} = ½ vᵀ X(Λ) v. The method maximises log d by L-BFGS in
-// θ = log λ (one eigendecomposition of an n×n matrix per evaluation), and
+// θ = log λ (one eigendecomposition of an n×n matrix per evaluation, by
+// backend.EigenSymContext, which ctx stops), and
 // at every iterate X(Λ)/sens²(X(Λ)) is feasible with objective
 // Φ·sens²(X(Λ)), where sens² = max vᵀ X v over the same constraints. The
 // final X is recomputed: its sensitivity by GramSensitivity and its
@@ -250,10 +252,16 @@ func symPow(l []float64, k int, p float64) ([]float64, error) {
 	return out, nil
 }
 
+// errDualSingular is the dual evaluations' error for multipliers outside
+// the domain: |log λ| >= 600, or Λ or M = Λ^{1/2} G Λ^{1/2} numerically
+// singular or not finite.
+var errDualSingular = errors.New("the dual multipliers are numerically singular")
+
 // eval computes Φ, Σλ, the blocks and the gradient values gv[c] = vᵀ X v
-// (X = X(Λ)) for λ = exp(theta). It returns false when Λ is numerically
-// singular.
-func (d *dualState) eval(theta, gv []float64) bool {
+// (X = X(Λ)) for λ = exp(theta). It returns errDualSingular (possibly
+// wrapped) when Λ is numerically singular, and ctx's error (wrapped) when
+// ctx is done during the eigendecomposition of M.
+func (d *dualState) eval(ctx context.Context, theta, gv []float64) error {
 	n := d.n
 	d.sum = 0
 	d.half = d.half[:0]
@@ -263,7 +271,7 @@ func (d *dualState) eval(theta, gv []float64) bool {
 		l := make([]float64, k*k)
 		for c, sv := range d.signs[j] {
 			if th := theta[d.off[j]+c]; !(math.Abs(th) < 600) {
-				return false // outside the domain (and NaN-free for the eigensolver)
+				return errDualSingular // outside the domain (and NaN-free for the eigensolver)
 			}
 			lam := math.Exp(theta[d.off[j]+c])
 			d.sum += lam
@@ -275,11 +283,11 @@ func (d *dualState) eval(theta, gv []float64) bool {
 		}
 		h, err := symPow(l, k, 0.5)
 		if err != nil {
-			return false
+			return fmt.Errorf("%w: %w", errDualSingular, err)
 		}
 		hi, err := symPow(l, k, -0.5)
 		if err != nil {
-			return false
+			return fmt.Errorf("%w: %w", errDualSingular, err)
 		}
 		d.half = append(d.half, h)
 		d.halfInv = append(d.halfInv, hi)
@@ -305,13 +313,16 @@ func (d *dualState) eval(theta, gv []float64) bool {
 	for i := 0; i < n; i++ {
 		for _, v := range m.RawSymmetric().Data[i*n+i : i*n+n] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return false
+				return errDualSingular
 			}
 		}
 	}
-	vals, vecs, err := backend.EigenSym(m)
+	vals, vecs, err := backend.EigenSymContext(ctx, m)
 	if err != nil {
-		return false
+		if ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("%w: %w", errDualSingular, err)
 	}
 	d.vals, d.vecs = vals, vecs
 	d.phi = 0
@@ -348,7 +359,7 @@ func (d *dualState) eval(theta, gv []float64) bool {
 			d.sens2 = math.Max(d.sens2, v)
 		}
 	}
-	return true
+	return nil
 }
 
 // triple returns H S H for k×k row-major matrices.
@@ -428,8 +439,10 @@ func denseDual(ctx context.Context, n int, s Schema, opt *DenseOptions) (*DenseR
 	}
 	d := newDualState(n, s)
 	gv := make([]float64, d.m)
+	// An evaluation stopped by ctx is +Inf; minimizeLBFGS then returns
+	// ctx's error.
 	f := func(theta, g []float64) float64 {
-		if !d.eval(theta, gv) {
+		if d.eval(ctx, theta, gv) != nil {
 			return math.Inf(1)
 		}
 		for c := range g {
@@ -462,8 +475,8 @@ func denseDual(ctx context.Context, n int, s Schema, opt *DenseOptions) (*DenseR
 	if err != nil {
 		return nil, err
 	}
-	if !d.eval(bestTheta, gv) {
-		return nil, fmt.Errorf("stream: the dual multipliers became singular")
+	if err := d.eval(ctx, bestTheta, gv); err != nil {
+		return nil, fmt.Errorf("stream: dual at the best multipliers: %w", err)
 	}
 	res, err := finishDense(ctx, d.primalX(), s, bestDual, "dual lbfgs", iters, tol)
 	if res != nil {

@@ -35,9 +35,11 @@ func (d *msDual) add(p, s []int) {
 	d.sgns = append(d.sgns, append([]int(nil), s...))
 }
 
-// eval computes Φ, Σλ and X for λ = exp(θ) and writes ½ vᵀ X v into gv;
-// false when S is not positive definite.
-func (d *msDual) eval(theta, gv []float64) bool {
+// eval computes Φ, Σλ and X for λ = exp(θ) and writes ½ vᵀ X v into gv.
+// It returns errDualSingular (possibly wrapped) when S is not positive
+// definite, and ctx's error (wrapped) when ctx is done during the
+// eigendecomposition of S.
+func (d *msDual) eval(ctx context.Context, theta, gv []float64) error {
 	n := d.n
 	lam := mat.NewDense(n, n, nil)
 	d.sum = 0
@@ -66,15 +68,18 @@ func (d *msDual) eval(theta, gv []float64) bool {
 			ps.SetSym(j, i, row[j])
 		}
 	}
-	vals, vecs, err := backend.EigenSym(ps)
+	vals, vecs, err := backend.EigenSymContext(ctx, ps)
 	if err != nil {
-		return false
+		if ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("%w: %w", errDualSingular, err)
 	}
 	d.phi = 0
 	w := mat.DenseCopyOf(vecs)
 	for t, v := range vals {
 		if !(v > 0) {
-			return false
+			return errDualSingular
 		}
 		d.phi += math.Sqrt(v)
 		f := math.Pow(v, -0.25)
@@ -111,7 +116,7 @@ func (d *msDual) eval(theta, gv []float64) bool {
 		}
 		gv[c] = v / 2
 	}
-	return true
+	return nil
 }
 
 // denseMinSep is OptimizeDense under minimum separation with k > 1: the
@@ -219,9 +224,9 @@ func denseMinSepFull(ctx context.Context, n int, s Schema, d *msDual, tol float6
 	var bestX *mat.SymDense
 	dualTheta := make([]float64, m)
 	iters := 0
-	observe := func(th []float64) (gap float64, ok bool) {
-		if !d.eval(th, gv) {
-			return math.Inf(1), false
+	observe := func(th []float64) (gap float64, err error) {
+		if err := d.eval(ctx, th, gv); err != nil {
+			return math.Inf(1), err
 		}
 		dual := d.phi * d.phi / d.sum
 		mx := 0.0
@@ -239,7 +244,7 @@ func denseMinSepFull(ctx context.Context, n int, s Schema, d *msDual, tol float6
 		pr := run.NewProgress(StageMinSep)
 		pr.Iter, pr.MaxIter, pr.Value, pr.Gap = iters+1, maxIter, bestPrimal, gap
 		opt.Report(pr)
-		return gap, true
+		return gap, nil
 	}
 	gap := math.Inf(1)
 	for ; iters < maxIter && iters < minSepPhase1 && gap > minSepSwitch; iters++ {
@@ -249,9 +254,12 @@ func denseMinSepFull(ctx context.Context, n int, s Schema, d *msDual, tol float6
 		for c, l := range lam {
 			theta[c] = math.Log(l)
 		}
-		var ok bool
-		if gap, ok = observe(theta); !ok {
-			return nil, fmt.Errorf("stream: minsep dual: the multipliers became singular: %w", run.ErrNotConverged)
+		var err error
+		if gap, err = observe(theta); err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("stream: minsep dual: %w", err)
+			}
+			return nil, fmt.Errorf("stream: minsep dual: %w: %w", err, run.ErrNotConverged)
 		}
 		if gap <= tol {
 			break
@@ -285,8 +293,8 @@ func denseMinSepFull(ctx context.Context, n int, s Schema, d *msDual, tol float6
 			for a, c := range sup {
 				theta[c] = x[a]
 			}
-			if !d.eval(theta, gv) {
-				return math.Inf(1)
+			if d.eval(ctx, theta, gv) != nil {
+				return math.Inf(1) // outside the domain, or stopped by ctx (minimizeLBFGS then returns its error)
 			}
 			for a, c := range sup {
 				g[a] = -math.Exp(x[a]) * (2*gv[c]/d.phi - 1/d.sum)
@@ -298,8 +306,8 @@ func denseMinSepFull(ctx context.Context, n int, s Schema, d *msDual, tol float6
 				theta[c] = x[a]
 			}
 			iters++
-			g, ok := observe(theta)
-			return ok && g <= tol
+			g, err := observe(theta)
+			return err == nil && g <= tol
 		})
 		_ = it
 		if err != nil {
