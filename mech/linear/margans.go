@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/run"
 )
 
@@ -102,11 +103,12 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 	if err != nil {
 		return nil, err
 	}
-	// Memory: y_T (int64) and the estimates (float64) over n_T cells, the
-	// answers over n_S cells.
-	cellsT, cellsS := 0.0, 0.0
+	// Memory: the estimates (float64) over n_T cells, the answers over n_S
+	// cells (checked below with the columns and the counting tables).
+	cellsT, cellsS, maxT := 0.0, 0.0, 0.0
 	for _, t := range p.Subspaces {
 		cellsT += p.cells(t)
+		maxT = math.Max(maxT, p.cells(t))
 	}
 	for _, m := range p.Marginals {
 		n := p.cells(m.Attrs)
@@ -115,9 +117,10 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 		}
 		cellsS += n
 	}
-	if err := budget.Check("answer marginals: the residuals and answers", 16*cellsT+8*cellsS, ""); err != nil {
+	if err := budget.Check("answer marginals: the estimates and answers", 8*cellsT+8*cellsS, ""); err != nil {
 		return nil, fmt.Errorf("linear: %w", err)
 	}
+	rows := len(data.Columns[0])
 	// The largest integer residual: total·Π_{f ∈ T} 2(n_f - 1) <= 2^62.
 	for _, t := range p.Subspaces {
 		b := float64(total)
@@ -151,114 +154,179 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 			}
 		}
 	}
-	// Count: y_T for every subspace, marginal by marginal, in parallel.
-	yT := make([][]int64, len(p.Subspaces))
-	var jobs []int
+	var jobs, empty []int
 	for i, h := range homes {
-		if len(h) > 0 {
+		switch {
+		case len(h) == 0:
+		case len(p.Marginals[i].Attrs) == 0:
+			empty = append(empty, i)
+		default:
 			jobs = append(jobs, i)
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	groups := groupMarginals(p.Marginals, jobs)
+	// The sources: CryptoSource gives every worker its own buffered
+	// crypto/rand reader; SeededSource gives subspace t its own stream,
+	// seeded by splitmix64(k ^ splitmix64(t)) with k one word of src, so a
+	// seed gives the same release whatever GOMAXPROCS; any other source is
+	// read by one goroutine, in a fixed order.
+	workers := runtime.GOMAXPROCS(0)
+	var key uint64
+	seeded, crypto := false, false
+	switch {
+	case noiseless:
+	case src == CryptoSource():
+		crypto = true
+	case mech.Seeded(src):
+		seeded = true
+		key = src.Uint64()
+	default:
+		workers = 1
+	}
+	workers = max(1, min(workers, len(groups)))
+	if err := budget.Check("answer marginals: the columns, estimates, answers and counting tables",
+		compactBytes(p.Dims, rows)+8*cellsT+8*cellsS+float64(workers)*(12*maxGroupCells(p, groups)+48*maxT+4*countBlock), ""); err != nil {
+		return nil, fmt.Errorf("linear: %w", err)
+	}
+	par := make([]residualNoise, len(p.Subspaces))
+	if !noiseless {
+		for t, ts := range p.Subspaces {
+			s2 := scale * c * c * p.cellsMinus(ts) / (p.cells(ts) * p.Share[t])
+			if !(s2 > 0 && s2 < math.MaxFloat64/2) {
+				return nil, fmt.Errorf("linear: answer marginals: %w: subspace %v has noise variance %g (its share %g)", run.ErrBadInput, ts, s2, p.Share[t])
+			}
+			par[t] = newResidualNoise(s2)
+		}
+	}
+	cols := compactColumns(p.Dims, data.Columns, runtime.GOMAXPROCS(0))
+	// Count each group's marginals, then measure and estimate the
+	// subspaces homed at them, in parallel.
+	est := make([][]float64, len(p.Subspaces))
+	measure := func(i int, ys []int64, wsrc Source) {
+		attrs := p.Marginals[i].Attrs
+		for _, t := range homes[i] {
+			ts := p.Subspaces[t]
+			yt := ys
+			if len(ts) != len(attrs) {
+				yt = sumOut(p.Dims, attrs, ys, ts)
+			}
+			ns := make([]int, len(ts))
+			for k, f := range ts {
+				ns[k] = p.Dims[f]
+			}
+			z := helmertForward(yt, ns)
+			noisy := make([]float64, len(z))
+			switch {
+			case noiseless:
+				for r, v := range z {
+					noisy[r] = float64(v)
+				}
+			case seeded:
+				par[t].measure(SeededSource(splitmix64(key^splitmix64(uint64(t)))), z, ns, noisy)
+			default:
+				par[t].measure(wsrc, z, ns, noisy)
+			}
+			est[t] = helmertBack(noisy, ns)
+		}
+	}
+	var wsrc0 Source = src
+	if crypto {
+		wsrc0 = newCryptoBuffer()
+	}
+	for _, i := range empty {
+		measure(i, []int64{total}, wsrc0)
+	}
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var idx []int32 // scratch of marginals of four or more attributes
-			for i := range next {
-				if len(p.Marginals[i].Attrs) > 3 && idx == nil {
-					idx = make([]int32, len(data.Columns[0]))
-				}
-				ys := countMarginal(p.Dims, p.Marginals[i].Attrs, data, idx)
-				for _, t := range homes[i] {
-					yT[t] = sumOut(p.Dims, p.Marginals[i].Attrs, ys, p.Subspaces[t])
+			wsrc := src
+			if crypto {
+				wsrc = newCryptoBuffer()
+			}
+			cnt := &counter{dims: p.Dims, cols: cols, w: data.Counts, pre: make([]uint32, countBlock)}
+			for g := range next {
+				tabs := cnt.count(p.Marginals, groups[g])
+				for j, i := range groups[g].members {
+					measure(i, tabs[j], wsrc)
+					tabs[j] = nil
 				}
 			}
 		}()
 	}
-	for _, i := range jobs {
+	for g := range groups {
 		if ctx.Err() != nil {
 			break
 		}
-		next <- i
+		next <- g
 	}
 	close(next)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// Measure every residual with its noise and estimate it.
-	est := make([][]float64, len(p.Subspaces))
-	for t, ts := range p.Subspaces {
-		if t%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		ns := make([]int, len(ts))
-		for k, f := range ts {
-			ns[k] = p.Dims[f]
-		}
-		z := helmertForward(yT[t], ns)
-		yT[t] = nil
-		s2 := scale * c * c * p.cellsMinus(ts) / (p.cells(ts) * p.Share[t]) // s_T²
-		e := 0
-		if need := math.Ldexp(1, gridBits) / math.Sqrt(s2); need > 1 {
-			e = int(math.Ceil(math.Log2(need)))
-		}
-		noisy := make([]float64, len(z))
-		if noiseless {
-			for r, v := range z {
-				noisy[r] = float64(v)
-			}
-		} else {
-			// σ_r² = s_T² 4^e ||h_r||², rounded up (more noise only adds
-			// privacy); ||h_r||² = Π_f k_f(k_f+1) for the row's indices.
-			r := new(big.Rat).SetFloat64(math.Ldexp(s2, 2*e) * (1 + 1e-12))
-			num0, den := r.Num(), r.Denom()
-			num := new(big.Int)
-			tot := new(big.Int)
-			idx := make([]int, len(ns)) // k_f - 1 for each axis
-			kk := new(big.Int)
-			for q, v := range z {
-				num.Set(num0)
-				for k := range idx {
-					j := int64(idx[k] + 1)
-					num.Mul(num, kk.SetInt64(j*(j+1)))
-				}
-				tot.SetInt64(v)
-				tot.Lsh(tot, uint(e))
-				tot.Add(tot, discreteGaussian(src, num, den))
-				f, _ := new(big.Float).SetInt(tot).Float64()
-				noisy[q] = math.Ldexp(f, -e)
-				for k := len(idx) - 1; k >= 0; k-- { // next row index
-					if idx[k]++; idx[k] < ns[k]-1 {
-						break
-					}
-					idx[k] = 0
-				}
-			}
-		}
-		est[t] = helmertBack(noisy, ns)
-	}
 	rel := &MarginalRelease{Subspaces: len(p.Subspaces), Marginals: make([]MarginalAnswer, len(p.Marginals)),
 		Noise: Noise{Mechanism: "discrete-gaussian", Eps: p.Eps, Delta: p.Delta, Sensitivity: 1, Scale: c * math.Sqrt(1+1e-12), Variance: c * c * (1 + 1e-12)}}
 	// Noise.Scale is σ for the whole measurement at sensitivity 1; the
-	// variances include the shares' rounding (scale).
+	// per-marginal variances are those of the noise drawn (s_T² rounded up).
 	if noiseless {
 		rel.Noise = Noise{Mechanism: "none"}
 	}
-	for i, m := range p.Marginals {
-		ans := reconstruct(p, i, est)
+	parallelFor(len(p.Marginals), runtime.GOMAXPROCS(0), func(i int) {
+		m := p.Marginals[i]
 		v := 0.0
 		if !noiseless {
-			v = scale * rel.Noise.Variance * p.Variance[i] / (p.Sigma * p.Sigma)
+			// Var_S = Σ_{T ⊆ S} s_T² m_T n_T / n_S² (docs/MATH.md §15.11).
+			ns := p.cells(m.Attrs)
+			for k := p.off[i]; k < p.off[i+1]; k++ {
+				t := p.subIdx[k]
+				ts := p.Subspaces[t]
+				v += par[t].variance() * p.cellsMinus(ts) * p.cells(ts) / (ns * ns)
+			}
 		}
-		rel.Marginals[i] = MarginalAnswer{Attrs: append([]int(nil), m.Attrs...), Weight: m.Weight, Answers: ans, Variance: v}
-	}
+		rel.Marginals[i] = MarginalAnswer{Attrs: append([]int(nil), m.Attrs...), Weight: m.Weight, Answers: reconstruct(p, i, est), Variance: v}
+	})
 	return rel, nil
+}
+
+// maxGroupCells returns the largest total of cells counted by one group.
+func maxGroupCells(p *MarginalPlan, groups []countGroup) float64 {
+	best := 0.0
+	for _, g := range groups {
+		c := 0.0
+		for _, i := range g.members {
+			c += p.cells(p.Marginals[i].Attrs)
+		}
+		best = math.Max(best, c)
+	}
+	return best
+}
+
+// parallelFor calls f(0), ..., f(n-1) on up to workers goroutines.
+func parallelFor(n, workers int, f func(int)) {
+	workers = max(1, min(workers, n))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	next := 0
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // cellsMinus returns m_T = Π_{f ∈ T}(n_f - 1).
@@ -307,61 +375,6 @@ func checkMarginalData(dims []int, data *MarginalData) (int64, error) {
 		}
 	}
 	return total, nil
-}
-
-// countMarginal returns the counts of the marginal over attrs (row-major),
-// in one fused pass over the records for up to three attributes; idx is
-// scratch space of one int32 per record (reused across calls).
-func countMarginal(dims, attrs []int, data *MarginalData, idx []int32) []int64 {
-	n := 1
-	for _, f := range attrs {
-		n *= dims[f]
-	}
-	y := make([]int64, n)
-	cnt := data.Counts
-	add := func(q int, r int) {
-		if cnt == nil {
-			y[q]++
-		} else {
-			y[q] += cnt[r]
-		}
-	}
-	switch len(attrs) {
-	case 0:
-		for r := range data.Columns[0] {
-			add(0, r)
-		}
-	case 1:
-		for r, a := range data.Columns[attrs[0]] {
-			add(int(a), r)
-		}
-	case 2:
-		c1, n1 := data.Columns[attrs[1]], dims[attrs[1]]
-		for r, a := range data.Columns[attrs[0]] {
-			add(int(a)*n1+int(c1[r]), r)
-		}
-	case 3:
-		c1, n1 := data.Columns[attrs[1]], dims[attrs[1]]
-		c2, n2 := data.Columns[attrs[2]], dims[attrs[2]]
-		c1, c2 = c1[:len(data.Columns[attrs[0]])], c2[:len(data.Columns[attrs[0]])]
-		for r, a := range data.Columns[attrs[0]] {
-			add((int(a)*n1+int(c1[r]))*n2+int(c2[r]), r)
-		}
-	default:
-		for r := range idx {
-			idx[r] = 0
-		}
-		for _, f := range attrs {
-			col, nf := data.Columns[f], int32(dims[f])
-			for r, v := range col {
-				idx[r] = idx[r]*nf + v
-			}
-		}
-		for r, q := range idx {
-			add(int(q), r)
-		}
-	}
-	return y
 }
 
 // sumOut returns the marginal over t (a subset of attrs) of ys, the
@@ -469,42 +482,55 @@ func helmertBack(z []float64, ns []int) []float64 {
 }
 
 // reconstruct returns marginal i's estimate Σ_{T ⊆ S} est_T broadcast over
-// S∖T and divided by Π_{f ∈ S∖T} n_f.
+// S∖T and divided by Π_{f ∈ S∖T} n_f (T's attributes in S's order).
 func reconstruct(p *MarginalPlan, i int, est [][]float64) []float64 {
 	s := p.Marginals[i].Attrs
-	ns := int(p.cells(s))
-	out := make([]float64, ns)
+	out := make([]float64, int(p.cells(s)))
+	if len(s) == 0 {
+		for k := p.off[i]; k < p.off[i+1]; k++ {
+			out[0] += est[p.subIdx[k]][0]
+		}
+		return out
+	}
 	vals := make([]int, len(s))
+	stride := make([]int, len(s)) // T's row-major stride of each axis of S, 0 off T
+	var tmp []float64
 	for k := p.off[i]; k < p.off[i+1]; k++ {
 		t := p.Subspaces[p.subIdx[k]]
 		e := est[p.subIdx[k]]
-		in := make([]bool, len(s))
 		div := 1.0
-		for a, f := range s {
+		st := 1
+		for a := len(s) - 1; a >= 0; a-- {
+			stride[a] = 0
 			for _, g := range t {
-				if g == f {
-					in[a] = true
+				if g == s[a] {
+					stride[a] = st
+					st *= p.Dims[s[a]]
 				}
 			}
-			if !in[a] {
-				div *= float64(p.Dims[f])
+			if stride[a] == 0 {
+				div *= float64(p.Dims[s[a]])
 			}
 		}
-		for a := range vals {
-			vals[a] = 0
+		tmp = append(tmp[:0], e...)
+		for q := range tmp {
+			tmp[q] /= div
 		}
-		for c := 0; c < ns; c++ {
-			q := 0
-			for a, f := range s {
-				if in[a] {
-					q = q*p.Dims[f] + vals[a]
-				}
+		// Odometer over all axes but the last; the last runs inner.
+		clear(vals)
+		last, nl := stride[len(s)-1], p.Dims[s[len(s)-1]]
+		q0 := 0
+		for c := 0; c < len(out); c += nl {
+			row := out[c : c+nl]
+			for v := range row {
+				row[v] += tmp[q0+v*last]
 			}
-			out[c] += e[q] / div
-			for a := len(s) - 1; a >= 0; a-- {
+			for a := len(s) - 2; a >= 0; a-- {
+				q0 += stride[a]
 				if vals[a]++; vals[a] < p.Dims[s[a]] {
 					break
 				}
+				q0 -= vals[a] * stride[a]
 				vals[a] = 0
 			}
 		}
