@@ -185,7 +185,7 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 	}
 	workers = max(1, min(workers, len(groups)))
 	if err := budget.Check("answer marginals: the columns, estimates, answers and counting tables",
-		compactBytes(p.Dims, rows)+8*cellsT+8*cellsS+float64(workers)*(12*maxGroupCells(p, groups)+48*maxT+4*countBlock), ""); err != nil {
+		compactBytes(p.Dims, rows)+pairBytes(p.Dims, p.Marginals, groups, rows)+8*cellsT+8*cellsS+float64(workers)*(12*maxGroupCells(p, groups)+48*maxT+4*countBlock), ""); err != nil {
 		return nil, fmt.Errorf("linear: %w", err)
 	}
 	par := make([]residualNoise, len(p.Subspaces))
@@ -199,6 +199,10 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 		}
 	}
 	cols := compactColumns(p.Dims, data.Columns, runtime.GOMAXPROCS(0))
+	var pairs []column
+	if data.Counts == nil {
+		pairs = pairColumns(p.Dims, p.Marginals, groups, cols, rows, runtime.GOMAXPROCS(0))
+	}
 	// Count each group's marginals, then measure and estimate the
 	// subspaces homed at them, in parallel.
 	est := make([][]float64, len(p.Subspaces))
@@ -246,7 +250,7 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 			if crypto {
 				wsrc = newCryptoBuffer()
 			}
-			cnt := &counter{dims: p.Dims, cols: cols, w: data.Counts, pre: make([]uint32, countBlock)}
+			cnt := &counter{dims: p.Dims, cols: cols, pairs: pairs, w: data.Counts, pre: make([]uint32, countBlock)}
 			for g := range next {
 				tabs := cnt.count(p.Marginals, groups[g])
 				for j, i := range groups[g].members {

@@ -101,10 +101,126 @@ type colInt interface{ ~uint8 | ~uint16 | ~int32 }
 
 // counter counts one group: pre is scratch of countBlock prefix indices.
 type counter struct {
-	dims []int
-	cols []column
-	w    []int64 // the rows' counts, nil for one record per row
-	pre  []uint32
+	dims  []int
+	cols  []column
+	pairs []column // pairs[x]: attributes x and x+1 as one column (value v_x·n_{x+1} + v_{x+1}), or empty
+	w     []int64  // the rows' counts, nil for one record per row
+	pre   []uint32
+}
+
+// pairMaxCells bounds the table of a pair of members counted as one
+// (preCells·n_x·n_{x+1} uint32 counters, 48 KiB: the first-level cache).
+const pairMaxCells = 12 << 10
+
+// pairable reports whether the members j and j+1 of a group with prefix
+// cells preCells and last attributes x and x+1 are counted as one table:
+// it fits pairMaxCells and the records outnumber its cells 8 to 1 (so
+// summing it out costs little).
+func pairable(dims []int, preCells, x, rows int) bool {
+	if preCells > pairMaxCells || dims[x] > pairMaxCells || dims[x+1] > pairMaxCells {
+		return false
+	}
+	c := preCells * dims[x] // < 2^28: no overflow in 32-bit ints
+	if c > pairMaxCells {
+		return false
+	}
+	c *= dims[x+1]
+	return c <= pairMaxCells && rows/8 >= c
+}
+
+// pairColumns returns the pair columns the groups use (counting without
+// row counts only): x where a group has members with last attributes x
+// and x+1, pairable.
+func pairColumns(dims []int, ms []WeightedMarginal, groups []countGroup, cols []column, rows, workers int) []column {
+	need := make([]bool, len(dims))
+	any := false
+	for _, g := range groups {
+		preCells := 1
+		for _, f := range g.prefix {
+			preCells *= dims[f]
+		}
+		for _, j := range memberPairs(dims, ms, g, preCells, rows) {
+			need[lastAttr(ms, g.members[j])] = true
+			any = true
+		}
+	}
+	if !any {
+		return nil
+	}
+	out := make([]column, len(dims))
+	parallelFor(len(dims), workers, func(x int) {
+		if !need[x] {
+			return
+		}
+		n := dims[x+1]
+		if dims[x]*n <= 1<<8 {
+			c := make([]uint8, rows)
+			pairFill(c, cols[x], cols[x+1], n)
+			out[x].u8 = c
+		} else {
+			c := make([]uint16, rows)
+			pairFill(c, cols[x], cols[x+1], n)
+			out[x].u16 = c
+		}
+	})
+	return out
+}
+
+// pairBytes is the memory of pairColumns' columns.
+func pairBytes(dims []int, ms []WeightedMarginal, groups []countGroup, rows int) float64 {
+	need := make([]bool, len(dims))
+	b := 0.0
+	for _, g := range groups {
+		preCells := 1
+		for _, f := range g.prefix {
+			preCells *= dims[f]
+		}
+		for _, j := range memberPairs(dims, ms, g, preCells, rows) {
+			if x := lastAttr(ms, g.members[j]); !need[x] {
+				need[x] = true
+				b += float64(rows)
+				if dims[x]*dims[x+1] > 1<<8 {
+					b += float64(rows)
+				}
+			}
+		}
+	}
+	return b
+}
+
+// memberPairs returns the members j of g counted with member j+1 as one
+// table (last attributes x and x+1, pairable), in order.
+func memberPairs(dims []int, ms []WeightedMarginal, g countGroup, preCells, rows int) []int {
+	var js []int
+	for j := 0; j+1 < len(g.members); j++ {
+		x := lastAttr(ms, g.members[j])
+		if lastAttr(ms, g.members[j+1]) == x+1 && pairable(dims, preCells, x, rows) {
+			js = append(js, j)
+			j++
+		}
+	}
+	return js
+}
+
+// lastAttr is the last attribute of marginal i.
+func lastAttr(ms []WeightedMarginal, i int) int { return ms[i].Attrs[len(ms[i].Attrs)-1] }
+
+// pairFill sets c[r] = a[r]·n + b[r].
+func pairFill[T uint8 | uint16](c []T, a, b column, n int) {
+	for r := range c {
+		c[r] = T(a.at(r)*n + b.at(r))
+	}
+}
+
+// at returns the value of row r.
+func (c column) at(r int) int {
+	switch c.kind() {
+	case 0:
+		return int(c.u8[r])
+	case 1:
+		return int(c.u16[r])
+	}
+	return int(c.i32[r])
 }
 
 // count returns the counts of every member of g (row-major over its
@@ -123,17 +239,35 @@ func (c *counter) count(ms []WeightedMarginal, g countGroup) [][]int64 {
 	for j, i := range g.members {
 		last[j] = ms[i].Attrs[len(ms[i].Attrs)-1]
 	}
-	// Members by column type, so four of one type count in one loop.
+	// Pairs of members counted as one table (their last attributes x and
+	// x+1 as one column), then the others by column type, so four of one
+	// type count in one loop.
+	paired := make([]bool, len(last))
+	var pj []int
+	var tp [][]uint32
+	if c.w == nil && c.pairs != nil {
+		for _, j := range memberPairs(c.dims, ms, g, preCells, rows) {
+			if c.pairs[last[j]].len() == rows {
+				pj = append(pj, j)
+				paired[j], paired[j+1] = true, true
+				tp = append(tp, make([]uint32, preCells*c.dims[last[j]]*c.dims[last[j+1]]))
+			}
+		}
+	}
 	var byType [3][]int
 	for j, f := range last {
-		byType[c.cols[f].kind()] = append(byType[c.cols[f].kind()], j)
+		if !paired[j] {
+			byType[c.cols[f].kind()] = append(byType[c.cols[f].kind()], j)
+		}
 	}
 	var t32 [][]uint32
 	var t64 [][]int64
 	if c.w == nil {
 		t32 = make([][]uint32, len(last))
 		for j, f := range last {
-			t32[j] = make([]uint32, preCells*c.dims[f])
+			if !paired[j] {
+				t32[j] = make([]uint32, preCells*c.dims[f])
+			}
 		}
 	} else {
 		t64 = make([][]int64, len(last))
@@ -175,6 +309,14 @@ func (c *counter) count(ms []WeightedMarginal, g countGroup) [][]int64 {
 			}
 			continue
 		}
+		for k, j := range pj {
+			col, n := c.pairs[last[j]], ns[j]*ns[j+1]
+			if col.kind() == 0 {
+				count1(pre, col.u8[r0:r1], n, tp[k])
+			} else {
+				count1(pre, col.u16[r0:r1], n, tp[k])
+			}
+		}
 		countTyped(pre, byType[0], last, ns, t32, func(f int) []uint8 { return c.cols[f].u8[r0:r1] })
 		countTyped(pre, byType[1], last, ns, t32, func(f int) []uint16 { return c.cols[f].u16[r0:r1] })
 		countTyped(pre, byType[2], last, ns, t32, func(f int) []int32 { return c.cols[f].i32[r0:r1] })
@@ -183,7 +325,28 @@ func (c *counter) count(ms []WeightedMarginal, g countGroup) [][]int64 {
 		return t64
 	}
 	out := make([][]int64, len(last))
+	for k, j := range pj { // sum each pair table out to its two members
+		nx, ny := ns[j], ns[j+1]
+		yx, yy := make([]int64, preCells*nx), make([]int64, preCells*ny)
+		t := tp[k]
+		for p := 0; p < preCells; p++ {
+			for u := 0; u < nx; u++ {
+				row := t[(p*nx+u)*ny : (p*nx+u+1)*ny]
+				sx := int64(0)
+				for v, val := range row {
+					sx += int64(val)
+					yy[p*ny+v] += int64(val)
+				}
+				yx[p*nx+u] = sx
+			}
+		}
+		out[j], out[j+1] = yx, yy
+		tp[k] = nil
+	}
 	for j, t := range t32 {
+		if paired[j] {
+			continue
+		}
 		y := make([]int64, len(t))
 		for q, v := range t {
 			y[q] = int64(v)
