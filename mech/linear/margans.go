@@ -45,7 +45,8 @@ type MarginalRelease struct {
 	// Sensitivity 1 (the whole measurement, every residual scaled by its
 	// share) and Scale = σ, the zCDP calibration of the discrete Gaussian
 	// for (Eps, Delta); each residual of subspace T carries variance
-	// σ² m_T/(n_T u_T) per entry.
+	// s_T² = σ² m_T/(n_T u_T) per entry, rounded up by a relative 2^-32 at
+	// most (the answers' Variance is that of the noise drawn).
 	Noise Noise `json:"noise"`
 	// Subspaces is the number of residuals measured.
 	Subspaces int `json:"subspaces"`
@@ -61,8 +62,9 @@ const maxMarginalCount = 1 << 53
 // integer residual z_T = (⊗_{f ∈ T} H_f) y_T, H_f the integer Helmert
 // matrix with rows h_k = (1, ..., 1, -k, 0, ...) (k ones), adding to each
 // entry exact discrete Gaussian noise (Canonne, Kamath and Steinke 2020) of
-// variance s_T² ||h_r||² on a dyadic grid fine enough that s_T is at least
-// 2^30 grid steps, with s_T² = σ² m_T/(n_T u_T); and reconstructs every
+// variance s_T² ||h_r||², s_T² = σ² m_T/(n_T u_T) rounded up to an integer
+// number of steps² of the coarsest dyadic grid on which it is at least 2^32
+// (docs/MATH.md §15.11); and reconstructs every
 // workload marginal S from the noisy residuals as
 //
 //	ŷ_S = Σ_{T ⊆ S} (⊗_{f ∈ T} H_f^T D_f^{-1} ⊗_{f ∈ S∖T} 1/n_f) ẑ_T,
@@ -72,15 +74,24 @@ const maxMarginalCount = 1 << 53
 // zCDP divergence by Σ_T Σ_r h_r(c)²/(2 s_T² ||h_r||²) = Σ_T u_T/(2σ²) =
 // 1/(2σ²) (the rows are orthogonal, so Σ_r h_r(c)²/||h_r||² = m_T/n_T for
 // every cell c): the release is ρ-zCDP with ρ = 1/(2σ²), and σ is the
-// smallest with ZCDPDelta(ρ, eps) <= delta (as AnswerGaussian). The noise is
-// drawn in the order of p.Subspaces from src (CryptoSource for a real
-// release; SeededSource only for experiments).
+// smallest with ZCDPDelta(ρ, eps) <= delta (as AnswerGaussian).
+//
+// The work runs on GOMAXPROCS goroutines: the marginals sharing all but
+// their last attribute are counted together from compact copies of the
+// columns, and each subspace's noise is drawn as soon as it is counted.
+// With src = CryptoSource() (real releases) every goroutine reads
+// crypto/rand through its own buffer; with a SeededSource (experiments
+// only) subspace t draws from its own generator seeded by
+// splitmix64(k ^ splitmix64(t)), k the first word of src, so a seed gives
+// the same release whatever GOMAXPROCS; any other source is read by a
+// single goroutine in a fixed order.
 //
 // Errors (run.ErrBadInput): a nil plan, data or source, a column count or
 // length mismatch, a value outside its attribute's domain, a negative count,
 // a total count above 2^53 or one for which an integer residual might
-// exceed 2^62; run.ErrTooLarge beyond budget (the residuals, Σ_T n_T, and
-// the answers, Σ_S n_S, as float64); ctx's error when cancelled.
+// exceed 2^62; run.ErrTooLarge beyond budget (the estimates, Σ_T n_T, and
+// the answers, Σ_S n_S, as float64, the compact and pair columns, and per
+// goroutine the counting tables of one group); ctx's error when cancelled.
 func AnswerGaussianMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, src Source, budget run.Budget) (*MarginalRelease, error) {
 	return answerMarginals(ctx, p, data, src, budget, false)
 }
@@ -104,7 +115,8 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 		return nil, err
 	}
 	// Memory: the estimates (float64) over n_T cells, the answers over n_S
-	// cells (checked below with the columns and the counting tables).
+	// cells (checked below, before any allocation of their size, with the
+	// columns and the counting tables).
 	cellsT, cellsS, maxT := 0.0, 0.0, 0.0
 	for _, t := range p.Subspaces {
 		cellsT += p.cells(t)
@@ -116,9 +128,6 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 			return nil, fmt.Errorf("linear: answer marginals: marginal %v has %g cells, more than 2^31-1: %w", m.Attrs, n, run.ErrTooLarge)
 		}
 		cellsS += n
-	}
-	if err := budget.Check("answer marginals: the estimates and answers", 8*cellsT+8*cellsS, ""); err != nil {
-		return nil, fmt.Errorf("linear: %w", err)
 	}
 	rows := len(data.Columns[0])
 	// The largest integer residual: total·Π_{f ∈ T} 2(n_f - 1) <= 2^62.
@@ -154,6 +163,20 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 			}
 		}
 	}
+	// A subspace equal to its home marginal and in no other one (the
+	// top subspaces of a workload of k-way marginals) is estimated straight
+	// into that marginal's answers.
+	uses := make([]int32, len(p.Subspaces))
+	for _, t := range p.subIdx {
+		uses[t]++
+	}
+	inPlace := make([]bool, len(p.Subspaces))
+	for t, i := range home {
+		if uses[t] == 1 && len(p.Subspaces[t]) == len(p.Marginals[i].Attrs) {
+			inPlace[t] = true
+			cellsT -= p.cells(p.Subspaces[t])
+		}
+	}
 	var jobs, empty []int
 	for i, h := range homes {
 		switch {
@@ -184,8 +207,12 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 		workers = 1
 	}
 	workers = max(1, min(workers, len(groups)))
+	pairMem := 0.0
+	if data.Counts == nil {
+		pairMem = pairBytes(p.Dims, p.Marginals, groups, rows)
+	}
 	if err := budget.Check("answer marginals: the columns, estimates, answers and counting tables",
-		compactBytes(p.Dims, rows)+pairBytes(p.Dims, p.Marginals, groups, rows)+8*cellsT+8*cellsS+float64(workers)*(12*maxGroupCells(p, groups)+48*maxT+4*countBlock), ""); err != nil {
+		compactBytes(p.Dims, rows)+pairMem+8*cellsT+8*cellsS+float64(workers)*(12*maxGroupCells(p, groups)+48*maxT+4*countBlock), ""); err != nil {
 		return nil, fmt.Errorf("linear: %w", err)
 	}
 	par := make([]residualNoise, len(p.Subspaces))
@@ -206,6 +233,7 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 	// Count each group's marginals, then measure and estimate the
 	// subspaces homed at them, in parallel.
 	est := make([][]float64, len(p.Subspaces))
+	answers := make([][]float64, len(p.Marginals))
 	measure := func(i int, ys []int64, wsrc Source) {
 		attrs := p.Marginals[i].Attrs
 		for _, t := range homes[i] {
@@ -230,7 +258,11 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 			default:
 				par[t].measure(wsrc, z, ns, noisy)
 			}
-			est[t] = helmertBack(noisy, ns)
+			if inPlace[t] {
+				answers[i] = helmertBack(noisy, ns)
+			} else {
+				est[t] = helmertBack(noisy, ns)
+			}
 		}
 	}
 	var wsrc0 Source = src
@@ -290,7 +322,7 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 				v += par[t].variance() * p.cellsMinus(ts) * p.cells(ts) / (ns * ns)
 			}
 		}
-		rel.Marginals[i] = MarginalAnswer{Attrs: append([]int(nil), m.Attrs...), Weight: m.Weight, Answers: reconstruct(p, i, est), Variance: v}
+		rel.Marginals[i] = MarginalAnswer{Attrs: append([]int(nil), m.Attrs...), Weight: m.Weight, Answers: reconstruct(p, i, est, answers[i]), Variance: v}
 	})
 	return rel, nil
 }
@@ -486,13 +518,18 @@ func helmertBack(z []float64, ns []int) []float64 {
 }
 
 // reconstruct returns marginal i's estimate Σ_{T ⊆ S} est_T broadcast over
-// S∖T and divided by Π_{f ∈ S∖T} n_f (T's attributes in S's order).
-func reconstruct(p *MarginalPlan, i int, est [][]float64) []float64 {
+// S∖T and divided by Π_{f ∈ S∖T} n_f (T's attributes in S's order), added
+// to out (nil for zeros; est_T is nil for the subspace already in out).
+func reconstruct(p *MarginalPlan, i int, est [][]float64, out []float64) []float64 {
 	s := p.Marginals[i].Attrs
-	out := make([]float64, int(p.cells(s)))
+	if out == nil {
+		out = make([]float64, int(p.cells(s)))
+	}
 	if len(s) == 0 {
 		for k := p.off[i]; k < p.off[i+1]; k++ {
-			out[0] += est[p.subIdx[k]][0]
+			if e := est[p.subIdx[k]]; e != nil {
+				out[0] += e[0]
+			}
 		}
 		return out
 	}
@@ -502,6 +539,9 @@ func reconstruct(p *MarginalPlan, i int, est [][]float64) []float64 {
 	for k := p.off[i]; k < p.off[i+1]; k++ {
 		t := p.Subspaces[p.subIdx[k]]
 		e := est[p.subIdx[k]]
+		if e == nil {
+			continue
+		}
 		div := 1.0
 		st := 1
 		for a := len(s) - 1; a >= 0; a-- {

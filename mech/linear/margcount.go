@@ -133,7 +133,7 @@ func pairable(dims []int, preCells, x, rows int) bool {
 // and x+1, pairable.
 func pairColumns(dims []int, ms []WeightedMarginal, groups []countGroup, cols []column, rows, workers int) []column {
 	need := make([]bool, len(dims))
-	any := false
+	used := false
 	for _, g := range groups {
 		preCells := 1
 		for _, f := range g.prefix {
@@ -141,10 +141,10 @@ func pairColumns(dims []int, ms []WeightedMarginal, groups []countGroup, cols []
 		}
 		for _, j := range memberPairs(dims, ms, g, preCells, rows) {
 			need[lastAttr(ms, g.members[j])] = true
-			any = true
+			used = true
 		}
 	}
-	if !any {
+	if !used {
 		return nil
 	}
 	out := make([]column, len(dims))
