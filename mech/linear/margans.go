@@ -499,16 +499,12 @@ func helmertBack(z []float64, ns []int) []float64 {
 			for i := 0; i < inner; i++ {
 				// out[j] = Σ_{k > j} a_k - j a_j, a_k = z_k/(k(k+1)).
 				suffix := 0.0
-				for j := n - 1; j >= 0; j-- {
-					v := 0.0
-					if j >= 1 {
-						v = -float64(j) * cur[(o*(n-1)+j-1)*inner+i] / float64(j*(j+1))
-					}
-					out[(o*n+j)*inner+i] = suffix + v
-					if j >= 1 {
-						suffix += cur[(o*(n-1)+j-1)*inner+i] / float64(j*(j+1))
-					}
+				for j := n - 1; j >= 1; j-- {
+					a := cur[(o*(n-1)+j-1)*inner+i] / (float64(j) * float64(j+1))
+					out[(o*n+j)*inner+i] = suffix - float64(j)*a
+					suffix += a
 				}
+				out[o*n*inner+i] = suffix
 			}
 		}
 		cur = out
