@@ -282,9 +282,14 @@ func (c *counter) count(ms []WeightedMarginal, g countGroup) [][]int64 {
 	for r0 := 0; r0 < rows; r0 += countBlock {
 		r1 := min(rows, r0+countBlock)
 		pre := c.pre[:r1-r0]
-		clear(pre)
-		for _, f := range g.prefix {
+		if len(g.prefix) == 0 {
+			clear(pre)
+		}
+		for k, f := range g.prefix {
 			col, n := c.cols[f], uint32(c.dims[f])
+			if k == 0 {
+				n = 0 // pre = col, without reading the zeros
+			}
 			switch col.kind() {
 			case 0:
 				prefixStep(pre, col.u8[r0:r1], n)
@@ -393,9 +398,15 @@ func countTyped[T colInt](pre []uint32, js, last, ns []int, tabs [][]uint32, col
 }
 
 // prefixStep appends an attribute of n values to the prefix indices:
-// pre[i] = pre[i]·n + col[i].
+// pre[i] = pre[i]·n + col[i], or pre[i] = col[i] for n = 0 (the first).
 func prefixStep[T colInt](pre []uint32, col []T, n uint32) {
 	col = col[:len(pre)]
+	if n == 0 {
+		for i, v := range col {
+			pre[i] = uint32(v)
+		}
+		return
+	}
 	for i, v := range col {
 		pre[i] = pre[i]*n + uint32(v)
 	}
