@@ -273,3 +273,63 @@ func TestDiscreteGaussianFixedRange(t *testing.T) {
 		}
 	}
 }
+
+// TestResidualNoise: the grid and integer variance of a residual (s_T² from
+// 1e-9 to 1e30): s an integer >= 2^32, e the least grid exponent giving
+// that, and s·4^-e between s_T²(1 + 1e-12) and that times 1 + 2^-32.
+func TestResidualNoise(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 32))
+	for k := 0; k < 2000; k++ {
+		s2 := math.Pow(10, -9+39*r.Float64())
+		rn := newResidualNoise(s2)
+		lo := s2 * (1 + 1e-12)
+		if rn.s != math.Floor(rn.s) || rn.s < residualGridMin || rn.e < 0 {
+			t.Fatalf("s_T² = %g: s = %v, e = %d", s2, rn.s, rn.e)
+		}
+		if v := rn.variance(); v < lo || v > lo*(1+math.Ldexp(1, -32))*(1+1e-15) {
+			t.Fatalf("s_T² = %g: variance %v outside [%v, +2^-32]", s2, v, lo)
+		}
+		if rn.e > 0 && math.Ldexp(lo, 2*(rn.e-1)) >= residualGridMin {
+			t.Fatalf("s_T² = %g: grid 2^-%d is finer than needed", s2, rn.e)
+		}
+	}
+}
+
+// TestResidualNoiseWide: the math/big branches of measure — an integer
+// variance s·||h||² of 2^62 or more, and a residual too large for z·2^e + Y
+// in an int64 — keep the mean and the variance (2000 draws of each entry of
+// a 1×3 residual, within 6 standard errors).
+func TestResidualNoiseWide(t *testing.T) {
+	src := SeededSource(31)
+	for _, c := range []struct {
+		rn residualNoise
+		z  int64
+	}{
+		{residualNoise{s: math.Ldexp(1, 70) + math.Ldexp(1, 20), e: 0}, 5},
+		{residualNoise{s: math.Ldexp(1, 33) + 1, e: 4}, 1<<61 - 12345},
+		{residualNoise{s: math.Ldexp(1, 60), e: 0}, -(1 << 62)},
+	} {
+		ns := []int{2, 4} // rows: ||h||² = 2·2, 2·6, 2·12
+		z := []int64{c.z, c.z, c.z}
+		noisy := make([]float64, 3)
+		const draws = 2000
+		var sum, sq [3]float64
+		for k := 0; k < draws; k++ {
+			c.rn.measure(src, z, ns, noisy)
+			for q, v := range noisy {
+				d := v - float64(c.z)
+				sum[q] += d
+				sq[q] += d * d
+			}
+		}
+		for q, h := range []float64{4, 12, 24} {
+			want := c.rn.variance() * h
+			if m := sum[q] / draws; math.Abs(m) > 6*math.Sqrt(want/draws) {
+				t.Errorf("s = %g, e = %d, z = %d, entry %d: mean error %g, sd %g", c.rn.s, c.rn.e, c.z, q, m, math.Sqrt(want))
+			}
+			if r := sq[q] / draws / want; math.Abs(r-1) > 6*math.Sqrt(2.0/draws) {
+				t.Errorf("s = %g, e = %d, z = %d, entry %d: variance ratio %.4f", c.rn.s, c.rn.e, c.z, q, r)
+			}
+		}
+	}
+}
