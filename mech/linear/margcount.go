@@ -92,9 +92,10 @@ func groupMarginals(ms []WeightedMarginal, jobs []int) []countGroup {
 }
 
 // countBlock is the number of records per block: the prefix indices of a
-// block (16 KiB) stay in the first-level cache while every member counts
-// from them.
-const countBlock = 4096
+// block (128 KiB) stay in the second-level cache while every member counts
+// from them, each member's table staying in the first-level cache for a
+// block's increments (a group's tables together can exceed the caches).
+const countBlock = 1 << 15
 
 // colInt is the element type of a column.
 type colInt interface{ ~uint8 | ~uint16 | ~int32 }
