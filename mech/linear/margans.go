@@ -452,6 +452,7 @@ func sumOut(dims, attrs []int, ys []int64, t []int) []int64 {
 func helmertForward(y []int64, ns []int) []int64 {
 	cur := y
 	shape := append([]int(nil), ns...)
+	var prefix []int64
 	for ax := range ns {
 		n := shape[ax]
 		outer, inner := 1, 1
@@ -462,12 +463,19 @@ func helmertForward(y []int64, ns []int) []int64 {
 			inner *= shape[k]
 		}
 		out := make([]int64, outer*(n-1)*inner)
+		prefix = append(prefix[:0], make([]int64, inner)...)
 		for o := 0; o < outer; o++ {
-			for i := 0; i < inner; i++ {
-				var prefix int64
-				for j := 1; j < n; j++ {
-					prefix += cur[(o*n+j-1)*inner+i]
-					out[(o*(n-1)+j-1)*inner+i] = prefix - int64(j)*cur[(o*n+j)*inner+i]
+			clear(prefix)
+			// out_j = Σ_{k < j} cur_k - j cur_j, over the inner index.
+			for j := 1; j < n; j++ {
+				prev := cur[(o*n+j-1)*inner : (o*n+j)*inner]
+				next := cur[(o*n+j)*inner : (o*n+j+1)*inner]
+				dst := out[(o*(n-1)+j-1)*inner : (o*(n-1)+j)*inner]
+				jj := int64(j)
+				prev, next = prev[:len(dst)], next[:len(dst)]
+				for i := range dst {
+					prefix[i] += prev[i]
+					dst[i] = prefix[i] - jj*next[i]
 				}
 			}
 		}
@@ -486,6 +494,7 @@ func helmertBack(z []float64, ns []int) []float64 {
 	for k, n := range ns {
 		shape[k] = n - 1
 	}
+	var suffix []float64
 	for ax, n := range ns {
 		outer, inner := 1, 1
 		for k := 0; k < ax; k++ {
@@ -495,17 +504,22 @@ func helmertBack(z []float64, ns []int) []float64 {
 			inner *= shape[k]
 		}
 		out := make([]float64, outer*n*inner)
+		suffix = append(suffix[:0], make([]float64, inner)...)
 		for o := 0; o < outer; o++ {
-			for i := 0; i < inner; i++ {
-				// out[j] = Σ_{k > j} a_k - j a_j, a_k = z_k/(k(k+1)).
-				suffix := 0.0
-				for j := n - 1; j >= 1; j-- {
-					a := cur[(o*(n-1)+j-1)*inner+i] / (float64(j) * float64(j+1))
-					out[(o*n+j)*inner+i] = suffix - float64(j)*a
-					suffix += a
+			clear(suffix)
+			// out_j = Σ_{k > j} a_k - j a_j, a_k = cur_k/(k(k+1)).
+			for j := n - 1; j >= 1; j-- {
+				src := cur[(o*(n-1)+j-1)*inner : (o*(n-1)+j)*inner]
+				dst := out[(o*n+j)*inner : (o*n+j+1)*inner]
+				d, fj := float64(j)*float64(j+1), float64(j)
+				src = src[:len(dst)]
+				for i := range dst {
+					a := src[i] / d
+					dst[i] = suffix[i] - fj*a
+					suffix[i] += a
 				}
-				out[o*n*inner+i] = suffix
 			}
+			copy(out[o*n*inner:(o*n+1)*inner], suffix)
 		}
 		cur = out
 		shape[ax] = n
