@@ -32,9 +32,13 @@ const dgFixedMax = 1 << 62
 // e^-4 at worst) finishes the same steps with math/big, so the
 // distribution is exact everywhere. The result is y, or, when |Y| >= 2^62,
 // 0 and the value as a *big.Int.
-func discreteGaussianFixed(src Source, n uint64) (int64, *big.Int) {
+func discreteGaussianFixed(s Source, n uint64) (int64, *big.Int) {
 	if n == 0 || n >= dgFixedMax {
 		panic("linear: discreteGaussianFixed needs 1 <= n < 2^62")
+	}
+	src, ok := s.(*bitSource)
+	if !ok {
+		src = &bitSource{src: s}
 	}
 	t := isqrt64(n) + 1 // <= 2^31
 	bHi, bLo := bits.Mul64(n, t*t)
@@ -52,7 +56,7 @@ func discreteGaussianFixed(src Source, n uint64) (int64, *big.Int) {
 			for bernoulliExpFrac(src, 1, 1) {
 				v++
 			}
-			neg = src.Uint64()&1 == 1
+			neg = src.bit()
 			if !neg || u != 0 || v != 0 {
 				break
 			}
@@ -84,7 +88,7 @@ func discreteGaussianFixed(src Source, n uint64) (int64, *big.Int) {
 
 // dgAccept returns true with probability exp(-(yt - n)²/(2nt²)), B =
 // 2nt² = (bHi, bLo), for y < 2^62 (math/big when |yt - n| >= 2^64).
-func dgAccept(src Source, y, t, n, bHi, bLo uint64) bool {
+func dgAccept(src *bitSource, y, t, n, bHi, bLo uint64) bool {
 	dHi, dLo := bits.Mul64(y, t)
 	var b uint64
 	dLo, b = bits.Sub64(dLo, n, 0)
@@ -119,7 +123,7 @@ func dgAcceptBig(src Source, y *big.Int, t, n uint64) bool {
 // trials of Bernoulli(e^-1), then the parity of the first k >= 1 with
 // Bernoulli(r/(kB)) = 0 for the remainder r, drawn as Bernoulli(1/k) and
 // Bernoulli(r/B)); math/big when A/B >= 2^64.
-func bernoulliExp128(src Source, aHi, aLo, bHi, bLo uint64) bool {
+func bernoulliExp128(src *bitSource, aHi, aLo, bHi, bLo uint64) bool {
 	q, rHi, rLo, ok := div128(aHi, aLo, bHi, bLo)
 	if !ok {
 		num := new(big.Int).SetUint64(aHi)
@@ -136,8 +140,8 @@ func bernoulliExp128(src Source, aHi, aLo, bHi, bLo uint64) bool {
 	if rHi == 0 && rLo == 0 {
 		return true
 	}
-	k := uint64(1) // Bernoulli(1/1) needs no draw
-	for k == 1 || uniform64(src, k) == 0 {
+	k := uint64(1)
+	for src.oneIn(k) {
 		uHi, uLo := uniform128(src, bHi, bLo)
 		if uHi > rHi || (uHi == rHi && uLo >= rLo) {
 			break
@@ -150,12 +154,46 @@ func bernoulliExp128(src Source, aHi, aLo, bHi, bLo uint64) bool {
 // bernoulliExpFrac returns true with probability exp(-num/den), exactly,
 // for 0 <= num <= den, den > 0 (Algorithm 1 for γ <= 1: the parity of the
 // first k >= 1 with Bernoulli(γ/k) = Bernoulli(1/k)·Bernoulli(num/den) = 0).
-func bernoulliExpFrac(src Source, num, den uint64) bool {
-	k := uint64(1) // Bernoulli(1/1) needs no draw
-	for (k == 1 || uniform64(src, k) == 0) && (num == den || uniform64(src, den) < num) {
+func bernoulliExpFrac(src *bitSource, num, den uint64) bool {
+	k := uint64(1)
+	for src.oneIn(k) && (num == den || uniform64(src, den) < num) {
 		k++
 	}
 	return k%2 == 1
+}
+
+// bitSource is a Source that also hands out single random bits, 64 from
+// each word (the draws of Bernoulli(1/2) and of signs).
+type bitSource struct {
+	src  Source
+	bits uint64
+	n    uint
+}
+
+// Uint64 returns the next word of the underlying source.
+func (b *bitSource) Uint64() uint64 { return b.src.Uint64() }
+
+// bit returns one uniform random bit.
+func (b *bitSource) bit() bool {
+	if b.n == 0 {
+		b.bits, b.n = b.src.Uint64(), 64
+	}
+	v := b.bits&1 == 1
+	b.bits >>= 1
+	b.n--
+	return v
+}
+
+// oneIn returns true with probability 1/k, k >= 1 (no draw for k = 1, one
+// bit for k = 2).
+func (b *bitSource) oneIn(k uint64) bool {
+	switch k {
+	case 1:
+		return true
+	case 2:
+		return b.bit()
+	}
+	return uniform64(b, k) == 0
 }
 
 // uniform64 returns a uniform integer in [0, n), n > 0, without bias

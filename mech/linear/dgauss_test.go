@@ -201,7 +201,7 @@ func TestDiscreteGaussianFixedMatchesBig(t *testing.T) {
 // more (math/big) returns false (probability below e^-(2^64)).
 func TestBernoulliExp128(t *testing.T) {
 	const draws = 100000
-	src := SeededSource(24)
+	src := &bitSource{src: SeededSource(24)}
 	r := rand.New(rand.NewPCG(2, 128))
 	for _, g := range []float64{0, 0.03, 0.7, 1, 2.5, 9} {
 		bHi, bLo := r.Uint64()>>4|1<<59, r.Uint64() // 2^123 <= B < 2^124
@@ -329,6 +329,25 @@ func TestResidualNoiseWide(t *testing.T) {
 			}
 			if r := sq[q] / draws / want; math.Abs(r-1) > 6*math.Sqrt(2.0/draws) {
 				t.Errorf("s = %g, e = %d, z = %d, entry %d: variance ratio %.4f", c.rn.s, c.rn.e, c.z, q, r)
+			}
+		}
+	}
+}
+
+// TestBitSource: bit hands out the bits of consecutive words, lowest first
+// (each uniform and independent when the words are), and oneIn(1) draws
+// nothing.
+func TestBitSource(t *testing.T) {
+	b := &bitSource{src: SeededSource(8)}
+	ref := SeededSource(8)
+	for w := 0; w < 5; w++ {
+		word := ref.Uint64()
+		for i := 0; i < 64; i++ {
+			if !b.oneIn(1) {
+				t.Fatal("oneIn(1) false")
+			}
+			if got, want := b.bit(), word>>i&1 == 1; got != want {
+				t.Fatalf("word %d bit %d: %v, want %v", w, i, got, want)
 			}
 		}
 	}

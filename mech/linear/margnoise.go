@@ -46,7 +46,8 @@ func (rn residualNoise) variance() float64 { return math.Ldexp(rn.s, -2*rn.e) }
 // |z| <= 2^62) plus its noise, in data units: (z·2^e + Y)·2^-e rounded to
 // the nearest float64, Y exact discrete Gaussian of variance s·||h_r||²
 // (discreteGaussianFixed below 2^62, discreteGaussian above).
-func (rn residualNoise) measure(src Source, z []int64, ns []int, noisy []float64) {
+func (rn residualNoise) measure(s Source, z []int64, ns []int, noisy []float64) {
+	src := &bitSource{src: s}
 	idx := make([]int, len(ns)) // k_f - 1 for each axis
 	e := rn.e
 	var sBig *big.Int
