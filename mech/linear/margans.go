@@ -282,9 +282,12 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 			if crypto {
 				wsrc = newCryptoBuffer()
 			}
-			cnt := &counter{dims: p.Dims, cols: cols, pairs: pairs, w: data.Counts, pre: make([]uint32, countBlock)}
+			cnt := &counter{ctx: ctx, dims: p.Dims, cols: cols, pairs: pairs, w: data.Counts, pre: make([]uint32, countBlock)}
 			for g := range next {
 				tabs := cnt.count(p.Marginals, groups[g])
+				if tabs == nil {
+					continue // cancelled
+				}
 				for j, i := range groups[g].members {
 					measure(i, tabs[j], wsrc)
 					tabs[j] = nil

@@ -3,6 +3,7 @@ package linear
 // Counting the marginals of AnswerGaussianMarginals from the records.
 
 import (
+	"context"
 	"sort"
 	"strconv"
 	"strings"
@@ -102,6 +103,7 @@ type colInt interface{ ~uint8 | ~uint16 | ~int32 }
 
 // counter counts one group: pre is scratch of countBlock prefix indices.
 type counter struct {
+	ctx   context.Context // checked every 16 blocks
 	dims  []int
 	cols  []column
 	pairs []column // pairs[x]: attributes x and x+1 as one column (value v_x·n_{x+1} + v_{x+1}), or empty
@@ -226,7 +228,8 @@ func (c column) at(r int) int {
 
 // count returns the counts of every member of g (row-major over its
 // attributes), in one pass over the records in blocks: tables of uint32
-// for records (a column has fewer than 2^32 rows), int64 for counted rows.
+// for records (a column has fewer than 2^32 rows), int64 for counted rows;
+// nil when the context is cancelled.
 func (c *counter) count(ms []WeightedMarginal, g countGroup) [][]int64 {
 	rows := 0
 	if len(c.cols) > 0 {
@@ -281,6 +284,9 @@ func (c *counter) count(ms []WeightedMarginal, g countGroup) [][]int64 {
 		ns[j] = c.dims[f]
 	}
 	for r0 := 0; r0 < rows; r0 += countBlock {
+		if r0%(16*countBlock) == 0 && c.ctx.Err() != nil {
+			return nil
+		}
 		r1 := min(rows, r0+countBlock)
 		pre := c.pre[:r1-r0]
 		if len(g.prefix) == 0 {
