@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/run"
 )
 
@@ -50,7 +51,8 @@ type MarginalRelease struct {
 	// Sensitivity 1 (the whole measurement, every residual scaled by its
 	// share) and Scale = σ, the zCDP calibration of the discrete Gaussian
 	// for (Eps, Delta); each residual of subspace T carries variance
-	// σ² m_T/(n_T u_T) per entry.
+	// s_T² = σ² m_T/(n_T u_T) per entry, rounded up by a relative 2^-32 at
+	// most (the answers' Variance is that of the noise drawn).
 	Noise Noise `json:"noise"`
 	// Subspaces is the number of residuals measured.
 	Subspaces int `json:"subspaces"`
@@ -66,8 +68,9 @@ const maxMarginalCount = 1 << 53
 // integer residual z_T = (⊗_{f ∈ T} H_f) y_T, H_f the integer Helmert
 // matrix with rows h_k = (1, ..., 1, -k, 0, ...) (k ones), adding to each
 // entry exact discrete Gaussian noise (Canonne, Kamath and Steinke 2020) of
-// variance s_T² ||h_r||² on a dyadic grid fine enough that s_T is at least
-// 2^30 grid steps, with s_T² = σ² m_T/(n_T u_T); and reconstructs every
+// variance s_T² ||h_r||², s_T² = σ² m_T/(n_T u_T) rounded up to an integer
+// number of steps² of the coarsest dyadic grid on which it is at least 2^32
+// (docs/MATH.md §15.11); and reconstructs every
 // workload marginal S from the noisy residuals as
 //
 //	ŷ_S = Σ_{T ⊆ S} (⊗_{f ∈ T} H_f^T D_f^{-1} ⊗_{f ∈ S∖T} 1/n_f) ẑ_T,
@@ -77,15 +80,24 @@ const maxMarginalCount = 1 << 53
 // zCDP divergence by Σ_T Σ_r h_r(c)²/(2 s_T² ||h_r||²) = Σ_T u_T/(2σ²) =
 // 1/(2σ²) (the rows are orthogonal, so Σ_r h_r(c)²/||h_r||² = m_T/n_T for
 // every cell c): the release is ρ-zCDP with ρ = 1/(2σ²), and σ is the
-// smallest with ZCDPDelta(ρ, eps) <= delta (as AnswerGaussian). The noise is
-// drawn in the order of p.Subspaces from src (CryptoSource for a real
-// release; SeededSource only for experiments).
+// smallest with ZCDPDelta(ρ, eps) <= delta (as AnswerGaussian).
+//
+// The work runs on GOMAXPROCS goroutines: the marginals sharing all but
+// their last attribute are counted together from compact copies of the
+// columns, and each subspace's noise is drawn as soon as it is counted.
+// With src = CryptoSource() (real releases) every goroutine reads
+// crypto/rand through its own buffer; with a SeededSource (experiments
+// only) subspace t draws from its own generator seeded by
+// splitmix64(k ^ splitmix64(t)), k the first word of src, so a seed gives
+// the same release whatever GOMAXPROCS; any other source is read by a
+// single goroutine in a fixed order.
 //
 // Errors (run.ErrBadInput): a nil plan, data or source, a column count or
 // length mismatch, a value outside its attribute's domain, a negative count,
 // a total count above 2^53 or one for which an integer residual might
-// exceed 2^62; run.ErrTooLarge beyond budget (the residuals, Σ_T n_T, and
-// the answers, Σ_S n_S, as float64); ctx's error when cancelled.
+// exceed 2^62; run.ErrTooLarge beyond budget (the estimates, Σ_T n_T, and
+// the answers, Σ_S n_S, as float64, the compact and pair columns, and per
+// goroutine the counting tables of one group); ctx's error when cancelled.
 func AnswerGaussianMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, src Source, budget run.Budget) (*MarginalRelease, error) {
 	return answerMarginals(ctx, p, data, src, budget, false)
 }
@@ -108,11 +120,13 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 	if err != nil {
 		return nil, err
 	}
-	// Memory: y_T (int64) and the estimates (float64) over n_T cells, the
-	// answers over n_S cells.
-	cellsT, cellsS := 0.0, 0.0
+	// Memory: the estimates (float64) over n_T cells, the answers over n_S
+	// cells (checked below, before any allocation of their size, with the
+	// columns and the counting tables).
+	cellsT, cellsS, maxT := 0.0, 0.0, 0.0
 	for _, t := range p.Subspaces {
 		cellsT += p.cells(t)
+		maxT = math.Max(maxT, p.cells(t))
 	}
 	for i, m := range p.Marginals {
 		n := p.cells(m.Attrs)
@@ -124,9 +138,7 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 		}
 		cellsS += n
 	}
-	if err := budget.Check("answer marginals: the residuals and answers", 16*cellsT+8*cellsS, ""); err != nil {
-		return nil, fmt.Errorf("linear: %w", err)
-	}
+	rows := len(data.Columns[0])
 	// The largest integer residual: total·Π_{f ∈ T} 2(n_f - 1) <= 2^62.
 	for _, t := range p.Subspaces {
 		b := float64(total)
@@ -160,123 +172,223 @@ func answerMarginals(ctx context.Context, p *MarginalPlan, data *MarginalData, s
 			}
 		}
 	}
-	// Count: y_T for every subspace, marginal by marginal, in parallel.
-	yT := make([][]int64, len(p.Subspaces))
-	var jobs []int
+	// A subspace equal to its home marginal and in no other one (the
+	// top subspaces of a workload of k-way marginals) is estimated straight
+	// into that marginal's answers.
+	uses := make([]int32, len(p.Subspaces))
+	for _, t := range p.subIdx {
+		uses[t]++
+	}
+	inPlace := make([]bool, len(p.Subspaces))
+	for t, i := range home {
+		if uses[t] == 1 && len(p.Subspaces[t]) == len(p.Marginals[i].Attrs) && p.bases == nil {
+			inPlace[t] = true
+			cellsT -= p.cells(p.Subspaces[t])
+		}
+	}
+	var jobs, empty []int
 	for i, h := range homes {
-		if len(h) > 0 {
+		switch {
+		case len(h) == 0:
+		case len(p.Marginals[i].Attrs) == 0:
+			empty = append(empty, i)
+		default:
 			jobs = append(jobs, i)
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	groups := groupMarginals(p.Marginals, jobs)
+	// The sources: CryptoSource gives every worker its own buffered
+	// crypto/rand reader; SeededSource gives subspace t its own stream,
+	// seeded by splitmix64(k ^ splitmix64(t)) with k one word of src, so a
+	// seed gives the same release whatever GOMAXPROCS; any other source is
+	// read by one goroutine, in a fixed order.
+	workers := runtime.GOMAXPROCS(0)
+	var key uint64
+	seeded, crypto := false, false
+	switch {
+	case noiseless:
+	case src == CryptoSource():
+		crypto = true
+	case mech.Seeded(src):
+		seeded = true
+		key = src.Uint64()
+	default:
+		workers = 1
+	}
+	workers = max(1, min(workers, len(groups)))
+	pairMem := 0.0
+	if data.Counts == nil {
+		pairMem = pairBytes(p.Dims, p.Marginals, groups, rows)
+	}
+	if err := budget.Check("answer marginals: the columns, estimates, answers and counting tables",
+		compactBytes(p.Dims, rows)+pairMem+8*cellsT+8*cellsS+float64(workers)*(12*maxGroupCells(p, groups)+48*maxT+4*countBlock), ""); err != nil {
+		return nil, fmt.Errorf("linear: %w", err)
+	}
+	par := make([]residualNoise, len(p.Subspaces))
+	if !noiseless {
+		for t, ts := range p.Subspaces {
+			s2 := scale * c * c * p.cellsMinus(ts) / (p.cells(ts) * p.Share[t])
+			if !(s2 > 0 && s2 < math.MaxFloat64/2) {
+				return nil, fmt.Errorf("linear: answer marginals: %w: subspace %v has noise variance %g (its share %g)", run.ErrBadInput, ts, s2, p.Share[t])
+			}
+			par[t] = newResidualNoise(s2)
+		}
+	}
+	cols := compactColumns(p.Dims, data.Columns, runtime.GOMAXPROCS(0))
+	var pairs []column
+	if data.Counts == nil {
+		pairs = pairColumns(p.Dims, p.Marginals, groups, cols, rows, runtime.GOMAXPROCS(0))
+	}
+	// Count each group's marginals, then measure and estimate the
+	// subspaces homed at them, in parallel.
+	est := make([][]float64, len(p.Subspaces))
+	answers := make([][]float64, len(p.Marginals))
+	measure := func(i int, ys []int64, wsrc Source) {
+		attrs := p.Marginals[i].Attrs
+		for _, t := range homes[i] {
+			ts := p.Subspaces[t]
+			yt := ys
+			if len(ts) != len(attrs) {
+				yt = sumOut(p.Dims, attrs, ys, ts)
+			}
+			if p.bases != nil {
+				// Prefix or allrange attributes: tree bases
+				// (margansq.go).
+				tsrc := wsrc
+				if seeded {
+					tsrc = SeededSource(splitmix64(key ^ splitmix64(uint64(t))))
+				}
+				est[t] = p.measureTyped(yt, ts, scale*c*c*p.sensitivity(ts)/p.Share[t], tsrc, noiseless)
+				continue
+			}
+			ns := make([]int, len(ts))
+			for k, f := range ts {
+				ns[k] = p.Dims[f]
+			}
+			z := helmertForward(yt, ns)
+			noisy := make([]float64, len(z))
+			switch {
+			case noiseless:
+				for r, v := range z {
+					noisy[r] = float64(v)
+				}
+			case seeded:
+				par[t].measure(SeededSource(splitmix64(key^splitmix64(uint64(t)))), z, ns, noisy)
+			default:
+				par[t].measure(wsrc, z, ns, noisy)
+			}
+			if inPlace[t] {
+				answers[i] = helmertBack(noisy, ns)
+			} else {
+				est[t] = helmertBack(noisy, ns)
+			}
+		}
+	}
+	var wsrc0 Source = src
+	if crypto {
+		wsrc0 = newCryptoBuffer()
+	}
+	for _, i := range empty {
+		measure(i, []int64{total}, wsrc0)
+	}
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var idx []int32 // scratch of marginals of four or more attributes
-			for i := range next {
-				if len(p.Marginals[i].Attrs) > 3 && idx == nil {
-					idx = make([]int32, len(data.Columns[0]))
+			wsrc := src
+			if crypto {
+				wsrc = newCryptoBuffer()
+			}
+			cnt := &counter{ctx: ctx, dims: p.Dims, cols: cols, pairs: pairs, w: data.Counts, pre: make([]uint32, countBlock)}
+			for g := range next {
+				tabs := cnt.count(p.Marginals, groups[g])
+				if tabs == nil {
+					continue // cancelled
 				}
-				ys := countMarginal(p.Dims, p.Marginals[i].Attrs, data, idx)
-				for _, t := range homes[i] {
-					yT[t] = sumOut(p.Dims, p.Marginals[i].Attrs, ys, p.Subspaces[t])
+				for j, i := range groups[g].members {
+					measure(i, tabs[j], wsrc)
+					tabs[j] = nil
 				}
 			}
 		}()
 	}
-	for _, i := range jobs {
+	for g := range groups {
 		if ctx.Err() != nil {
 			break
 		}
-		next <- i
+		next <- g
 	}
 	close(next)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// Measure every residual with its noise and estimate it.
-	est := make([][]float64, len(p.Subspaces))
-	for t, ts := range p.Subspaces {
-		if t%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		if p.bases != nil {
-			est[t] = p.measureTyped(yT[t], ts, scale*c*c*p.sensitivity(ts)/p.Share[t], src, noiseless)
-			yT[t] = nil
-			continue
-		}
-		ns := make([]int, len(ts))
-		for k, f := range ts {
-			ns[k] = p.Dims[f]
-		}
-		z := helmertForward(yT[t], ns)
-		yT[t] = nil
-		s2 := scale * c * c * p.cellsMinus(ts) / (p.cells(ts) * p.Share[t]) // s_T²
-		e := 0
-		if need := math.Ldexp(1, gridBits) / math.Sqrt(s2); need > 1 {
-			e = int(math.Ceil(math.Log2(need)))
-		}
-		noisy := make([]float64, len(z))
-		if noiseless {
-			for r, v := range z {
-				noisy[r] = float64(v)
-			}
-		} else {
-			// σ_r² = s_T² 4^e ||h_r||², rounded up (more noise only adds
-			// privacy); ||h_r||² = Π_f k_f(k_f+1) for the row's indices.
-			r := new(big.Rat).SetFloat64(math.Ldexp(s2, 2*e) * (1 + 1e-12))
-			num0, den := r.Num(), r.Denom()
-			num := new(big.Int)
-			tot := new(big.Int)
-			idx := make([]int, len(ns)) // k_f - 1 for each axis
-			kk := new(big.Int)
-			for q, v := range z {
-				num.Set(num0)
-				for k := range idx {
-					j := int64(idx[k] + 1)
-					num.Mul(num, kk.SetInt64(j*(j+1)))
-				}
-				tot.SetInt64(v)
-				tot.Lsh(tot, uint(e))
-				tot.Add(tot, discreteGaussian(src, num, den))
-				f, _ := new(big.Float).SetInt(tot).Float64()
-				noisy[q] = math.Ldexp(f, -e)
-				for k := len(idx) - 1; k >= 0; k-- { // next row index
-					if idx[k]++; idx[k] < ns[k]-1 {
-						break
-					}
-					idx[k] = 0
-				}
-			}
-		}
-		est[t] = helmertBack(noisy, ns)
-	}
 	rel := &MarginalRelease{Subspaces: len(p.Subspaces), Marginals: make([]MarginalAnswer, len(p.Marginals)),
 		Noise: Noise{Mechanism: "discrete-gaussian", Eps: p.Eps, Delta: p.Delta, Sensitivity: 1, Scale: c * math.Sqrt(1+1e-12), Variance: c * c * (1 + 1e-12)}}
 	// Noise.Scale is σ for the whole measurement at sensitivity 1; the
-	// variances include the shares' rounding (scale).
+	// per-marginal variances are those of the noise drawn (s_T² rounded up).
 	if noiseless {
 		rel.Noise = Noise{Mechanism: "none"}
 	}
-	for i, m := range p.Marginals {
+	parallelFor(len(p.Marginals), runtime.GOMAXPROCS(0), func(i int) {
+		m := p.Marginals[i]
 		if p.bases != nil {
 			rel.Marginals[i] = p.answerTyped(i, est, scale*rel.Noise.Variance)
-			continue
+			return
 		}
-		ans := reconstruct(p, i, est)
 		v := 0.0
 		if !noiseless {
-			v = scale * rel.Noise.Variance * p.Variance[i] / (p.Sigma * p.Sigma)
+			// Var_S = Σ_{T ⊆ S} s_T² m_T n_T / n_S² (docs/MATH.md §15.11).
+			ns := p.cells(m.Attrs)
+			for k := p.off[i]; k < p.off[i+1]; k++ {
+				t := p.subIdx[k]
+				ts := p.Subspaces[t]
+				v += par[t].variance() * p.cellsMinus(ts) * p.cells(ts) / (ns * ns)
+			}
 		}
-		rel.Marginals[i] = MarginalAnswer{Attrs: append([]int(nil), m.Attrs...), Weight: m.Weight, Answers: ans, Variance: v}
-	}
+		rel.Marginals[i] = MarginalAnswer{Attrs: append([]int(nil), m.Attrs...), Weight: m.Weight, Answers: reconstruct(p, i, est, answers[i]), Variance: v}
+	})
 	return rel, nil
+}
+
+// maxGroupCells returns the largest total of cells counted by one group.
+func maxGroupCells(p *MarginalPlan, groups []countGroup) float64 {
+	best := 0.0
+	for _, g := range groups {
+		c := 0.0
+		for _, i := range g.members {
+			c += p.cells(p.Marginals[i].Attrs)
+		}
+		best = math.Max(best, c)
+	}
+	return best
+}
+
+// parallelFor calls f(0), ..., f(n-1) on up to workers goroutines.
+func parallelFor(n, workers int, f func(int)) {
+	workers = max(1, min(workers, n))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	next := 0
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // cellsMinus returns m_T = Π_{f ∈ T}(n_f - 1).
@@ -327,61 +439,6 @@ func checkMarginalData(dims []int, data *MarginalData) (int64, error) {
 	return total, nil
 }
 
-// countMarginal returns the counts of the marginal over attrs (row-major),
-// in one fused pass over the records for up to three attributes; idx is
-// scratch space of one int32 per record (reused across calls).
-func countMarginal(dims, attrs []int, data *MarginalData, idx []int32) []int64 {
-	n := 1
-	for _, f := range attrs {
-		n *= dims[f]
-	}
-	y := make([]int64, n)
-	cnt := data.Counts
-	add := func(q int, r int) {
-		if cnt == nil {
-			y[q]++
-		} else {
-			y[q] += cnt[r]
-		}
-	}
-	switch len(attrs) {
-	case 0:
-		for r := range data.Columns[0] {
-			add(0, r)
-		}
-	case 1:
-		for r, a := range data.Columns[attrs[0]] {
-			add(int(a), r)
-		}
-	case 2:
-		c1, n1 := data.Columns[attrs[1]], dims[attrs[1]]
-		for r, a := range data.Columns[attrs[0]] {
-			add(int(a)*n1+int(c1[r]), r)
-		}
-	case 3:
-		c1, n1 := data.Columns[attrs[1]], dims[attrs[1]]
-		c2, n2 := data.Columns[attrs[2]], dims[attrs[2]]
-		c1, c2 = c1[:len(data.Columns[attrs[0]])], c2[:len(data.Columns[attrs[0]])]
-		for r, a := range data.Columns[attrs[0]] {
-			add((int(a)*n1+int(c1[r]))*n2+int(c2[r]), r)
-		}
-	default:
-		for r := range idx {
-			idx[r] = 0
-		}
-		for _, f := range attrs {
-			col, nf := data.Columns[f], int32(dims[f])
-			for r, v := range col {
-				idx[r] = idx[r]*nf + v
-			}
-		}
-		for r, q := range idx {
-			add(int(q), r)
-		}
-	}
-	return y
-}
-
 // sumOut returns the marginal over t (a subset of attrs) of ys, the
 // marginal over attrs.
 func sumOut(dims, attrs []int, ys []int64, t []int) []int64 {
@@ -421,6 +478,7 @@ func sumOut(dims, attrs []int, ys []int64, t []int) []int64 {
 func helmertForward(y []int64, ns []int) []int64 {
 	cur := y
 	shape := append([]int(nil), ns...)
+	var prefix []int64
 	for ax := range ns {
 		n := shape[ax]
 		outer, inner := 1, 1
@@ -431,12 +489,19 @@ func helmertForward(y []int64, ns []int) []int64 {
 			inner *= shape[k]
 		}
 		out := make([]int64, outer*(n-1)*inner)
+		prefix = append(prefix[:0], make([]int64, inner)...)
 		for o := 0; o < outer; o++ {
-			for i := 0; i < inner; i++ {
-				var prefix int64
-				for j := 1; j < n; j++ {
-					prefix += cur[(o*n+j-1)*inner+i]
-					out[(o*(n-1)+j-1)*inner+i] = prefix - int64(j)*cur[(o*n+j)*inner+i]
+			clear(prefix)
+			// out_j = Σ_{k < j} cur_k - j cur_j, over the inner index.
+			for j := 1; j < n; j++ {
+				prev := cur[(o*n+j-1)*inner : (o*n+j)*inner]
+				next := cur[(o*n+j)*inner : (o*n+j+1)*inner]
+				dst := out[(o*(n-1)+j-1)*inner : (o*(n-1)+j)*inner]
+				jj := int64(j)
+				prev, next = prev[:len(dst)], next[:len(dst)]
+				for i := range dst {
+					prefix[i] += prev[i]
+					dst[i] = prefix[i] - jj*next[i]
 				}
 			}
 		}
@@ -455,6 +520,7 @@ func helmertBack(z []float64, ns []int) []float64 {
 	for k, n := range ns {
 		shape[k] = n - 1
 	}
+	var suffix []float64
 	for ax, n := range ns {
 		outer, inner := 1, 1
 		for k := 0; k < ax; k++ {
@@ -464,21 +530,22 @@ func helmertBack(z []float64, ns []int) []float64 {
 			inner *= shape[k]
 		}
 		out := make([]float64, outer*n*inner)
+		suffix = append(suffix[:0], make([]float64, inner)...)
 		for o := 0; o < outer; o++ {
-			for i := 0; i < inner; i++ {
-				// out[j] = Σ_{k > j} a_k - j a_j, a_k = z_k/(k(k+1)).
-				suffix := 0.0
-				for j := n - 1; j >= 0; j-- {
-					v := 0.0
-					if j >= 1 {
-						v = -float64(j) * cur[(o*(n-1)+j-1)*inner+i] / float64(j*(j+1))
-					}
-					out[(o*n+j)*inner+i] = suffix + v
-					if j >= 1 {
-						suffix += cur[(o*(n-1)+j-1)*inner+i] / float64(j*(j+1))
-					}
+			clear(suffix)
+			// out_j = Σ_{k > j} a_k - j a_j, a_k = cur_k/(k(k+1)).
+			for j := n - 1; j >= 1; j-- {
+				src := cur[(o*(n-1)+j-1)*inner : (o*(n-1)+j)*inner]
+				dst := out[(o*n+j)*inner : (o*n+j+1)*inner]
+				d, fj := float64(j)*float64(j+1), float64(j)
+				src = src[:len(dst)]
+				for i := range dst {
+					a := src[i] / d
+					dst[i] = suffix[i] - fj*a
+					suffix[i] += a
 				}
 			}
+			copy(out[o*n*inner:(o*n+1)*inner], suffix)
 		}
 		cur = out
 		shape[ax] = n
@@ -487,42 +554,63 @@ func helmertBack(z []float64, ns []int) []float64 {
 }
 
 // reconstruct returns marginal i's estimate Σ_{T ⊆ S} est_T broadcast over
-// S∖T and divided by Π_{f ∈ S∖T} n_f.
-func reconstruct(p *MarginalPlan, i int, est [][]float64) []float64 {
+// S∖T and divided by Π_{f ∈ S∖T} n_f (T's attributes in S's order), added
+// to out (nil for zeros; est_T is nil for the subspace already in out).
+func reconstruct(p *MarginalPlan, i int, est [][]float64, out []float64) []float64 {
 	s := p.Marginals[i].Attrs
-	ns := int(p.cells(s))
-	out := make([]float64, ns)
+	if out == nil {
+		out = make([]float64, int(p.cells(s)))
+	}
+	if len(s) == 0 {
+		for k := p.off[i]; k < p.off[i+1]; k++ {
+			if e := est[p.subIdx[k]]; e != nil {
+				out[0] += e[0]
+			}
+		}
+		return out
+	}
 	vals := make([]int, len(s))
+	stride := make([]int, len(s)) // T's row-major stride of each axis of S, 0 off T
+	var tmp []float64
 	for k := p.off[i]; k < p.off[i+1]; k++ {
 		t := p.Subspaces[p.subIdx[k]]
 		e := est[p.subIdx[k]]
-		in := make([]bool, len(s))
+		if e == nil {
+			continue
+		}
 		div := 1.0
-		for a, f := range s {
+		st := 1
+		for a := len(s) - 1; a >= 0; a-- {
+			stride[a] = 0
 			for _, g := range t {
-				if g == f {
-					in[a] = true
+				if g == s[a] {
+					stride[a] = st
+					st *= p.Dims[s[a]]
 				}
 			}
-			if !in[a] {
-				div *= float64(p.Dims[f])
+			if stride[a] == 0 {
+				div *= float64(p.Dims[s[a]])
 			}
 		}
-		for a := range vals {
-			vals[a] = 0
+		tmp = append(tmp[:0], e...)
+		for q := range tmp {
+			tmp[q] /= div
 		}
-		for c := 0; c < ns; c++ {
-			q := 0
-			for a, f := range s {
-				if in[a] {
-					q = q*p.Dims[f] + vals[a]
-				}
+		// Odometer over all axes but the last; the last runs inner.
+		clear(vals)
+		last, nl := stride[len(s)-1], p.Dims[s[len(s)-1]]
+		q0 := 0
+		for c := 0; c < len(out); c += nl {
+			row := out[c : c+nl]
+			for v := range row {
+				row[v] += tmp[q0+v*last]
 			}
-			out[c] += e[q] / div
-			for a := len(s) - 1; a >= 0; a-- {
+			for a := len(s) - 2; a >= 0; a-- {
+				q0 += stride[a]
 				if vals[a]++; vals[a] < p.Dims[s[a]] {
 					break
 				}
+				q0 -= vals[a] * stride[a]
 				vals[a] = 0
 			}
 		}

@@ -201,7 +201,7 @@ func (p *MarginalPlan) applyQueries(i int, cells []float64) []float64 {
 // variance at sensitivity 1 (0 when noiseless).
 func (p *MarginalPlan) answerTyped(i int, est [][]float64, v float64) MarginalAnswer {
 	m := p.Marginals[i]
-	ans := p.applyQueries(i, reconstruct(p, i, est))
+	ans := p.applyQueries(i, reconstruct(p, i, est, nil))
 	vs := p.queryVariances(i)
 	top := 0.0
 	for q := range vs {
