@@ -1,6 +1,7 @@
 package sdp
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -138,10 +139,10 @@ func totalMultiple(g *mat.SymDense) (float64, bool) {
 // tr(c 11ᵀ (11ᵀ)⁺) = c exactly; it has rank 1, so its error is computed on
 // its row space, with no near-singular p-Identity factor (singular values
 // near 1e-7) standing in for it. Baselines are evaluated and reported.
-func totalResult(g *mat.SymDense, c float64, o *L1Options) (*L1Result, error) {
+func totalResult(ctx context.Context, g *mat.SymDense, c float64, o *L1Options) (*L1Result, error) {
 	n := g.SymmetricDim()
 	op := gramDense{g: mat.DenseCopyOf(g)}
-	bvals, _, err := baselineObjectives(o.Baselines, func(a *mat.Dense) (float64, error) { return l1Error(op, g, a) })
+	bvals, _, err := baselineObjectives(ctx, o.Baselines, func(a *mat.Dense) (float64, error) { return l1Error(op, g, a) })
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/optdp/optdp/run"
 	"gonum.org/v1/gonum/mat"
@@ -229,4 +230,24 @@ func TestL1Cancel(t *testing.T) {
 	if _, err := OptimizeL1Marginals(ctx, marginalTerms(3, 2), nil, &L1Options{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("OptimizeL1Marginals: %v", err)
 	}
+}
+
+// TestL1CancelBaselines: a cancellation during the baselines' errors (at
+// n = 1024 the dense ones factor and invert AᵀA: a second or more in pure
+// Go, before the first iteration) returns the context's error; the
+// latency is logged, not asserted.
+func TestL1CancelBaselines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an order-1024 optimisation")
+	}
+	g := allRangeGram(1024)
+	ctx, cancel := context.WithCancel(context.Background())
+	timer := time.AfterFunc(20*time.Millisecond, cancel)
+	defer timer.Stop()
+	start := time.Now()
+	_, err := OptimizeL1(ctx, g, &L1Options{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled 20 ms in: err %v after %v, want context.Canceled", err, time.Since(start))
+	}
+	t.Logf("returned %v after the start", time.Since(start))
 }
