@@ -117,18 +117,19 @@ func ReadDistCSV(r io.Reader) (*MatrixMetric, error) {
 	return ReadDistCSVContext(context.Background(), r)
 }
 
-// ReadDistCSVContext is ReadDistCSV with the validation stopped by ctx (see
-// NewMatrixContext).
+// ReadDistCSVContext is ReadDistCSV stopped by ctx: the reading reads ctx
+// before each row, the validation as NewMatrixContext.
 func ReadDistCSVContext(ctx context.Context, r io.Reader) (*MatrixMetric, error) {
-	n, d, err := readDistCSV(r)
+	n, d, err := readDistCSV(ctx, r)
 	if err != nil {
 		return nil, err
 	}
 	return newMatrix(ctx, n, d)
 }
 
-// readDistCSV reads the n×n matrix of ReadDistCSV, unvalidated.
-func readDistCSV(r io.Reader) (int, []float64, error) {
+// readDistCSV reads the n×n matrix of ReadDistCSV, unvalidated, reading
+// ctx before each row.
+func readDistCSV(ctx context.Context, r io.Reader) (int, []float64, error) {
 	lr := &limitReader{r: r, bytes: MaxDistCSVBytes, line: MaxDistCSVLine}
 	cr := csv.NewReader(lr)
 	cr.Comment = '#'
@@ -138,6 +139,9 @@ func readDistCSV(r io.Reader) (int, []float64, error) {
 	var d []float64
 	n, rows := 0, 0
 	for {
+		if err := ctx.Err(); err != nil {
+			return 0, nil, fmt.Errorf("metric: distance CSV: reading interrupted after %d rows: %w", rows, err)
+		}
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
