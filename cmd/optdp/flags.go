@@ -13,6 +13,7 @@ import (
 	iofs "io/fs"
 	"math"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 
@@ -56,17 +57,30 @@ func flagsGiven(fs *flag.FlagSet) map[string]bool {
 	return set
 }
 
-// parseMetricFlag builds the metric of --metric with metric.Parse. A
-// missing flag, an unknown kind or a bad parameter is a command-line
-// mistake (exit 2); a graph or distance file that cannot be read or is not
-// valid is a data problem (exit 1).
+// parseMetricFlag builds the metric of --metric with metric.ParseContext,
+// stopped by Ctrl-C (see parseMetricFlagContext).
 func parseMetricFlag(spec string, given bool) (metric.Metric, error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return parseMetricFlagContext(ctx, spec, given)
+}
+
+// parseMetricFlagContext builds the metric of --metric with
+// metric.ParseContext(ctx, spec). A missing flag, an unknown kind or a bad
+// parameter is a command-line mistake (exit 2); a graph or distance file
+// that cannot be read or is not valid is a data problem (exit 1); a build
+// stopped by ctx (Ctrl-C) is an error wrapping ctx's, saying "cancelled"
+// (exit 1).
+func parseMetricFlagContext(ctx context.Context, spec string, given bool) (metric.Metric, error) {
 	if !given || strings.TrimSpace(spec) == "" {
 		return nil, usagef("--metric is required (kinds: %s)", strings.Join(metric.Kinds(), ", "))
 	}
-	m, err := metric.Parse(spec)
+	m, err := metric.ParseContext(ctx, spec)
 	if err == nil {
 		return m, nil
+	}
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil, fmt.Errorf("--metric: building the metric cancelled: %w", err)
 	}
 	err = fmt.Errorf("--metric: %w", err)
 	if metricFileError(spec, err) {
