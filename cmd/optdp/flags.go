@@ -30,7 +30,7 @@ import (
 // metricFlagHelp is the help text of --metric.
 var metricFlagHelp = "answer metric spec (required): line:n=N, ring:n=N, clique:n=N, sum:u=U,v=V, kcount:u=U,k=K, " +
 	"hamming:u=U,v=V, grid:w=W,h=H,step=S,norm=euclid|manhattan|chebyshev (or bbox=SOUTH,WEST,NORTH,EAST in degrees instead of step: km from the map), " +
-	"graph:file=PATH (edge list), dist:file=PATH (CSV distances)"
+	"graph:file=PATH (edge list), dist:file=PATH[,repair=TOL] (CSV distances), points:file=PATH, latlon:file=PATH, roads:file=PATH; Ctrl-C stops a long build (a distance file's triangle check is cubic)"
 
 // epsFlagHelp is the help text of the --eps flag of the mechanism commands.
 const epsFlagHelp = "privacy level eps > 0 per unit of distance: per hop for graphs, per km for grids (required)"

@@ -56,17 +56,11 @@ func (g *GridMetric) Place(i int) (a, b float64, geo bool) {
 	return (float64(col) + 0.5) * g.step, (float64(row) + 0.5) * g.step, false
 }
 
-// extent is the smallest and largest computed distance between distinct
-// points (one O(n²) scan, kept once complete).
-func (p *PointsMetric) extent() (minD, maxD float64) {
-	minD, maxD, _ = p.extentContext(context.Background())
-	return minD, maxD
-}
-
-// extentContext is extent stopped by ctx: the scan reads ctx before each
-// row (at most n-1 distances, well under a millisecond at n = 10^4) and
-// returns its error, wrapped, once it is cancelled; an interrupted scan is
-// not kept.
+// extentContext is the smallest and largest computed distance between
+// distinct points (one O(n²) scan, kept once complete), stopped by ctx:
+// the scan reads ctx before each row (at most n-1 distances, well under a
+// millisecond at n = 10^4) and returns its error, wrapped, once it is
+// cancelled; an interrupted scan is not kept.
 func (p *PointsMetric) extentContext(ctx context.Context) (minD, maxD float64, err error) {
 	p.extMu.Lock()
 	defer p.extMu.Unlock()

@@ -56,11 +56,11 @@ func abs(x int) int {
 	return x
 }
 
-// cancelAfter runs f under a context cancelled after delay and returns its
-// error and the time from the cancel to f's return; a call that does not
+// cancelAfter runs f under a context cancelled after delay and returns the
+// time from the cancel to f's return and f's error; a call that does not
 // return within a minute of the cancel fails the test (a hang guard, not a
 // timing assertion).
-func cancelAfter(t *testing.T, delay time.Duration, f func(ctx context.Context) error) (error, time.Duration) {
+func cancelAfter(t *testing.T, delay time.Duration, f func(ctx context.Context) error) (time.Duration, error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -69,17 +69,17 @@ func cancelAfter(t *testing.T, delay time.Duration, f func(ctx context.Context) 
 	var at time.Time
 	select {
 	case err := <-done: // finished before the cancel
-		return err, 0
+		return 0, err
 	case <-time.After(delay):
 		at = time.Now()
 		cancel()
 	}
 	select {
 	case err := <-done:
-		return err, time.Since(at)
+		return time.Since(at), err
 	case <-time.After(time.Minute):
 		t.Fatal("no return within a minute of the cancel")
-		return nil, 0
+		return 0, nil
 	}
 }
 
@@ -95,7 +95,7 @@ func TestParseContextDistCancelled(t *testing.T) {
 	for _, spec := range []string{"dist:file=" + path, "dist:file=" + path + ",repair=1e-9"} {
 		// Early (in the reading) and late (in the check or the repair).
 		for _, delay := range []time.Duration{300 * time.Millisecond, 1500 * time.Millisecond} {
-			err, lat := cancelAfter(t, delay, func(ctx context.Context) error {
+			lat, err := cancelAfter(t, delay, func(ctx context.Context) error {
 				_, err := ParseContext(ctx, spec)
 				return err
 			})
@@ -152,7 +152,7 @@ func TestRepairMatrixContextCancelled(t *testing.T) {
 		return d
 	}
 	big := rnd(1500)
-	err, lat := cancelAfter(t, 200*time.Millisecond, func(ctx context.Context) error {
+	lat, err := cancelAfter(t, 200*time.Millisecond, func(ctx context.Context) error {
 		_, err := RepairMatrixContext(ctx, big, 0.9)
 		return err
 	})
@@ -214,7 +214,7 @@ func TestNewRoadsContextCancelled(t *testing.T) {
 	if _, err := NewRoadsContext(ctx, w*w, edges); !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want a cancellation", err)
 	}
-	err, lat := cancelAfter(t, 50*time.Millisecond, func(ctx context.Context) error {
+	lat, err := cancelAfter(t, 50*time.Millisecond, func(ctx context.Context) error {
 		_, err := NewRoadsContext(ctx, w*w, edges)
 		return err
 	})
@@ -257,7 +257,7 @@ func TestDistRoundingContextCancelled(t *testing.T) {
 		return p
 	}
 	big := pts(8000)
-	err, lat := cancelAfter(t, 100*time.Millisecond, func(ctx context.Context) error {
+	lat, err := cancelAfter(t, 100*time.Millisecond, func(ctx context.Context) error {
 		_, _, err := DistRoundingContext(ctx, big)
 		return err
 	})

@@ -170,9 +170,12 @@ func ParseContext(ctx context.Context, spec string) (Metric, error) {
 }
 
 // readMetricFile reads a graph edge list, a distance CSV, a points file or
-// a road list from path; repair is the dist spec's repair tolerance ("" =
-// none).
+// a road list from path (not opened once ctx is done); repair is the dist
+// spec's repair tolerance ("" = none).
 func readMetricFile(ctx context.Context, kind, path, repair string) (Metric, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: not read: %w", path, err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
