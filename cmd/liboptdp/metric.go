@@ -64,15 +64,17 @@ func optdp_metric_from_distances(d *C.optdp_cdouble, n C.int64_t, op *C.optdp_cc
 		if n > metric.MaxMatrixAnswers {
 			return badInput("a distance matrix of %d answers is over the limit of %d", int64(n), metric.MaxMatrixAnswers)
 		}
-		data, r, c, err := matrix(d, int64(n), int64(n), "distance matrix", true)
-		if err != nil {
-			return err
-		}
-		rows := make([][]float64, r)
-		for i := range rows {
-			rows[i] = data[i*c : (i+1)*c]
-		}
+		// The time limit counts from here: the copy and the entry check
+		// are inside it.
 		return long(op, true, func(ctx context.Context, _ *metricArgs) error {
+			data, r, c, err := matrix(d, int64(n), int64(n), "distance matrix", true)
+			if err != nil {
+				return err
+			}
+			rows := make([][]float64, r)
+			for i := range rows {
+				rows[i] = data[i*c : (i+1)*c]
+			}
 			m, err := metric.NewMatrixContext(ctx, rows)
 			if err != nil {
 				return err

@@ -346,7 +346,7 @@ func repairMatrix(ctx context.Context, n int, d []float64, tol float64) (*Closur
 	if !finite(tol) || tol < 0 || tol >= 1 {
 		return nil, run.BadInputf("repair tolerance %v: want 0 <= tol < 1", tol)
 	}
-	if err := checkEntries(n, d); err != nil {
+	if err := checkEntries(ctx, n, d); err != nil {
 		return nil, err
 	}
 	orig := append([]float64(nil), d...)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -292,5 +293,21 @@ func TestDistRoundingContextCancelled(t *testing.T) {
 	line, _ := Line(5)
 	if _, _, err := DistRoundingContext(ctx, line); !errors.Is(err, context.Canceled) {
 		t.Fatalf("line with a cancelled context: error %v", err)
+	}
+}
+
+// TestCheckEntriesContext: the entry check stops on a cancelled context
+// and still names the first asymmetric pair in row-major order.
+func TestCheckEntriesContext(t *testing.T) {
+	d := [][]float64{{0, 1, 2}, {1, 0, 1}, {2, 1, 0}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := NewMatrixContext(ctx, d); !errors.Is(err, context.Canceled) || errors.Is(err, run.ErrBadInput) {
+		t.Fatalf("error %v, want a cancellation", err)
+	}
+	d[2][1] = 1.5
+	_, err := NewMatrixContext(context.Background(), d)
+	if !errors.Is(err, run.ErrBadInput) || !strings.Contains(err.Error(), "not symmetric, d(1,2) = 1 but d(2,1) = 1.5") {
+		t.Fatalf("error %v", err)
 	}
 }

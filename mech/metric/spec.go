@@ -223,7 +223,7 @@ func readDistFile(ctx context.Context, f io.Reader, path, repair string) (Metric
 	}
 	n, d, err := readDistCSV(ctx, f)
 	if err == nil && tol < 0 {
-		if err = checkEntries(n, d); err == nil {
+		if err = checkEntries(ctx, n, d); err == nil {
 			var bad bool
 			if _, _, _, bad, err = firstTriangleViolationContext(ctx, n, d); err == nil && !bad {
 				return &MatrixMetric{n: n, d: d, source: path}, nil
