@@ -208,7 +208,8 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, opts *Options) (*R
 // again by resolve at a build level below eps. When X was not built,
 // r.Audit is Free's verdict (FreeMechanism.Audit), the one proof every
 // entry point reports. When no proof is found, no Free is handed out and
-// Note says why.
+// Note says why; a failed resolve or a cancelled ctx (the rounding bound's
+// scan reads it) is returned as an error.
 func attachFree(ctx context.Context, r *Result, m metric.Metric, eps float64, resolve func(float64) (*Result, error)) error {
 	if r.Exists != Yes {
 		return nil
