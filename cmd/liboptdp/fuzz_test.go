@@ -25,7 +25,7 @@ func FuzzOptions(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, dst := range []bounded{&tightArgs{}, &thresholdArgs{}, &optimalArgs{}, &optimizeArgs{}, &capacityArgs{}, &gCapacityArgs{}, &streamArgs{}} {
+		for _, dst := range []bounded{&tightArgs{}, &thresholdArgs{}, &optimalArgs{}, &optimizeArgs{}, &capacityArgs{}, &gCapacityArgs{}, &streamArgs{}, &metricArgs{}} {
 			err := decodeText(s, dst, "options", true)
 			if err == nil {
 				c, set := dst.bounds()

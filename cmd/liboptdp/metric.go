@@ -8,6 +8,7 @@ package main
 import "C"
 
 import (
+	"context"
 	"fmt"
 	"unsafe"
 
@@ -28,23 +29,34 @@ func isMetric(v any) bool {
 // maxDistances bounds the distance matrix optdp_metric_distances returns.
 const maxDistances = mech.MaxDenseEntries
 
+// metricArgs is the options argument of the metric constructors: the
+// control keys (cancel, timeout_s) only; a build reports no progress.
+type metricArgs struct {
+	control
+	set run.Settings
+}
+
+func (a *metricArgs) bounds() (control, *run.Settings) { return a.control, &a.set }
+
 //export optdp_metric_parse
-func optdp_metric_parse(spec *C.optdp_cchar, out *C.optdp_handle, errOut **C.char) C.int {
+func optdp_metric_parse(spec *C.optdp_cchar, op *C.optdp_cchar, out *C.optdp_handle, errOut **C.char) C.int {
 	return call(errOut, func() error {
 		if spec == nil || out == nil {
 			return badInput("spec or handle pointer is NULL")
 		}
-		m, err := metric.Parse(C.GoString((*C.char)(spec)))
-		if err != nil {
-			return err
-		}
-		*out = register(m)
-		return nil
+		return long(op, true, func(ctx context.Context, _ *metricArgs) error {
+			m, err := metric.ParseContext(ctx, C.GoString((*C.char)(spec)))
+			if err != nil {
+				return err
+			}
+			*out = register(m)
+			return nil
+		})
 	})
 }
 
 //export optdp_metric_from_distances
-func optdp_metric_from_distances(d *C.optdp_cdouble, n C.int64_t, out *C.optdp_handle, errOut **C.char) C.int {
+func optdp_metric_from_distances(d *C.optdp_cdouble, n C.int64_t, op *C.optdp_cchar, out *C.optdp_handle, errOut **C.char) C.int {
 	return call(errOut, func() error {
 		if out == nil {
 			return badInput("the handle pointer is NULL")
@@ -52,25 +64,29 @@ func optdp_metric_from_distances(d *C.optdp_cdouble, n C.int64_t, out *C.optdp_h
 		if n > metric.MaxMatrixAnswers {
 			return badInput("a distance matrix of %d answers is over the limit of %d", int64(n), metric.MaxMatrixAnswers)
 		}
-		data, r, c, err := matrix(d, int64(n), int64(n), "distance matrix", true)
-		if err != nil {
-			return err
-		}
-		rows := make([][]float64, r)
-		for i := range rows {
-			rows[i] = data[i*c : (i+1)*c]
-		}
-		m, err := metric.NewMatrix(rows)
-		if err != nil {
-			return err
-		}
-		*out = register(m)
-		return nil
+		// The time limit counts from here: the copy and the entry check
+		// are inside it.
+		return long(op, true, func(ctx context.Context, _ *metricArgs) error {
+			data, r, c, err := matrix(d, int64(n), int64(n), "distance matrix", true)
+			if err != nil {
+				return err
+			}
+			rows := make([][]float64, r)
+			for i := range rows {
+				rows[i] = data[i*c : (i+1)*c]
+			}
+			m, err := metric.NewMatrixContext(ctx, rows)
+			if err != nil {
+				return err
+			}
+			*out = register(m)
+			return nil
+		})
 	})
 }
 
 //export optdp_metric_from_edges
-func optdp_metric_from_edges(n C.int64_t, edges *C.optdp_cint64, m C.int64_t, out *C.optdp_handle, errOut **C.char) C.int {
+func optdp_metric_from_edges(n C.int64_t, edges *C.optdp_cint64, m C.int64_t, op *C.optdp_cchar, out *C.optdp_handle, errOut **C.char) C.int {
 	return call(errOut, func() error {
 		if out == nil {
 			return badInput("the handle pointer is NULL")
@@ -97,12 +113,19 @@ func optdp_metric_from_edges(n C.int64_t, edges *C.optdp_cint64, m C.int64_t, ou
 			}
 			e[k] = [2]int{int(a), int(b)}
 		}
-		g, err := metric.NewGraph(nv, e)
-		if err != nil {
-			return err
-		}
-		*out = register(g)
-		return nil
+		// NewGraph is linear in the edges (distances are computed on
+		// demand): the options are read, and ctx checked, for uniformity.
+		return long(op, true, func(ctx context.Context, _ *metricArgs) error {
+			g, err := metric.NewGraph(nv, e)
+			if err == nil {
+				err = ctx.Err()
+			}
+			if err != nil {
+				return err
+			}
+			*out = register(g)
+			return nil
+		})
 	})
 }
 

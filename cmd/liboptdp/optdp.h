@@ -50,7 +50,7 @@ extern "C" {
 
 /* OPTDP_ABI_VERSION changes when a declaration of this header changes
  * incompatibly; optdp_version reports the library's. */
-#define OPTDP_ABI_VERSION 1
+#define OPTDP_ABI_VERSION 2
 
 /* Status codes. */
 enum {
@@ -124,20 +124,29 @@ int optdp_schema(char **json, char **err);
 
 /* ---- metrics (answer sets with a distance) ---- */
 
+/* The metric constructors take options (NULL for none): {"cancel",
+ * "timeout_s"} as the long computations below. Building a metric from a
+ * file or a matrix checks the triangle inequality in O(n^3) (a minute at
+ * n = 4096); a cancel or timeout stops it within some 10 ms of work
+ * (OPTDP_ERR_CANCELLED). */
+
 /* optdp_metric_parse builds a metric from a spec of the command-line tool:
  * line:n=N, ring:n=N, clique:n=N, sum:u=U,v=V, kcount:u=U,k=K,
  * hamming:u=U,v=V, grid:w=W,h=H[,step=S][,norm=euclid|manhattan|chebyshev],
- * graph:file=PATH, dist:file=PATH. */
-int optdp_metric_parse(optdp_cchar *spec, optdp_handle *metric, char **err);
+ * graph:file=PATH, dist:file=PATH[,repair=TOL], points:file=PATH,
+ * latlon:file=PATH, roads:file=PATH. */
+int optdp_metric_parse(optdp_cchar *spec, optdp_cchar *options, optdp_handle *metric, char **err);
 
 /* optdp_metric_from_distances builds a metric from an n x n distance matrix
  * d: symmetric, 0 exactly on the diagonal, > 0 off it (+Inf: unreachable),
  * satisfying the triangle inequality (n <= 4096). */
-int optdp_metric_from_distances(optdp_cdouble *d, int64_t n, optdp_handle *metric, char **err);
+int optdp_metric_from_distances(optdp_cdouble *d, int64_t n, optdp_cchar *options, optdp_handle *metric,
+	char **err);
 
 /* optdp_metric_from_edges builds the shortest-path metric of the undirected
  * graph on the vertices 0..n-1 with the m edges (edges[2k], edges[2k+1]). */
-int optdp_metric_from_edges(int64_t n, optdp_cint64 *edges, int64_t m, optdp_handle *metric, char **err);
+int optdp_metric_from_edges(int64_t n, optdp_cint64 *edges, int64_t m, optdp_cchar *options,
+	optdp_handle *metric, char **err);
 
 /* optdp_metric_info writes {"n": number of answers, "spec": the metric's
  * spec}. */

@@ -13,6 +13,7 @@ import (
 	iofs "io/fs"
 	"math"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 
@@ -29,7 +30,7 @@ import (
 // metricFlagHelp is the help text of --metric.
 var metricFlagHelp = "answer metric spec (required): line:n=N, ring:n=N, clique:n=N, sum:u=U,v=V, kcount:u=U,k=K, " +
 	"hamming:u=U,v=V, grid:w=W,h=H,step=S,norm=euclid|manhattan|chebyshev (or bbox=SOUTH,WEST,NORTH,EAST in degrees instead of step: km from the map), " +
-	"graph:file=PATH (edge list), dist:file=PATH (CSV distances)"
+	"graph:file=PATH (edge list), dist:file=PATH[,repair=TOL] (CSV distances), points:file=PATH, latlon:file=PATH, roads:file=PATH; Ctrl-C stops a long build (a distance file's triangle check is cubic)"
 
 // epsFlagHelp is the help text of the --eps flag of the mechanism commands.
 const epsFlagHelp = "privacy level eps > 0 per unit of distance: per hop for graphs, per km for grids (required)"
@@ -56,17 +57,30 @@ func flagsGiven(fs *flag.FlagSet) map[string]bool {
 	return set
 }
 
-// parseMetricFlag builds the metric of --metric with metric.Parse. A
-// missing flag, an unknown kind or a bad parameter is a command-line
-// mistake (exit 2); a graph or distance file that cannot be read or is not
-// valid is a data problem (exit 1).
+// parseMetricFlag builds the metric of --metric with metric.ParseContext,
+// stopped by Ctrl-C (see parseMetricFlagContext).
 func parseMetricFlag(spec string, given bool) (metric.Metric, error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return parseMetricFlagContext(ctx, spec, given)
+}
+
+// parseMetricFlagContext builds the metric of --metric with
+// metric.ParseContext(ctx, spec). A missing flag, an unknown kind or a bad
+// parameter is a command-line mistake (exit 2); a graph or distance file
+// that cannot be read or is not valid is a data problem (exit 1); a build
+// stopped by ctx (Ctrl-C) is an error wrapping ctx's, saying "cancelled"
+// (exit 1).
+func parseMetricFlagContext(ctx context.Context, spec string, given bool) (metric.Metric, error) {
 	if !given || strings.TrimSpace(spec) == "" {
 		return nil, usagef("--metric is required (kinds: %s)", strings.Join(metric.Kinds(), ", "))
 	}
-	m, err := metric.Parse(spec)
+	m, err := metric.ParseContext(ctx, spec)
 	if err == nil {
 		return m, nil
+	}
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil, fmt.Errorf("--metric: building the metric cancelled: %w", err)
 	}
 	err = fmt.Errorf("--metric: %w", err)
 	if metricFileError(spec, err) {

@@ -1,6 +1,10 @@
 package metric
 
-import "math"
+import (
+	"context"
+	"fmt"
+	"math"
+)
 
 // Locator is a metric whose answers are places: planar points in km or
 // points on the Earth in degrees. Priors built from records of visits and
@@ -23,6 +27,7 @@ type Locator interface {
 var (
 	_ Locator          = (*GridMetric)(nil)
 	_ Rounded          = (*PointsMetric)(nil)
+	_ RoundedContext   = (*PointsMetric)(nil)
 	_ PositiveDefinite = (*PointsMetric)(nil)
 )
 
@@ -51,19 +56,30 @@ func (g *GridMetric) Place(i int) (a, b float64, geo bool) {
 	return (float64(col) + 0.5) * g.step, (float64(row) + 0.5) * g.step, false
 }
 
-// extent is the smallest and largest computed distance between distinct
-// points (one O(n²) scan, kept).
-func (p *PointsMetric) extent() (minD, maxD float64) {
-	p.extOnce.Do(func() {
-		p.minD, p.maxD = math.Inf(1), 0
-		for i := range p.a {
-			for j := i + 1; j < len(p.a); j++ {
-				d := p.Dist(i, j)
-				p.minD, p.maxD = min(p.minD, d), max(p.maxD, d)
-			}
+// extentContext is the smallest and largest computed distance between
+// distinct points (one O(n²) scan, kept once complete), stopped by ctx:
+// the scan reads ctx before each row (at most n-1 distances, well under a
+// millisecond at n = 10^4) and returns its error, wrapped, once it is
+// cancelled; an interrupted scan is not kept.
+func (p *PointsMetric) extentContext(ctx context.Context) (minD, maxD float64, err error) {
+	p.extMu.Lock()
+	defer p.extMu.Unlock()
+	if p.extDone {
+		return p.minD, p.maxD, nil
+	}
+	minD, maxD = math.Inf(1), 0
+	n := len(p.a)
+	for i := 0; i < n; i++ {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, fmt.Errorf("metric: %s: distance range of %d points interrupted after %d rows: %w", p.kind(), n, i, err)
 		}
-	})
-	return p.minD, p.maxD
+		for j := i + 1; j < n; j++ {
+			d := p.Dist(i, j)
+			minD, maxD = min(minD, d), max(maxD, d)
+		}
+	}
+	p.minD, p.maxD, p.extDone = minD, maxD, true
+	return minD, maxD, nil
 }
 
 // DistRounding of planar points: d̂ = fl(hypot(fl(x_i-x_j), fl(y_i-y_j)))
@@ -80,18 +96,29 @@ func (p *PointsMetric) extent() (minD, maxD float64) {
 // E = R·sphereErr(alpha) of the exact angle between them (docs/MATH.md
 // §3.10), and Defect = 3E/MinDist.
 func (p *PointsMetric) DistRounding() (RoundingBound, bool) {
-	if p.geo {
-		return p.geoRounding()
-	}
+	b, ok, _ := p.DistRoundingContext(context.Background())
+	return b, ok
+}
+
+// DistRoundingContext is DistRounding with its O(n²) scan stopped by ctx
+// (see RoundedContext).
+func (p *PointsMetric) DistRoundingContext(ctx context.Context) (RoundingBound, bool, error) {
 	if len(p.a) < 2 {
-		return RoundingBound{MinDist: 1}, true
+		return RoundingBound{MinDist: 1}, true, nil
 	}
-	minD, diam := p.extent()
+	minD, diam, err := p.extentContext(ctx)
+	if err != nil {
+		return RoundingBound{}, false, err
+	}
+	if p.geo {
+		b, ok := p.geoRounding(minD)
+		return b, ok, nil
+	}
 	if !(minD >= 0x1p-1022) || math.IsInf(diam, 0) || math.IsInf(up(diam)/minD, 0) {
-		return RoundingBound{}, false
+		return RoundingBound{}, false, nil
 	}
 	t := up(2 * hypotErr / (1 - hypotErr))
-	return RoundingBound{Defect: up(t * (1 + up(diam/minD))), MinDist: minD}, true
+	return RoundingBound{Defect: up(t * (1 + up(diam/minD))), MinDist: minD}, true, nil
 }
 
 // PhiPositiveDefinite is true for planar points: exp(-eps·|x-y|) is a

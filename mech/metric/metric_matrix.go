@@ -64,7 +64,7 @@ func NewMatrixContext(ctx context.Context, d [][]float64) (*MatrixMetric, error)
 
 // newMatrix validates the row-major n×n matrix d (kept, not copied).
 func newMatrix(ctx context.Context, n int, d []float64) (*MatrixMetric, error) {
-	if err := checkEntries(n, d); err != nil {
+	if err := checkEntries(ctx, n, d); err != nil {
 		return nil, err
 	}
 	i, j, k, ok, err := firstTriangleViolationContext(ctx, n, d)
@@ -85,12 +85,16 @@ func triangleError(n int, d []float64, i, j, k int) error {
 }
 
 // checkEntries checks every entry of the row-major n×n matrix d: numbers,
-// symmetric, zero exactly on the diagonal.
-func checkEntries(n int, d []float64) error {
-	m := &MatrixMetric{n: n, d: d}
+// symmetric, zero exactly on the diagonal; it reads ctx before each row
+// (the symmetry check reads a column, a cache miss per entry) and returns
+// its error, wrapped, once it is cancelled.
+func checkEntries(ctx context.Context, n int, d []float64) error {
 	for i := 0; i < n; i++ {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("distance matrix: entry check of %d answers interrupted at row %d: %w", n, i, err)
+		}
 		for j := 0; j < n; j++ {
-			x := m.d[i*n+j]
+			x := d[i*n+j]
 			switch {
 			case math.IsNaN(x):
 				return run.BadInputf("distance matrix: d(%d,%d) is NaN", i, j)
@@ -98,8 +102,9 @@ func checkEntries(n int, d []float64) error {
 				return run.BadInputf("distance matrix: diagonal d(%d,%d) = %v, must be 0", i, j, x)
 			case i != j && !(x > 0):
 				return run.BadInputf("distance matrix: d(%d,%d) = %v, distinct answers must be at a positive distance", i, j, x)
-			case x != m.d[j*n+i]:
-				return run.BadInputf("distance matrix: not symmetric, d(%d,%d) = %v but d(%d,%d) = %v", i, j, x, j, i, m.d[j*n+i])
+			case j > i && x != d[j*n+i]:
+				// (j > i only: a mismatch at j < i was found at (j, i).)
+				return run.BadInputf("distance matrix: not symmetric, d(%d,%d) = %v but d(%d,%d) = %v", i, j, x, j, i, d[j*n+i])
 			}
 		}
 	}
@@ -117,18 +122,19 @@ func ReadDistCSV(r io.Reader) (*MatrixMetric, error) {
 	return ReadDistCSVContext(context.Background(), r)
 }
 
-// ReadDistCSVContext is ReadDistCSV with the validation stopped by ctx (see
-// NewMatrixContext).
+// ReadDistCSVContext is ReadDistCSV stopped by ctx: the reading reads ctx
+// before each row, the validation as NewMatrixContext.
 func ReadDistCSVContext(ctx context.Context, r io.Reader) (*MatrixMetric, error) {
-	n, d, err := readDistCSV(r)
+	n, d, err := readDistCSV(ctx, r)
 	if err != nil {
 		return nil, err
 	}
 	return newMatrix(ctx, n, d)
 }
 
-// readDistCSV reads the n×n matrix of ReadDistCSV, unvalidated.
-func readDistCSV(r io.Reader) (int, []float64, error) {
+// readDistCSV reads the n×n matrix of ReadDistCSV, unvalidated, reading
+// ctx before each row.
+func readDistCSV(ctx context.Context, r io.Reader) (int, []float64, error) {
 	lr := &limitReader{r: r, bytes: MaxDistCSVBytes, line: MaxDistCSVLine}
 	cr := csv.NewReader(lr)
 	cr.Comment = '#'
@@ -138,6 +144,9 @@ func readDistCSV(r io.Reader) (int, []float64, error) {
 	var d []float64
 	n, rows := 0, 0
 	for {
+		if err := ctx.Err(); err != nil {
+			return 0, nil, fmt.Errorf("metric: distance CSV: reading interrupted after %d rows: %w", rows, err)
+		}
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
@@ -241,9 +250,10 @@ func firstTriangleViolation(n int, d []float64) (int, int, int, bool) {
 }
 
 // firstTriangleViolationContext is firstTriangleViolation stopped by ctx:
-// each goroutine reads ctx before each k (n²/2 comparisons, some 10 ms at
-// n = 4096, where the whole scan takes 20 to 80 s), and ctx's error is
-// returned once it is cancelled.
+// each goroutine reads ctx before each k and every 256 rows within it (a
+// step of n²/2 comparisons sweeps the whole matrix, 128 MiB at n = 4096,
+// where the whole scan takes 20 to 80 s), and ctx's error is returned once
+// it is cancelled.
 func firstTriangleViolationContext(ctx context.Context, n int, d []float64) (int, int, int, bool, error) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	var best atomic.Int64 // smallest violating k found so far
@@ -262,6 +272,9 @@ func firstTriangleViolationContext(ctx context.Context, n int, d []float64) (int
 				}
 				rowK := d[k*n : (k+1)*n]
 				for i := 0; i < n; i++ {
+					if i%256 == 255 && ctx.Err() != nil {
+						return
+					}
 					dik := d[i*n+k]
 					rowI := d[i*n : (i+1)*n]
 					for j := i + 1; j < n; j++ {

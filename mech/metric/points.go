@@ -46,7 +46,8 @@ type PointsMetric struct {
 	order []int32
 	vec   [][3]float64
 
-	extOnce    sync.Once
+	extMu      sync.Mutex // guards extDone, minD, maxD
+	extDone    bool
 	minD, maxD float64
 }
 

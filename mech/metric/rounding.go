@@ -1,6 +1,10 @@
 package metric
 
-import "math"
+import (
+	"context"
+	"fmt"
+	"math"
+)
 
 // Proven bounds on how the float64 distances d̂ = Dist of a metric can break
 // the triangle inequality (docs/MATH.md §3.9). A mechanism built from d̂ at
@@ -38,6 +42,31 @@ func DistRounding(m Metric) (RoundingBound, bool) {
 		return r.DistRounding()
 	}
 	return RoundingBound{}, false
+}
+
+// RoundedContext is a Rounded metric whose bound takes long enough to
+// compute (an O(n²) scan of computed distances) to be stopped by a
+// context.
+type RoundedContext interface {
+	Rounded
+	// DistRoundingContext is DistRounding stopped by ctx: it returns ctx's
+	// error, wrapped, once ctx is cancelled.
+	DistRoundingContext(ctx context.Context) (RoundingBound, bool, error)
+}
+
+// DistRoundingContext is DistRounding stopped by ctx: a RoundedContext
+// metric's scan reads ctx as it goes; the bounds of the other metrics are
+// closed forms or scans of a stored matrix of at most MaxMatrixAnswers²
+// entries (tens of milliseconds), read after ctx is checked once.
+func DistRoundingContext(ctx context.Context, m Metric) (RoundingBound, bool, error) {
+	if r, ok := m.(RoundedContext); ok {
+		return r.DistRoundingContext(ctx)
+	}
+	if err := ctx.Err(); err != nil {
+		return RoundingBound{}, false, fmt.Errorf("metric: rounding bound of %s: %w", m, err)
+	}
+	b, ok := DistRounding(m)
+	return b, ok, nil
 }
 
 var (

@@ -1,6 +1,7 @@
 package metric
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -60,6 +61,16 @@ func Kinds() []string {
 // errors that say what is expected. The returned metric's String is the spec
 // (normalised).
 func Parse(spec string) (Metric, error) {
+	return ParseContext(context.Background(), spec)
+}
+
+// ParseContext is Parse stopped by ctx: the expensive constructors a file
+// spec reaches read ctx as they go (the triangle check of dist,
+// NewMatrixContext; its repair, RepairMatrixContext; the Dijkstras of
+// roads, NewRoadsContext), so a cancel lands within some 10 ms of work at
+// the largest admissible n, and the error wraps ctx's (not
+// run.ErrBadInput).
+func ParseContext(ctx context.Context, spec string) (Metric, error) {
 	kind, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")
 	k, ok := metricKinds[kind]
 	if !ok {
@@ -146,10 +157,10 @@ func Parse(spec string) (Metric, error) {
 			m, err = Grid(ints["w"], ints["h"], step, norm)
 		}
 	case "graph", "dist", "points", "latlon", "roads":
-		m, err = readMetricFile(kind, params["file"], params["repair"])
+		m, err = readMetricFile(ctx, kind, params["file"], params["repair"])
 	}
 	if err != nil {
-		if errors.Is(err, run.ErrTooLarge) || errors.Is(err, run.ErrBadInput) {
+		if errors.Is(err, run.ErrTooLarge) || errors.Is(err, run.ErrBadInput) || ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return nil, fmt.Errorf("metric spec %q: %w", spec, err)
 		}
 		// The spec's file cannot be read or is invalid: the input is bad.
@@ -159,9 +170,12 @@ func Parse(spec string) (Metric, error) {
 }
 
 // readMetricFile reads a graph edge list, a distance CSV, a points file or
-// a road list from path; repair is the dist spec's repair tolerance ("" =
-// none).
-func readMetricFile(kind, path, repair string) (Metric, error) {
+// a road list from path (not opened once ctx is done); repair is the dist
+// spec's repair tolerance ("" = none).
+func readMetricFile(ctx context.Context, kind, path, repair string) (Metric, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: not read: %w", path, err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -176,14 +190,14 @@ func readMetricFile(kind, path, repair string) (Metric, error) {
 		p.source = path
 		return p, nil
 	case "roads":
-		c, err := ReadRoads(f)
+		c, err := ReadRoadsContext(ctx, f)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		c.source = path
 		return c, nil
 	case "dist":
-		return readDistFile(f, path, repair)
+		return readDistFile(ctx, f, path, repair)
 	}
 	if kind == "graph" {
 		g, err := ReadEdgeList(f)
@@ -199,7 +213,7 @@ func readMetricFile(kind, path, repair string) (Metric, error) {
 // readDistFile reads a distance CSV: a MatrixMetric without repair (a
 // triangle violation is an error that names the repair tolerance that
 // would accept it), the shortest-path closure with one.
-func readDistFile(f io.Reader, path, repair string) (Metric, error) {
+func readDistFile(ctx context.Context, f io.Reader, path, repair string) (Metric, error) {
 	tol := -1.0
 	if repair != "" {
 		var err error
@@ -207,19 +221,22 @@ func readDistFile(f io.Reader, path, repair string) (Metric, error) {
 			return nil, run.BadInputf("repair=%q: want a relative tolerance 0 <= TOL < 1, e.g. 1e-6", repair)
 		}
 	}
-	n, d, err := readDistCSV(f)
+	n, d, err := readDistCSV(ctx, f)
 	if err == nil && tol < 0 {
-		if err = checkEntries(n, d); err == nil {
-			if _, _, _, bad := firstTriangleViolation(n, d); !bad {
+		if err = checkEntries(ctx, n, d); err == nil {
+			var bad bool
+			if _, _, _, bad, err = firstTriangleViolationContext(ctx, n, d); err == nil && !bad {
 				return &MatrixMetric{n: n, d: d, source: path}, nil
 			}
-			_, err = repairMatrix(n, d, 0) // names the repair that would do
+			if err == nil {
+				_, err = repairMatrix(ctx, n, d, 0) // names the repair that would do
+			}
 		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	c, err := repairMatrix(n, d, tol)
+	c, err := repairMatrix(ctx, n, d, tol)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

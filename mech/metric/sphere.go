@@ -98,12 +98,9 @@ func normSpread(vec [][3]float64) float64 {
 // R·∠ between the stored unit vectors' directions, so d̂(h,k) <= d*(h,k) + E
 // <= d*(i,h) + d*(i,k) + E <= d̂(i,h) + d̂(i,k) + 3E, and
 // d̂(h,k) − d̂(i,k) <= (1 + 3E/MinDist)·d̂(i,h).
-func (p *PointsMetric) geoRounding() (RoundingBound, bool) {
-	if len(p.a) < 2 {
-		return RoundingBound{MinDist: 1}, true
-	}
+// minD is the smallest distance between distinct points (extent), n >= 2.
+func (p *PointsMetric) geoRounding(minD float64) (RoundingBound, bool) {
 	alpha := normSpread(p.vec)
-	minD, _ := p.extent()
 	if math.IsInf(alpha, 1) || !(minD >= 0x1p-1022) {
 		return RoundingBound{}, false
 	}

@@ -1,6 +1,7 @@
 package tight
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/big"
@@ -139,8 +140,8 @@ func (f *FreeMechanism) setZ(r *Result, facs []kronFactor) error {
 
 // harden replaces f's z by the one solved at a build level below eps and
 // proves the result eps·d̂-private (free_harden.go); r is the solve at eps.
-func (f *FreeMechanism) harden(r *Result, resolve func(float64) (*Result, error)) error {
-	rb, p, err := hardenFree(f.m, f.eps, r, resolve)
+func (f *FreeMechanism) harden(ctx context.Context, r *Result, resolve func(float64) (*Result, error)) error {
+	rb, p, err := hardenFree(ctx, f.m, f.eps, r, resolve)
 	if err != nil {
 		return err
 	}

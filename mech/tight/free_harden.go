@@ -1,6 +1,7 @@
 package tight
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/big"
@@ -92,8 +93,11 @@ func needsHardening(m metric.Metric, kron []kronFactor) bool {
 // proves it eps·d̂-private (see above). r is the solve at eps, whose ZErr
 // estimates the margin. It returns the result at eps_b and the proof, or
 // an error saying why no proof was found (then no mechanism is handed out).
-func hardenFree(m metric.Metric, eps float64, r *Result, resolve func(float64) (*Result, error)) (*Result, *freeProof, error) {
-	b, ok := metric.DistRounding(m)
+func hardenFree(ctx context.Context, m metric.Metric, eps float64, r *Result, resolve func(float64) (*Result, error)) (*Result, *freeProof, error) {
+	b, ok, err := metric.DistRoundingContext(ctx, m)
+	if err != nil {
+		return nil, nil, err
+	}
 	if !ok {
 		return nil, nil, fmt.Errorf("%s has no proven bound on the rounding of its float64 distances (metric.Rounded), so the privacy of a mechanism built from them is not proven", m)
 	}

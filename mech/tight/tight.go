@@ -196,7 +196,7 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, opts *Options) (*R
 		return nil, fmt.Errorf("tight %s at eps=%v: %w", m, eps, err)
 	}
 	resolve := func(e float64) (*Result, error) { return s.run(ctx, m, e, &o) }
-	if err := attachFree(r, m, eps, resolve); err != nil {
+	if err := attachFree(ctx, r, m, eps, resolve); err != nil {
 		return nil, fmt.Errorf("tight %s at eps=%v: %w", m, eps, err)
 	}
 	return r, nil
@@ -208,8 +208,9 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, opts *Options) (*R
 // again by resolve at a build level below eps. When X was not built,
 // r.Audit is Free's verdict (FreeMechanism.Audit), the one proof every
 // entry point reports. When no proof is found, no Free is handed out and
-// Note says why.
-func attachFree(r *Result, m metric.Metric, eps float64, resolve func(float64) (*Result, error)) error {
+// Note says why; a failed resolve or a cancelled ctx (the rounding bound's
+// scan reads it) is returned as an error.
+func attachFree(ctx context.Context, r *Result, m metric.Metric, eps float64, resolve func(float64) (*Result, error)) error {
 	if r.Exists != Yes {
 		return nil
 	}
@@ -219,8 +220,8 @@ func attachFree(r *Result, m metric.Metric, eps float64, resolve func(float64) (
 		return nil
 	}
 	if needsHardening(m, f.kron) {
-		if err := f.harden(r, resolve); err != nil {
-			if re := (*resolveError)(nil); errors.As(err, &re) {
+		if err := f.harden(ctx, r, resolve); err != nil {
+			if re := (*resolveError)(nil); errors.As(err, &re) || ctx.Err() != nil {
 				return err
 			}
 			r.Note = joinNote(r.Note, "no matrix-free mechanism: its privacy is not proven: "+err.Error())

@@ -488,6 +488,7 @@ bad("progress-raises-stream", lambda: stream.optimize(256, "epochs", k=2, b=128,
     "callback", exc=KeyError)
 bad("timeout-tight-grid60", lambda: optdp.tight("grid:w=60,h=60,step=1", 1.0, timeout=0.5), "",
     exc=CancelledError)
+
 good("progress-reentrant-optimal", lambda: optdp.optimal("line:n=60", LN2, progress=_reentrant_progress).utility,
      # the truncated geometric is optimal for the line under a uniform prior:
      # utility (1 + 2(n-1)(1-a)/(1+a)... by the closed form of geometric()
@@ -775,15 +776,24 @@ def _dbl(a):
 _KEEP: list = []
 J, M, H = VP(), _lib._Matrix(), c_uint64()
 
-cbad("metric-parse-null", lambda: ccall("optdp_metric_parse", None, byref(H)), "")
-cbad("metric-parse-out-null", lambda: ccall("optdp_metric_parse", b"line:n=3", None), "")
-cbad("metric-parse-latin1", lambda: ccall("optdp_metric_parse", b"line:n=\xff", byref(H)), "")
-cbad("metric-dist-null", lambda: ccall("optdp_metric_from_distances", None, 3, byref(H)), "")
-cbad("metric-dist-neg", lambda: ccall("optdp_metric_from_distances", _dbl(np.zeros(4)), -2, byref(H)), "")
-cbad("metric-dist-huge", lambda: ccall("optdp_metric_from_distances", _dbl(np.zeros(4)), 2**40, byref(H)), "")
-cbad("metric-edges-null", lambda: ccall("optdp_metric_from_edges", 3, None, 2, byref(H)), "")
+cbad("metric-parse-null", lambda: ccall("optdp_metric_parse", None, None, byref(H)), "")
+cbad("metric-parse-out-null", lambda: ccall("optdp_metric_parse", b"line:n=3", None, None), "")
+cbad("metric-parse-latin1", lambda: ccall("optdp_metric_parse", b"line:n=\xff", None, byref(H)), "")
+cbad("metric-parse-bad-options", lambda: ccall("optdp_metric_parse", b"line:n=3", b'{"budget": 1}', byref(H)),
+     "unknown key")
+cbad("metric-parse-neg-timeout", lambda: ccall("optdp_metric_parse", b"line:n=3", b'{"timeout_s": -1}', byref(H)),
+     "timeout_s")
+cbad("metric-dist-null", lambda: ccall("optdp_metric_from_distances", None, 3, None, byref(H)), "")
+cbad("metric-dist-neg", lambda: ccall("optdp_metric_from_distances", _dbl(np.zeros(4)), -2, None, byref(H)), "")
+cbad("metric-dist-huge", lambda: ccall("optdp_metric_from_distances", _dbl(np.zeros(4)), 2**40, None, byref(H)), "")
+cbad("metric-dist-bad-options", lambda: ccall("optdp_metric_from_distances", _dbl(np.zeros(1)), 1, b"[1]",
+                                              byref(H)), "options")
+cbad("metric-edges-null", lambda: ccall("optdp_metric_from_edges", 3, None, 2, None, byref(H)), "")
 cbad("metric-edges-neg", lambda: ccall("optdp_metric_from_edges", 3,
-                                       np.zeros(4, np.int64).ctypes.data_as(_lib._P_INT64), -1, byref(H)), "")
+                                       np.zeros(4, np.int64).ctypes.data_as(_lib._P_INT64), -1, None, byref(H)), "")
+cbad("metric-edges-bad-cancel", lambda: ccall("optdp_metric_from_edges", 2,
+                                              np.array([0, 1], np.int64).ctypes.data_as(_lib._P_INT64), 1,
+                                              b'{"cancel": 12345678}', byref(H)), "")
 cbad("metric-info-null-out", lambda: ccall("optdp_metric_info", optdp.Metric("line:n=3")._handle, None), "")
 cbad("audit-null-x", lambda: ccall("optdp_audit", None, 2, 2, optdp.Metric("line:n=2")._handle, 1.0, byref(J)), "")
 cbad("audit-neg-rows", lambda: ccall("optdp_audit", _dbl(np.eye(2)), -2, 2, optdp.Metric("line:n=2")._handle, 1.0,
@@ -971,3 +981,6 @@ def _c_plan_sum():
 
 
 cgood("marg-plan-shares-sum-1", _c_plan_sum, lambda r: abs(sum(r["share"]) - 1) < 1e-9 and r["sigma"] > 0)
+
+# The metric builds' time limits (a module of their own, registered here).
+import corpus_metric  # noqa: E402,F401

@@ -135,7 +135,7 @@ int main(void) {
 	/* Table 2(a): X[0][0] = 2/3, X[0][5] = 1/48 (up to the build margin). */
 	if (fabs(x.data[0] - 2.0 / 3) > 1e-8 || fabs(x.data[5] - 1.0 / 48) > 1e-8) return 11;
 	optdp_handle line = 0;
-	if (optdp_metric_parse("line:n=6", &line, &err) != OPTDP_OK || line == 0) return 12;
+	if (optdp_metric_parse("line:n=6", NULL, &line, &err) != OPTDP_OK || line == 0) return 12;
 	char *json = NULL;
 	if (optdp_audit(x.data, 6, 6, line, log(2.0), &json, &err) != OPTDP_OK) return 13;
 	if (strstr(json, "\"private\":true") == NULL) return 14;
@@ -190,6 +190,23 @@ def test_ctrl_c_cancels():
     finally:
         timer.cancel()
     assert optdp.utility(optdp.truncated_geometric(6, LN2)) == pytest.approx(4 / 9, rel=BUILD_RTOL)
+
+
+def test_ctrl_c_cancels_metric():
+    # KeyboardInterrupt stops the O(n^3) triangle check of a 2500-point
+    # matrix (seconds of work) and the library stays usable.
+    import _thread
+
+    p = np.random.default_rng(4).uniform(0, 100, size=(2500, 2))
+    d = np.hypot(p[:, 0, None] - p[None, :, 0], p[:, 1, None] - p[None, :, 1])
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            optdp.Metric.from_distances(d)
+    finally:
+        timer.cancel()
+    assert optdp.Metric.from_distances(d[:5, :5]).distances()[1, 3] == d[1, 3]
 
 
 def test_progress_reports():

@@ -30,7 +30,7 @@ _P_VOID = POINTER(c_void_p)
 _P_HANDLE = POINTER(c_uint64)
 
 # OPTDP_ABI_VERSION of the optdp.h this module was written against.
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 WORKLOAD = 0
 STRATEGY = 1
@@ -47,9 +47,9 @@ _P_MATRIX = POINTER(_Matrix)
 _SIGNATURES = {
     "optdp_version": [_P_VOID],
     "optdp_schema": [_P_VOID],
-    "optdp_metric_parse": [c_char_p, _P_HANDLE],
-    "optdp_metric_from_distances": [_P_DOUBLE, c_int64, _P_HANDLE],
-    "optdp_metric_from_edges": [c_int64, _P_INT64, c_int64, _P_HANDLE],
+    "optdp_metric_parse": [c_char_p, c_char_p, _P_HANDLE],
+    "optdp_metric_from_distances": [_P_DOUBLE, c_int64, c_char_p, _P_HANDLE],
+    "optdp_metric_from_edges": [c_int64, _P_INT64, c_int64, c_char_p, _P_HANDLE],
     "optdp_metric_info": [c_uint64, _P_VOID],
     "optdp_metric_distances": [c_uint64, _P_MATRIX],
     "optdp_audit": [_P_DOUBLE, c_int64, c_int64, c_uint64, c_double, _P_VOID],

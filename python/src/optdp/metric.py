@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import weakref
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 
@@ -28,14 +28,20 @@ class Metric(_lib.Held):
     list), so a Metric passed to another process is the same metric there; a
     metric read from a file (``graph:file=``, ``dist:file=``) is refused,
     since the file may differ by then.
+
+    Building a metric from a file or a matrix checks the triangle inequality
+    in O(n^3) (a minute at n = 4096): every constructor takes ``timeout``
+    (seconds, None for none) and raises :class:`CancelledError` when it is
+    reached; Ctrl-C stops it too (KeyboardInterrupt), as for the solvers.
     """
 
     __slots__ = ("_handle", "_n", "_spec", "_edges", "_finalizer", "__weakref__")
 
-    def __init__(self, spec: str):
+    def __init__(self, spec: str, timeout: Optional[float] = None):
         if not isinstance(spec, str):
             raise BadInputError(f"optdp: a metric spec is a string such as 'line:n=6', got {type(spec).__name__}")
-        self._adopt(_lib.handle_call("optdp_metric_parse", _lib.cstr(spec, "the metric spec")))
+        c = _lib.cstr(spec, "the metric spec")
+        self._adopt(_lib.cancellable({}, timeout, call=lambda o: _lib.handle_call("optdp_metric_parse", c, o)))
 
     def _adopt(self, handle: int, edges: Any = None) -> None:
         self._handle = handle
@@ -46,19 +52,21 @@ class Metric(_lib.Held):
         self._spec = str(info["spec"])
 
     @classmethod
-    def from_distances(cls, d: Any) -> "Metric":
+    def from_distances(cls, d: Any, timeout: Optional[float] = None) -> "Metric":
         """The metric of an explicit n x n distance matrix: symmetric, 0 on the
         diagonal, > 0 off it (``inf`` for unreachable pairs), satisfying the
-        triangle inequality; n <= 4096. The matrix is copied."""
+        triangle inequality; n <= 4096. The matrix is copied. The O(n^3)
+        triangle check stops at ``timeout`` seconds (CancelledError)."""
         a = _lib.as_matrix(d, "distance matrix")
         if a.shape[0] != a.shape[1]:
             raise BadInputError(f"optdp: a distance matrix must be square, got shape {a.shape}")
         self = cls.__new__(cls)
-        self._adopt(_lib.handle_call("optdp_metric_from_distances", _lib.dptr(a), a.shape[0]))
+        self._adopt(_lib.cancellable({}, timeout, call=lambda o: _lib.handle_call(
+            "optdp_metric_from_distances", _lib.dptr(a), a.shape[0], o)))
         return self
 
     @classmethod
-    def from_edges(cls, n: int, edges: Any) -> "Metric":
+    def from_edges(cls, n: int, edges: Any, timeout: Optional[float] = None) -> "Metric":
         """The shortest-path metric of the undirected graph on the vertices
         0..n-1 with the given edges (an m x 2 array of vertex pairs: integers,
         or floats with integral values; 1.7, booleans and complex numbers are
@@ -71,7 +79,8 @@ class Metric(_lib.Held):
             raise BadInputError(f"optdp: edges must be an m x 2 array of vertex pairs, got shape {e.shape}")
         self = cls.__new__(cls)
         ptr = e.ctypes.data_as(_lib._P_INT64)
-        self._adopt(_lib.handle_call("optdp_metric_from_edges", int(n), ptr, e.shape[0]), (int(n), e.copy()))
+        self._adopt(_lib.cancellable({}, timeout, call=lambda o: _lib.handle_call(
+            "optdp_metric_from_edges", int(n), ptr, e.shape[0], o)), (int(n), e.copy()))
         return self
 
     @property
