@@ -106,7 +106,7 @@ func pow100(x float64) float64 {
 // (max-variance plan, eps = 1, delta = 1e-6, seeded) on rows random
 // records (generated outside the timer), reporting wall and CPU seconds
 // and the peak resident memory of the process.
-func answerBench(b *testing.B, d, rows int) {
+func answerBench(b *testing.B, d, rows int, crypto bool) {
 	dims := make([]int, d)
 	for i := range dims {
 		dims[i] = 10
@@ -128,7 +128,11 @@ func answerBench(b *testing.B, d, rows int) {
 	cpu0 := cpuSeconds()
 	start := time.Now()
 	for b.Loop() {
-		if rel, err = linear.AnswerGaussianMarginals(context.Background(), p, data, linear.SeededSource(1), 0); err != nil {
+		src := linear.SeededSource(1)
+		if crypto {
+			src = linear.CryptoSource()
+		}
+		if rel, err = linear.AnswerGaussianMarginals(context.Background(), p, data, src, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -146,11 +150,14 @@ func answerBench(b *testing.B, d, rows int) {
 // attributes of 10 values on 10^6 random records: counting, exact discrete
 // Gaussian noise per residual entry and reconstruction.
 func BenchmarkMarginalAnswer(b *testing.B) {
-	b.Run("d20", func(b *testing.B) { answerBench(b, 20, 1000000) })
-	b.Run("d30", func(b *testing.B) { answerBench(b, 30, 1000000) })
+	b.Run("d20", func(b *testing.B) { answerBench(b, 20, 1000000, false) })
+	b.Run("d30", func(b *testing.B) { answerBench(b, 30, 1000000, false) })
 }
 
 // BenchmarkMarginalAnswerFull answers all 161,700 3-way marginals of 100
 // attributes of 10 values on 10^6 random records (1.2 · 10^8 noisy
 // residual entries, 1.6 · 10^8 released cells; about 3 GB).
-func BenchmarkMarginalAnswerFull(b *testing.B) { answerBench(b, 100, 1000000) }
+func BenchmarkMarginalAnswerFull(b *testing.B) {
+	b.Run("seeded", func(b *testing.B) { answerBench(b, 100, 1000000, false) })
+	b.Run("crypto", func(b *testing.B) { answerBench(b, 100, 1000000, true) })
+}

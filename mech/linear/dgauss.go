@@ -48,7 +48,7 @@ func discreteGaussianFixed(s Source, n uint64) (int64, *big.Int) {
 		var u, v uint64
 		var neg bool
 		for {
-			u = uniform64(src, t)
+			u = src.below(t)
 			if !bernoulliExpFrac(src, u, t) {
 				continue
 			}
@@ -141,11 +141,7 @@ func bernoulliExp128(src *bitSource, aHi, aLo, bHi, bLo uint64) bool {
 		return true
 	}
 	k := uint64(1)
-	for src.oneIn(k) {
-		uHi, uLo := uniform128(src, bHi, bLo)
-		if uHi > rHi || (uHi == rHi && uLo >= rLo) {
-			break
-		}
+	for src.oneIn(k) && src.frac128(rHi, rLo, bHi, bLo) {
 		k++
 	}
 	return k%2 == 1
@@ -156,7 +152,7 @@ func bernoulliExp128(src *bitSource, aHi, aLo, bHi, bLo uint64) bool {
 // first k >= 1 with Bernoulli(γ/k) = Bernoulli(1/k)·Bernoulli(num/den) = 0).
 func bernoulliExpFrac(src *bitSource, num, den uint64) bool {
 	k := uint64(1)
-	for src.oneIn(k) && (num == den || uniform64(src, den) < num) {
+	for src.oneIn(k) && (num == den || src.frac(num, den)) {
 		k++
 	}
 	return k%2 == 1
@@ -184,45 +180,86 @@ func (b *bitSource) bit() bool {
 	return v
 }
 
-// oneIn returns true with probability 1/k, k >= 1 (no draw for k = 1, one
-// bit for k = 2).
+// oneIn returns true with probability 1/k, k >= 1 (no draw for k = 1).
 func (b *bitSource) oneIn(k uint64) bool {
-	switch k {
-	case 1:
-		return true
-	case 2:
-		return b.bit()
-	}
-	return uniform64(b, k) == 0
+	return k == 1 || b.frac(1, k)
 }
 
-// uniform64 returns a uniform integer in [0, n), n > 0, without bias
-// (Lemire's multiply-and-reject).
-func uniform64(src Source, n uint64) uint64 {
-	hi, lo := bits.Mul64(src.Uint64(), n)
-	if lo < n {
-		thresh := -n % n
-		for lo < thresh {
-			hi, lo = bits.Mul64(src.Uint64(), n)
-		}
-	}
-	return hi
-}
-
-// uniform128 returns a uniform integer in [0, B), B = (bHi, bLo) > 0, by
-// rejection of the integers below the next power of two (each try is
-// accepted with probability > 1/2).
-func uniform128(src Source, bHi, bLo uint64) (uint64, uint64) {
-	if bHi == 0 {
-		return 0, uniform64(src, bLo)
-	}
-	mask := uint64(1)<<bits.Len64(bHi) - 1
+// frac returns true with probability num/den, exactly, for num < den: it
+// compares uniform random bits, one at a time, with the binary expansion
+// of num/den produced by long division (r ← 2r mod den, the digit being
+// whether 2r >= den), and answers at the first bit that differs: U < p
+// when the random bit is 0 and p's is 1. Two bits are used on average,
+// where a uniform integer below den takes a whole word.
+func (b *bitSource) frac(num, den uint64) bool {
+	r := num
 	for {
-		hi, lo := src.Uint64()&mask, src.Uint64()
-		if hi < bHi || (hi == bHi && lo < bLo) {
-			return hi, lo
+		hi, lo := r>>63, r<<1 // 2r < 2den <= 2^65
+		digit := hi != 0 || lo >= den
+		if digit {
+			lo -= den // 2r - den < den, so the wrapped difference is exact
+		}
+		r = lo
+		if u := b.bit(); u != digit {
+			return digit // u = 0 < digit = 1: U < p
+		}
+		if r == 0 {
+			return false // p's expansion ended: U >= p
 		}
 	}
+}
+
+// frac128 is frac for 128-bit r = (rHi, rLo) < B = (bHi, bLo) < 2^127.
+func (b *bitSource) frac128(rHi, rLo, bHi, bLo uint64) bool {
+	for {
+		rHi, rLo = rHi<<1|rLo>>63, rLo<<1 // 2r < 2B < 2^128
+		digit := rHi > bHi || (rHi == bHi && rLo >= bLo)
+		if digit {
+			var c uint64
+			rLo, c = bits.Sub64(rLo, bLo, 0)
+			rHi, _ = bits.Sub64(rHi, bHi, c)
+		}
+		if u := b.bit(); u != digit {
+			return digit
+		}
+		if rHi == 0 && rLo == 0 {
+			return false
+		}
+	}
+}
+
+// below returns a uniform integer in [0, n), n > 0, from bits.Len64(n-1)
+// random bits at a time, rejecting values >= n (each try accepted with
+// probability > 1/2).
+func (b *bitSource) below(n uint64) uint64 {
+	if n == 1 {
+		return 0
+	}
+	l := uint(bits.Len64(n - 1))
+	for {
+		if v := b.take(l); v < n {
+			return v
+		}
+	}
+}
+
+// take returns the next l <= 64 random bits as an integer, the first bit
+// read the most significant (as l calls of bit would build it).
+func (b *bitSource) take(l uint) uint64 {
+	if l <= b.n {
+		v := bits.Reverse64(b.bits) >> (64 - l)
+		b.bits >>= l
+		b.n -= l
+		return v
+	}
+	// The rest of this word, then the first bits of the next.
+	k := b.n
+	v := uint64(0)
+	if k > 0 {
+		v = bits.Reverse64(b.bits) >> (64 - k)
+	}
+	b.bits, b.n = b.src.Uint64(), 64
+	return v<<(l-k) | b.take(l-k)
 }
 
 // div128 returns the quotient and remainder of A = (aHi, aLo) by B =

@@ -352,3 +352,127 @@ func TestBitSource(t *testing.T) {
 		}
 	}
 }
+
+// TestFracAgainstComparison: frac and frac128 return exactly [U < p] for
+// the uniform U = 0.b1 b2 ... whose bits they read (p = num/den), checked
+// by comparing U's first 128 bits with p in math/big (U·den < num·2^128)
+// on random and boundary fractions; a draw that reads more than 128 bits
+// (probability 2^-128) would be skipped.
+func TestFracAgainstComparison(t *testing.T) {
+	rng := SeededSource(21)
+	two128 := new(big.Int).Lsh(big.NewInt(1), 128)
+	check := func(num, den *big.Int, got bool, words [2]uint64) {
+		t.Helper()
+		u := new(big.Int).SetUint64(bits.Reverse64(words[0]))
+		u.Lsh(u, 64).Add(u, new(big.Int).SetUint64(bits.Reverse64(words[1])))
+		lhs := new(big.Int).Mul(u, den)
+		rhs := new(big.Int).Mul(num, two128)
+		if want := lhs.Cmp(rhs) < 0; got != want {
+			t.Fatalf("p = %v/%v: frac %v, U < p is %v", num, den, got, want)
+		}
+	}
+	for trial := 0; trial < 20000; trial++ {
+		w := [2]uint64{rng.Uint64(), rng.Uint64()}
+		// 64-bit: den in [1, 2^64), num < den, with boundary cases.
+		den := rng.Uint64() >> (rng.Uint64() % 64)
+		switch trial % 5 {
+		case 0:
+			den = math.MaxUint64
+		case 1:
+			den = 3
+		}
+		den = max(den, 1)
+		num := rng.Uint64() % den
+		if trial%7 == 0 {
+			num = den - 1
+		}
+		b := &bitSource{src: &fixedWords{w: w[:]}}
+		check(new(big.Int).SetUint64(num), new(big.Int).SetUint64(den), b.frac(num, den), w)
+		// 128-bit: B < 2^125, r < B.
+		bHi, bLo := rng.Uint64()>>3, rng.Uint64()
+		if bHi == 0 && bLo == 0 {
+			bLo = 1
+		}
+		bb := new(big.Int).SetUint64(bHi)
+		bb.Lsh(bb, 64).Add(bb, new(big.Int).SetUint64(bLo))
+		rr := new(big.Int).SetUint64(rng.Uint64())
+		rr.Lsh(rr, 64).Add(rr, new(big.Int).SetUint64(rng.Uint64()))
+		rr.Mod(rr, bb)
+		if trial%11 == 0 {
+			rr.Sub(bb, big.NewInt(1))
+		}
+		rLo := new(big.Int).And(rr, new(big.Int).SetUint64(math.MaxUint64)).Uint64()
+		rHi := new(big.Int).Rsh(rr, 64).Uint64()
+		b = &bitSource{src: &fixedWords{w: w[:]}}
+		check(rr, bb, b.frac128(rHi, rLo, bHi, bLo), w)
+	}
+}
+
+// fixedWords is a Source handing out w in order, then zeros.
+type fixedWords struct {
+	w []uint64
+	i int
+}
+
+func (f *fixedWords) Uint64() uint64 {
+	if f.i >= len(f.w) {
+		return 0
+	}
+	f.i++
+	return f.w[f.i-1]
+}
+
+// TestBelowUniform: below(n) returns every value of [0, n) equally often
+// over all bit patterns of its first tries: with n = 5 (3 bits a try) the
+// 2^15 patterns of five tries give each value the same count among the
+// patterns decided within them.
+func TestBelowUniform(t *testing.T) {
+	for _, n := range []uint64{1, 2, 5, 7, 12} {
+		counts := make([]int, n)
+		l := bits.Len64(n - 1)
+		tries := 15 / max(l, 1)
+		for pat := uint64(0); pat < 1<<(l*tries); pat++ {
+			var v uint64
+			ok := false
+			for k := 0; k < tries && n > 1; k++ {
+				x := pat >> (k * l) & (1<<l - 1)
+				if x < n {
+					v, ok = x, true
+					break
+				}
+			}
+			if n == 1 {
+				v, ok = 0, true
+			}
+			if !ok {
+				continue
+			}
+			// The same draw through below, fed the pattern's bits.
+			b := &bitSource{src: &fixedWords{w: []uint64{reverseBits(pat, l, tries)}}}
+			if got := b.below(n); got != v {
+				t.Fatalf("n=%d pattern %b: below %d, want %d", n, pat, got, v)
+			}
+			counts[v]++
+		}
+		for v := range counts {
+			if counts[v] != counts[0] {
+				t.Fatalf("n=%d: counts %v not uniform", n, counts)
+			}
+		}
+	}
+}
+
+// reverseBits lays out tries groups of l bits of pat so that bitSource
+// reads each group's bits most significant first, as below builds v.
+func reverseBits(pat uint64, l, tries int) uint64 {
+	var w uint64
+	pos := 0
+	for k := 0; k < tries; k++ {
+		x := pat >> (k * l) & (1<<l - 1)
+		for i := l - 1; i >= 0; i-- {
+			w |= (x >> i & 1) << pos
+			pos++
+		}
+	}
+	return w
+}
