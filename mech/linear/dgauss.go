@@ -158,8 +158,9 @@ func bernoulliExpFrac(src *bitSource, num, den uint64) bool {
 	return k%2 == 1
 }
 
-// bitSource is a Source that also hands out single random bits, 64 from
-// each word (the draws of Bernoulli(1/2) and of signs).
+// bitSource is a Source that also hands out random bits, 64 from each
+// word: single bits (signs and the lazy Bernoulli draws of frac), and runs
+// of bits (take, below).
 type bitSource struct {
 	src  Source
 	bits uint64
