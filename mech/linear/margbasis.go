@@ -311,21 +311,7 @@ func (b *attrBasis) optimiseZeta() {
 		}
 		accepted := false
 		for tries := 0; tries < 40; tries++ {
-			top := math.Inf(-1)
-			for j := range trial {
-				trial[j] = logPi[j] + step*math.Log(math.Max(delta[j], 1e-300)/cur)
-				top = math.Max(top, trial[j])
-			}
-			z := 0.0
-			for j := range trial {
-				trial[j] = math.Max(trial[j]-top, -700)
-				z += math.Exp(trial[j])
-			}
-			lz := math.Log(z)
-			for j := range trial {
-				trial[j] -= lz
-				next[j] = math.Exp(trial[j])
-			}
+			expStep(trial, next, logPi, step, func(j int) float64 { return math.Max(delta[j], 1e-300) / cur })
 			if d := dual(next); d >= bestDual*(1-1e-12) {
 				bestDual = math.Max(bestDual, d)
 				copy(logPi, trial)

@@ -617,21 +617,7 @@ func (p *MarginalPlan) solveMax(ctx context.Context, tb *varTable, tol float64, 
 			// In logarithms, so that a weight driven far down can come
 			// back: log λ_S moves by step·log(f_S/φ²), floored 700 below
 			// the largest.
-			top := math.Inf(-1)
-			for i := range trial {
-				trial[i] = logLambda[i] + step*math.Log(f[i]/cur)
-				top = math.Max(top, trial[i])
-			}
-			z := 0.0
-			for i := range trial {
-				trial[i] = math.Max(trial[i]-top, -700)
-				z += math.Exp(trial[i])
-			}
-			lz := math.Log(z)
-			for i := range trial {
-				trial[i] -= lz
-				next[i] = math.Exp(trial[i])
-			}
+			expStep(trial, next, logLambda, step, func(i int) float64 { return f[i] / cur })
 			if d := dual(next); d >= bestDual*(1-1e-10) {
 				bestDual = math.Max(bestDual, d)
 				copy(logLambda, trial)
@@ -723,4 +709,26 @@ func (p *MarginalPlan) solveMax(ctx context.Context, tb *varTable, tol float64, 
 		return lambda, fmt.Errorf("linear: marginal plan: max-variance relative gap %.3g after %d iterations, wanted %.3g: %w", (bestPrimal-bestDual)/bestPrimal, iter, tol, run.ErrNotConverged)
 	}
 	return lambda, nil
+}
+
+// expStep is the multiplicative step of the max-variance methods on a
+// distribution w = exp(logw): trial_i = logw_i + step·log(ratio(i)),
+// shifted so that the largest is 0 and floored 700 below it, then
+// normalised (trial = log of the new distribution, next = its values).
+func expStep(trial, next, logw []float64, step float64, ratio func(i int) float64) {
+	top := math.Inf(-1)
+	for i := range trial {
+		trial[i] = logw[i] + step*math.Log(ratio(i))
+		top = math.Max(top, trial[i])
+	}
+	z := 0.0
+	for i := range trial {
+		trial[i] = math.Max(trial[i]-top, -700)
+		z += math.Exp(trial[i])
+	}
+	lz := math.Log(z)
+	for i := range trial {
+		trial[i] -= lz
+		next[i] = math.Exp(trial[i])
+	}
 }
