@@ -518,7 +518,14 @@ func (p *MarginalPlan) finish() {
 		p.Variance[i] = s2 * f[i] / (m.Weight * m.Weight)
 		tseSum.Add(ns * f[i])
 	}
-	tse := tseSum.Value()
+	p.setTotals(tseSum.Value(), worst)
+}
+
+// setTotals fills TSE, RMSE, MaxVariance, Objective and the gap from the
+// loss totals in units of σ²: tse = Σ_S w_S² n_S Var_S/σ² and worst =
+// max_S w_S² Var_S/σ².
+func (p *MarginalPlan) setTotals(tse, worst float64) {
+	s2 := p.Sigma * p.Sigma
 	p.TSE = s2 * tse
 	p.RMSE = math.Sqrt(p.TSE / p.Queries)
 	p.MaxVariance = s2 * worst

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/optdp/optdp/internal/stable"
 	"github.com/optdp/optdp/run"
 )
 
@@ -277,26 +278,16 @@ func (p *MarginalPlan) finishTyped(tb *varTable) {
 		i := tb.marg[r]
 		p.Variance[i] = math.Max(p.Variance[i], s2*v/tb.w2[r])
 	}
-	tse := 0.0
+	var tse stable.Sum
 	p.Queries = 0
 	for i, m := range p.Marginals {
 		p.Queries += p.queryCount(i)
-		v := 0.0
+		w2 := m.Weight * m.Weight
 		for k := p.off[i]; k < p.off[i+1]; k++ {
-			v += p.tse[k] / p.Share[p.subIdx[k]]
+			tse.Add(w2 * p.tse[k] / p.Share[p.subIdx[k]])
 		}
-		tse += m.Weight * m.Weight * v
 	}
-	p.TSE = s2 * tse
-	p.RMSE = math.Sqrt(p.TSE / p.Queries)
-	p.MaxVariance = s2 * worst
-	if p.Loss == LossSum {
-		p.Objective = tse
-	} else {
-		p.Objective = worst
-	}
-	p.Gap = math.Max(p.Objective-p.Dual, 0)
-	p.RelGap = p.Gap / p.Objective
+	p.setTotals(tse.Value(), worst)
 }
 
 // sensitivity returns Π_{f ∈ t} d_f, the largest squared column norm of
