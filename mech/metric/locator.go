@@ -60,7 +60,7 @@ func (g *GridMetric) Place(i int) (a, b float64, geo bool) {
 // distinct points (one O(n²) scan, kept once complete), stopped by ctx:
 // the scan reads ctx before each row (at most n-1 distances, well under a
 // millisecond at n = 10^4) and returns its error, wrapped, once it is
-// cancelled; an interrupted scan is not kept.
+// cancelled; an interrupted scan leaves nothing cached.
 func (p *PointsMetric) extentContext(ctx context.Context) (minD, maxD float64, err error) {
 	p.extMu.Lock()
 	defer p.extMu.Unlock()

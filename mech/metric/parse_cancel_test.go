@@ -241,7 +241,7 @@ func TestNewRoadsContextCancelled(t *testing.T) {
 }
 
 // TestDistRoundingContextCancelled: the O(n²) distance scan of 8000 random
-// planar points stops on cancel and is not kept: the next call scans again
+// planar points stops on cancel and caches nothing: the next call scans again
 // and gives the bound of DistRounding, whose MinDist of 3000 points is the
 // smallest math.Hypot over all pairs, recomputed here.
 func TestDistRoundingContextCancelled(t *testing.T) {
