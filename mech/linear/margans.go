@@ -481,13 +481,7 @@ func helmertForward(y []int64, ns []int) []int64 {
 	var prefix []int64
 	for ax := range ns {
 		n := shape[ax]
-		outer, inner := 1, 1
-		for k := 0; k < ax; k++ {
-			outer *= shape[k]
-		}
-		for k := ax + 1; k < len(shape); k++ {
-			inner *= shape[k]
-		}
+		outer, inner := axisSpan(shape, ax)
 		out := make([]int64, outer*(n-1)*inner)
 		prefix = append(prefix[:0], make([]int64, inner)...)
 		for o := 0; o < outer; o++ {
@@ -522,13 +516,7 @@ func helmertBack(z []float64, ns []int) []float64 {
 	}
 	var suffix []float64
 	for ax, n := range ns {
-		outer, inner := 1, 1
-		for k := 0; k < ax; k++ {
-			outer *= shape[k]
-		}
-		for k := ax + 1; k < len(shape); k++ {
-			inner *= shape[k]
-		}
+		outer, inner := axisSpan(shape, ax)
 		out := make([]float64, outer*n*inner)
 		suffix = append(suffix[:0], make([]float64, inner)...)
 		for o := 0; o < outer; o++ {
@@ -616,4 +604,18 @@ func reconstruct(p *MarginalPlan, i int, est [][]float64, out []float64) []float
 		}
 	}
 	return out
+}
+
+// axisSpan returns the number of lines before and the stride after axis ax
+// of a row-major array of the given shape: Π_{k<ax} shape[k] and
+// Π_{k>ax} shape[k].
+func axisSpan(shape []int, ax int) (outer, inner int) {
+	outer, inner = 1, 1
+	for k := 0; k < ax; k++ {
+		outer *= shape[k]
+	}
+	for k := ax + 1; k < len(shape); k++ {
+		inner *= shape[k]
+	}
+	return outer, inner
 }

@@ -89,13 +89,7 @@ func treeForward(y []int64, bs []*attrBasis) []int64 {
 	pre := make([]int64, 0)
 	for ax, b := range bs {
 		n := shape[ax]
-		outer, inner := 1, 1
-		for k := 0; k < ax; k++ {
-			outer *= shape[k]
-		}
-		for k := ax + 1; k < len(shape); k++ {
-			inner *= shape[k]
-		}
+		outer, inner := axisSpan(shape, ax)
 		out := make([]int64, outer*(n-1)*inner)
 		pre = append(pre[:0], make([]int64, n+1)...)
 		for o := 0; o < outer; o++ {
@@ -125,13 +119,7 @@ func treeBack(z []float64, bs []*attrBasis) []float64 {
 	}
 	for ax, b := range bs {
 		n := b.n
-		outer, inner := 1, 1
-		for k := 0; k < ax; k++ {
-			outer *= shape[k]
-		}
-		for k := ax + 1; k < len(shape); k++ {
-			inner *= shape[k]
-		}
+		outer, inner := axisSpan(shape, ax)
 		out := make([]float64, outer*n*inner)
 		for o := 0; o < outer; o++ {
 			for i := 0; i < inner; i++ {
@@ -171,13 +159,7 @@ func (p *MarginalPlan) applyQueries(i int, cells []float64) []float64 {
 			continue
 		}
 		n, nq := shape[ax], b.queries()
-		outer, inner := 1, 1
-		for k := 0; k < ax; k++ {
-			outer *= shape[k]
-		}
-		for k := ax + 1; k < len(shape); k++ {
-			inner *= shape[k]
-		}
+		outer, inner := axisSpan(shape, ax)
 		out := make([]float64, outer*nq*inner)
 		pre = append(pre[:0], make([]float64, n+1)...)
 		for o := 0; o < outer; o++ {
