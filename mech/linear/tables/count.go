@@ -104,6 +104,18 @@ type Result struct {
 // (run.ErrTooLarge), ctx's error when it is cancelled, and the files' own
 // errors (missing, unreadable, an empty directory).
 func Count(ctx context.Context, attrs []linear.Attribute, path string, opts *Options) (*Result, error) {
+	c, err := readTable(ctx, attrs, path, opts, newCounter)
+	if err != nil {
+		return nil, err
+	}
+	return c.result()
+}
+
+// readTable reads the table at path (a file or the parts of a directory)
+// into the counter that newC makes for attrs: the shared body of Count
+// and ReadMarginal.
+func readTable(ctx context.Context, attrs []linear.Attribute, path string, opts *Options,
+	newC func([]linear.Attribute, Kind, *Options) (*counter, error)) (*counter, error) {
 	o := options(opts)
 	if _, err := ParseFormat(string(o.Format)); err != nil {
 		return nil, err
@@ -112,14 +124,14 @@ func Count(ctx context.Context, attrs []linear.Attribute, path string, opts *Opt
 	if err != nil {
 		return nil, err
 	}
-	c, err := newCounter(attrs, o.Kind, &o)
+	c, err := newC(attrs, o.Kind, &o)
 	if err != nil {
 		return nil, err
 	}
 	if err := countFiles(ctx, c, files, o); err != nil {
 		return nil, err
 	}
-	return c.result()
+	return c, nil
 }
 
 // tablePaths returns the file at path, or the parts of the table in the

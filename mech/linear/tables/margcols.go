@@ -59,19 +59,8 @@ type columns struct {
 // run.ErrBadInput, naming the line or row and the column; a cancelled ctx
 // returns its error.
 func ReadMarginal(ctx context.Context, attrs []linear.Attribute, path string, opts *Options) (*MarginalResult, error) {
-	o := options(opts)
-	if _, err := ParseFormat(string(o.Format)); err != nil {
-		return nil, err
-	}
-	files, err := tablePaths(path)
+	c, err := readTable(ctx, attrs, path, opts, newColumnCounter)
 	if err != nil {
-		return nil, err
-	}
-	c, err := newColumnCounter(attrs, o.Kind, &o)
-	if err != nil {
-		return nil, err
-	}
-	if err := countFiles(ctx, c, files, o); err != nil {
 		return nil, err
 	}
 	return c.marginalResult()
