@@ -7,6 +7,7 @@ import (
 	"github.com/optdp/optdp/backend"
 	"github.com/optdp/optdp/lp/internal/kernel"
 	"github.com/optdp/optdp/lp/internal/mem"
+	"github.com/optdp/optdp/lp/internal/percol"
 	"github.com/optdp/optdp/lp/ldl"
 )
 
@@ -251,6 +252,9 @@ func (s *ipm) factorSchur() error {
 			for k, v := range s.accS[w] {
 				raw[k] += v
 			}
+		}
+		if s.pc != nil {
+			percol.FoldUpper(raw, n) // the per-column factors add by rows
 		}
 	}
 	if s.factorReg(raw, n) {

@@ -58,6 +58,16 @@ type Column struct {
 	isQR   bool
 }
 
+// Symbolic returns a copy of c's analysis (orders, pairs, symbolic
+// factor) without its numeric factors, which Factors.Alloc gives every
+// column of its own: a column with the same pairs may start from it.
+func (c Column) Symbolic() Column {
+	c.LDL.D, c.LDL.L = nil, nil
+	c.bnd = ldl.Band{}
+	c.isQR = false
+	return c
+}
+
 // New analyses every column's pair graph: the minimum-degree
 // order with its symbolic factorisation, and the banded order of the
 // fallback. It returns the structure and the bytes its numeric factors and
@@ -149,8 +159,8 @@ func (pc *Factors) Alloc(workers int) {
 }
 
 // Factor factors column o's H_o from its diagonal (row numbering) and pair
-// weights (the column's pair order) and adds H_o^{-1} to the upper triangle
-// of acc. Without useQR it uses the LDL^T, or, when a pivot lost nearly
+// weights (the column's pair order) and adds H_o^{-1} to acc, an n×n
+// accumulator whose upper triangle FoldUpper makes the sum (scatterRows). Without useQR it uses the LDL^T, or, when a pivot lost nearly
 // all its digits (ldl.MinPivotRatio), the banded QR for this column alone, and
 // returns false. With useQR it uses the banded QR and returns true.
 func (pc *Factors) Factor(o, w int, diag, wt, acc []float64, useQR bool) bool {
@@ -165,7 +175,7 @@ func (pc *Factors) Factor(o, w int, diag, wt, acc []float64, useQR bool) bool {
 		}
 		if c.LDL.Factor(d, c.PP, wt, pc.work[w]) > ldl.MinPivotRatio {
 			c.LDL.AddInverse(nil, z)
-			scatterUpper(acc, z, c.Perm, n)
+			scatterRows(acc, z, c.Perm, n)
 			return false
 		}
 		// This column's pivots lost nearly all their digits: its banded QR
@@ -188,23 +198,38 @@ func (pc *Factors) Factor(o, w int, diag, wt, acc []float64, useQR bool) bool {
 	c.bnd.QRFactor(d, c.rpairs, wt, c.rorder, pc.qrR[w][:n*(b+1)], pc.qrWork[w][:n+b+1])
 	clear(z)
 	c.bnd.AddInverse(z, pc.ring[w][:(b+1)*n])
-	scatterUpper(acc, z, c.rperm, n)
+	scatterRows(acc, z, c.rperm, n)
 	return useQR
 }
 
-// scatterUpper adds the upper triangle of z (rows and columns numbered by
-// position, perm[position] = row) to the upper triangle of acc in the row
-// numbering.
-func scatterUpper(acc, z []float64, perm []int, n int) {
+// scatterRows adds the upper triangle of z (rows and columns numbered by
+// position, perm[position] = row) to acc in the row numbering, each entry
+// (a, b), b >= a, to acc[perm[a]][perm[b]], whichever triangle that is:
+// every write of position a goes to the one row perm[a] of acc (a few
+// kilobytes, in cache), where writing to the upper triangle sends half of
+// them to as many rows as there are. FoldUpper makes the sum symmetric.
+func scatterRows(acc, z []float64, perm []int, n int) {
 	for a := 0; a < n; a++ {
-		ia := perm[a]
+		row := acc[perm[a]*n : perm[a]*n+n]
 		za := z[a*n : a*n+n]
 		for b := a; b < n; b++ {
-			ib := perm[b]
-			if ia <= ib {
-				acc[ia*n+ib] += za[b]
-			} else {
-				acc[ib*n+ia] += za[b]
+			row[perm[b]] += za[b]
+		}
+	}
+}
+
+// FoldUpper turns an accumulator of Factor (acc, n×n) into the upper
+// triangle of the symmetric sum it holds: acc[i][j] += acc[j][i] for
+// i < j (the lower triangle is left as it is).
+func FoldUpper(acc []float64, n int) {
+	const bs = 64 // blocks: the lower triangle is read by columns
+	for i0 := 0; i0 < n; i0 += bs {
+		for j0 := i0; j0 < n; j0 += bs {
+			for i := i0; i < min(i0+bs, n); i++ {
+				row := acc[i*n : i*n+n]
+				for j := max(j0, i+1); j < min(j0+bs, n); j++ {
+					row[j] += acc[j*n+i]
+				}
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -94,5 +95,46 @@ func TestRepairStopped(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("Repair did not return within a minute of the stop")
+	}
+}
+
+// TestScatterFold: scatterRows of two symmetric matrices in two random
+// orders, then FoldUpper, gives the upper triangle of their sum in the
+// row numbering, S[perm[a]][perm[b]] = Σ z[a][b], computed entry by entry
+// from the full matrices.
+func TestScatterFold(t *testing.T) {
+	rng := rand.New(rand.NewPCG(95, 96))
+	const n = 37
+	acc := make([]float64, n*n)
+	want := make([]float64, n*n)
+	for range 2 {
+		perm := rng.Perm(n)
+		z := make([]float64, n*n)
+		for a := 0; a < n; a++ {
+			for b := a; b < n; b++ {
+				z[a*n+b] = rng.NormFloat64()
+				z[b*n+a] = z[a*n+b]
+			}
+		}
+		for a := 0; a < n; a++ {
+			for b := 0; b < n; b++ {
+				want[perm[a]*n+perm[b]] += z[a*n+b]
+			}
+		}
+		upper := slices.Clone(z)
+		for a := 0; a < n; a++ {
+			for b := 0; b < a; b++ {
+				upper[a*n+b] = math.NaN() // scatterRows reads the upper triangle only
+			}
+		}
+		scatterRows(acc, upper, perm, n)
+	}
+	FoldUpper(acc, n)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			if d := math.Abs(acc[i*n+j] - want[i*n+j]); d > 1e-14 {
+				t.Fatalf("S[%d][%d] = %v, want %v", i, j, acc[i*n+j], want[i*n+j])
+			}
+		}
 	}
 }
