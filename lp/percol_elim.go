@@ -28,6 +28,7 @@ type colElim struct {
 	factors []percol.Column
 	solved  []bool
 	mass    []float64 // column o's mass sum_i X[i][o] in the last relaxation
+	fresh   []bool    // seeded (seed) and in no relaxation since
 	// Extra multipliers of an inactive column on pairs of p outside its
 	// own list: extraLam[o][k] on p.Pairs[extra[o][k]] (see push).
 	extra    [][]int
@@ -57,11 +58,32 @@ var elimDebug func(format string, args ...any)
 func newColElim(m, workers int) *colElim {
 	e := &colElim{m: m, workers: max(1, workers), active: make([]bool, m), back: make([]int, m), pairs: make([][]Pair, m),
 		lam: make([][]float64, m), factors: make([]percol.Column, m), solved: make([]bool, m),
-		mass: make([]float64, m), extra: make([][]int, m), extraLam: make([][]float64, m)}
+		mass: make([]float64, m), fresh: make([]bool, m), extra: make([][]int, m), extraLam: make([][]float64, m)}
 	for o := range e.active {
 		e.active[o] = true
 	}
 	return e
+}
+
+// startWith leaves out of the first relaxation every column not in keep
+// (seed gives them the first relaxation's pairs and analysis afterwards).
+func (e *colElim) startWith(keep []int) {
+	clear(e.active)
+	for _, o := range keep {
+		e.active[o] = true
+	}
+}
+
+// seed gives every column never solved the pairs ps and the analysis c of
+// a solved column with those pairs (a common start), with multipliers 0,
+// so that slack can price it and restrict bring it back.
+func (e *colElim) seed(ps []Pair, c percol.Column) {
+	for o, done := range e.solved {
+		if !done {
+			e.pairs[o], e.lam[o], e.factors[o] = ps, make([]float64, len(ps)), c.Symbolic()
+			e.solved[o], e.fresh[o] = true, true
+		}
+	}
 }
 
 // restrict returns the active columns act, the problem restricted to them
@@ -112,7 +134,7 @@ func (e *colElim) store(act []int, pc *percol.Factors, r *Result, x []float64) {
 		e.pairs[o] = pc.Pairs[j]
 		e.lam[o] = slices.Clone(r.lam[pc.Off[j]:pc.Off[j+1]])
 		e.factors[o] = pc.Cols[j]
-		e.solved[o] = true
+		e.solved[o], e.fresh[o] = true, false
 		e.extra[o], e.extraLam[o] = e.extra[o][:0], e.extraLam[o][:0]
 	}
 	clear(x)
@@ -237,10 +259,11 @@ func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 		for k, i := range c.Perm {
 			b[k] = p.C[i*m+o] - y[i]
 		}
-		if c.LDL.D == nil {
-			c.LDL.D, c.LDL.L = make([]float64, n), make([]float64, c.LDL.Sym.NNZ())
+		f := c.LDL
+		if f.D == nil { // a column seeded, never solved: scratch values
+			f.D, f.L = make([]float64, n), make([]float64, f.Sym.NNZ())
 		}
-		if lam, x := price.Column(&c.LDL, b, c.PP, priceIter, nil); x < ex[o] {
+		if lam, x := price.Column(&f, b, c.PP, priceIter, nil); x < ex[o] {
 			e.lam[o] = lam
 			e.extra[o], e.extraLam[o] = e.extra[o][:0], e.extraLam[o][:0]
 			e.term(p, o, t)

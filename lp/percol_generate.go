@@ -79,6 +79,22 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 	// buffers, swapped; lp/percol_warm.go).
 	common := start != nil
 	var warmFrom, warmTo *colWarm
+	// With a common start on many columns, the first relaxation has a
+	// spread fifth of them; the others are priced after it and come
+	// back as their prices say (colElim).
+	subset := common && m >= startColsMin && m == n && !g.KeepColumns
+	var lw []float64 // subset: the log-ratio table of spreadColumns
+	if subset {
+		var err error
+		if lw, err = logRatios(p, o.Budget); err != nil {
+			return nil, err
+		}
+		keep, err := spreadColumns(ctx, lw, n, max(startColsMin/startColsFrac, m/startColsFrac))
+		if err != nil {
+			return nil, err
+		}
+		ce.startWith(keep)
+	}
 	if common {
 		loose.Tol = max(inner.Tol, warmLooseTol)
 		warmFrom, warmTo = newColWarm(n, m, warmGapLoose), newColWarm(n, m, warmGapLoose)
@@ -115,6 +131,9 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 			res.warmRounds++
 		}
 		ce.store(act, pc, r, x)
+		if subset && round == 1 {
+			ce.seed(pc.Pairs[0], pc.Cols[0])
+		}
 		res.ActiveColumns = len(act)
 		// The certified bound over every column: the inactive ones priced
 		// against the active ones' row multipliers (docs/MATH.md §11.7).
@@ -148,6 +167,7 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 			thresh = o.Tol / 1024
 		}
 		extra = extra[:0]
+		// Only the columns of the relaxation: the others are 0 in x.
 		for k, q := range p.Pairs {
 			if k%violCheckCtx == 0 && ctx.Err() != nil {
 				return nil, fmt.Errorf("lp: generate: interrupted in round %d: %w", round, ctx.Err())
@@ -159,7 +179,7 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 			if !tight {
 				wn *= 1 - nearSlack
 			}
-			for c := range ri {
+			for _, c := range act {
 				a := ri[c] - wn*rh[c]
 				if a <= 0 || bits[c>>6]&(1<<(c&63)) != 0 {
 					continue
@@ -183,10 +203,11 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 			}
 		}
 		res.Violated = append(res.Violated, viol)
-		// A feasible answer: the solution lowered to its largest feasible
-		// minorant per column and renormalised (closureRepair), or, should
-		// that be worse or too costly, repaired against every pair by
-		// mixing with the uniform matrix.
+		// A feasible answer: the best of the solution raised and trimmed
+		// (trimRepair), lowered or raised to its feasible minorant or
+		// majorant per column and renormalised (closureRepair, when it
+		// fits closureWorkMax), and repaired against every pair by mixing
+		// with the uniform matrix (Repair).
 		var cands [][]float64
 		var ts []float64
 		for _, up := range []bool{false, true} {
@@ -196,6 +217,17 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 			}
 			if cok {
 				cands, ts = append(cands, cx), append(ts, ct)
+			}
+		}
+		// Raise and trim, once the violations are few enough for it to
+		// pay (trimViolFrac).
+		if float64(viol)*trimViolFrac <= float64(n)*float64(m) {
+			tx, tt, tok, err := trimRepair(ctx, p, x, o.Margin)
+			if err != nil {
+				return nil, err
+			}
+			if tok {
+				cands, ts = append(cands, tx), append(ts, tt)
 			}
 		}
 		tr, err := repairCtx(ctx, p, x, o.Margin)
@@ -232,6 +264,32 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 		if !g.KeepColumns && (round >= elimFirst || common) {
 			var dropped int
 			dropped, revived = ce.update(p, sl, ex, r.Dual, o.Tol, tight)
+			if subset {
+				// A column back for the first time starts from the pairs
+				// of the nearest column solved before (the binding pairs
+				// of nearby outputs are alike), not from the start alone.
+				for c, a := range ce.active {
+					if !a || !ce.fresh[c] {
+						continue
+					}
+					near, best := -1, math.Inf(1)
+					for c2, f := range ce.fresh {
+						if !f && c2 != c && lw[c*n+c2] < best {
+							near, best = c2, lw[c*n+c2]
+						}
+					}
+					if near < 0 {
+						continue
+					}
+					for _, k := range cols[near] {
+						if bit := &member[k*words+c>>6]; *bit&(1<<(c&63)) == 0 {
+							*bit |= 1 << (c & 63)
+							cols[c] = append(cols[c], k)
+						}
+					}
+					ce.fresh[c] = false
+				}
+			}
 			if elimDebug != nil {
 				elimDebug("round %d: %d columns left out, %d brought back; gap %.3g", round, dropped, revived, gap)
 			}
@@ -281,6 +339,14 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 	}
 	return res, nil
 }
+
+// trimViolFrac: generateColumns repairs a round's answer by trimRepair
+// when at most N·M/trimViolFrac (pair, column) violations are left, each
+// of its passes costing len(Pairs) times the columns in use. Random points,
+// two hot spots, eps 1: the trimmed answer's gap was 0.70 with 19 % of
+// N·M violated (1,000 points, round 3) and 0.0072 with 5 % (round 4);
+// 0.011 with 6.8 % and 7.3 % (200 and 400 points, round 3).
+const trimViolFrac = 8
 
 // looseTol is the relative gap to which generateColumns solves the
 // relaxations while they still gain many pairs.

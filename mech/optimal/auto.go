@@ -30,8 +30,9 @@ type Attempt struct {
 // Thresholds of MethodAuto's choice (random planar points, Euclidean
 // distance, two-hot-spot prior, distance loss, eps 1, 2 shared cores: the
 // exact LP 0.3 s / 5 s at 40 / 80 points, 78 s at 120; constraint
-// generation from a spanner's pairs with warm rounds 0.33 s / 0.86 s /
-// 5.2 s / 38.6 s at 40 / 80 / 200 / 400 points, certified to 1e-6).
+// generation from a spanner's pairs with warm rounds and the raise-and-trim
+// repair, certified to 1e-6: 0.12 s / 0.38 s / 3.6 s / 25-28 s / 8.8-10
+// min at 40 / 80 / 200 / 400 / 1,000 points; bench/README.md).
 const (
 	// autoDenseDegree: more pairs per row than this (after the implied
 	// offsets of a lattice are dropped) is a dense metric, for which
@@ -39,8 +40,13 @@ const (
 	// (a Graph metric, a Manhattan grid, a line) is solved exactly.
 	autoDenseDegree = 16
 	// autoGenerateMax is the most points of a dense metric given to
-	// constraint generation; beyond, the spanner's LP and bound.
-	autoGenerateMax = 500
+	// constraint generation at any tolerance; autoGenerateLooseMax the
+	// most at a tolerance of autoLooseTol or looser, which its rounds
+	// reach early (the repaired answer of the third to fifth round is
+	// within 1 %). Beyond, the spanner's LP and bound.
+	autoGenerateMax      = 1200
+	autoGenerateLooseMax = 3000
+	autoLooseTol         = 1e-3
 )
 
 // solveAuto is MethodAuto: it chooses the first method from p's structure
@@ -108,7 +114,8 @@ func solveAuto(ctx context.Context, m metric.Metric, p *lp.Problem, lo *lp.Optio
 // privacyPairs lists them) and the reason: the exact LP for a sparse
 // constraint graph (at most autoDenseDegree pairs per row) whose workspace
 // fits the budget, constraint generation for a dense metric of at most
-// autoGenerateMax points, the spanner beyond or when neither fits. It
+// autoGenerateMax points (autoGenerateLooseMax at a tolerance of
+// autoLooseTol or looser), the spanner beyond or when neither fits. It
 // does no O(n³) work: the estimate is lp.Problem.WorkspaceBytes.
 func chooseMethod(m metric.Metric, p *lp.Problem, lo *lp.Options) (Method, string) {
 	n := p.N
@@ -133,7 +140,13 @@ func chooseMethod(m metric.Metric, p *lp.Problem, lo *lp.Options) (Method, strin
 	if n <= autoGenerateMax {
 		return MethodGenerate, fmt.Sprintf("%s metric with %.3g pairs per row (> %d) on %d points (<= %d): constraint generation", kind, deg, autoDenseDegree, n, autoGenerateMax)
 	}
-	return MethodSpanner, fmt.Sprintf("%s metric with %.3g pairs per row on %d points (> %d): the spanner and its bound", kind, deg, n, autoGenerateMax)
+	if n <= autoGenerateLooseMax && lo.Tol >= autoLooseTol {
+		return MethodGenerate, fmt.Sprintf("%s metric with %.3g pairs per row (> %d) on %d points (<= %d) to a gap of %.3g (>= %.3g): constraint generation", kind, deg, autoDenseDegree, n, autoGenerateLooseMax, lo.Tol, autoLooseTol)
+	}
+	if n <= autoGenerateLooseMax {
+		return MethodSpanner, fmt.Sprintf("%s metric with %.3g pairs per row on %d points (> %d) to a gap of %.3g (< %.3g): the spanner and its bound", kind, deg, n, autoGenerateMax, lo.Tol, autoLooseTol)
+	}
+	return MethodSpanner, fmt.Sprintf("%s metric with %.3g pairs per row on %d points (> %d): the spanner and its bound", kind, deg, n, autoGenerateLooseMax)
 }
 
 // shortErr is err's message cut to 160 bytes, for a reason.

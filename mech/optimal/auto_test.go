@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optdp/optdp/lp"
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/run"
 )
@@ -179,5 +180,35 @@ func TestAutoRoads(t *testing.T) {
 			t.Errorf("seed %d: roads [%.12g, %.12g] and all pairs [%.12g, %.12g] do not overlap", seed, r.Primal, r.Dual, ex.Primal, ex.Dual)
 		}
 		t.Logf("seed %d: %d roads, %d kept; loss %.10g (gap %.2g) against %.10g (gap %.2g, %d pairs)", seed, len(edges), len(kept), -r.Primal, r.Gap, -ex.Primal, ex.Gap, ex.Pairs)
+	}
+}
+
+// TestAutoChoice: the first method for a dense metric by size and
+// tolerance (chooseMethod, no solve): constraint generation up to
+// autoGenerateMax points at any tolerance and up to autoGenerateLooseMax
+// at autoLooseTol or looser, the spanner beyond.
+func TestAutoChoice(t *testing.T) {
+	m, err := metric.Points([]float64{0, 1}, []float64{0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		n    int
+		tol  float64
+		want Method
+	}{
+		{1000, 1e-8, MethodGenerate},
+		{1200, 1e-6, MethodGenerate},
+		{1201, 1e-6, MethodSpanner},
+		{2500, 1e-2, MethodGenerate},
+		{2500, 1e-3, MethodGenerate},
+		{2500, 9e-4, MethodSpanner},
+		{3001, 1e-2, MethodSpanner},
+	} {
+		p := &lp.Problem{N: tc.n, M: tc.n, Pairs: make([]lp.Pair, (autoDenseDegree+1)*tc.n)}
+		got, why := chooseMethod(m, p, &lp.Options{Tol: tc.tol})
+		if got != tc.want {
+			t.Errorf("n %d, tol %g: %s (%s), want %s", tc.n, tc.tol, got, why, tc.want)
+		}
 	}
 }
