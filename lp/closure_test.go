@@ -87,19 +87,7 @@ func TestGenerateSpannerStart(t *testing.T) {
 	rng := rand.New(rand.NewPCG(63, 64))
 	const n = 25
 	xs, ys := planePoints(rng, n, 6)
-	c := make([]float64, n*n)
-	prior := randomPrior(rng, n, true)
-	var ps []Pair
-	for i := 0; i < n; i++ {
-		for h := 0; h < n; h++ {
-			d := math.Hypot(xs[i]-xs[h], ys[i]-ys[h])
-			c[i*n+h] = -prior[i] * d
-			if h != i {
-				ps = append(ps, Pair{I: i, H: h, W: math.Exp(0.8 * d)})
-			}
-		}
-	}
-	p := &Problem{N: n, M: n, C: c, Pairs: ps}
+	p := pointsProblem(xs, ys, randomPrior(rng, n, true), 0.8)
 	ex, err := Solve(context.Background(), p, &Options{Tol: 1e-9})
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,25 @@ func bandPairs(n, v int, eps float64) []Pair {
 	return ps
 }
 
+// pointsProblem is the distance-gain problem of the planar points (xs,
+// ys): C[i][o] = -prior_i d(i, o) and every ordered pair at the ratio
+// e^{eps d}.
+func pointsProblem(xs, ys, prior []float64, eps float64) *Problem {
+	n := len(xs)
+	c := make([]float64, n*n)
+	var ps []Pair
+	for i := 0; i < n; i++ {
+		for h := 0; h < n; h++ {
+			d := math.Hypot(xs[i]-xs[h], ys[i]-ys[h])
+			c[i*n+h] = -prior[i] * d
+			if h != i {
+				ps = append(ps, Pair{I: i, H: h, W: math.Exp(eps * d)})
+			}
+		}
+	}
+	return &Problem{N: n, M: n, C: c, Pairs: ps}
+}
+
 // binaryProblem is the binary-gain problem C[i][o] = prior_i [i = o].
 func binaryProblem(prior []float64, pairs []Pair) *Problem {
 	n := len(prior)

@@ -274,8 +274,8 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 					}
 					near, best := -1, math.Inf(1)
 					for c2, f := range ce.fresh {
-						if !f && c2 != c && lw[c*n+c2] < best {
-							near, best = c2, lw[c*n+c2]
+						if d := min(lw[c*n+c2], lw[c2*n+c]); !f && c2 != c && d < best {
+							near, best = c2, d
 						}
 					}
 					if near < 0 {
@@ -386,19 +386,12 @@ var nearSlack = 0.02
 // smallest ratio.
 func towardStart(p *Problem, k int, budget run.Budget) ([][]int, error) {
 	n, m := p.N, p.M
-	if err := budget.Check(fmt.Sprintf("lp: generate: %d×%d log-ratio table", n, n), run.DenseBytes(n, n, 1), ""); err != nil {
+	lw, err := logRatios(p, budget)
+	if err != nil {
 		return nil, err
-	}
-	lw := make([]float64, n*n)
-	for i := range lw {
-		lw[i] = math.Inf(1)
-	}
-	for i := 0; i < n; i++ {
-		lw[i*n+i] = 0
 	}
 	byH := make([][]int, n) // pairs by H, ascending ratio
 	for j, q := range p.Pairs {
-		lw[q.I*n+q.H] = min(lw[q.I*n+q.H], math.Log(q.W))
 		byH[q.H] = append(byH[q.H], j)
 	}
 	pool := 4 * k

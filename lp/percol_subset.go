@@ -24,8 +24,8 @@ var startColsMin = 1500
 const startColsFrac = 5
 
 // logRatios returns the N×N table of the smallest log W of p's pairs
-// between each two rows in either order (+Inf without a pair, 0 on the
-// diagonal), checked against budget.
+// (I, H) at [I][H] (+Inf without a pair, 0 on the diagonal), checked
+// against budget.
 func logRatios(p *Problem, budget run.Budget) ([]float64, error) {
 	n := p.N
 	if err := budget.Check(fmt.Sprintf("lp: generate: %d×%d log-ratio table", n, n), run.DenseBytes(n, n, 1), ""); err != nil {
@@ -41,16 +41,15 @@ func logRatios(p *Problem, budget run.Budget) ([]float64, error) {
 	for _, q := range p.Pairs {
 		l := math.Log(q.W)
 		lw[q.I*n+q.H] = min(lw[q.I*n+q.H], l)
-		lw[q.H*n+q.I] = min(lw[q.H*n+q.I], l)
 	}
 	return lw, nil
 }
 
 // spreadColumns returns k of the n columns of a square problem (column o
 // is the output at row o) spread by farthest-point sampling in the
-// log-ratio table lw (logRatios): the first column 0, each next the one
-// whose smallest log-ratio to those chosen is largest (a pair absent
-// counts as infinitely far).
+// log-ratio table lw (logRatios, either orientation): the first column 0,
+// each next the one whose smallest log-ratio to those chosen is largest
+// (a pair absent both ways counts as infinitely far).
 func spreadColumns(ctx context.Context, lw []float64, n, k int) ([]int, error) {
 	k = min(k, n)
 	dist := make([]float64, n)
@@ -68,7 +67,7 @@ func spreadColumns(ctx context.Context, lw []float64, n, k int) ([]int, error) {
 		far := -1
 		for i, d := range dist {
 			if d >= 0 {
-				d = min(d, lw[next*n+i])
+				d = min(d, lw[next*n+i], lw[i*n+next])
 				dist[i] = d
 				if far < 0 || d > dist[far] {
 					far = i

@@ -25,7 +25,7 @@ import (
 //  3. trim: an entry (i, o) can fall by its down-room, min over the pairs
 //     (I, i) of v_i − v_I/W, without breaking a pair, and lowering it only
 //     loosens the pairs in which i is I, so every entry may fall by its own
-//     room at once (filler.move); a row over 1 loses its excess where the
+//     room at once (trimmer.move); a row over 1 loses its excess where the
 //     gain C[i][o] is smallest;
 //  4. fill: likewise an entry can rise by its up-room, min over the pairs
 //     (i, H) of W·v_H − v_i; a row under 1 (by the columns dropped) gains
@@ -85,7 +85,7 @@ func trimRepair(ctx context.Context, p *Problem, x []float64, margin float64) (y
 			v[i*a+k] = y[i*m+o]
 		}
 	}
-	f := &filler{p: p, v: v, act: act, a: a, keep: 1 - margin, workers: runtime.GOMAXPROCS(0)}
+	f := &trimmer{p: p, v: v, act: act, a: a, keep: 1 - margin, workers: runtime.GOMAXPROCS(0)}
 	f.bs = min(repairBlock, max(8, (a+f.workers-1)/f.workers))
 	defer context.AfterFunc(ctx, func() { f.stop.Store(true) })()
 	f.stop.Store(ctx.Err() != nil)
@@ -101,7 +101,7 @@ func trimRepair(ctx context.Context, p *Problem, x []float64, margin float64) (y
 			y[i*m+o] = v[i*a+k]
 		}
 	}
-	// 4. Exactly feasible in floating point, rows stochastic.
+	// 5. Exactly feasible in floating point, rows stochastic.
 	t, err = repairCtx(ctx, p, y, margin)
 	if err != nil {
 		return nil, 0, false, err
@@ -116,13 +116,14 @@ const trimDrop = 1e-7
 
 // trimWorkMax caps len(Pairs) times the columns kept for trimRepair: one
 // pass over the pairs on every column (the raising takes two when the
-// pairs are closed under composition, each move one).
+// pairs are closed under composition, and computes the down-rooms in
+// them; the fill takes one for the up-rooms).
 const trimWorkMax = 4e10
 
-// filler holds trimRepair's kept columns: v is N×a, column k of v is
+// trimmer holds trimRepair's kept columns: v is N×a, column k of v is
 // column act[k] of the problem; the pairs go over blocks of bs columns
 // in parallel, and give up once stop is set.
-type filler struct {
+type trimmer struct {
 	p       *Problem
 	v       []float64
 	act     []int
@@ -135,7 +136,7 @@ type filler struct {
 
 // pairs calls f for every pair on every block of columns [lo, hi), the
 // blocks shared among the workers.
-func (f *filler) pairs(each func(lo, hi int) bool) {
+func (f *trimmer) pairs(each func(lo, hi int) bool) {
 	nb := (f.a + f.bs - 1) / f.bs
 	parallel(nb, f.workers, func(b int) {
 		lo, hi := b*f.bs, min(f.a, (b+1)*f.bs)
@@ -149,7 +150,7 @@ func (f *filler) pairs(each func(lo, hi int) bool) {
 // and sets f.room to the down-rooms of the result (see move), computed in
 // the same passes: those of the last pass, which changed nothing, are
 // exact.
-func (f *filler) raise() {
+func (f *trimmer) raise() {
 	a, n := f.a, f.p.N
 	f.room = make([]float64, n*a)
 	passes := make([]int, (f.a+f.bs-1)/f.bs)
@@ -195,7 +196,7 @@ func (f *filler) raise() {
 // it only loosens the pairs in which it is I. The down-rooms are those
 // raise left in f.room; the up-rooms are computed here. Rows whose input
 // summed to 0 are left alone.
-func (f *filler) move(down bool, rowSums []float64) {
+func (f *trimmer) move(down bool, rowSums []float64) {
 	a, n, m := f.a, f.p.N, f.p.M
 	room := f.room
 	if !down {

@@ -52,28 +52,18 @@ func TestTrimRepair(t *testing.T) {
 	rng := rand.New(rand.NewPCG(81, 82))
 	const n = 30
 	xs, ys := planePoints(rng, n, 5)
-	prior := randomPrior(rng, n, true)
-	c := make([]float64, n*n)
-	var ps, sub []Pair
-	for i := 0; i < n; i++ {
-		for h := 0; h < n; h++ {
-			d := math.Hypot(xs[i]-xs[h], ys[i]-ys[h])
-			c[i*n+h] = -prior[i] * d
-			if h != i {
-				q := Pair{I: i, H: h, W: math.Exp(d)}
-				ps = append(ps, q)
-				if rng.IntN(5) == 0 {
-					sub = append(sub, q)
-				}
-			}
+	p := pointsProblem(xs, ys, randomPrior(rng, n, true), 1)
+	var sub []Pair // a fifth of the pairs
+	for _, q := range p.Pairs {
+		if rng.IntN(5) == 0 {
+			sub = append(sub, q)
 		}
 	}
-	p := &Problem{N: n, M: n, C: c, Pairs: ps}
 	full, err := Solve(context.Background(), p, &Options{Tol: 1e-9})
 	if err != nil {
 		t.Fatal(err)
 	}
-	relax, err := Solve(context.Background(), &Problem{N: n, M: n, C: c, Pairs: sub}, &Options{KeepPairs: true, Tol: 1e-9})
+	relax, err := Solve(context.Background(), &Problem{N: n, M: n, C: p.C, Pairs: sub}, &Options{KeepPairs: true, Tol: 1e-9})
 	if err != nil {
 		t.Fatal(err)
 	}
