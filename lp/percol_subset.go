@@ -15,10 +15,10 @@ import (
 // spreadColumns. On 1,000 random points (two hot spots, eps 1, Tol 1e-6,
 // 2 cores) the first round takes 28 s instead of 137 s, but the columns
 // brought back one round after another make it 12 rounds and 11.3
-// minutes instead of 10 rounds and 9.3: below startColsMin every column is
-// in the first round. Beyond it that round alone would take half an hour (its
-// cost grows as M·N² per iteration). A variable so that tests can take
-// the path on small problems.
+// minutes instead of 10 rounds and 9.3: below startColsMin every column
+// is in the first round. Beyond it that round alone would take half an
+// hour (its cost grows as M·N² per iteration). A variable so that tests
+// can take the path on small problems.
 var startColsMin = 1500
 
 const startColsFrac = 5
