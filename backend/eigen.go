@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -86,7 +87,7 @@ func EigenSymContext(ctx context.Context, a mat.Symmetric) (vals []float64, vecs
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(i, j int) int { return cmpFloat(vals[i], vals[j]) })
+	slices.SortStableFunc(idx, func(i, j int) int { return cmp.Compare(vals[i], vals[j]) })
 	sorted := make([]float64, n)
 	vecs.ReuseAs(n, n)
 	raw := vecs.RawMatrix()
@@ -115,16 +116,6 @@ func EigenValuesSymContext(ctx context.Context, a mat.Symmetric) ([]float64, err
 	}
 	slices.Sort(vals)
 	return vals, nil
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // eigenStride is the row stride of the eigensolver's n×n work matrices: n,

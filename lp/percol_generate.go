@@ -1,6 +1,7 @@
 package lp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -397,7 +398,7 @@ func towardStart(p *Problem, k int, budget run.Budget) ([][]int, error) {
 	pool := 4 * k
 	for h, js := range byH {
 		slices.SortFunc(js, func(a, b int) int {
-			if c := cmpFloat(p.Pairs[a].W, p.Pairs[b].W); c != 0 {
+			if c := cmp.Compare(p.Pairs[a].W, p.Pairs[b].W); c != 0 {
 				return c
 			}
 			return p.Pairs[a].I - p.Pairs[b].I
@@ -431,22 +432,11 @@ func towardStart(p *Problem, k int, budget run.Budget) ([][]int, error) {
 				}
 				cand = append(cand, scored{j, e})
 			}
-			slices.SortStableFunc(cand, func(a, b scored) int { return cmpFloat(a.e, b.e) })
+			slices.SortStableFunc(cand, func(a, b scored) int { return cmp.Compare(a.e, b.e) })
 			for _, c := range cand[:min(k, len(cand))] {
 				cols[o] = append(cols[o], c.j)
 			}
 		}
 	}
 	return cols, nil
-}
-
-// cmpFloat orders floats, +Inf last (no NaNs here).
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

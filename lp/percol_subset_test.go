@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -58,9 +59,21 @@ func TestGenerateSubsetStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The first relaxation must have the spread fifth only (elimDebug
+	// reports each round's active columns).
+	first := -1
+	defer func(f func(string, ...any)) { elimDebug = f }(elimDebug)
+	elimDebug = func(format string, args ...any) {
+		if strings.HasPrefix(format, "round %d: %d active columns") && args[0] == 1 {
+			first = args[1].(int)
+		}
+	}
 	g, err := Generate(context.Background(), p, &GenerateOptions{Options: Options{Tol: 1e-8}, PerColumn: true, SpannerStart: 1.5})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if first != n/startColsFrac {
+		t.Errorf("first relaxation with %d columns, want %d", first, n/startColsFrac)
 	}
 	slack := 1e-12 * math.Abs(ex.Dual)
 	if g.Primal > ex.Dual+slack || ex.Primal > g.Dual+slack || !feasible(p, g.X) {

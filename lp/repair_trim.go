@@ -1,6 +1,7 @@
 package lp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -245,7 +246,7 @@ func (f *trimmer) move(down bool, rowSums []float64) {
 		}
 		c := f.p.C[i*m : i*m+m]
 		slices.SortFunc(order, func(k1, k2 int) int {
-			if r := cmpFloat(sign*c[f.act[k2]], sign*c[f.act[k1]]); r != 0 {
+			if r := cmp.Compare(sign*c[f.act[k2]], sign*c[f.act[k1]]); r != 0 {
 				return r
 			}
 			return k1 - k2
