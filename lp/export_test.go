@@ -5,6 +5,14 @@ import (
 	"sync"
 )
 
+// generateWith is Generate with opts' defaults applied and then the
+// solver's own settings and test hooks set by set.
+func generateWith(ctx context.Context, p *Problem, opts *GenerateOptions, set func(c *config)) (*GenerateResult, error) {
+	c := opts.Options.withDefaults()
+	set(&c)
+	return generate(ctx, p, *opts, c)
+}
+
 // solveWith is Solve with opts' defaults applied and then the solver's
 // own settings and test hooks set by set (config, testHooks).
 func solveWith(ctx context.Context, p *Problem, opts *Options, set func(c *config)) (*Result, error) {

@@ -129,7 +129,12 @@ func Generate(ctx context.Context, p *Problem, opts *GenerateOptions) (*Generate
 	if opts != nil {
 		g = *opts
 	}
-	o := g.Options.withDefaults()
+	return generate(ctx, p, g, g.Options.withDefaults())
+}
+
+// generate is Generate with the solver's settings o (g.Options with its
+// defaults, and the test hooks).
+func generate(ctx context.Context, p *Problem, g GenerateOptions, o config) (*GenerateResult, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}

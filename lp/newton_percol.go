@@ -58,11 +58,12 @@ func solveColumns(ctx context.Context, p *Problem, cols [][]int, o config, prev 
 	if err != nil {
 		return nil, nil, err
 	}
-	need += 8*(15*fn*fm+11*total+float64(workers)*fn*fn) + warmNeed(o, fn, fm, total)
+	need += 8*(15*fn*fm+11*total+float64(workers)*fn*fn) + warmNeed(o, fn, fm, total) + 4*total + 4*float64(len(p.Pairs))
 	if err := o.Budget.Check(what, need, "raise the budget, or use fewer pairs (a spanner)"); err != nil {
 		return nil, nil, err
 	}
 	pc.Alloc(workers)
+	pc.Union, pc.UIdx = pairUnion(p.Pairs, cols, total)
 	s, err := newIPM(ctx, &Problem{N: n, M: m, C: p.C}, workers, nil, nil, nil, nil)
 	if err != nil {
 		return nil, nil, err
@@ -89,12 +90,32 @@ func solveColumns(ctx context.Context, p *Problem, cols [][]int, o config, prev 
 	return r, pc, err
 }
 
+// pairUnion returns the pairs of ps that some column lists in cols, each
+// once, and for every column's pair in turn (column by column) its
+// position in that union.
+func pairUnion(ps []Pair, cols [][]int, total float64) ([]Pair, []int32) {
+	pos := make([]int32, len(ps))
+	for k := range pos {
+		pos[k] = -1
+	}
+	var union []Pair
+	uidx := make([]int32, 0, int(total))
+	for _, ks := range cols {
+		for _, k := range ks {
+			if pos[k] < 0 {
+				pos[k] = int32(len(union))
+				union = append(union, ps[k])
+			}
+			uidx = append(uidx, pos[k])
+		}
+	}
+	return union, uidx
+}
+
 // perColumnSystem is the per-column variant of the column factors
 // (columnSystem): column o has its own pairs, fill-reducing order and
-// factor in s.pc (percol.Factors.Factor, Solve). Its factor always
-// adds H_o^{-1} to the accumulator (the per-column mode assembles S at
-// every iteration, without symmetries), so addInverse and inverse are
-// never called.
+// factor in s.pc (percol.Factors.Factor, AddInverse, Solve). It has no
+// symmetric reduction, so inverse is never called.
 type perColumnSystem struct{ *ipm }
 
 func (s perColumnSystem) factor(o, w int, diag, wt, acc []float64) {
@@ -103,9 +124,7 @@ func (s perColumnSystem) factor(o, w int, diag, wt, acc []float64) {
 
 func (s perColumnSystem) solve(o, w int, r []float64) { s.pc.Solve(o, w, r) }
 
-func (s perColumnSystem) addInverse(int, int, []float64) {
-	panic("lp: the per-column mode adds the inverses in factor")
-}
+func (s perColumnSystem) addInverse(o, w int, acc []float64) { s.pc.AddInverse(o, w, acc) }
 
 func (s perColumnSystem) inverse(int, int, []float64) []int {
 	panic("lp: the per-column mode has no symmetric reduction")

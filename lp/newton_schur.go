@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/optdp/optdp/lp/internal/kernel"
+	"github.com/optdp/optdp/lp/internal/percol"
 	"github.com/optdp/optdp/lp/internal/schur"
 	"github.com/optdp/optdp/lp/ldl"
 )
@@ -16,19 +17,19 @@ import (
 func (s *ipm) newSchurPCG(o config) *schur.Lazy {
 	p := &schur.Lazy{Tol: schur.CorrTol(o.Tol), MaxAge: schur.DefaultMaxAge}
 	p.Op = schurOperator{s, p}
-	if s.pc != nil || s.sg != nil {
+	if s.sg != nil {
 		// The symmetric mode's S~ is small (one row per orbit of rows),
 		// and assembled from the representatives only: no lazy path.
-		// Per-column pair sets (newton_percol.go): every column has its own
-		// graph, which the cost model and the Σ_o H_o start below do not
-		// cover; S is assembled at every iteration.
 		return p
 	}
-	bw := 0
-	if s.sym == nil {
-		bw = s.rpairs.bandwidth()
+	switch {
+	case s.pc != nil:
+		p.Ratio = perColumnRatio(s.pc, s.n)
+	case s.sym == nil:
+		p.Ratio = pcgRatio(nil, s.rpairs.bandwidth(), s.n, s.m)
+	default:
+		p.Ratio = pcgRatio(s.sym, 0, s.n, s.m)
 	}
-	p.Ratio = pcgRatio(s.sym, bw, s.n, s.m)
 	p.Cap = schur.MaxIts
 	p.On = lazyOn(o, p.Ratio)
 	if o.test.schurMode == 1 { // tests: lazy whenever possible
@@ -71,6 +72,19 @@ func pcgRatio(sym *ldl.Symbolic, bw, n, m int) float64 {
 		inv, sol = fn*fn*b/2, 4*fn*b+3*fn
 	}
 	return (fm*inv + fn*fn*fn/3) / (fm*sol + 2*fn*fn)
+}
+
+// perColumnRatio is pcgRatio for per-column pairs (newton_percol.go):
+// every column's Takahashi reads and solve by its own symbolic factor,
+// the scatter of its n²/2 inverse entries counted as reads.
+func perColumnRatio(pc *percol.Factors, n int) float64 {
+	fn := float64(n)
+	var asm, sol float64
+	for o := range pc.Cols {
+		asm += pc.Cols[o].LDL.Sym.InverseReads() + fn*fn/2
+		sol += pc.SolveReads(o)
+	}
+	return (asm + fn*fn*fn/3) / (sol + 2*fn*fn)
 }
 
 // lazyOn reports whether a solve under o takes the lazy path at the cost
@@ -166,6 +180,11 @@ type schurOperator struct {
 func (op schurOperator) BuildMean() {
 	s, p := op.s, op.p
 	n, np := s.n, s.np
+	if s.pc != nil {
+		// Every column's pairs are its own: the weights are summed over
+		// the union of the columns' pairs.
+		np = len(s.pc.Union)
+	}
 	if p.DSum == nil {
 		p.DSum, p.WSum = make([]float64, n), make([]float64, np)
 	}
@@ -175,6 +194,14 @@ func (op schurOperator) BuildMean() {
 		for i := 0; i < n; i++ {
 			p.DSum[i] += s.zx[o*n+i] / s.x[o*n+i]
 		}
+	}
+	if s.pc != nil {
+		for t, u := range s.pc.UIdx {
+			p.WSum[u] += s.lam[t] / s.s[t]
+		}
+		return
+	}
+	for o := 0; o < s.m; o++ {
 		for k := 0; k < np; k++ {
 			p.WSum[k] += s.lam[o*np+k] / s.s[o*np+k]
 		}
@@ -192,7 +219,11 @@ func (op schurOperator) Precondition(z, r []float64) {
 		for i, v := range r {
 			z[i] = p.DSum[i] * v
 		}
-		for k, q := range s.p.Pairs {
+		pairs := s.p.Pairs
+		if s.pc != nil {
+			pairs = s.pc.Union
+		}
+		for k, q := range pairs {
 			g := p.WSum[k] * (r[q.I] - q.W*r[q.H])
 			z[q.I] += g
 			z[q.H] -= q.W * g

@@ -49,7 +49,8 @@ type Options struct {
 	// DirectSchur assembles and factors the row-sum Schur complement
 	// S = sum_o H_o^{-1} at every iteration. By default, on problems
 	// where the assembly costs much more than a sweep of solves with the
-	// per-column factors (n in the thousands), Solve reuses an earlier
+	// per-column factors (n in the thousands; Generate's per-column
+	// relaxations of a thousand columns and more), Solve reuses an earlier
 	// iteration's factor of S as the preconditioner of conjugate gradients
 	// on the exact S (see schur.Lazy in lp/internal/schur), assembling afresh
 	// only when they slow down.

@@ -33,6 +33,11 @@ type Factors struct {
 	Pairs [][]Pair // column o's pairs, in the problem's row numbering
 	Off   []int    // column o's slacks and multipliers at Off[o]:Off[o+1]
 	Cols  []Column
+	// Union holds every pair of some column once, and UIdx[Off[o]+k]
+	// the position in Union of column o's pair k (set by the caller; the
+	// sparse Σ_o H_o of lp's lazy Schur complement sums over Union).
+	Union []Pair
+	UIdx  []int32
 	// Per-worker scratch: a permuted vector (two), the sparse factor's
 	// work vector, the n×n inverse, and the QR fallback's buffers (grown
 	// on demand).
@@ -82,10 +87,13 @@ func New(ctx context.Context, n int, pairs [][]Pair, workers int, prev *Factors,
 	for o, ps := range pairs {
 		pc.Off[o+1] = pc.Off[o] + len(ps)
 	}
-	// The columns are analysed independently, by the workers.
+	// The columns are analysed independently, by the workers; a column
+	// with the pairs of column 0 (a common start) shares its analysis.
 	needs := make([]float64, m)
+	same := make([]bool, m)
+	par(m, func(o int) { same[o] = o > 0 && slices.Equal(pairs[o], pairs[0]) })
 	par(m, func(o int) {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || same[o] {
 			return
 		}
 		ps := pairs[o]
@@ -127,6 +135,11 @@ func New(ctx context.Context, n int, pairs [][]Pair, workers int, prev *Factors,
 	if err := ctx.Err(); err != nil {
 		return nil, 0, fmt.Errorf("lp: per-column analysis interrupted: %w", err)
 	}
+	for o := range same {
+		if same[o] {
+			pc.Cols[o], needs[o] = pc.Cols[0].Symbolic(), needs[0]
+		}
+	}
 	var need float64
 	for _, v := range needs {
 		need += v
@@ -159,23 +172,24 @@ func (pc *Factors) Alloc(workers int) {
 }
 
 // Factor factors column o's H_o from its diagonal (row numbering) and pair
-// weights (the column's pair order) and adds H_o^{-1} to acc, an n×n
-// accumulator whose upper triangle FoldUpper makes the sum (scatterRows). Without useQR it uses the LDL^T, or, when a pivot lost nearly
-// all its digits (ldl.MinPivotRatio), the banded QR for this column alone, and
-// returns false. With useQR it uses the banded QR and returns true.
+// weights (the column's pair order) and, unless acc is nil, adds H_o^{-1}
+// to acc (AddInverse). Without useQR it uses the LDL^T, or, when a pivot
+// lost nearly all its digits (ldl.MinPivotRatio), the banded QR for this
+// column alone, and returns false. With useQR it uses the banded QR and
+// returns true.
 func (pc *Factors) Factor(o, w int, diag, wt, acc []float64, useQR bool) bool {
 	n := pc.N
 	c := &pc.Cols[o]
 	c.isQR = useQR
-	z := pc.z[w]
 	d := pc.vec[w]
 	if !useQR {
 		for k, i := range c.Perm {
 			d[k] = diag[i]
 		}
 		if c.LDL.Factor(d, c.PP, wt, pc.work[w]) > ldl.MinPivotRatio {
-			c.LDL.AddInverse(nil, z)
-			scatterRows(acc, z, c.Perm, n)
+			if acc != nil {
+				pc.AddInverse(o, w, acc)
+			}
 			return false
 		}
 		// This column's pivots lost nearly all their digits: its banded QR
@@ -196,10 +210,35 @@ func (pc *Factors) Factor(o, w int, diag, wt, acc []float64, useQR bool) bool {
 		d[k] = diag[i]
 	}
 	c.bnd.QRFactor(d, c.rpairs, wt, c.rorder, pc.qrR[w][:n*(b+1)], pc.qrWork[w][:n+b+1])
-	clear(z)
-	c.bnd.AddInverse(z, pc.ring[w][:(b+1)*n])
-	scatterRows(acc, z, c.rperm, n)
+	if acc != nil {
+		pc.AddInverse(o, w, acc)
+	}
 	return useQR
+}
+
+// AddInverse adds H_o^{-1}, from column o's current factor (Factor), to
+// acc, an n×n accumulator whose upper triangle FoldUpper makes the sum:
+// Takahashi's recurrence on the LDL^T (or the banded QR's inverse) in the
+// column's order, scattered by rows (scatterRows).
+func (pc *Factors) AddInverse(o, w int, acc []float64) {
+	n := pc.N
+	c := &pc.Cols[o]
+	z := pc.z[w]
+	if !c.isQR {
+		c.LDL.AddInverse(nil, z)
+		scatterRows(acc, z, c.Perm, n)
+		return
+	}
+	clear(z)
+	c.bnd.AddInverse(z, pc.ring[w][:(c.bw+1)*n])
+	scatterRows(acc, z, c.rperm, n)
+}
+
+// SolveReads is the values one Solve with column o's LDL^T reads:
+// 4·nnz(L) + 3n (the two triangular sweeps, the pivots and the two
+// permutations), what a product with S costs per column.
+func (pc *Factors) SolveReads(o int) float64 {
+	return 4*float64(pc.Cols[o].LDL.Sym.NNZ()) + 3*float64(pc.N)
 }
 
 // scatterRows adds the upper triangle of z (rows and columns numbered by

@@ -1,6 +1,7 @@
 package percol
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -8,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // repairCase is a random n×m iterate (irregular magnitudes, some negative
@@ -134,6 +137,103 @@ func TestScatterFold(t *testing.T) {
 		for j := i; j < n; j++ {
 			if d := math.Abs(acc[i*n+j] - want[i*n+j]); d > 1e-14 {
 				t.Fatalf("S[%d][%d] = %v, want %v", i, j, acc[i*n+j], want[i*n+j])
+			}
+		}
+	}
+}
+
+// TestSharedAnalysisInverse: columns with the same pairs as column 0 share
+// its analysis (the same order) but get numeric factors of their own;
+// every column's H_o^{-1}, added by Factor with an accumulator or by a
+// Factor without one and AddInverse after it, matches the inverse of the
+// dense H_o = diag(d) + G_oᵀ diag(w) G_o (gonum's LU), and Solve matches
+// it on a vector.
+func TestSharedAnalysisInverse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(97, 98))
+	const n = 24
+	graph := func() []Pair {
+		var ps []Pair
+		for i := 1; i < n; i++ { // a random tree, then random chords
+			h := rng.IntN(i)
+			w := math.Exp(0.2 + rng.Float64())
+			ps = append(ps, Pair{I: i, H: h, W: w}, Pair{I: h, H: i, W: w})
+		}
+		for range n {
+			if i, h := rng.IntN(n), rng.IntN(n); i != h {
+				ps = append(ps, Pair{I: i, H: h, W: math.Exp(0.2 + 2*rng.Float64())})
+			}
+		}
+		return ps
+	}
+	common := graph()
+	pairs := [][]Pair{common, slices.Clone(common), graph(), slices.Clone(common)}
+	par := func(count int, f func(int)) {
+		for o := range count {
+			f(o)
+		}
+	}
+	pc, _, err := New(context.Background(), n, pairs, 1, nil, par)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc.Alloc(1)
+	if !slices.Equal(pc.Cols[1].Perm, pc.Cols[0].Perm) || !slices.Equal(pc.Cols[3].Perm, pc.Cols[0].Perm) {
+		t.Fatal("columns 1 and 3 do not share column 0's order")
+	}
+	if &pc.Cols[1].LDL.L[0] == &pc.Cols[0].LDL.L[0] {
+		t.Fatal("columns 0 and 1 share their numeric factor")
+	}
+	for o, ps := range pairs {
+		diag := make([]float64, n)
+		for i := range diag {
+			diag[i] = math.Ldexp(0.5+rng.Float64(), rng.IntN(8)-4)
+		}
+		wt := make([]float64, len(ps))
+		for k := range wt {
+			wt[k] = math.Ldexp(0.5+rng.Float64(), rng.IntN(10)-5)
+		}
+		h := mat.NewDense(n, n, nil)
+		for i, v := range diag {
+			h.Set(i, i, v)
+		}
+		for k, q := range ps {
+			// (e_I - W e_H)(e_I - W e_H)ᵀ times wt[k]
+			h.Set(q.I, q.I, h.At(q.I, q.I)+wt[k])
+			h.Set(q.H, q.H, h.At(q.H, q.H)+wt[k]*q.W*q.W)
+			h.Set(q.I, q.H, h.At(q.I, q.H)-wt[k]*q.W)
+			h.Set(q.H, q.I, h.At(q.H, q.I)-wt[k]*q.W)
+		}
+		var inv mat.Dense
+		if err := inv.Inverse(h); err != nil {
+			t.Fatal(err)
+		}
+		for _, late := range []bool{false, true} {
+			acc := make([]float64, n*n)
+			if late {
+				pc.Factor(o, 0, diag, wt, nil, false)
+				pc.AddInverse(o, 0, acc)
+			} else {
+				pc.Factor(o, 0, diag, wt, acc, false)
+			}
+			FoldUpper(acc, n)
+			for i := 0; i < n; i++ {
+				for j := i; j < n; j++ {
+					if d := math.Abs(acc[i*n+j] - inv.At(i, j)); d > 1e-10*math.Abs(inv.At(i, i)) {
+						t.Fatalf("column %d (AddInverse after Factor: %v): inverse[%d][%d] = %v, want %v", o, late, i, j, acc[i*n+j], inv.At(i, j))
+					}
+				}
+			}
+		}
+		r := make([]float64, n)
+		for i := range r {
+			r[i] = rng.NormFloat64()
+		}
+		var want mat.VecDense
+		want.MulVec(&inv, mat.NewVecDense(n, slices.Clone(r)))
+		pc.Solve(o, 0, r)
+		for i, v := range r {
+			if d := math.Abs(v - want.AtVec(i)); d > 1e-10*math.Abs(inv.At(i, i)) {
+				t.Fatalf("column %d: Solve gives %v at %d, want %v", o, v, i, want.AtVec(i))
 			}
 		}
 	}
