@@ -22,7 +22,7 @@ func TestGeneratePerColumnLazy(t *testing.T) {
 	}{{30, false}, {45, true}} {
 		xs, ys := planePoints(rng, c.n, 6)
 		p := pointsProblem(xs, ys, randomPrior(rng, c.n, c.peaked), 1.2)
-		ex, err := Solve(context.Background(), p, &Options{Tol: 1e-9})
+		ex, err := Solve(context.Background(), p, &Options{Tol: 1e-8})
 		if err != nil {
 			t.Fatal(err)
 		}
