@@ -290,17 +290,22 @@ func nearest(p *Problem, k int, in []bool) {
 }
 
 // closeReverse adds to in the reverse (H,I) of every marked pair (I,H) that
-// p lists, so that relaxations stay symmetric when p is.
+// p lists, so that relaxations stay symmetric when p is. The reverses
+// wanted are sorted by their row I, and one pass over p's pairs finds
+// them by binary search (no table of every pair).
 func closeReverse(p *Problem, in []bool) {
-	idx := make(map[[2]int]int, len(p.Pairs))
-	for k, q := range p.Pairs {
-		idx[[2]int{q.I, q.H}] = k
-	}
+	want := make([][]int, p.N) // want[i]: the rows h with (i, h) wanted
 	for k, q := range p.Pairs {
 		if in[k] {
-			if j, ok := idx[[2]int{q.H, q.I}]; ok {
-				in[j] = true
-			}
+			want[q.H] = append(want[q.H], q.I)
+		}
+	}
+	for _, hs := range want {
+		slices.Sort(hs)
+	}
+	for k, q := range p.Pairs {
+		if _, ok := slices.BinarySearch(want[q.I], q.H); ok && !in[k] {
+			in[k] = true
 		}
 	}
 }
