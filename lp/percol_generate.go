@@ -255,8 +255,8 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 		for _, c := range res.ColumnPairs {
 			total += c
 		}
-		pr.Message = fmt.Sprintf("round %d: %d pairs in %d columns (at most %d per column), %d violated, relaxation %.3gs, %d iterations",
-			round, total, m, res.Pairs, viol, time.Since(start).Seconds(), r.Iterations)
+		pr.Message = fmt.Sprintf("round %d: %d pairs in %d columns (%d solved, at most %d pairs per column), %d violated, bound %.7g, round %.3gs, %d iterations",
+			round, total, m, len(act), res.Pairs, viol, res.Dual, time.Since(start).Seconds(), r.Iterations)
 		o.Report(pr)
 		if gap <= o.Tol {
 			break
