@@ -2,9 +2,11 @@ package lp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/optdp/optdp/lp/internal/percol"
+	"github.com/optdp/optdp/run"
 )
 
 // perColumnBound is dualBound (lp/certify.go) for per-column pairs: with column
@@ -54,12 +56,18 @@ func solveColumns(ctx context.Context, p *Problem, cols [][]int, o config, prev 
 			pairs[c][t] = p.Pairs[k]
 		}
 	}
-	pc, need, err := percol.New(ctx, n, pairs, workers, prev, func(count int, f func(int)) { parallel(count, workers, f) })
+	// The analysis stops once its own bytes pass what the budget leaves
+	// for it, before allocating much more than that.
+	rest := 8*(15*fn*fm+11*total+float64(workers)*fn*fn) + warmNeed(o, fn, fm, total) + 4*total + 4*float64(len(p.Pairs))
+	pc, need, err := percol.New(ctx, n, pairs, workers, prev, max(1, float64(o.Budget.Bytes())-rest), func(count int, f func(int)) { parallel(count, workers, f) })
+	if errors.Is(err, percol.ErrOverLimit) {
+		return nil, nil, fmt.Errorf("%s needs more than %s (its analysis stopped there), over the memory budget of %s; raise the budget, or use fewer pairs (a spanner): %w",
+			what, run.FormatBytes(need+rest), run.FormatBytes(float64(o.Budget.Bytes())), run.ErrTooLarge)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	need += 8*(15*fn*fm+11*total+float64(workers)*fn*fn) + warmNeed(o, fn, fm, total) + 4*total + 4*float64(len(p.Pairs))
-	if err := o.Budget.Check(what, need, "raise the budget, or use fewer pairs (a spanner)"); err != nil {
+	if err := o.Budget.Check(what, need+rest, "raise the budget, or use fewer pairs (a spanner)"); err != nil {
 		return nil, nil, err
 	}
 	pc.Alloc(workers)

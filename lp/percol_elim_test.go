@@ -74,7 +74,7 @@ func TestGeneratePerColumnEliminates(t *testing.T) {
 // and the smallest multiplier.
 func priceOn(t *testing.T, n int, pairs []Pair, b []float64) (float64, float64) {
 	t.Helper()
-	pc, _, _ := percol.New(context.Background(), n, [][]Pair{pairs}, 1, nil, func(count int, f func(int)) { parallel(count, 1, f) })
+	pc, _, _ := percol.New(context.Background(), n, [][]Pair{pairs}, 1, nil, 0, func(count int, f func(int)) { parallel(count, 1, f) })
 	pc.Alloc(1)
 	c := &pc.Cols[0]
 	bp := make([]float64, n)

@@ -106,3 +106,17 @@ func (b Budget) CheckDense(what string, n, copies int, advice string) error {
 	}
 	return b.Check(fmt.Sprintf("%s: n = %d, %d dense %d×%d %s,", what, n, copies, n, n, plural), DenseBytes(n, n, copies), advice)
 }
+
+// Less is the budget left once bytes are held: b less bytes, at least one
+// byte (a budget of 0 would mean the default); Unlimited stays Unlimited,
+// and a negative (invalid) budget stays as it is, for Check to refuse.
+func (b Budget) Less(bytes float64) Budget {
+	if b == Unlimited || b < 0 {
+		return b
+	}
+	left := float64(b.Bytes()) - bytes
+	if !(left >= 1) {
+		return 1
+	}
+	return Budget(left)
+}

@@ -41,6 +41,29 @@ func TestBudgetCheck(t *testing.T) {
 // TestNegativeBudget: a negative budget is an error wrapping ErrBadInput
 // (not ErrTooLarge) from Validate, Check and CheckDense whatever the
 // estimate, and Bytes gives 0 (nothing fits) rather than no limit.
+// TestBudgetLess: the budget left is the bytes less those held (the
+// default resolved first), at least 1 byte; Unlimited and an invalid
+// budget pass through.
+func TestBudgetLess(t *testing.T) {
+	for _, c := range []struct {
+		b    Budget
+		held float64
+		want Budget
+	}{
+		{8 << 30, 3 << 30, 5 << 30},
+		{0, 1 << 30, 3 << 30},
+		{1 << 20, 1 << 20, 1},
+		{1 << 20, 1e30, 1},
+		{1 << 20, math.NaN(), 1},
+		{Unlimited, 1e18, Unlimited},
+		{-5, 1, -5},
+	} {
+		if got := c.b.Less(c.held); got != c.want {
+			t.Errorf("Budget(%d).Less(%g) = %d, want %d", c.b, c.held, got, c.want)
+		}
+	}
+}
+
 func TestNegativeBudget(t *testing.T) {
 	for _, b := range []Budget{-1, -4 << 30, -1 << 63} {
 		for name, err := range map[string]error{

@@ -40,6 +40,14 @@ type Symbolic struct {
 // NNZ is the number of strictly lower entries of L.
 func (s *Symbolic) NNZ() int { return len(s.rowIdx) }
 
+// Bytes is the memory the analysis holds: its index arrays and supernode
+// lists (not the numeric factor, which LDL holds).
+func (s *Symbolic) Bytes() float64 {
+	words := len(s.colPtr) + len(s.rowIdx) + len(s.pairPos)
+	halves := len(s.idx32) + len(s.firstUse) + len(s.snPtr) + len(s.upPtr) + len(s.relIdx)
+	return 8*float64(words) + 4*float64(halves) + float64(unsafe.Sizeof(snUpdate{}))*float64(len(s.up))
+}
+
 // Flops estimates the multiply-adds of one column's factorisation and of
 // its full inverse (Takahashi's recurrence, see AddInverse).
 func (s *Symbolic) Flops() float64 {

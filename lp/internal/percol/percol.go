@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/optdp/optdp/lp/ldl"
@@ -73,6 +74,18 @@ func (c Column) Symbolic() Column {
 	return c
 }
 
+// Bytes is the memory c holds: its orders and pairs, its analysis (Sym,
+// which columns sharing an analysis share), its numeric factor and band
+// when allocated.
+func (c *Column) Bytes() float64 {
+	b := 8*float64(len(c.Perm)+len(c.rperm)+len(c.rorder)) + 24*float64(len(c.PP)+len(c.rpairs)) +
+		8*float64(len(c.LDL.D)+len(c.LDL.L)+len(c.bnd.A)) + 8*float64(c.bnd.N)
+	if c.LDL.Sym != nil {
+		b += c.LDL.Sym.Bytes()
+	}
+	return b
+}
+
 // New analyses every column's pair graph: the minimum-degree
 // order with its symbolic factorisation, and the banded order of the
 // fallback. It returns the structure and the bytes its numeric factors and
@@ -81,21 +94,44 @@ func (c Column) Symbolic() Column {
 // whose pairs are those of prev's column (same count: the lists only
 // grow) keeps prev's analysis; prev may be nil. A cancelled ctx stops the
 // analysis (between columns and within the orders) with its error.
-func New(ctx context.Context, n int, pairs [][]Pair, workers int, prev *Factors, par func(count int, f func(o int))) (*Factors, float64, error) {
+//
+// limit > 0 caps the bytes returned: once the columns analysed so far and
+// the scratch need more, New stops (having allocated the analyses of at
+// most limit bytes and one column per worker) and returns nil, the bytes
+// counted so far (a lower bound) and an error wrapping ErrOverLimit.
+func New(ctx context.Context, n int, pairs [][]Pair, workers int, prev *Factors, limit float64, par func(count int, f func(o int))) (*Factors, float64, error) {
 	m := len(pairs)
 	pc := &Factors{N: n, Pairs: pairs, Off: make([]int, m+1), Cols: make([]Column, m)}
 	for o, ps := range pairs {
 		pc.Off[o+1] = pc.Off[o] + len(ps)
 	}
+	w := float64(max(1, workers))
+	scratch := 8 * w * (float64(n)*float64(n) + 4*float64(n))
 	// The columns are analysed independently, by the workers; a column
 	// with the pairs of column 0 (a common start) shares its analysis.
 	needs := make([]float64, m)
 	same := make([]bool, m)
 	par(m, func(o int) { same[o] = o > 0 && slices.Equal(pairs[o], pairs[0]) })
-	par(m, func(o int) {
-		if ctx.Err() != nil || same[o] {
+	var mu sync.Mutex
+	sofar, analysed := scratch, 0
+	var over atomic.Bool
+	count := func(o int) {
+		if limit <= 0 {
 			return
 		}
+		mu.Lock()
+		sofar += needs[o]
+		analysed++
+		if sofar > limit {
+			over.Store(true)
+		}
+		mu.Unlock()
+	}
+	par(m, func(o int) {
+		if ctx.Err() != nil || same[o] || over.Load() {
+			return
+		}
+		defer count(o)
 		ps := pairs[o]
 		c := &pc.Cols[o]
 		if prev != nil && len(prev.Cols) == m && len(prev.Pairs[o]) == len(ps) && prev.N == n {
@@ -135,17 +171,18 @@ func New(ctx context.Context, n int, pairs [][]Pair, workers int, prev *Factors,
 	if err := ctx.Err(); err != nil {
 		return nil, 0, fmt.Errorf("lp: per-column analysis interrupted: %w", err)
 	}
+	if over.Load() {
+		return nil, sofar, fmt.Errorf("percol: the analyses of %d of %d columns and the scratch need %.3g bytes, over %.3g: %w", analysed, m, sofar, limit, ErrOverLimit)
+	}
 	for o := range same {
 		if same[o] {
 			pc.Cols[o], needs[o] = pc.Cols[0].Symbolic(), needs[0]
 		}
 	}
-	var need float64
+	need := scratch
 	for _, v := range needs {
 		need += v
 	}
-	w := float64(max(1, workers))
-	need += 8 * w * (float64(n)*float64(n) + 4*float64(n))
 	return pc, need, nil
 }
 
@@ -297,6 +334,9 @@ func (pc *Factors) Solve(o, w int, r []float64) {
 
 // ErrStopped is returned by Repair when its stop flag was set.
 var ErrStopped = errors.New("percol: repair stopped")
+
+// ErrOverLimit is New's error when the analysis needs more than its limit.
+var ErrOverLimit = errors.New("percol: over the memory limit")
 
 // stopEvery is how many pairs Repair's scans take between two reads of
 // the stop flag.

@@ -172,7 +172,7 @@ func TestSharedAnalysisInverse(t *testing.T) {
 			f(o)
 		}
 	}
-	pc, _, err := New(context.Background(), n, pairs, 1, nil, par)
+	pc, _, err := New(context.Background(), n, pairs, 1, nil, 0, par)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,6 +235,70 @@ func TestSharedAnalysisInverse(t *testing.T) {
 			if d := math.Abs(v - want.AtVec(i)); d > 1e-10*math.Abs(inv.At(i, i)) {
 				t.Fatalf("column %d: Solve gives %v at %d, want %v", o, v, i, want.AtVec(i))
 			}
+		}
+	}
+}
+
+// TestNewLimit: with a limit, New stops once the bytes of the columns
+// analysed and the scratch pass it: ErrOverLimit, a count above the limit
+// and at most the full need (New without a limit), exceeding the limit by
+// at most one column's bytes when the columns go one at a time; a limit
+// of the full need itself passes with the same count.
+func TestNewLimit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(99, 100))
+	const n, m = 30, 12
+	pairs := make([][]Pair, m)
+	for o := range pairs {
+		for i := 1; i < n; i++ {
+			h := rng.IntN(i)
+			pairs[o] = append(pairs[o], Pair{I: i, H: h, W: 2}, Pair{I: h, H: i, W: 2})
+		}
+		for range 2 * n {
+			if i, h := rng.IntN(n), rng.IntN(n); i != h {
+				pairs[o] = append(pairs[o], Pair{I: i, H: h, W: 3})
+			}
+		}
+	}
+	par := func(count int, f func(int)) {
+		for o := range count {
+			f(o)
+		}
+	}
+	ctx := context.Background()
+	_, full, err := New(ctx, n, pairs, 1, nil, 0, par)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, need, err := New(ctx, n, pairs, 1, nil, full, par); err != nil || need != full {
+		t.Fatalf("limit = full need %g: need %g, err %v", full, need, err)
+	}
+	// The largest column's bytes: the full need less that without it.
+	_, without, err := New(ctx, n, pairs[:m-1], 1, nil, 0, par)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var most float64
+	for o := range pairs {
+		rest := slices.Concat(pairs[:o], pairs[o+1:])
+		_, w, err := New(ctx, n, rest, 1, nil, 0, par)
+		if err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, full-w)
+	}
+	if !(full > without && most > 0) {
+		t.Fatalf("column bytes: full %g, without the last %g", full, without)
+	}
+	for _, limit := range []float64{full / 2, full - 1, 1} {
+		pc, need, err := New(ctx, n, pairs, 1, nil, limit, par)
+		if !errors.Is(err, ErrOverLimit) || pc != nil {
+			t.Fatalf("limit %g: err %v, factors %v", limit, err, pc != nil)
+		}
+		if !(need > limit && need <= full) {
+			t.Errorf("limit %g: counted %g, want in (limit, %g]", limit, need, full)
+		}
+		if limit > 1 && need > limit+most {
+			t.Errorf("limit %g: counted %g, more than one column (%g) past it", limit, need, most)
 		}
 	}
 }
