@@ -122,8 +122,11 @@ type GenerateResult struct {
 // near neighbours. Checking the violations costs O(len(p.Pairs)·M) per round.
 //
 // Errors: malformed problem or options, ctx cancelled, run.ErrTooLarge from a
-// relaxation (before it allocates), and run.ErrNotConverged (wrapped, with the
-// best certified result) when MaxRounds relaxations leave a gap above Tol.
+// relaxation (before it allocates; with PerColumn, each relaxation gets the
+// budget less the memory generation holds, and a refusal after the first
+// round comes with the best certified result), and run.ErrNotConverged
+// (wrapped, with the best certified result) when MaxRounds relaxations
+// leave a gap above Tol.
 func Generate(ctx context.Context, p *Problem, opts *GenerateOptions) (*GenerateResult, error) {
 	var g GenerateOptions
 	if opts != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/optdp/optdp/lp/internal/percol"
 	"github.com/optdp/optdp/lp/internal/price"
+	"github.com/optdp/optdp/lp/ldl"
 )
 
 // colElim is the column (output) elimination of per-column generation
@@ -125,15 +126,39 @@ func (e *colElim) restrict(p *Problem, cols [][]int) ([]int, *Problem, [][]int, 
 	return act, &Problem{N: n, M: k, C: c, Pairs: p.Pairs}, qcols, prev
 }
 
+// bytes is the memory e holds for the columns: their pairs, multipliers
+// and analyses (an analysis shared by several columns counted once).
+func (e *colElim) bytes() float64 {
+	var b float64
+	seen := make(map[*ldl.Symbolic]bool)
+	seenPairs := make(map[*Pair]bool)
+	for o := range e.factors {
+		c := &e.factors[o]
+		b += 8 * float64(len(e.lam[o])+len(e.extraLam[o])+len(e.extra[o]))
+		if ps := e.pairs[o]; len(ps) > 0 && !seenPairs[&ps[0]] {
+			seenPairs[&ps[0]] = true
+			b += 24 * float64(len(ps))
+		}
+		if c.LDL.Sym != nil && seen[c.LDL.Sym] {
+			b += 8 * float64(len(c.LDL.D)+len(c.LDL.L))
+			continue
+		}
+		seen[c.LDL.Sym] = true
+		b += c.Bytes()
+	}
+	return b
+}
+
 // store keeps the active columns' pairs, multipliers (r.lam) and analysis
-// (pc), and expands the relaxation's X (n×len(act)) into x (n×m, zero in
+// (pc's, without the numeric factors: the next solve allocates its own,
+// and pricing works in scratch), and expands the relaxation's X (n×len(act)) into x (n×m, zero in
 // the inactive columns).
 func (e *colElim) store(act []int, pc *percol.Factors, r *Result, x []float64) {
 	n, m, k := pc.N, e.m, len(act)
 	for j, o := range act {
 		e.pairs[o] = pc.Pairs[j]
 		e.lam[o] = slices.Clone(r.lam[pc.Off[j]:pc.Off[j+1]])
-		e.factors[o] = pc.Cols[j]
+		e.factors[o] = pc.Cols[j].Symbolic()
 		e.solved[o], e.fresh[o] = true, false
 		e.extra[o], e.extraLam[o] = e.extra[o][:0], e.extraLam[o][:0]
 	}

@@ -3,6 +3,7 @@ package lp
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -123,10 +124,31 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 				warmTo.gap = warmGapTight
 			}
 		}
+		// The round's solver gets the budget less what generation holds:
+		// the membership bits, the iterates by column, the candidates, the
+		// log-ratio table, the pair lists and the columns' analyses.
+		listed := 0
+		for _, ks := range cols {
+			listed += len(ks)
+		}
+		held := 8*float64(len(member)+len(lw)+listed+2*len(extra)) + 40*float64(n)*float64(m) + ce.bytes()
+		ro.Budget = o.Budget.Less(held)
 		r, pc, err := solveColumns(ctx, q, qcols, ro, prev)
 		warmFrom, warmTo = warmTo, warmFrom
 		if r == nil {
-			return nil, fmt.Errorf("lp: generate: round %d: %w", round, err)
+			if errors.Is(err, run.ErrTooLarge) {
+				err = fmt.Errorf("lp: generate: round %d, beside the %s that generation holds of the budget of %s: %w",
+					round, run.FormatBytes(held), run.FormatBytes(float64(o.Budget.Bytes())), err)
+			} else {
+				err = fmt.Errorf("lp: generate: round %d: %w", round, err)
+			}
+			if best == nil {
+				return nil, err
+			}
+			// The best certified answer of the rounds before.
+			res.X, res.Primal, res.Mix = best.X, best.Primal, best.Mix
+			res.Gap = relGap(res.Primal, res.Dual)
+			return res, err
 		}
 		if r.warm {
 			res.warmRounds++
