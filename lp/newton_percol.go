@@ -71,6 +71,11 @@ func solveColumns(ctx context.Context, p *Problem, cols [][]int, o config, prev 
 		return nil, nil, err
 	}
 	pc.Alloc(workers)
+	if o.Budget != run.Unlimited {
+		// The QR fallback's bands: the reserve counted in need, and
+		// whatever else the budget leaves.
+		pc.SetBandLimit(float64(o.Budget.Bytes()) - need - rest + pc.BandReserve)
+	}
 	pc.Union, pc.UIdx = pairUnion(p.Pairs, cols, total)
 	s, err := newIPM(ctx, &Problem{N: n, M: m, C: p.C}, workers, nil, nil, nil, nil)
 	if err != nil {
@@ -78,6 +83,10 @@ func solveColumns(ctx context.Context, p *Problem, cols [][]int, o config, prev 
 	}
 	s.pc = pc
 	s.cols = perColumnSystem{s}
+	s.bandNeed = func(int64) error {
+		return fmt.Errorf("%s: the QR fallback of the columns whose LDL^T failed needs more than the %s of bands the memory budget of %s leaves; raise the budget: %w",
+			what, run.FormatBytes(pc.BandUsed()), run.FormatBytes(float64(o.Budget.Bytes())), run.ErrTooLarge)
+	}
 	maxLen := 0
 	for _, ps := range pairs {
 		maxLen = max(maxLen, len(ps))
@@ -128,6 +137,9 @@ type perColumnSystem struct{ *ipm }
 
 func (s perColumnSystem) factor(o, w int, diag, wt, acc []float64) {
 	s.qrUsed[w] = s.pc.Factor(o, w, diag, wt, acc, s.useQR) || s.qrUsed[w]
+	if s.pc.BandShort() {
+		s.bandShort.Store(true) // the iteration stops with bandNeed's error
+	}
 }
 
 func (s perColumnSystem) solve(o, w int, r []float64) { s.pc.Solve(o, w, r) }

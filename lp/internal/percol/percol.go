@@ -6,6 +6,7 @@
 package percol
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -39,6 +40,14 @@ type Factors struct {
 	// sparse Σ_o H_o of lp's lazy Schur complement sums over Union).
 	Union []Pair
 	UIdx  []int32
+	// BandReserve is the bytes New counts for the QR fallback: the bands
+	// of the ceil(m/16) columns with the widest ones, and the fallback's
+	// scratch for every worker. The bands are allocated when a column's
+	// LDL^T fails, within the limit of SetBandLimit (bandUsed so far).
+	BandReserve float64
+	bandLimit   int64
+	bandUsed    atomic.Int64
+	bandShort   atomic.Bool
 	// Per-worker scratch: a permuted vector (two), the sparse factor's
 	// work vector, the n×n inverse, and the QR fallback's buffers (grown
 	// on demand).
@@ -89,14 +98,15 @@ func (c *Column) Bytes() float64 {
 // New analyses every column's pair graph: the minimum-degree
 // order with its symbolic factorisation, and the banded order of the
 // fallback. It returns the structure and the bytes its numeric factors and
-// the solver's scratch will need with the given workers (factors counted
-// for the sparse LDL^T and for the banded QR of every column). A column
+// the solver's scratch will need with the given workers: the sparse LDL^T
+// of every column, and BandReserve for the banded QR of the columns whose
+// LDL^T fails (allocated only then; see SetBandLimit). A column
 // whose pairs are those of prev's column (same count: the lists only
 // grow) keeps prev's analysis; prev may be nil. A cancelled ctx stops the
 // analysis (between columns and within the orders) with its error.
 //
-// limit > 0 caps the bytes returned: once the columns analysed so far and
-// the scratch need more, New stops (having allocated the analyses of at
+// limit > 0 caps the bytes returned less BandReserve: once the columns
+// analysed so far and the scratch need more, New stops (having allocated the analyses of at
 // most limit bytes and one column per worker) and returns nil, the bytes
 // counted so far (a lower bound) and an error wrapping ErrOverLimit.
 func New(ctx context.Context, n int, pairs [][]Pair, workers int, prev *Factors, limit float64, par func(count int, f func(o int))) (*Factors, float64, error) {
@@ -137,7 +147,7 @@ func New(ctx context.Context, n int, pairs [][]Pair, workers int, prev *Factors,
 		if prev != nil && len(prev.Cols) == m && len(prev.Pairs[o]) == len(ps) && prev.N == n {
 			*c = prev.Cols[o]
 			c.isQR = false
-			needs[o] = 8 * (float64(n) + 6*float64(c.LDL.Sym.NNZ()) + 4*float64(n) + 6*float64(len(ps)) + float64(n*(c.bw+1)))
+			needs[o] = 8 * (float64(n) + 6*float64(c.LDL.Sym.NNZ()) + 4*float64(n) + 6*float64(len(ps)))
 			return
 		}
 		q := &ldl.Graph{N: n, Pairs: ps}
@@ -165,8 +175,8 @@ func New(ctx context.Context, n int, pairs [][]Pair, workers int, prev *Factors,
 		})
 		nz := float64(sym.NNZ())
 		// LDL^T values, symbolic (5 index arrays), orders and pairs (two
-		// copies of 3 words), the band.
-		needs[o] = 8 * (float64(n) + nz + 5*nz + 4*float64(n) + 6*float64(len(ps)) + float64(n*(c.bw+1)))
+		// copies of 3 words); the band is reserved below.
+		needs[o] = 8 * (float64(n) + nz + 5*nz + 4*float64(n) + 6*float64(len(ps)))
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, 0, fmt.Errorf("lp: per-column analysis interrupted: %w", err)
@@ -183,7 +193,9 @@ func New(ctx context.Context, n int, pairs [][]Pair, workers int, prev *Factors,
 	for _, v := range needs {
 		need += v
 	}
-	return pc, need, nil
+	pc.BandReserve = bandReserve(pc.Cols, n, workers)
+	pc.bandLimit = math.MaxInt64
+	return pc, need + pc.BandReserve, nil
 }
 
 // Alloc allocates the numeric factors and the per-worker scratch.
@@ -206,6 +218,55 @@ func (pc *Factors) Alloc(workers int) {
 	pc.vec, pc.vec2, pc.work = mk(n), mk(n), mk(2*n) // work: the factor's scratch (symbolic.factorWork, 2n for n rows)
 	pc.z = mk(n * n)
 	pc.qrR, pc.qrWork, pc.ring = make([][]float64, workers), make([][]float64, workers), make([][]float64, workers)
+}
+
+// bandReserve is New's reserve for the QR fallback of cols: the bands
+// (8·n·(bw+1) bytes) of the ceil(m/16) columns with the widest, as
+// lp's shared-pair sparse mode reserves, and every worker's scratch for
+// the widest band (two bands and a vector).
+func bandReserve(cols []Column, n, workers int) float64 {
+	bands := make([]float64, len(cols))
+	bw := 0
+	for o := range cols {
+		bands[o] = 8 * float64(n) * float64(cols[o].bw+1)
+		bw = max(bw, cols[o].bw)
+	}
+	slices.SortFunc(bands, func(a, b float64) int { return cmp.Compare(b, a) })
+	var r float64
+	for _, v := range bands[:(len(bands)+15)/16] {
+		r += v
+	}
+	if len(bands) > 0 {
+		r += float64(max(1, workers)) * 8 * (2*float64(n)*float64(bw+1) + float64(n+bw+1))
+	}
+	return r
+}
+
+// SetBandLimit caps the bytes of the QR fallback's bands and scratch that
+// Factor may allocate (New leaves it unlimited). A column whose band
+// would pass it is left unfactored and BandShort reports it; the solver
+// must then stop with a memory error.
+func (pc *Factors) SetBandLimit(bytes float64) {
+	pc.bandLimit = int64(max(1, min(bytes, math.MaxInt64/2)))
+}
+
+// BandShort reports whether Factor has left a column unfactored for want
+// of room for its band (SetBandLimit).
+func (pc *Factors) BandShort() bool { return pc.bandShort.Load() }
+
+// BandUsed is the bytes of the QR fallback's bands and scratch allocated.
+func (pc *Factors) BandUsed() float64 { return float64(pc.bandUsed.Load()) }
+
+// takeBand counts bytes more of the fallback against the limit, or sets
+// bandShort and reports false when they do not fit.
+func (pc *Factors) takeBand(bytes float64) bool {
+	b := int64(math.Ceil(bytes))
+	if pc.bandUsed.Add(b) > pc.bandLimit && pc.bandLimit > 0 { // 0: a Factors not from New, unlimited
+		pc.bandUsed.Add(-b)
+		pc.bandShort.Store(true)
+		return false
+	}
+	return true
 }
 
 // Factor factors column o's H_o from its diagonal (row numbering) and pair
@@ -236,9 +297,18 @@ func (pc *Factors) Factor(o, w int, diag, wt, acc []float64, useQR bool) bool {
 	}
 	b := c.bw
 	if c.bnd.A == nil {
+		if !pc.takeBand(8 * float64(n) * float64(b+1)) {
+			c.isQR = false
+			return false
+		}
 		c.bnd = ldl.Band{N: n, B: b, A: make([]float64, n*(b+1))}
 	}
 	if len(pc.qrR[w]) < n*(b+1) {
+		grow := 8 * (2*float64(n)*float64(b+1) + float64(n+b+1) - float64(len(pc.qrR[w])+len(pc.qrWork[w])+len(pc.ring[w])))
+		if !pc.takeBand(grow) {
+			c.isQR = false
+			return false
+		}
 		pc.qrR[w] = make([]float64, n*(b+1))
 		pc.qrWork[w] = make([]float64, n+b+1)
 		pc.ring[w] = make([]float64, (b+1)*n)

@@ -241,9 +241,9 @@ func TestSharedAnalysisInverse(t *testing.T) {
 
 // TestNewLimit: with a limit, New stops once the bytes of the columns
 // analysed and the scratch pass it: ErrOverLimit, a count above the limit
-// and at most the full need (New without a limit), exceeding the limit by
-// at most one column's bytes when the columns go one at a time; a limit
-// of the full need itself passes with the same count.
+// and at most the full need less the band reserve (New without a limit),
+// exceeding the limit by at most one column's bytes when the columns go
+// one at a time; a limit of that need itself passes.
 func TestNewLimit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(99, 100))
 	const n, m = 30, 12
@@ -265,29 +265,24 @@ func TestNewLimit(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	_, full, err := New(ctx, n, pairs, 1, nil, 0, par)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, need, err := New(ctx, n, pairs, 1, nil, full, par); err != nil || need != full {
-		t.Fatalf("limit = full need %g: need %g, err %v", full, need, err)
-	}
-	// The largest column's bytes: the full need less that without it.
-	_, without, err := New(ctx, n, pairs[:m-1], 1, nil, 0, par)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var most float64
-	for o := range pairs {
-		rest := slices.Concat(pairs[:o], pairs[o+1:])
-		_, w, err := New(ctx, n, rest, 1, nil, 0, par)
+	base := func(ps [][]Pair) float64 {
+		pc, need, err := New(ctx, n, ps, 1, nil, 0, par)
 		if err != nil {
 			t.Fatal(err)
 		}
-		most = max(most, full-w)
+		return need - pc.BandReserve
 	}
-	if !(full > without && most > 0) {
-		t.Fatalf("column bytes: full %g, without the last %g", full, without)
+	full := base(pairs)
+	if _, _, err := New(ctx, n, pairs, 1, nil, full, par); err != nil {
+		t.Fatalf("limit = need %g: %v", full, err)
+	}
+	// The largest column's bytes: the need less that without it.
+	var most float64
+	for o := range pairs {
+		most = max(most, full-base(slices.Concat(pairs[:o], pairs[o+1:])))
+	}
+	if !(most > 0) {
+		t.Fatalf("column bytes %g", most)
 	}
 	for _, limit := range []float64{full / 2, full - 1, 1} {
 		pc, need, err := New(ctx, n, pairs, 1, nil, limit, par)
@@ -300,5 +295,78 @@ func TestNewLimit(t *testing.T) {
 		if limit > 1 && need > limit+most {
 			t.Errorf("limit %g: counted %g, more than one column (%g) past it", limit, need, most)
 		}
+	}
+}
+
+// TestBandLimit: the QR fallback's bands and scratch are counted against
+// SetBandLimit. BandReserve is the bands of the ceil(m/16) widest columns
+// and one worker's scratch for the widest, by hand; with every column
+// forced to QR, an unlimited run uses every band and the final scratch
+// (by hand), a limit of exactly that passes, and a limit a byte short
+// leaves a column unfactored (BandShort) without passing the limit.
+func TestBandLimit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(101, 102))
+	const n, m = 28, 20
+	pairs := make([][]Pair, m)
+	for o := range pairs {
+		for i := 1; i < n; i++ {
+			h := rng.IntN(i)
+			pairs[o] = append(pairs[o], Pair{I: i, H: h, W: 2}, Pair{I: h, H: i, W: 2})
+		}
+		for range o {
+			if i, h := rng.IntN(n), rng.IntN(n); i != h {
+				pairs[o] = append(pairs[o], Pair{I: i, H: h, W: 3})
+			}
+		}
+	}
+	par := func(count int, f func(int)) {
+		for o := range count {
+			f(o)
+		}
+	}
+	run := func(limit float64) *Factors {
+		pc, _, err := New(context.Background(), n, pairs, 1, nil, 0, par)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pc.Alloc(1)
+		if limit > 0 {
+			pc.SetBandLimit(limit)
+		}
+		diag := make([]float64, n)
+		for i := range diag {
+			diag[i] = 1
+		}
+		for o := range pairs {
+			wt := make([]float64, len(pairs[o]))
+			for k := range wt {
+				wt[k] = 1
+			}
+			pc.Factor(o, 0, diag, wt, nil, true)
+		}
+		return pc
+	}
+	pc := run(0)
+	var bands []float64
+	var sum float64
+	bw := 0
+	for o := range pc.Cols {
+		b := 8 * float64(n) * float64(pc.Cols[o].bw+1)
+		bands, sum, bw = append(bands, b), sum+b, max(bw, pc.Cols[o].bw)
+	}
+	scratch := 8 * (2*float64(n)*float64(bw+1) + float64(n+bw+1))
+	slices.Sort(bands)
+	if want := bands[m-1] + bands[m-2] + scratch; pc.BandReserve != want { // ceil(20/16) = 2 bands
+		t.Errorf("reserve %g, want %g", pc.BandReserve, want)
+	}
+	if pc.BandShort() || pc.BandUsed() != sum+scratch {
+		t.Fatalf("unlimited: short %v, used %g, want %g", pc.BandShort(), pc.BandUsed(), sum+scratch)
+	}
+	if pc := run(sum + scratch); pc.BandShort() {
+		t.Errorf("a limit of the bytes used: short")
+	}
+	pc = run(sum + scratch - 1)
+	if !pc.BandShort() || pc.BandUsed() > sum+scratch-1 {
+		t.Errorf("a byte short: short %v, used %g", pc.BandShort(), pc.BandUsed())
 	}
 }
