@@ -239,6 +239,31 @@ func TestSharedAnalysisInverse(t *testing.T) {
 	}
 }
 
+// treeColumns returns m random pair lists on n rows: a random tree (both
+// directions, ratio 2), then chords(o) random draws of a chord (ratio 3).
+func treeColumns(rng *rand.Rand, n, m int, chords func(o int) int) [][]Pair {
+	pairs := make([][]Pair, m)
+	for o := range pairs {
+		for i := 1; i < n; i++ {
+			h := rng.IntN(i)
+			pairs[o] = append(pairs[o], Pair{I: i, H: h, W: 2}, Pair{I: h, H: i, W: 2})
+		}
+		for range chords(o) {
+			if i, h := rng.IntN(n), rng.IntN(n); i != h {
+				pairs[o] = append(pairs[o], Pair{I: i, H: h, W: 3})
+			}
+		}
+	}
+	return pairs
+}
+
+// seqPar runs f on 0..count-1 in order.
+func seqPar(count int, f func(int)) {
+	for o := range count {
+		f(o)
+	}
+}
+
 // TestNewLimit: with a limit, New stops once the bytes of the columns
 // analysed and the scratch pass it: ErrOverLimit, a count above the limit
 // and at most the full need less the band reserve (New without a limit),
@@ -247,33 +272,17 @@ func TestSharedAnalysisInverse(t *testing.T) {
 func TestNewLimit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(99, 100))
 	const n, m = 30, 12
-	pairs := make([][]Pair, m)
-	for o := range pairs {
-		for i := 1; i < n; i++ {
-			h := rng.IntN(i)
-			pairs[o] = append(pairs[o], Pair{I: i, H: h, W: 2}, Pair{I: h, H: i, W: 2})
-		}
-		for range 2 * n {
-			if i, h := rng.IntN(n), rng.IntN(n); i != h {
-				pairs[o] = append(pairs[o], Pair{I: i, H: h, W: 3})
-			}
-		}
-	}
-	par := func(count int, f func(int)) {
-		for o := range count {
-			f(o)
-		}
-	}
+	pairs := treeColumns(rng, n, m, func(int) int { return 2 * n })
 	ctx := context.Background()
 	base := func(ps [][]Pair) float64 {
-		pc, need, err := New(ctx, n, ps, 1, nil, 0, par)
+		pc, need, err := New(ctx, n, ps, 1, nil, 0, seqPar)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return need - pc.BandReserve
 	}
 	full := base(pairs)
-	if _, _, err := New(ctx, n, pairs, 1, nil, full, par); err != nil {
+	if _, _, err := New(ctx, n, pairs, 1, nil, full, seqPar); err != nil {
 		t.Fatalf("limit = need %g: %v", full, err)
 	}
 	// The largest column's bytes: the need less that without it.
@@ -285,7 +294,7 @@ func TestNewLimit(t *testing.T) {
 		t.Fatalf("column bytes %g", most)
 	}
 	for _, limit := range []float64{full / 2, full - 1, 1} {
-		pc, need, err := New(ctx, n, pairs, 1, nil, limit, par)
+		pc, need, err := New(ctx, n, pairs, 1, nil, limit, seqPar)
 		if !errors.Is(err, ErrOverLimit) || pc != nil {
 			t.Fatalf("limit %g: err %v, factors %v", limit, err, pc != nil)
 		}
@@ -307,25 +316,9 @@ func TestNewLimit(t *testing.T) {
 func TestBandLimit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(101, 102))
 	const n, m = 28, 20
-	pairs := make([][]Pair, m)
-	for o := range pairs {
-		for i := 1; i < n; i++ {
-			h := rng.IntN(i)
-			pairs[o] = append(pairs[o], Pair{I: i, H: h, W: 2}, Pair{I: h, H: i, W: 2})
-		}
-		for range o {
-			if i, h := rng.IntN(n), rng.IntN(n); i != h {
-				pairs[o] = append(pairs[o], Pair{I: i, H: h, W: 3})
-			}
-		}
-	}
-	par := func(count int, f func(int)) {
-		for o := range count {
-			f(o)
-		}
-	}
+	pairs := treeColumns(rng, n, m, func(o int) int { return o })
 	run := func(limit float64) *Factors {
-		pc, _, err := New(context.Background(), n, pairs, 1, nil, 0, par)
+		pc, _, err := New(context.Background(), n, pairs, 1, nil, 0, seqPar)
 		if err != nil {
 			t.Fatal(err)
 		}
