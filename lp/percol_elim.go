@@ -151,8 +151,8 @@ func (e *colElim) bytes() float64 {
 
 // store keeps the active columns' pairs, multipliers (r.lam) and analysis
 // (pc's, without the numeric factors: the next solve allocates its own,
-// and pricing works in scratch), and expands the relaxation's X (n×len(act)) into x (n×m, zero in
-// the inactive columns).
+// and pricing works in scratch), and expands the relaxation's X
+// (n×len(act)) into x (n×m, zero in the inactive columns).
 func (e *colElim) store(act []int, pc *percol.Factors, r *Result, x []float64) {
 	n, m, k := pc.N, e.m, len(act)
 	for j, o := range act {
