@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/optdp/optdp/lp/internal/percol"
 	"github.com/optdp/optdp/run"
@@ -48,6 +49,11 @@ func solveColumns(ctx context.Context, p *Problem, cols [][]int, o config, prev 
 	dense := 8*(15*fn*fm+11*total+2*float64(workers)*fn*fn+3*total) + warmNeed(o, fn, fm, total)
 	if err := o.Budget.Check(what, dense, "raise the budget, or use fewer pairs (a spanner)"); err != nil {
 		return nil, nil, err
+	}
+	if dense >= gcBeforeBytes {
+		// The previous round's factors are garbage now: collect them
+		// before the analysis allocates, as solveAs does.
+		runtime.GC()
 	}
 	pairs := make([][]Pair, m)
 	for c, ks := range cols {

@@ -369,7 +369,8 @@ func bandBudget(budget run.Budget, base, band float64, m int) (need float64, lim
 	return need, limit, needs
 }
 
-// gcBeforeBytes is the workspace estimate from which solveAs runs the
+// gcBeforeBytes is the workspace estimate from which solveAs (and
+// solveColumns, each round of per-column generation) runs the
 // garbage collector before allocating (Euclidean 50×50 spanner, hot-spot
 // prior: 12.2 GB peak without, two LPs' workspaces of about 6.6 GB each).
 const gcBeforeBytes = 64 << 20
