@@ -106,9 +106,10 @@ func (c *Column) Bytes() float64 {
 // analysis (between columns and within the orders) with its error.
 //
 // limit > 0 caps the bytes returned less BandReserve: once the columns
-// analysed so far and the scratch need more, New stops (having allocated the analyses of at
-// most limit bytes and one column per worker) and returns nil, the bytes
-// counted so far (a lower bound) and an error wrapping ErrOverLimit.
+// analysed so far and the scratch need more, New stops (having allocated
+// the analyses of at most limit bytes and one column per worker) and
+// returns nil, the bytes counted so far (a lower bound) and an error
+// wrapping ErrOverLimit.
 func New(ctx context.Context, n int, pairs [][]Pair, workers int, prev *Factors, limit float64, par func(count int, f func(o int))) (*Factors, float64, error) {
 	m := len(pairs)
 	pc := &Factors{N: n, Pairs: pairs, Off: make([]int, m+1), Cols: make([]Column, m)}
