@@ -6,6 +6,7 @@ import (
 
 	"github.com/optdp/optdp/lp"
 	"github.com/optdp/optdp/mech/metric"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestAuditRepairWidens: an answer that breaks a ratio by rounding (the
@@ -37,7 +38,7 @@ func TestAuditRepairWidens(t *testing.T) {
 	if before > tol {
 		t.Fatalf("gap before repair %g, want within %g", before, tol)
 	}
-	rep, err := auditRepair(g, eps, p, c, res)
+	rep, err := auditRepair(g, eps, p, c, res, mat.NewDense(2, 2, res.X))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -269,7 +269,7 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 	}
 	x := mat.NewDense(n, n, res.X)
 	gap := res.Gap
-	rep, err := auditRepair(m, eps, p, c, res)
+	rep, err := auditRepair(m, eps, p, c, res, x)
 	if err != nil {
 		return nil, fmt.Errorf("optimal mechanism for %s: %w", m, err)
 	}
@@ -288,14 +288,13 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 	return r, nil
 }
 
-// auditRepair audits res.X (row-major, p.N×p.N) against m at eps exactly
-// and returns the report. lp.Repair keeps a relative margin of 1e-12
+// auditRepair audits x, the p.N×p.N view of res.X, against m at eps
+// exactly and returns the report. lp.Repair keeps a relative margin of 1e-12
 // below every ratio, so the audit passes; should the float64 rounding of
 // the entries ever defeat it, res.X is repaired again with margins 1e-10,
 // 1e-8, ... up to 1e-4 until it passes, and res's Mix, Primal (C·X) and
 // Gap are updated; an error if none does.
-func auditRepair(m metric.Metric, eps float64, p *lp.Problem, c []float64, res *lp.Result) (mech.AuditReport, error) {
-	x := mat.NewDense(p.N, p.N, res.X)
+func auditRepair(m metric.Metric, eps float64, p *lp.Problem, c []float64, res *lp.Result, x *mat.Dense) (mech.AuditReport, error) {
 	rep, err := mech.Audit(x, m, eps)
 	if err != nil {
 		return rep, err
