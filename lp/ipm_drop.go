@@ -76,7 +76,7 @@ type dropper struct {
 	out         int         // columns left out
 	certs       int         // certificates computed
 	pricedAt    int         // the certificate at which the columns left out were last priced
-	byI         [][]int     // the pairs of s.p by their row I (push)
+	byI         [][]int     // the pairs of s.p by their row I, by ascending W (pairsByI; push)
 	// The pricing LP's structure: s.sym, or in the banded mode a
 	// minimum-degree order pperm (new -> old) with its structure and the
 	// pairs renumbered (in the same order).
@@ -442,10 +442,7 @@ func (s *ipm) dropBound(ctx context.Context, primal, tol float64) (float64, []fl
 	if len(over) > 0 {
 		// First the cheap repair: push each excess along the pairs.
 		if d.byI == nil {
-			d.byI = make([][]int, n)
-			for k, q := range p.Pairs {
-				d.byI[q.I] = append(d.byI[q.I], k)
-			}
+			d.byI = pairsByI(p.Pairs, n)
 		}
 		for _, o := range over {
 			term(o, d.lam[o])

@@ -34,7 +34,7 @@ type colElim struct {
 	// own list: extraLam[o][k] on p.Pairs[extra[o][k]] (see push).
 	extra    [][]int
 	extraLam [][]float64
-	byI      [][]int // p's pairs by I
+	byI      [][]int // p's pairs by I, by ascending W (pairsByI)
 }
 
 // Elimination thresholds: an active column is left out when its
@@ -222,18 +222,16 @@ func (e *colElim) bound(p *Problem) (float64, []float64) {
 // (y is the maximum over the active columns, up to rounding), and how far
 // below 0 says how far it is from being used. An inactive column keeps its
 // multipliers when they still price it out (slack <= 0); otherwise push
-// moves the excess onto rows with room, and if some is left, price.Column
+// moves the excess onto rows with room, from those multipliers and, if
+// some is left, from multipliers 0; if some is still left, price.Column
 // searches new multipliers on the column's own pairs, followed by push
-// again. Its excess is what its term adds to the bound of the active
+// again; the multipliers of the smallest excess are kept. Its excess is what its term adds to the bound of the active
 // columns. The inactive columns are priced by the workers.
 func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 	n, m := p.N, p.M
 	sl, ex = make([]float64, m), make([]float64, m)
 	if e.byI == nil {
-		e.byI = make([][]int, n)
-		for j, q := range p.Pairs {
-			e.byI[q.I] = append(e.byI[q.I], j)
-		}
+		e.byI = pairsByI(p.Pairs, n)
 	}
 	measure := func(o int, t []float64) {
 		v, s := math.Inf(-1), 0.0
@@ -268,16 +266,41 @@ func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 			return
 		}
 		// Pushing the excess of the last multipliers often suffices
-		// when y moved little; otherwise price afresh.
-		saved, savedLam := slices.Clone(e.extra[o]), slices.Clone(e.extraLam[o])
+		// when y moved little; else pushing from multipliers 0 (the last
+		// ones may have filled rows that no longer have room); else
+		// pricing afresh. The smallest excess is kept.
+		type state struct {
+			lam, extraLam []float64
+			extra         []int
+			ex            float64
+		}
+		keep := func() state {
+			return state{e.lam[o], slices.Clone(e.extraLam[o]), slices.Clone(e.extra[o]), ex[o]}
+		}
+		restore := func(b state) {
+			e.lam[o], e.extra[o], e.extraLam[o] = b.lam, b.extra, b.extraLam
+			e.term(p, o, t)
+			measure(o, t)
+		}
+		last := keep()
 		e.push(p, o, y, t)
 		measure(o, t)
 		if sl[o] <= 0 {
 			return
 		}
-		e.extra[o], e.extraLam[o] = saved, savedLam
+		best := keep()
+		e.lam[o] = make([]float64, len(e.pairs[o]))
+		e.extra[o], e.extraLam[o] = nil, nil
 		e.term(p, o, t)
+		e.push(p, o, y, t)
 		measure(o, t)
+		if sl[o] <= 0 {
+			return
+		}
+		if ex[o] < best.ex {
+			best = keep()
+		}
+		restore(last)
 		priced.Add(1)
 		c := &e.factors[o]
 		b := make([]float64, n)
@@ -295,15 +318,16 @@ func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 		}
 		e.push(p, o, y, t)
 		measure(o, t)
+		if ex[o] > best.ex {
+			restore(best)
+		}
 	})
 	return sl, ex
 }
 
-// push lowers inactive column o's excess over y, t holding its term: for
-// every row i with t_i > y_i it raises multipliers of pairs (i, h) of p,
-// which moves an excess d from row i to row h as W_ih d, onto the rows h
-// with the most room (y_h - t_h)/W_ih, using at most 99 % of it
-// (pushExcess). Any multipliers >= 0 on pairs of p keep the bound valid
+// push lowers inactive column o's excess over y, t holding its term, by
+// raising multipliers of pairs (i, h) of p, each moving an excess d from
+// row i to row h as W_ih d, the pairs of smallest W first (pushExcess). Any multipliers >= 0 on pairs of p keep the bound valid
 // (§11.2).
 func (e *colElim) push(p *Problem, o int, y, t []float64) {
 	defer e.compact(o, len(t))
@@ -311,33 +335,6 @@ func (e *colElim) push(p *Problem, o int, y, t []float64) {
 		e.extra[o] = append(e.extra[o], k)
 		e.extraLam[o] = append(e.extraLam[o], d)
 	})
-}
-
-// pushExcess moves the excess of t over y along the pairs: for every row
-// i with t_i > y_i it picks, among the pairs (i, h) listed in byI[i], the
-// one whose row h has the most room (y_h - t_h)/W_ih, and raises its
-// multiplier by d = min(t_i - y_i, 0.99·room) (raise(k, d)), which lowers
-// t_i by d and raises t_h by W_ih d; at most 64 times per row.
-func pushExcess(pairs []Pair, byI [][]int, t, y []float64, raise func(k int, d float64)) {
-	for i := range t {
-		for tries := 0; t[i] > y[i] && tries < 64; tries++ {
-			best, room := -1, 0.0
-			for _, k := range byI[i] {
-				q := pairs[k]
-				if r := (y[q.H] - t[q.H]) / q.W; r > room {
-					best, room = k, r
-				}
-			}
-			if best < 0 {
-				break
-			}
-			d := min(t[i]-y[i], 0.99*room)
-			q := pairs[best]
-			raise(best, d)
-			t[i] -= d
-			t[q.H] += q.W * d
-		}
-	}
 }
 
 // compact merges column o's extra multipliers on the same pair (summing
