@@ -225,8 +225,9 @@ func (e *colElim) bound(p *Problem) (float64, []float64) {
 // moves the excess onto rows with room, from those multipliers and, if
 // some is left, from multipliers 0; if some is still left, price.Column
 // searches new multipliers on the column's own pairs, followed by push
-// again; the multipliers of the smallest excess are kept. Its excess is what its term adds to the bound of the active
-// columns. The inactive columns are priced by the workers.
+// again; the multipliers of the smallest excess are kept. Its excess is
+// what its term adds to the bound of the active columns. The inactive
+// columns are priced by the workers.
 func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 	n, m := p.N, p.M
 	sl, ex = make([]float64, m), make([]float64, m)
@@ -327,8 +328,8 @@ func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 
 // push lowers inactive column o's excess over y, t holding its term, by
 // raising multipliers of pairs (i, h) of p, each moving an excess d from
-// row i to row h as W_ih d, the pairs of smallest W first (pushExcess). Any multipliers >= 0 on pairs of p keep the bound valid
-// (§11.2).
+// row i to row h as W_ih d, the pairs of smallest W first (pushExcess).
+// Any multipliers >= 0 on pairs of p keep the bound valid (§11.2).
 func (e *colElim) push(p *Problem, o int, y, t []float64) {
 	defer e.compact(o, len(t))
 	pushExcess(p.Pairs, e.byI, t, y, func(k int, d float64) {
