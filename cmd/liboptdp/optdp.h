@@ -15,7 +15,8 @@
  *    *err (when err is not NULL) receives a message, allocated with malloc,
  *    that the caller frees with optdp_free; on success *err is set to NULL.
  *    Out parameters are written only on success (except the caller's array
- *    of optdp_sample, whose contents are unspecified after an error).
+ *    of optdp_sample, whose contents are unspecified after an error, and
+ *    optdp_optimal's with its option "partial").
  *  - Input arrays are read during the call only and never retained; they are
  *    never written. Matrices are dense, row-major, of doubles: entry (i, j) of
  *    an r x c matrix is data[i*c + j].
@@ -368,13 +369,21 @@ int optdp_regular_product(int64_t u, double eps, optdp_cdouble *p, int64_t v, ch
  * audit and a dual bound. gain: an n x n gain matrix g(i,k) (or a loss l,
  * with options' "matrix_kind": "loss"), or NULL for options' "gain":
  * "binary" (default) or "distance" (-d(i,k)). options: {"gain",
- * "matrix_kind", "method": "exact" (default) | "generate" (constraint
- * generation) | "spanner" (a Delta-spanner's pairs: private, not optimal),
- * "delta" (the spanner's stretch, default 1.2), "tol", "max_iter",
- * "workers", "budget"}. *x receives the mechanism; the JSON result has
- * "utility", "primal", "dual", "gap", "audit_eps", "iterations", "method",
- * "pairs", "rounds", "delta", "mix", "time_s". OPTDP_ERR_NOT_CONVERGED when
- * the gap did not reach tol. */
+ * "matrix_kind", "method": "auto" (default: chosen from the metric's
+ * structure and size, continuing with another method when one stalls or
+ * does not fit) | "exact" | "generate" (constraint generation) | "spanner"
+ * (a Delta-spanner's pairs: private, not optimal), "delta" (the spanner's
+ * stretch, default 1.2), "tol", "max_iter", "workers", "budget",
+ * "partial"}. *x receives the mechanism; the JSON result has "utility",
+ * "primal", "dual", "gap", "audit_eps", "iterations", "method",
+ * "method_reason", "attempts" (auto's tries), "pairs", "rounds", "delta",
+ * "mix", "symmetry", "time_s". OPTDP_ERR_NOT_CONVERGED when the gap did not
+ * reach tol. With "partial": true, an error that comes with a certified
+ * answer (the gap above tol; or under auto, a later method refused,
+ * OPTDP_ERR_TOO_LARGE, or the call cancelled after an earlier method
+ * answered) still writes *json and *x, which the caller then frees as
+ * on success: the one exception to "written only on success". Without a
+ * certified answer, or without "partial", they are not written. */
 int optdp_optimal(optdp_handle metric, double eps, optdp_cdouble *prior, int64_t n, optdp_cdouble *gain,
 	int64_t gain_rows, int64_t gain_cols, optdp_cchar *options, char **json, optdp_matrix *x, char **err);
 

@@ -75,6 +75,9 @@ type (
 		// MatrixKind says what the matrix argument is: "gain" (default) or
 		// "loss" (the gain is its negation).
 		MatrixKind string `json:"matrix_kind"`
+		// Partial asks for the best certified answer after
+		// OPTDP_ERR_NOT_CONVERGED (optdp.h, optdp_optimal).
+		Partial bool `json:"partial"`
 	}
 	optimizeArgs struct {
 		control

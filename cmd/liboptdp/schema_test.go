@@ -66,7 +66,7 @@ func TestOptionKeys(t *testing.T) {
 	want := map[reflect.Type]string{
 		reflect.TypeFor[tightArgs]():        "cancel timeout_s solver max_mechanism_n no_mechanism budget",
 		reflect.TypeFor[thresholdArgs]():    "cancel timeout_s lo hi tol steps budget structured",
-		reflect.TypeFor[optimalArgs]():      "cancel timeout_s gain method delta tol max_iter workers budget matrix_kind",
+		reflect.TypeFor[optimalArgs]():      "cancel timeout_s gain method delta tol max_iter workers budget matrix_kind partial",
 		reflect.TypeFor[optimizeArgs]():     "cancel timeout_s budget eps delta restarts seed p max_iter",
 		reflect.TypeFor[capacityArgs]():     "cancel timeout_s tol max_iter budget",
 		reflect.TypeFor[gCapacityArgs]():    "cancel timeout_s max_strategies budget",

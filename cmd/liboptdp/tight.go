@@ -155,10 +155,15 @@ func optdp_optimal(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.i
 			if out == nil || x == nil {
 				return badInput("an output pointer is NULL")
 			}
-			r, err := optimal.Solve(ctx, m, float64(eps), p, &o.Options)
-			if err != nil {
-				return err
+			r, solveErr := optimal.Solve(ctx, m, float64(eps), p, &o.Options)
+			if solveErr != nil && (r == nil || !o.Partial) {
+				return solveErr
 			}
+			// With "partial", an error that comes with a result (a gap
+			// above tol, or auto's last method refused or cancelled after
+			// an earlier one answered) still hands out that certified
+			// answer (audited, with valid bounds), as the command-line
+			// tool prints it.
 			if err := putDense(x, r.X); err != nil {
 				return err
 			}
@@ -167,7 +172,7 @@ func optdp_optimal(h C.optdp_handle, eps C.double, prior *C.optdp_cdouble, n C.i
 				emptyMatrix(x)
 				return err
 			}
-			return nil
+			return solveErr
 		})
 	})
 }

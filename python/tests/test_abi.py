@@ -1,6 +1,7 @@
 """The C ABI's contracts: arrays owned by Python, handles released, calls
 from several threads, errors as codes and messages, the header usable from C."""
 
+import ctypes
 import gc
 import math
 import os
@@ -57,6 +58,27 @@ def test_error_codes_and_messages():
     with pytest.raises(optdp.TooLargeError) as e:
         optdp.Metric("line:n=100000").distances()
     assert e.value.code == 2 and "over the limit" in str(e.value)
+
+
+def test_optimal_outputs_on_error_only_with_partial():
+    # optdp.h: out parameters are written only on success, except
+    # optdp_optimal's under its option "partial", which then hands out the
+    # certified answer beside OPTDP_ERR_NOT_CONVERGED.
+    m = optdp.Metric("grid:w=3,h=3")
+    prior = np.full(9, 1 / 9)
+    for partial in (False, True):
+        opts = _lib.dumps({"method": "exact", "max_iter": 2, "gain": "distance", "partial": partial})
+        out, x, err = ctypes.c_void_p(), _lib._Matrix(), ctypes.c_void_p()
+        status = _lib.LIB.optdp_optimal(m._handle, 0.7, _lib.dptr(prior), 9, None, 0, 0, opts,
+                                        ctypes.byref(out), ctypes.byref(x), ctypes.byref(err))
+        assert status == 3 and err.value
+        _lib.LIB.optdp_free(err)
+        if not partial:
+            assert not out.value and not x.data and x.rows == 0
+            continue
+        r = _lib.take_json(out)
+        xa = _lib.take_matrix(x)
+        assert xa.shape == (9, 9) and r["gap"] > 1e-8 and optdp.audit(xa, m, 0.7).private
 
 
 def _workload():

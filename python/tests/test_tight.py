@@ -132,6 +132,29 @@ def test_optimal():
     assert r.symmetry == 2 and o.symmetry == 1
 
 
+def test_optimal_not_converged_carries_result():
+    # Stopped after 3 interior-point iterations the exact LP is far from its
+    # tolerance: NotConvergedError, with the certified answer of the last
+    # iterate in e.result. It is private (the exact audit), row-stochastic,
+    # its primal is the expected gain numpy computes from its matrix, and
+    # its bounds bracket the optimum of a full solve.
+    spec, eps = "grid:w=4,h=4", 0.7
+    with pytest.raises(optdp.NotConvergedError, match="did not converge") as e:
+        optdp.optimal(spec, eps, gain="distance", method="exact", max_iter=3)
+    r = e.value.result
+    assert isinstance(r, optdp.OptimalResult) and r.method == "exact" and r.gap > 1e-8
+    assert optdp.audit(r.x, spec, eps).private
+    np.testing.assert_allclose(r.x.sum(axis=1), np.ones(16), atol=1e-12)
+    d = optdp.Metric(spec).distances()
+    assert r.primal == pytest.approx(-(r.x * d).sum() / 16, rel=1e-12)
+    full = optdp.optimal(spec, eps, gain="distance", method="exact")
+    assert r.primal <= full.utility + 1e-9 and full.utility <= r.dual + 1e-9
+    # An error without an answer (bad input) carries none.
+    with pytest.raises(optdp.BadInputError) as e:
+        optdp.optimal(spec, eps, method="bogus")
+    assert e.value.result is None
+
+
 def test_tight_errors():
     with pytest.raises(optdp.BadInputError, match="eps"):
         optdp.tight("line:n=6", 0)

@@ -13,7 +13,7 @@ import numpy as np
 from . import _lib
 from ._lib import Progress
 from ._mech import AuditReport, Rng, audit_report, rng_handle
-from .errors import BadInputError
+from .errors import BadInputError, OptdpError
 from .metric import MetricLike, as_metric
 
 
@@ -292,7 +292,11 @@ def optimal(metric: MetricLike, eps: float, prior: Any = None, gain: Any = "bina
     generation) or "spanner" (only a delta-spanner's pairs, default stretch
     1.2: exactly private, not optimal; dual then bounds the gap). Raises NotConvergedError
     when the gap did not reach tol (default 1e-8; for "spanner" the gap of
-    the spanner's own LP, default 1e-4). timeout (seconds) or
+    the spanner's own LP, default 1e-4); its ``result`` is then the best
+    certified answer (audited, with valid bounds, only further from the
+    optimum than asked), as the command-line tool prints it. An error of
+    "auto" after one of its methods answered (a later one too large, or the
+    timeout) carries that answer in ``result`` too. timeout (seconds) or
     Ctrl-C stop the solver (CancelledError, KeyboardInterrupt); progress,
     if given, is called with the latest report (polled every 0.1 s)."""
     m = as_metric(metric)
@@ -311,13 +315,27 @@ def optimal(metric: MetricLike, eps: float, prior: Any = None, gain: Any = "bina
     else:
         g = _lib.as_matrix(gain, "gain matrix")
     gr, gc = (0, 0) if g is None else g.shape
-    out = c_void_p()
-    x = _lib._Matrix()
-    _lib.cancellable(opts, timeout, progress=progress, call=lambda o: _lib.call(
-        "optdp_optimal", m._handle, _lib.as_float(eps, "eps"), _lib.dptr(p), p.shape[0], _lib.dptr(g), gr, gc, o, byref(out),
-        byref(x)))
-    xa = _lib.take_matrix(x)
-    r = _lib.take_json(out)
+    e_ = _lib.as_float(eps, "eps")
+
+    def solve(o: bytes) -> OptimalResult:
+        # The outputs are taken here, in the worker thread, so that nothing
+        # leaks when Ctrl-C discards the call's value.
+        out = c_void_p()
+        x = _lib._Matrix()
+        try:
+            _lib.call("optdp_optimal", m._handle, e_, _lib.dptr(p), p.shape[0], _lib.dptr(g), gr, gc, o, byref(out),
+                      byref(x))
+        except OptdpError as err:
+            if out.value:  # "partial": the certified answer that came with the error
+                err.result = _optimal_result(_lib.take_matrix(x), _lib.take_json(out))
+            raise
+        return _optimal_result(_lib.take_matrix(x), _lib.take_json(out))
+
+    return _lib.cancellable(dict(opts, partial=True), timeout, progress=progress, call=solve)
+
+
+def _optimal_result(xa: np.ndarray, r: Dict[str, Any]) -> OptimalResult:
+    """The OptimalResult of optdp_optimal's matrix and JSON document."""
     return OptimalResult(
         x=xa, utility=float(r["utility"]), primal=float(r["primal"]), dual=float(r["dual"]), gap=float(r["gap"]),
         audit_eps=float(r["audit_eps"]), iterations=int(r["iterations"]), mix=float(r["mix"]),

@@ -13,6 +13,9 @@ class OptdpError(Exception):
     """
 
     code: int = 5
+    #: The certified answer that came with the error, when there is one
+    #: (``optimal``: a gap above tol); None otherwise.
+    result: object = None
 
     def __init__(self, message: str, code: int | None = None):
         super().__init__(message)
