@@ -200,10 +200,11 @@ func TestAutoChoice(t *testing.T) {
 		{1000, 1e-8, MethodGenerate},
 		{1200, 1e-6, MethodGenerate},
 		{1201, 1e-6, MethodSpanner},
-		{2500, 1e-2, MethodGenerate},
-		{2500, 1e-3, MethodGenerate},
-		{2500, 9e-4, MethodSpanner},
-		{3001, 1e-2, MethodSpanner},
+		{1600, 1e-2, MethodGenerate},
+		{1600, 1e-3, MethodGenerate},
+		{1600, 9e-4, MethodSpanner},
+		{1601, 1e-2, MethodSpanner},
+		{2500, 1e-2, MethodSpanner},
 	} {
 		p := &lp.Problem{N: tc.n, M: tc.n, Pairs: make([]lp.Pair, (autoDenseDegree+1)*tc.n)}
 		got, why := chooseMethod(m, p, &lp.Options{Tol: tc.tol})
