@@ -362,7 +362,7 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	if err != nil {
 		return nil, err
 	}
-	sp, stretch, err := ldl.Spanner(ctx, p.N, p.Pairs, delta, &ldl.SpannerOptions{Settings: run.Settings{Budget: o.Budget}, Symmetry: elems})
+	sp, stretch, err := ldl.Spanner(ctx, p.N, p.Pairs, delta, &ldl.SpannerOptions{Settings: run.Settings{Budget: o.Budget, Progress: o.Progress}, Symmetry: elems})
 	if err != nil {
 		return nil, err
 	}

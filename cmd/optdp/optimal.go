@@ -148,7 +148,7 @@ func runOptimal(env *runEnv, args []string) error {
 	opts.Progress = func(p optrun.Progress) {
 		switch p.Stage {
 		case optrun.StagePrune:
-			bar.Update(p.Frac, "dropping implied pairs: "+p.Message)
+			bar.Update(p.Frac, p.Message)
 		case optrun.StageCuts:
 			// One line per round of constraint generation: the certified
 			// gap so far and the violated pairs.
@@ -161,7 +161,7 @@ func runOptimal(env *runEnv, args []string) error {
 	r, err := optimal.Solve(context.Background(), m, *eps, pi, opts)
 	bar.Done()
 	if r == nil {
-		return tooLarge(err, "--force raises the budget to the machine's memory; --method spanner constrains fewer pairs")
+		return tooLarge(err, "--force raises the budget to the machine's memory; --method spanner constrains fewer pairs, and a larger --delta (e.g. 1.5) fewer still")
 	}
 	// With run.ErrNotConverged the result is still certified (private, with
 	// valid bounds) but its gap exceeds --tol: print it, then fail.

@@ -120,11 +120,15 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 	if opts != nil {
 		progress = opts.Progress
 	}
+	what := "dropping implied pairs"
+	if delta > 1 {
+		what = fmt.Sprintf("the %.3g-spanner", delta)
+	}
 	report := func(t int) {
 		if progress != nil {
 			pr := run.NewProgress(run.StagePrune)
 			pr.Iter, pr.MaxIter, pr.Frac = t, len(order), float64(t)/float64(len(order))
-			pr.Message = fmt.Sprintf("%d of %d pairs tested, %d kept", t, len(order), len(out))
+			pr.Message = fmt.Sprintf("%s: %d of %d pairs tested, %d kept", what, t, len(order), len(out))
 			progress(pr)
 		}
 	}
@@ -189,7 +193,9 @@ type SpannerOptions struct {
 	// bytes per pair; 0 = run.DefaultBudget, run.Unlimited = no limit,
 	// negative = run.ErrBadInput).
 	// Progress, when set, receives reports with Stage run.StagePrune, Iter
-	// the pairs tested so far of MaxIter, and the pairs kept in Message.
+	// the pairs tested so far of MaxIter, and in Message what is built
+	// ("dropping implied pairs" at delta 1, "the 1.2-spanner") and the
+	// pairs kept.
 	run.Settings
 	// Symmetry is a group of permutations of the rows under which ps is
 	// invariant, the identity included (nil: none).

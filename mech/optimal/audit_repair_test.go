@@ -27,7 +27,11 @@ func TestAuditRepairWidens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &lp.Problem{N: 2, M: 2, C: c, Pairs: privacyPairs(g, eps)}
+	pairs, err := privacyPairs(g, eps, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &lp.Problem{N: 2, M: 2, C: c, Pairs: pairs}
 	e := math.E
 	hi := e / (1 + e) * (1 + 1e-14)
 	res := &lp.Result{X: []float64{hi, 1 - hi, 1 - hi, hi}, Dual: e / (1 + e)}

@@ -225,7 +225,11 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("optimal: interrupted: %w", err)
 	}
-	p := &lp.Problem{N: n, M: n, C: c, Pairs: privacyPairs(m, eps)}
+	pairs, err := privacyPairs(m, eps, o.Budget)
+	if err != nil {
+		return nil, err
+	}
+	p := &lp.Problem{N: n, M: n, C: c, Pairs: pairs}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("optimal: interrupted: %w", err)
 	}
@@ -425,8 +429,9 @@ func optimalGain(m metric.Metric, prior []float64, o Options) ([]float64, error)
 // the offsets not implied by shorter ones (latticePairs, the 1-spanner of
 // §11.5 computed on offsets: a Manhattan grid's edges), or of every pair at
 // finite distance otherwise. A ratio that overflows is clamped to 1e300, a
-// stricter constraint.
-func privacyPairs(m metric.Metric, eps float64) []lp.Pair {
+// stricter constraint. The list of every pair (24 bytes each) is checked
+// against budget before it is allocated (run.ErrTooLarge).
+func privacyPairs(m metric.Metric, eps float64, budget run.Budget) ([]lp.Pair, error) {
 	ratio := func(i, h int) float64 { return math.Min(math.Exp(eps*m.Dist(i, h)), 1e300) }
 	var ps []lp.Pair
 	if g, ok := m.(metric.Graph); ok {
@@ -434,7 +439,7 @@ func privacyPairs(m metric.Metric, eps float64) []lp.Pair {
 			w := ratio(i, h)
 			ps = append(ps, lp.Pair{I: i, H: h, W: w}, lp.Pair{I: h, H: i, W: w})
 		}
-		return ps
+		return ps, nil
 	}
 	if g, ok := m.(metric.PathGraph); ok {
 		if edges, ok := g.PathEdges(); ok {
@@ -444,15 +449,21 @@ func privacyPairs(m metric.Metric, eps float64) []lp.Pair {
 				w := ratio(e[0], e[1])
 				ps = append(ps, lp.Pair{I: e[0], H: e[1], W: w}, lp.Pair{I: e[1], H: e[0], W: w})
 			}
-			return ps
+			return ps, nil
 		}
 	}
 	if l, ok := m.(metric.Lattice); ok {
 		// Translation invariance: drop the implied pairs by offsets,
 		// without listing all n² pairs first.
-		return latticePairs(l, eps)
+		return latticePairs(l, eps), nil
 	}
 	n := m.Len()
+	all := float64(n) * float64(n-1)
+	if err := budget.Check(fmt.Sprintf("optimal: the %.0f ordered pairs of %d points", all, n), pairBytes*all,
+		"a graph or road metric lists only its edges"); err != nil {
+		return nil, err
+	}
+	ps = make([]lp.Pair, 0, n*(n-1))
 	for i := 0; i < n; i++ {
 		for h := i + 1; h < n; h++ {
 			if d := m.Dist(i, h); d > 0 && !math.IsInf(d, 1) {
@@ -461,8 +472,11 @@ func privacyPairs(m metric.Metric, eps float64) []lp.Pair {
 			}
 		}
 	}
-	return ps
+	return ps, nil
 }
+
+// pairBytes is the size of an lp.Pair: two ints and a float64.
+const pairBytes = 24
 
 func dotGain(c, x []float64) float64 {
 	var s float64

@@ -1,11 +1,15 @@
 package optimal
 
 import (
+	"context"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/optdp/optdp/lp"
 	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/run"
 )
 
 // TestLatticePairs: the pairs kept by offsets are exactly those the greedy
@@ -60,5 +64,43 @@ func TestLatticePairs(t *testing.T) {
 				t.Errorf("%s: %d pairs, want the %d oriented edges", g, len(got), e)
 			}
 		}
+	}
+}
+
+// TestPrivacyPairsBudget: the list of every pair of a dense metric (n(n-1)
+// pairs of 24 bytes) is refused before allocation when the budget cannot
+// hold it, and listed in full (each ratio e^{eps d}) when it can; a graph
+// lists its edges whatever the budget. Solve refuses the same way.
+func TestPrivacyPairsBudget(t *testing.T) {
+	xs := []float64{0, 1, 3, 7, 2}
+	ys := []float64{0, 2, 1, 5, 8}
+	m, err := metric.Points(xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const eps = 0.6
+	need := run.Budget(24 * 5 * 4)
+	if _, err := privacyPairs(m, eps, need-1); !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), "20 ordered pairs of 5 points") {
+		t.Errorf("budget %d: %v, want run.ErrTooLarge naming the 20 pairs", need-1, err)
+	}
+	ps, err := privacyPairs(m, eps, need)
+	if err != nil || len(ps) != 20 {
+		t.Fatalf("budget %d: %d pairs, %v; want 20", need, len(ps), err)
+	}
+	for _, q := range ps {
+		if w := math.Exp(eps * math.Hypot(xs[q.I]-xs[q.H], ys[q.I]-ys[q.H])); math.Abs(q.W-w) > 1e-14*w {
+			t.Errorf("pair (%d,%d): ratio %v, want %v", q.I, q.H, q.W, w)
+		}
+	}
+	g, err := metric.Parse("line:n=5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps, err := privacyPairs(g, eps, 1); err != nil || len(ps) != 8 {
+		t.Errorf("line:n=5, budget 1: %d pairs, %v; want its 8 oriented edges", len(ps), err)
+	}
+	prior := []float64{0.2, 0.2, 0.2, 0.2, 0.2}
+	if _, err := Solve(context.Background(), m, eps, prior, &Options{Settings: run.Settings{Budget: need - 1}}); !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), "ordered pairs") {
+		t.Errorf("Solve under budget %d: %v, want run.ErrTooLarge", need-1, err)
 	}
 }
