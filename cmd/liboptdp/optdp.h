@@ -371,7 +371,8 @@ int optdp_regular_product(int64_t u, double eps, optdp_cdouble *p, int64_t v, ch
  * "binary" (default) or "distance" (-d(i,k)). options: {"gain",
  * "matrix_kind", "method": "auto" (default: chosen from the metric's
  * structure and size, continuing with another method when one stalls or
- * does not fit) | "exact" | "generate" (constraint generation) | "spanner"
+ * does not fit, and with a wider spanner, 1.5 then 2, when its LP does not
+ * fit and "delta" is not given) | "exact" | "generate" (constraint generation) | "spanner"
  * (a Delta-spanner's pairs: private, not optimal), "delta" (the spanner's
  * stretch, default 1.2), "tol", "max_iter", "workers", "budget",
  * "partial"}. *x receives the mechanism; the JSON result has "utility",

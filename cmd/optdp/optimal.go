@@ -62,8 +62,8 @@ func runOptimal(env *runEnv, args []string) error {
 	prior := fs.String("prior", "", "prior on the answers (required): uniform; file:PATH with n probabilities summing to 1 separated by commas, spaces or newlines; "+mapPriorHelp)
 	gain := fs.String("gain", "binary", "gain: binary (probability of reporting the true answer), distance (minus the expected distance), or file:PATH, an n×n gain matrix g(i,k) (CSV or .npy; the value is the g-vulnerability)")
 	loss := fs.String("loss", "", "file:PATH: an n×n loss matrix l(i,k) (CSV or .npy) instead of --gain; the utility is minus the expected loss")
-	method := fs.String("method", "auto", "auto (default: exact for sparse constraint graphs, generate for dense metrics, spanner for the largest, continuing with the next when one stalls; the JSON says which answered and why), exact (every pair not implied by others), generate (exact optimum by constraint generation: relaxations with the violated pairs added) or spanner (pairs of a greedy delta-spanner at eps/delta: exactly private, near optimal, with a bound)")
-	delta := fs.Float64("delta", 1.2, "stretch of --method spanner, >= 1")
+	method := fs.String("method", "auto", "auto (default: exact for sparse constraint graphs, generate for dense metrics, spanner for the largest, continuing with the next when one stalls, and with a wider spanner (1.5, then 2) when its LP does not fit the memory budget; the JSON says which answered and why), exact (every pair not implied by others), generate (exact optimum by constraint generation: relaxations with the violated pairs added) or spanner (pairs of a greedy delta-spanner at eps/delta: exactly private, near optimal, with a bound)")
+	delta := fs.Float64("delta", 1.2, "stretch of --method spanner, >= 1 (given, auto keeps it too)")
 	force := fs.Bool("force", false, "raise the memory budget from 4 GiB to the machine's physical memory")
 	tol := fs.Float64("tol", 0, "target relative gap between the certified primal and dual values (default 1e-8; with --method spanner the spanner LP's own gap, default 1e-4)")
 	out := fs.String("out", "", "write the mechanism to FILE: CSV, or NumPy .npy (float64) when FILE ends in .npy")
@@ -80,7 +80,12 @@ func runOptimal(env *runEnv, args []string) error {
 		return usagef("--prior is required (uniform, file:PATH, counts:FILE, points:FILE or raster:FILE)")
 	}
 	given := flagsGiven(fs)
-	opts := &optimal.Options{Tol: *tol, Method: optimal.Method(*method), Delta: *delta}
+	opts := &optimal.Options{Tol: *tol, Method: optimal.Method(*method)}
+	if given["delta"] {
+		// Unset, the library's default: 1.2, widened by auto when the
+		// spanner's LP does not fit.
+		opts.Delta = *delta
+	}
 	opts.Settings = budget(*force)
 	gainName := *gain
 	switch {

@@ -184,6 +184,7 @@ func TestOptimalMethodsCLI(t *testing.T) {
 	ex := get("--gain", "distance")
 	gen := get("--gain", "distance", "--method", "generate")
 	sp := get("--gain", "distance", "--method", "spanner", "--delta", "1.5")
+	spDefault := get("--gain", "distance", "--method", "spanner")
 	loss := get("--loss", "file:"+lossFile)
 	gain := get("--gain", "file:"+gainFile)
 	f := func(v map[string]any, k string) float64 { return v[k].(float64) }
@@ -192,6 +193,10 @@ func TestOptimalMethodsCLI(t *testing.T) {
 	}
 	if f(sp, "primal") > f(ex, "dual") || f(sp, "dual") < f(ex, "primal") || !(f(sp, "audit_eps") <= 0.7) || f(sp, "delta") != 1.5 {
 		t.Errorf("spanner %v vs exact %v", sp, ex)
+	}
+	// Without --delta the library's default stretch, 1.2.
+	if f(spDefault, "delta") != 1.2 || f(spDefault, "primal") > f(ex, "dual") {
+		t.Errorf("spanner without --delta: %v", spDefault)
 	}
 	for _, v := range []map[string]any{loss, gain} {
 		if math.Abs(f(v, "utility")-f(ex, "utility")) > 1e-7*math.Abs(f(ex, "utility")) {

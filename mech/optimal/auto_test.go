@@ -1,10 +1,12 @@
 package optimal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -211,5 +213,82 @@ func TestAutoChoice(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("n %d, tol %g: %s (%s), want %s", tc.n, tc.tol, got, why, tc.want)
 		}
+	}
+}
+
+// TestAutoWidensSpanner: when the spanner's LP at the default stretch does
+// not fit the budget, auto tries the wider stretches of autoWiderDeltas,
+// whose spanners keep fewer pairs. On a road network of 80 random points
+// (each joined to its 8 nearest, Euclidean lengths), under a budget found
+// by search that refuses the exact LP and the 1.2-spanner's but holds the
+// 2-spanner's, auto answers by a wider spanner; its attempts say the
+// 1.2-spanner was too large, and its bounds bracket the exact optimum
+// (computed under no budget).
+func TestAutoWidensSpanner(t *testing.T) {
+	const n, eps = 80, 1.0
+	rng := rand.New(rand.NewPCG(7, 8))
+	xs, ys := make([]float64, n), make([]float64, n)
+	for i := range xs {
+		xs[i], ys[i] = 10*rng.Float64(), 10*rng.Float64()
+	}
+	var edges []metric.WeightedEdge
+	for i := range xs {
+		near := make([]int, 0, n-1)
+		for h := range xs {
+			if h != i {
+				near = append(near, h)
+			}
+		}
+		dist := func(h int) float64 { return math.Hypot(xs[i]-xs[h], ys[i]-ys[h]) }
+		slices.SortFunc(near, func(a, b int) int { return cmp.Compare(dist(a), dist(b)) })
+		for _, h := range near[:8] {
+			if i < h {
+				edges = append(edges, metric.WeightedEdge{U: i, V: h, W: dist(h)})
+			} else {
+				edges = append(edges, metric.WeightedEdge{U: h, V: i, W: dist(h)})
+			}
+		}
+	}
+	m, err := metric.NewRoads(n, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prior := make([]float64, n)
+	for i := range prior {
+		prior[i] = 1 / float64(n)
+	}
+	solve := func(method Method, delta float64, budget run.Budget) (*Result, error) {
+		return Solve(context.Background(), m, eps, prior, &Options{Gain: GainDistance, Method: method, Delta: delta, Tol: 1e-6, Settings: run.Settings{Budget: budget}})
+	}
+	var budget run.Budget
+	for b := run.Budget(1 << 16); b < 1<<30; b = b * 9 / 8 {
+		if _, err := solve(MethodSpanner, 2, b); errors.Is(err, run.ErrTooLarge) {
+			continue
+		}
+		if _, err := solve(MethodSpanner, 1.2, b); errors.Is(err, run.ErrTooLarge) {
+			budget = b
+		}
+		break
+	}
+	if budget == 0 {
+		t.Fatal("no budget holds the 2-spanner's LP but not the 1.2-spanner's")
+	}
+	r, err := solve(MethodAuto, 0, budget)
+	if err != nil {
+		t.Fatalf("auto under %d bytes: %v", budget, err)
+	}
+	if r.Method != MethodSpanner || r.Delta <= 1.2 || len(r.Attempts) < 2 {
+		t.Fatalf("auto: %s at delta %v, attempts %+v; want a spanner wider than 1.2 after the 1.2-spanner", r.Method, r.Delta, r.Attempts)
+	}
+	first := r.Attempts[len(r.Attempts)-2]
+	if first.Method != MethodSpanner || !strings.Contains(first.Error, "problem too large") {
+		t.Errorf("attempt before the answer: %+v, want the spanner refused as too large", first)
+	}
+	ex, err := solve(MethodExact, 0, run.Unlimited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.AuditEps > eps || r.Utility > ex.Utility+1e-9 || r.Dual < ex.Utility-1e-9 {
+		t.Errorf("auto: audit %v, utility %v, bound %v; the exact optimum %v must lie between", r.AuditEps, r.Utility, r.Dual, ex.Utility)
 	}
 }

@@ -41,8 +41,10 @@ const (
 	// MethodAuto (default) picks one of the others from the metric's
 	// structure and size, and when it stalls continues with the next
 	// (solveAuto: exact for sparse constraint graphs, generation for
-	// dense metrics, the spanner for the largest); Result.Method names
-	// the method that answered, MethodReason why, Attempts every try.
+	// dense metrics, the spanner for the largest, at wider stretches
+	// while its LP does not fit the budget and Delta is 0); Result.Method
+	// names the method that answered, MethodReason why, Attempts every
+	// try.
 	MethodAuto Method = "auto"
 	// MethodExact constrains every edge of a Graph metric, or
 	// every pair of another metric, less those implied by chains of others

@@ -287,11 +287,12 @@ def optimal(metric: MetricLike, eps: float, prior: Any = None, gain: Any = "bina
     "distance" (g = -d(i,k)) or an n x n array; or loss, an n x n array l
     (g = -l, utility = minus the expected loss). method: "auto" (default:
     chosen from the metric's structure and size, falling back to another
-    method when one stalls; ``method_reason`` and ``attempts`` say which
-    answered and why), "exact", "generate" (the exact optimum by constraint
-    generation) or "spanner" (only a delta-spanner's pairs, default stretch
-    1.2: exactly private, not optimal; dual then bounds the gap). Raises NotConvergedError
-    when the gap did not reach tol (default 1e-8; for "spanner" the gap of
+    method when one stalls, and with a wider spanner (1.5, then 2) when
+    its LP does not fit the budget and delta is not given; ``method_reason``
+    and ``attempts`` say which answered and why), "exact", "generate" (the
+    exact optimum by constraint generation) or "spanner" (only a
+    delta-spanner's pairs, default stretch 1.2: exactly private, not
+    optimal; dual then bounds the gap). Raises NotConvergedError when the gap did not reach tol (default 1e-8; for "spanner" the gap of
     the spanner's own LP, default 1e-4); its ``result`` is then the best
     certified answer (audited, with valid bounds, only further from the
     optimum than asked), as the command-line tool prints it. An error of
