@@ -63,11 +63,13 @@ func autoWiderDeltas() []float64 { return []float64{1.5, 2} }
 // (chooseMethod), then, while a method stops without reaching Tol
 // (run.ErrNotConverged) or does not fit the budget (run.ErrTooLarge),
 // tries the next of exact → generate → spanner, and, while the spanner's
-// LP does not fit and o.Delta is 0, the spanner at each of
-// autoWiderDeltas. A cancelled ctx or bad input ends it at once. The answer is the best certified result of the
-// attempts (the smallest gap); the error is nil when some attempt reached
-// its own target (the spanner's: its LP to Tol, the gap to the optimum
-// being its bound), and the last attempt's error otherwise.
+// LP is refused before any certified answer and o.Delta is 0, the spanner
+// at each of autoWiderDeltas. A cancelled ctx or bad input ends it at
+// once. The answer is the best certified result of the attempts (the
+// smallest gap); the error is nil when some attempt reached its own
+// target (the spanner's: its LP to Tol, the gap to the optimum being its
+// bound) or the spanner's LP stopped for memory with a certified answer,
+// and the last attempt's error otherwise.
 func solveAuto(ctx context.Context, m metric.Metric, p *lp.Problem, lo *lp.Options, o Options, userTol bool) (*lp.Result, Result, error) {
 	first, why := chooseMethod(m, p, lo)
 	chain := []Method{MethodExact, MethodGenerate, MethodSpanner}
@@ -122,6 +124,15 @@ func solveAuto(ctx context.Context, m metric.Metric, p *lp.Problem, lo *lp.Optio
 			bestInfo.MethodReason = reason
 		}
 		if err == nil {
+			answered = true
+			break
+		}
+		if method == MethodSpanner && r != nil && errors.Is(err, run.ErrTooLarge) {
+			// The spanner's LP stopped short of its own tolerance for
+			// memory, with a certified answer: its gap to the optimum
+			// is the spanner's bound, which a wider spanner's would
+			// only loosen.
+			bestInfo.MethodReason += fmt.Sprintf("; its LP stopped for memory (%s) with a certified answer", shortErr(err))
 			answered = true
 			break
 		}
