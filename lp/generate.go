@@ -3,6 +3,7 @@ package lp
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -356,14 +357,24 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	if err := o.Budget.Validate(); err != nil {
 		return nil, fmt.Errorf("lp: %w", err)
 	}
+	// Not even the spanner's LP with no pairs fits: refuse before the
+	// search (its pairs only add to it, and it stops once they are more
+	// than the budget holds: pairsRoom).
+	if err := o.Budget.Check(fmt.Sprintf("lp: the spanner LP of a %d×%d problem, before any pair", p.N, p.M), floorBytes(p, o, 0), "raise the budget"); err != nil {
+		return nil, err
+	}
 	// With symmetries of p, an invariant spanner (whole orbits of pairs),
 	// so that both LPs keep them.
 	elems, err := orbit.Find((*orbit.Problem)(p), o.Symmetry)
 	if err != nil {
 		return nil, err
 	}
-	sp, stretch, err := ldl.Spanner(ctx, p.N, p.Pairs, delta, &ldl.SpannerOptions{Settings: run.Settings{Budget: o.Budget, Progress: o.Progress}, Symmetry: elems})
+	room := pairsRoom(p, o)
+	sp, stretch, err := ldl.Spanner(ctx, p.N, p.Pairs, delta, &ldl.SpannerOptions{Settings: run.Settings{Budget: o.Budget, Progress: o.Progress}, Symmetry: elems, MaxPairs: room})
 	if err != nil {
+		if room > 0 && errors.Is(err, run.ErrTooLarge) {
+			err = fmt.Errorf("lp: the budget of %s holds the %d×%d spanner LP with at most %d pairs: %w", run.FormatBytes(float64(o.Budget.Bytes())), p.N, p.M, room, err)
+		}
 		return nil, err
 	}
 	// The observed stretch (<= delta) suffices and loses less.

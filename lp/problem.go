@@ -91,6 +91,15 @@ func (p *Problem) workspaceBytes(workers, cols int) float64 {
 	return 8 * floats
 }
 
+// MinBytes is a lower bound of the memory Solve and SolveSpanner allocate
+// for an n×m problem without symmetries whose LP keeps np pairs (after
+// the pruning or of the spanner): 15 arrays of n·m values and 7 of np·m,
+// 8(15nm + 7·np·m) bytes. Solve refuses with it before the pruning;
+// a caller can refuse with it before building the problem.
+func MinBytes(n, m, np int) float64 {
+	return 8 * (15*float64(n)*float64(m) + 7*float64(np)*float64(m))
+}
+
 // graph is p's pair graph, the pattern of its per-column Newton matrices.
 func (p *Problem) graph() *ldl.Graph { return &ldl.Graph{N: p.N, Pairs: p.Pairs} }
 

@@ -2,6 +2,7 @@ package lp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -65,8 +66,12 @@ func solve(ctx context.Context, p *Problem, o config) (*Result, error) {
 	// the search's distance cache grows as N² (Spanner). With symmetries
 	// the pruned list is kept invariant (whole orbits of pairs).
 	if prune {
-		sp, _, err := ldl.Spanner(ctx, p.N, p.Pairs, 1, &ldl.SpannerOptions{Settings: run.Settings{Budget: o.Budget, Progress: o.Progress}, Symmetry: elems})
+		room := pairsRoom(p, o)
+		sp, _, err := ldl.Spanner(ctx, p.N, p.Pairs, 1, &ldl.SpannerOptions{Settings: run.Settings{Budget: o.Budget, Progress: o.Progress}, Symmetry: elems, MaxPairs: room})
 		if err != nil {
+			if room > 0 && errors.Is(err, run.ErrTooLarge) {
+				err = fmt.Errorf("lp: the budget of %s holds the %d×%d LP with at most %d pairs: %w", run.FormatBytes(float64(o.Budget.Bytes())), p.N, p.M, room, err)
+			}
 			return nil, err
 		}
 		if len(sp) < len(p.Pairs) {
@@ -94,17 +99,37 @@ func solve(ctx context.Context, p *Problem, o config) (*Result, error) {
 // all of o.Symmetry (the group used is a subgroup: more orbits). The
 // message says what fits instead.
 func earlyCheck(p *Problem, o config, prune bool) error {
+	np := len(p.Pairs)
+	if prune {
+		np = 0
+	}
+	what := fmt.Sprintf("lp: %d×%d problem with %d ratio pairs (at least, before ordering)", p.N, p.M, len(p.Pairs))
+	return o.Budget.Check(what, floorBytes(p, o, np), "raise the budget, or constrain fewer pairs: a spanner (SolveSpanner) or constraint generation (Generate)")
+}
+
+// floorBytes is earlyCheck's lower bound of the workspace of p's LP with
+// np of its pairs kept: 8(15 N M' + 7 np M') bytes, M' the columns solved
+// (at least the orbits of o.Symmetry).
+func floorBytes(p *Problem, o config, np int) float64 {
 	mr := p.M
 	if len(o.Symmetry) > 0 && p.N == p.M {
 		mr = candidateOrbits(p.M, o.Symmetry)
 	}
-	n, m, np := float64(p.N), float64(mr), float64(len(p.Pairs))
-	if prune {
-		np = 0
+	return MinBytes(p.N, mr, np)
+}
+
+// pairsRoom is the most pairs p's LP can keep within o's budget by
+// floorBytes, for ldl.SpannerOptions.MaxPairs: a pruning or a spanner that
+// keeps more would be refused after it, so it stops as soon as it does.
+// At least 1; 0 (no limit) for a budget too large to matter.
+func pairsRoom(p *Problem, o config) int {
+	base := floorBytes(p, o, 0)
+	per := floorBytes(p, o, 1) - base
+	room := (float64(o.Budget.Bytes()) - base) / per
+	if room >= float64(len(p.Pairs)) {
+		return 0
 	}
-	need := 8 * (15*n*m + 7*np*m)
-	what := fmt.Sprintf("lp: %d×%d problem with %d ratio pairs (at least, before ordering)", p.N, p.M, len(p.Pairs))
-	return o.Budget.Check(what, need, "raise the budget, or constrain fewer pairs: a spanner (SolveSpanner) or constraint generation (Generate)")
+	return max(1, int(room))
 }
 
 // candidateOrbits is the number of orbits of {0..m-1} under the group

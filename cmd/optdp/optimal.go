@@ -166,7 +166,7 @@ func runOptimal(env *runEnv, args []string) error {
 	r, err := optimal.Solve(context.Background(), m, *eps, pi, opts)
 	bar.Done()
 	if r == nil {
-		return tooLarge(err, "--force raises the budget to the machine's memory; --method spanner constrains fewer pairs, and a larger --delta (e.g. 1.5) fewer still")
+		return tooLarge(err, tooLargeHint(opts.Method, opts.Delta))
 	}
 	// With run.ErrNotConverged the result is still certified (private, with
 	// valid bounds) but its gap exceeds --tol: print it, then fail.
@@ -208,4 +208,25 @@ func runOptimal(env *runEnv, args []string) error {
 		fmt.Fprintf(w, "mechanism  written to %s\n", *out)
 	}
 	return solveErr
+}
+
+// tooLargeHint is the command line's advice when optimal refuses a
+// problem for memory: --force always; the spanner when another method was
+// asked for; a wider --delta when the spanner's was given below 2 (auto
+// without --delta tries the 1.2-, 1.5- and 2-spanners itself).
+func tooLargeHint(method optimal.Method, delta float64) string {
+	hint := "--force raises the budget to the machine's memory"
+	switch method {
+	case optimal.MethodExact, optimal.MethodGenerate:
+		hint += "; --method spanner constrains fewer pairs, and a larger --delta (e.g. 1.5) fewer still"
+	case optimal.MethodSpanner:
+		if delta < 2 {
+			hint += "; a larger --delta (e.g. 2) constrains fewer pairs"
+		}
+	default:
+		if delta > 0 && delta < 2 {
+			hint += "; a larger --delta (e.g. 2) constrains fewer pairs"
+		}
+	}
+	return hint
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/optdp/optdp/mech/optimal"
 	"math"
 	"os"
 	"path/filepath"
@@ -221,6 +222,31 @@ func TestOptimalMethodsCLI(t *testing.T) {
 		code, _, stderr := runOptimalCLI(append([]string{"--metric", grid, "--eps", "0.7", "--prior", "uniform"}, c.args...)...)
 		if code != c.code || !strings.Contains(stderr, c.msg) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", c.args, code, stderr, c.code, c.msg)
+		}
+	}
+}
+
+// TestTooLargeHint: the advice after a refusal for memory names only what
+// was not tried: the spanner after the exact LP or generation, a wider
+// --delta after a narrower spanner, nothing but --force after auto (which
+// tries the 1.2-, 1.5- and 2-spanners itself) or the 2-spanner.
+func TestTooLargeHint(t *testing.T) {
+	for _, c := range []struct {
+		method      optimal.Method
+		delta       float64
+		spanner, dl bool
+	}{
+		{optimal.MethodExact, 0, true, true},
+		{optimal.MethodGenerate, 0, true, true},
+		{optimal.MethodSpanner, 0, false, true},
+		{optimal.MethodSpanner, 1.5, false, true},
+		{optimal.MethodSpanner, 2, false, false},
+		{"", 0, false, false},
+		{optimal.MethodAuto, 1.2, false, true},
+	} {
+		h := tooLargeHint(c.method, c.delta)
+		if !strings.HasPrefix(h, "--force") || strings.Contains(h, "--method spanner") != c.spanner || strings.Contains(h, "--delta") != c.dl {
+			t.Errorf("method %q delta %v: hint %q", c.method, c.delta, h)
 		}
 	}
 }

@@ -57,8 +57,9 @@ const spannerTol = 1e-12
 func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *SpannerOptions) ([]Pair, float64, error) {
 	var budget run.Budget
 	var elems [][]int
+	maxPairs := 0
 	if opts != nil {
-		budget, elems = opts.Budget, opts.Symmetry
+		budget, elems, maxPairs = opts.Budget, opts.Symmetry, opts.MaxPairs
 	}
 	if err := budget.Validate(); err != nil {
 		return nil, 0, fmt.Errorf("ldl: spanner: %w", err)
@@ -75,6 +76,25 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 	for k, q := range ps {
 		if q.I < 0 || q.I >= n || q.H < 0 || q.H >= n || q.I == q.H || !(q.W > 1) || math.IsInf(q.W, 1) {
 			return nil, 0, fmt.Errorf("ldl: spanner: pair %d = (%d,%d,%v) malformed: %w", k, q.I, q.H, q.W, run.ErrBadInput)
+		}
+	}
+	what := "dropping implied pairs"
+	if delta > 1 {
+		what = fmt.Sprintf("the %.3g-spanner", delta)
+	}
+	if maxPairs > 0 {
+		// Every row that is the I of a pair needs a chain from it: one
+		// kept pair at least.
+		from := make([]bool, n)
+		rows := 0
+		for _, q := range ps {
+			if !from[q.I] {
+				from[q.I] = true
+				rows++
+			}
+		}
+		if rows > maxPairs {
+			return nil, 0, fmt.Errorf("ldl: %s keeps at least %d pairs (one from each of %d rows), more than the %d its caller can hold: %w", what, rows, rows, maxPairs, run.ErrTooLarge)
 		}
 	}
 	// The distances (N² values), the sort keys and the order (32 bytes
@@ -119,10 +139,6 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 	var progress func(run.Progress)
 	if opts != nil {
 		progress = opts.Progress
-	}
-	what := "dropping implied pairs"
-	if delta > 1 {
-		what = fmt.Sprintf("the %.3g-spanner", delta)
 	}
 	report := func(t int) {
 		if progress != nil {
@@ -169,9 +185,8 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 			g.adj[q.I] = append(g.adj[q.I], arc{to: q.H, l: l})
 			cache[q.I][q.H] = min(cache[q.I][q.H], l)
 			out = append(out, q)
-			continue
 		}
-		for _, e := range elems {
+		for _, e := range elems { // with symmetries, the whole orbit
 			i, h := e[q.I], e[q.H]
 			if added[int64(i)*int64(n)+int64(h)] {
 				continue
@@ -182,6 +197,9 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 				c[h] = min(c[h], l)
 			}
 			out = append(out, Pair{I: i, H: h, W: q.W})
+		}
+		if maxPairs > 0 && len(out) > maxPairs {
+			return nil, 0, fmt.Errorf("ldl: %s keeps more than %d pairs, the most its caller can hold (%d of %d pairs tested): %w", what, maxPairs, t+1, len(order), run.ErrTooLarge)
 		}
 	}
 	return out, stretch, nil
@@ -200,6 +218,13 @@ type SpannerOptions struct {
 	// Symmetry is a group of permutations of the rows under which ps is
 	// invariant, the identity included (nil: none).
 	Symmetry [][]int
+	// MaxPairs, when > 0, is the most pairs the caller can use: Spanner
+	// stops with an error wrapping run.ErrTooLarge as soon as it keeps
+	// more (the greedy order keeps the short pairs first, so a spanner
+	// too large for the caller is known after a small part of the
+	// search), and at once when more rows than MaxPairs are the I of some
+	// pair (each needs a kept pair of its own).
+	MaxPairs int
 }
 
 // spanCheckCtx is how many pairs Spanner tests between checks of its ctx,

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/optdp/optdp/run"
@@ -105,5 +108,38 @@ func TestSpannerTooManyRows(t *testing.T) {
 	_, _, err := Spanner(context.Background(), spanKeyRows+1, []Pair{{I: 0, H: 1, W: 2}}, 1.2, nil)
 	if !errors.Is(err, run.ErrTooLarge) {
 		t.Fatalf("Spanner on %d rows: %v, want run.ErrTooLarge", spanKeyRows+1, err)
+	}
+}
+
+// TestSpannerMaxPairs: with MaxPairs the search stops, wrapping
+// run.ErrTooLarge, exactly when the spanner it would return keeps more
+// pairs (the greedy result without the limit is the reference), and at
+// once when more rows than MaxPairs start a pair; a limit the spanner
+// fits returns the same pairs as no limit.
+func TestSpannerMaxPairs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	pts := make([][2]float64, 60)
+	for i := range pts {
+		pts[i] = [2]float64{10 * rng.Float64(), 10 * rng.Float64()}
+	}
+	ps := metricPairs(pts, l2, 1)
+	ctx := context.Background()
+	for _, delta := range []float64{1, 1.5} {
+		full, _, err := Spanner(ctx, len(pts), ps, delta, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same, _, err := Spanner(ctx, len(pts), ps, delta, &SpannerOptions{MaxPairs: len(full)})
+		if err != nil || !slices.Equal(same, full) {
+			t.Fatalf("delta %v, MaxPairs %d = its size: %d pairs, %v; want the %d pairs of no limit", delta, len(full), len(same), err, len(full))
+		}
+		_, _, err = Spanner(ctx, len(pts), ps, delta, &SpannerOptions{MaxPairs: len(full) - 1})
+		if !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), "keeps more than") {
+			t.Errorf("delta %v, MaxPairs one below its %d pairs: %v, want run.ErrTooLarge", delta, len(full), err)
+		}
+	}
+	_, _, err := Spanner(ctx, len(pts), ps, 2, &SpannerOptions{MaxPairs: len(pts) - 1})
+	if !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), "one from each of 60 rows") {
+		t.Errorf("MaxPairs below the rows: %v, want run.ErrTooLarge before the search", err)
 	}
 }

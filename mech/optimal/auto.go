@@ -69,8 +69,9 @@ func autoWiderDeltas() []float64 { return []float64{1.5, 2} }
 // once. The answer is the best certified result of the attempts (the
 // smallest gap); the error is nil when some attempt reached its own
 // target (the spanner's: its LP to Tol, the gap to the optimum being its
-// bound) or the spanner's LP stopped for memory with a certified answer,
-// and the last attempt's error otherwise.
+// bound) or the spanner's LP stopped for memory, or at the iteration
+// limit when the caller set neither Tol nor MaxIter, with a certified
+// answer, and the last attempt's error otherwise.
 func solveAuto(ctx context.Context, m metric.Metric, p *lp.Problem, lo *lp.Options, o Options, userTol bool) (*lp.Result, Result, error) {
 	first, why := chooseMethod(m, p, lo)
 	chain := []Method{MethodExact, MethodGenerate, MethodSpanner}
@@ -128,13 +129,20 @@ func solveAuto(ctx context.Context, m metric.Metric, p *lp.Problem, lo *lp.Optio
 			answered = true
 			break
 		}
-		if method == MethodSpanner && r != nil && errors.Is(err, run.ErrTooLarge) {
-			// The spanner's LP stopped short of its own tolerance for
-			// memory, with a certified answer: its gap to the optimum
-			// is the spanner's bound, which a wider spanner's would
-			// only loosen.
+		if method == MethodSpanner && r != nil && (errors.Is(err, run.ErrTooLarge) || (errors.Is(err, run.ErrNotConverged) && o.MaxIter == 0 && !userTol)) {
+			// The spanner's LP stopped short of its own tolerance, for
+			// memory or (at the defaults of Tol and MaxIter) at the
+			// iteration limit, with a certified answer: its gap to the
+			// optimum is the spanner's bound, which a wider spanner's
+			// would only loosen, and no method is left to try. A
+			// tolerance or limit the caller set is reported as not
+			// converged.
 			if best == r {
-				bestInfo.MethodReason += fmt.Sprintf("; its LP stopped for memory (%s) with a certified answer", shortErr(err))
+				why := "for memory"
+				if !errors.Is(err, run.ErrTooLarge) {
+					why = "at the iteration limit"
+				}
+				bestInfo.MethodReason += fmt.Sprintf("; its LP stopped %s (%s) with a certified answer", why, shortErr(err))
 			}
 			answered = true
 			break
@@ -181,16 +189,23 @@ func chooseMethod(m metric.Metric, p *lp.Problem, lo *lp.Options) (Method, strin
 		}
 		return MethodSpanner, fmt.Sprintf("%s metric with %.3g pairs per row: the exact LP needs about %s, over the budget: the spanner and its bound", kind, deg, run.FormatBytes(need))
 	}
-	if n <= autoGenerateMax {
-		return MethodGenerate, fmt.Sprintf("%s metric with %.3g pairs per row (> %d) on %d points (<= %d): constraint generation", kind, deg, autoDenseDegree, n, autoGenerateMax)
-	}
-	if n <= autoGenerateLooseMax && lo.Tol >= autoLooseTol {
+	if !autoStartsWithSpanner(n, deg, lo.Tol) {
+		if n <= autoGenerateMax {
+			return MethodGenerate, fmt.Sprintf("%s metric with %.3g pairs per row (> %d) on %d points (<= %d): constraint generation", kind, deg, autoDenseDegree, n, autoGenerateMax)
+		}
 		return MethodGenerate, fmt.Sprintf("%s metric with %.3g pairs per row (> %d) on %d points (<= %d) to a gap of %.3g (>= %.3g): constraint generation", kind, deg, autoDenseDegree, n, autoGenerateLooseMax, lo.Tol, autoLooseTol)
 	}
 	if n <= autoGenerateLooseMax {
 		return MethodSpanner, fmt.Sprintf("%s metric with %.3g pairs per row on %d points (> %d) to a gap of %.3g (< %.3g): the spanner and its bound", kind, deg, n, autoGenerateMax, lo.Tol, autoLooseTol)
 	}
 	return MethodSpanner, fmt.Sprintf("%s metric with %.3g pairs per row on %d points (> %d): the spanner and its bound", kind, deg, n, autoGenerateLooseMax)
+}
+
+// autoStartsWithSpanner reports whether chooseMethod picks the spanner for
+// a metric of n points with deg pairs per row on the grounds of size
+// alone (a dense metric beyond constraint generation's limits).
+func autoStartsWithSpanner(n int, deg, tol float64) bool {
+	return deg > autoDenseDegree && (n > autoGenerateLooseMax || (n > autoGenerateMax && tol < autoLooseTol))
 }
 
 // shortErr is err's message cut to 160 bytes, for a reason.

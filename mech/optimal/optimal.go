@@ -220,6 +220,13 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 	if err := mech.ValidatePrior(prior, n); err != nil {
 		return nil, fmt.Errorf("optimal: %w", err)
 	}
+	tol := o.Tol
+	if tol <= 0 {
+		tol = 1e-8
+	}
+	if err := earlyRefusal(ctx, m, o.Method, tol, o.Budget); err != nil {
+		return nil, fmt.Errorf("optimal mechanism for %s: %w", m, err)
+	}
 	c, err := optimalGain(m, prior, o)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,77 @@
+package optimal
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/optdp/optdp/lp"
+	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/run"
+)
+
+// listsAllPairs reports whether privacyPairs lists every pair of m (a
+// dense metric: not a Graph, a road network or a Lattice, which list
+// their edges or the offsets they need).
+func listsAllPairs(m metric.Metric) bool {
+	switch g := m.(type) {
+	case metric.Graph, metric.Lattice:
+		return false
+	case metric.PathGraph:
+		if _, ok := g.PathEdges(); ok {
+			return false
+		}
+	}
+	return true
+}
+
+// earlyRefusal refuses, before the gain matrix and the pair list are
+// built (O(n²) time and memory), a dense metric whose problem the
+// budget cannot hold whatever the solver finds:
+//
+//   - every method searches a spanner of the n(n−1) pairs (Solve's
+//     pruning, generation's start, the spanner), whose check
+//     (ldl.Spanner) asks 8n² + 64 bytes per pair;
+//   - when the method solves an LP on all n outputs with the kept pairs
+//     (exact, spanner, and auto when it would start with the spanner:
+//     chooseMethod), that LP needs at least lp.MinBytes(n, n, n): with
+//     every distance from point 0 finite and nonzero, every point is the
+//     first of some pair, and a kept pair starts at each.
+//
+// The pairs are counted by one pass over the distances, without storing
+// them. Metrics with symmetries (the solver keeps one output per orbit)
+// are left to the solver's own checks.
+func earlyRefusal(ctx context.Context, m metric.Metric, method Method, tol float64, budget run.Budget) error {
+	n := m.Len()
+	if _, ok := m.(metric.Symmetric); ok || !listsAllPairs(m) || n < 2 {
+		return nil
+	}
+	connected := true
+	for i := 1; i < n && connected; i++ {
+		d := m.Dist(0, i)
+		connected = d > 0 && !math.IsInf(d, 1)
+	}
+	lpAllColumns := method == MethodExact || method == MethodSpanner ||
+		((method == "" || method == MethodAuto) && autoStartsWithSpanner(n, float64(n-1), tol))
+	if connected && lpAllColumns {
+		if err := budget.Check(fmt.Sprintf("optimal: the LP on %d points and %d outputs, with one pair kept from each point at least", n, n),
+			lp.MinBytes(n, n, n), "a graph or road metric lists only its edges"); err != nil {
+			return err
+		}
+	}
+	var pairs float64
+	for i := 0; i < n; i++ {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("optimal: interrupted counting pairs: %w", err)
+			}
+		}
+		for h := i + 1; h < n; h++ {
+			if d := m.Dist(i, h); d > 0 && !math.IsInf(d, 1) {
+				pairs += 2
+			}
+		}
+	}
+	return budget.Check(fmt.Sprintf("optimal: the spanner search over the %.0f ordered pairs of %d points", pairs, n),
+		run.DenseBytes(n, n, 1)+64*pairs, "a graph or road metric lists only its edges")
+}
