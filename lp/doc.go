@@ -44,7 +44,10 @@
 // (ipm_drop.go; Options.KeepColumns turns this off). Near the optimum a
 // direction that fails a sanity check is redone with QR for every column.
 // The memory is checked against the budget before anything is allocated,
-// and a lower bound of it before the symmetry search and the pruning. A
+// and a lower bound of it before the symmetry search and the pruning;
+// the pruning and SolveSpanner's spanner stop as soon as they keep more
+// pairs than that bound leaves room for (MinBytes,
+// ldl.SpannerOptions.MaxPairs). A
 // cancelled context stops the per-column loops of an iteration (the
 // columns not yet started are skipped), the pruning's searches and
 // generation's scans, and is returned wrapped.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/optdp/optdp/lp"
+	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/run"
 )
 
@@ -34,15 +35,7 @@ func TestEarlyRefusal(t *testing.T) {
 	if reports != 0 {
 		t.Errorf("%d progress reports before the refusals, want none", reports)
 	}
-	pairs, err := privacyPairs(m, 1, run.Unlimited)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := optimalGain(m, prior, Options{Gain: GainDistance})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &lp.Problem{N: n, M: n, C: c, Pairs: pairs}
+	p := distanceProblem(t, m, prior)
 	if _, err := lp.SolveSpanner(context.Background(), p, 1.2, &lp.Options{Settings: run.Settings{Budget: floor}}); !errors.Is(err, run.ErrTooLarge) {
 		t.Errorf("lp.SolveSpanner under %d bytes: %v, want run.ErrTooLarge", floor, err)
 	}
@@ -71,15 +64,7 @@ func TestEarlyRefusal(t *testing.T) {
 func TestAutoAcceptsStoppedSpanner(t *testing.T) {
 	const n = 30
 	m, prior := randomPoints(t, n, 73)
-	pairs, err := privacyPairs(m, 1, run.Unlimited)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := optimalGain(m, prior, Options{Gain: GainDistance})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &lp.Problem{N: n, M: n, C: c, Pairs: pairs}
+	p := distanceProblem(t, m, prior)
 	lo := &lp.Options{Tol: 1e-8, MaxIter: 3}
 	r, info, err := solveAuto(context.Background(), m, p, lo, Options{Gain: GainDistance}, false)
 	if err != nil || r == nil {
@@ -94,6 +79,21 @@ func TestAutoAcceptsStoppedSpanner(t *testing.T) {
 	if r.Primal > ex.Utility+slack || r.Dual < ex.Utility-slack {
 		t.Errorf("stopped spanner [%v, %v] does not bracket the optimum %v", r.Primal, r.Dual, ex.Utility)
 	}
+}
+
+// distanceProblem is Solve's LP for m at eps 1 with the distance gain:
+// every pair, none pruned.
+func distanceProblem(t *testing.T, m metric.Metric, prior []float64) *lp.Problem {
+	t.Helper()
+	pairs, err := privacyPairs(m, 1, run.Unlimited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := optimalGain(m, prior, Options{Gain: GainDistance})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &lp.Problem{N: m.Len(), M: m.Len(), C: c, Pairs: pairs}
 }
 
 func abs(v float64) float64 { return max(v, -v) }

@@ -186,7 +186,8 @@ type Result struct {
 // disconnected metric with the distance gain, a problem whose workspace
 // exceeds the Budget (wrapping run.ErrTooLarge with the estimate, before
 // allocating; before the O(pairs·n) pruning when even its lower bound
-// is over), a cancelled ctx (acted on within about one column's
+// is over; for a dense metric, before the gain matrix and the pair list
+// when the spanner search or the LP with one pair per point cannot fit), a cancelled ctx (acted on within about one column's
 // factorisation), and run.ErrNotConverged (wrapped, with the
 // best certified result) when the gap did not reach Tol.
 func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, opts *Options) (*Result, error) {
