@@ -82,8 +82,8 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 	common := start != nil
 	var warmFrom, warmTo *colWarm
 	// With a common start on many columns, the first relaxation has a
-	// spread fifth of them; the others are priced after it and come
-	// back as their prices say (colElim).
+	// spread twelfth of them (startColsFrac); the others are priced after
+	// it and come back as their prices say (colElim).
 	subset := common && m >= startColsMin && m == n && !g.KeepColumns
 	var lw []float64 // subset: the log-ratio table of spreadColumns
 	if subset {

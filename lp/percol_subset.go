@@ -12,16 +12,21 @@ import (
 // The subset start of generateColumns: from a common start on at least
 // startColsMin columns, the first relaxation keeps m/startColsFrac of
 // them (at least startColsMin/startColsFrac), spread over the rows by
-// spreadColumns. On 1,000 random points (two hot spots, eps 1, Tol 1e-6,
-// 2 cores) the first round takes 28 s instead of 137 s, but the columns
-// brought back one round after another make it 12 rounds and 11.3
-// minutes instead of 10 rounds and 9.3: below startColsMin every column
-// is in the first round. Beyond it that round alone would take half an
-// hour (its cost grows as M·N² per iteration). A variable so that tests
-// can take the path on small problems.
+// spreadColumns. The optimum uses few outputs (random points, two hot
+// spots, eps 1: 37 of 400 and 71 of 1,000 columns carry mass), so the
+// columns come back as their prices say. Random points, Tol 1e-2, 2
+// cores: at 2,500 points a twelfth (208 columns; 534 solved by round 6)
+// certified a gap of 0.0095 in 6 rounds and 22.6 minutes, where a fifth
+// (500; 716 by round 4) took 4-5 minutes a round and was refused for
+// memory in round 4 under 8 GiB; at 1,600 points 6.2 minutes against
+// 7.4. Below startColsMin every column is in the first round: on 1,000
+// points (Tol 1e-6) a fifth made the first round 28 s instead of 137 s,
+// but the columns brought back one round after another made it 12
+// rounds and 11.3 minutes instead of 10 rounds and 9.3. A variable so
+// that tests can take the path on small problems.
 var startColsMin = 1500
 
-const startColsFrac = 5
+const startColsFrac = 12
 
 // logRatios returns the N×N table of the smallest log W of p's pairs
 // (I, H) at [I][H] (+Inf without a pair, 0 on the diagonal), checked

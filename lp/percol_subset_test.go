@@ -43,7 +43,7 @@ func TestSpreadColumns(t *testing.T) {
 }
 
 // TestGenerateSubsetStart: per-column generation from a spanner start
-// whose first relaxation has a fifth of the columns (startColsMin lowered
+// whose first relaxation has 1/startColsFrac of the columns (startColsMin lowered
 // to take the path on 60 random points) still brackets the optimum of the
 // exact LP on every pair (Solve, an independent method), and its answer
 // satisfies every pair; the columns priced out after the first round come
@@ -59,7 +59,7 @@ func TestGenerateSubsetStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The first relaxation must have the spread fifth only (elimDebug
+	// The first relaxation must have the spread subset only (elimDebug
 	// reports each round's active columns).
 	first := -1
 	defer func(f func(string, ...any)) { elimDebug = f }(elimDebug)

@@ -3,13 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/optdp/optdp/mech/optimal"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/optdp/optdp/mech/optimal"
 )
 
 func runOptimalCLI(args ...string) (int, string, string) {

@@ -43,11 +43,10 @@ const (
 	// constraint generation at any tolerance; autoGenerateLooseMax the
 	// most at a tolerance of autoLooseTol or looser, which its rounds
 	// reach once few pairs are violated (1,600 random points to 1e-2: 6
-	// rounds, 7.4 min, 5.7 GB peak RSS). Beyond, the spanner's LP and
-	// bound: at 2,500 points generation's rounds take 4-5 min each, its
-	// best certified gap after 3 rounds (14.8 min) was 0.77 and the
-	// fourth round was refused for memory under 8 GiB, while the
-	// 1.2-spanner answered in 19 min with a gap of 0.10.
+	// rounds, 6.2 min, 4.8 GB peak RSS). Beyond, the spanner's LP and
+	// bound: at 2,500 points generation certified 1e-2 in 22.6 min with
+	// a peak RSS of 13.5 GB (and is refused under the default 4 GiB),
+	// while the 1.2-spanner answered in 19 min with a gap of 0.10.
 	autoGenerateMax      = 1200
 	autoGenerateLooseMax = 1600
 	autoLooseTol         = 1e-3
