@@ -44,9 +44,9 @@ const (
 	// most at a tolerance of autoLooseTol or looser, which its rounds
 	// reach once few pairs are violated (1,600 random points to 1e-2: 6
 	// rounds, 6.2 min, 4.8 GB peak RSS). Beyond, the spanner's LP and
-	// bound: at 2,500 points generation certified 1e-2 in 22.6 min with
-	// a peak RSS of 13.5 GB (and is refused under the default 4 GiB),
-	// while the 1.2-spanner answered in 19 min with a gap of 0.10.
+	// bound: at 2,500 points generation certified 1e-2 in 22.6 min
+	// under an 8 GiB budget (peak RSS 13.5 GB), the 1.2-spanner a gap of
+	// 0.10 in 19 min.
 	autoGenerateMax      = 1200
 	autoGenerateLooseMax = 1600
 	autoLooseTol         = 1e-3
