@@ -219,3 +219,18 @@ def test_regular_product_against_full_prior():
         full = np.array([p1[a] * p1[b] * p1[c] for a in (0, 1) for b in (0, 1) for c in (0, 1)])
         assert optdp.regular("hamming:u=3,v=2", eps, full).regular == r.regular
         assert r.sum_y == pytest.approx(y1.sum() ** 3, rel=1e-13)
+
+
+def test_optimal_refuses_large_points_at_once(tmp_path):
+    # A dense metric whose LP cannot fit the budget even with one pair kept
+    # from each point (8(15 + 7) n^2 bytes for n points and outputs) is
+    # refused before the gain matrix and the pairs are built, with the
+    # estimate in the message and no answer attached.
+    rng = np.random.default_rng(5)
+    n = 600
+    path = tmp_path / "points.csv"
+    np.savetxt(path, rng.uniform(0, 10, size=(n, 2)), delimiter=",", header="x,y", comments="")
+    floor = 8 * 22 * n * n
+    with pytest.raises(optdp.TooLargeError, match="one pair kept from each point") as e:
+        optdp.optimal(f"points:file={path}", 1, gain="distance", method="spanner", budget=floor - 1)
+    assert e.value.result is None
