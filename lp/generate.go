@@ -372,7 +372,7 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	room := pairsRoom(p, o)
 	sp, stretch, err := ldl.Spanner(ctx, p.N, p.Pairs, delta, &ldl.SpannerOptions{Settings: run.Settings{Budget: o.Budget, Progress: o.Progress}, Symmetry: elems, MaxPairs: room})
 	if err != nil {
-		if room > 0 && errors.Is(err, run.ErrTooLarge) {
+		if errors.Is(err, ldl.ErrMaxPairs) {
 			err = fmt.Errorf("lp: the budget of %s holds the %d×%d spanner LP with at most %d pairs: %w", run.FormatBytes(float64(o.Budget.Bytes())), p.N, p.M, room, err)
 		}
 		return nil, err

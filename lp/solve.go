@@ -69,7 +69,7 @@ func solve(ctx context.Context, p *Problem, o config) (*Result, error) {
 		room := pairsRoom(p, o)
 		sp, _, err := ldl.Spanner(ctx, p.N, p.Pairs, 1, &ldl.SpannerOptions{Settings: run.Settings{Budget: o.Budget, Progress: o.Progress}, Symmetry: elems, MaxPairs: room})
 		if err != nil {
-			if room > 0 && errors.Is(err, run.ErrTooLarge) {
+			if errors.Is(err, ldl.ErrMaxPairs) {
 				err = fmt.Errorf("lp: the budget of %s holds the %d×%d LP with at most %d pairs: %w", run.FormatBytes(float64(o.Budget.Bytes())), p.N, p.M, room, err)
 			}
 			return nil, err

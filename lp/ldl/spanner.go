@@ -94,7 +94,7 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 			}
 		}
 		if rows > maxPairs {
-			return nil, 0, fmt.Errorf("ldl: %s keeps at least %d pairs (one from each of %d rows), more than the %d its caller can hold: %w", what, rows, rows, maxPairs, run.ErrTooLarge)
+			return nil, 0, fmt.Errorf("ldl: %s keeps at least %d pairs (one from each of %d rows), more than the %d its caller can hold: %w", what, rows, rows, maxPairs, ErrMaxPairs)
 		}
 	}
 	// The distances (N² values), the sort keys and the order (32 bytes
@@ -199,11 +199,16 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 			out = append(out, Pair{I: i, H: h, W: q.W})
 		}
 		if maxPairs > 0 && len(out) > maxPairs {
-			return nil, 0, fmt.Errorf("ldl: %s keeps more than %d pairs, the most its caller can hold (%d of %d pairs tested): %w", what, maxPairs, t+1, len(order), run.ErrTooLarge)
+			return nil, 0, fmt.Errorf("ldl: %s keeps more than %d pairs, the most its caller can hold (%d of %d pairs tested): %w", what, maxPairs, t+1, len(order), ErrMaxPairs)
 		}
 	}
 	return out, stretch, nil
 }
+
+// ErrMaxPairs is wrapped by the error of Spanner when the spanner keeps
+// more than SpannerOptions.MaxPairs pairs; it wraps run.ErrTooLarge (and
+// reads as it).
+var ErrMaxPairs = fmt.Errorf("%w", run.ErrTooLarge)
 
 // SpannerOptions are the settings of Spanner; nil means the zero value.
 type SpannerOptions struct {
@@ -219,7 +224,7 @@ type SpannerOptions struct {
 	// invariant, the identity included (nil: none).
 	Symmetry [][]int
 	// MaxPairs, when > 0, is the most pairs the caller can use: Spanner
-	// stops with an error wrapping run.ErrTooLarge as soon as it keeps
+	// stops with an error wrapping ErrMaxPairs as soon as it keeps
 	// more (the greedy order keeps the short pairs first, so a spanner
 	// too large for the caller is known after a small part of the
 	// search), and at once when more rows than MaxPairs are the I of some

@@ -112,7 +112,7 @@ func TestSpannerTooManyRows(t *testing.T) {
 }
 
 // TestSpannerMaxPairs: with MaxPairs the search stops, wrapping
-// run.ErrTooLarge, exactly when the spanner it would return keeps more
+// ErrMaxPairs (and so run.ErrTooLarge), exactly when the spanner it would return keeps more
 // pairs (the greedy result without the limit is the reference), and at
 // once when more rows than MaxPairs start a pair; a limit the spanner
 // fits returns the same pairs as no limit.
@@ -134,12 +134,17 @@ func TestSpannerMaxPairs(t *testing.T) {
 			t.Fatalf("delta %v, MaxPairs %d = its size: %d pairs, %v; want the %d pairs of no limit", delta, len(full), len(same), err, len(full))
 		}
 		_, _, err = Spanner(ctx, len(pts), ps, delta, &SpannerOptions{MaxPairs: len(full) - 1})
-		if !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), "keeps more than") {
+		if !errors.Is(err, ErrMaxPairs) || !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), "keeps more than") {
 			t.Errorf("delta %v, MaxPairs one below its %d pairs: %v, want run.ErrTooLarge", delta, len(full), err)
 		}
 	}
 	_, _, err := Spanner(ctx, len(pts), ps, 2, &SpannerOptions{MaxPairs: len(pts) - 1})
-	if !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), "one from each of 60 rows") {
-		t.Errorf("MaxPairs below the rows: %v, want run.ErrTooLarge before the search", err)
+	if !errors.Is(err, ErrMaxPairs) || !strings.Contains(err.Error(), "one from each of 60 rows") {
+		t.Errorf("MaxPairs below the rows: %v, want ErrMaxPairs before the search", err)
+	}
+	// The search's own budget check is a different refusal.
+	_, _, err = Spanner(ctx, len(pts), ps, 2, &SpannerOptions{Settings: run.Settings{Budget: 1 << 10}, MaxPairs: 1 << 20})
+	if !errors.Is(err, run.ErrTooLarge) || errors.Is(err, ErrMaxPairs) {
+		t.Errorf("budget below the search's cache: %v, want run.ErrTooLarge without ErrMaxPairs", err)
 	}
 }
