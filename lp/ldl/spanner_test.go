@@ -112,22 +112,27 @@ func TestSpannerTooManyRows(t *testing.T) {
 }
 
 // TestSpannerMaxPairs: with MaxPairs the search stops, wrapping
-// ErrMaxPairs (and so run.ErrTooLarge), exactly when the spanner it would return keeps more
-// pairs (the greedy result without the limit is the reference), and at
-// once when more rows than MaxPairs start a pair; a limit the spanner
-// fits returns the same pairs as no limit.
+// ErrMaxPairs (and so run.ErrTooLarge), exactly when the spanner it would
+// return keeps more pairs (the greedy result without the limit, whose keys
+// are sorted at once, is the reference), and at once when more rows than
+// MaxPairs start a pair; a limit the spanner fits returns the same pairs
+// as no limit, though its keys were sorted a prefix first (selectSmallest)
+// and the rest when the search reached them.
 func TestSpannerMaxPairs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	pts := make([][2]float64, 60)
+	pts := make([][2]float64, 300)
 	for i := range pts {
 		pts[i] = [2]float64{10 * rng.Float64(), 10 * rng.Float64()}
 	}
 	ps := metricPairs(pts, l2, 1)
 	ctx := context.Background()
-	for _, delta := range []float64{1, 1.5} {
+	for _, delta := range []float64{1.5, 2} {
 		full, _, err := Spanner(ctx, len(pts), ps, delta, nil)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if len(full) >= len(ps)/spanPrefix {
+			t.Fatalf("delta %v: %d pairs kept of %d: the limit would sort every key, not a prefix first", delta, len(full), len(ps))
 		}
 		same, _, err := Spanner(ctx, len(pts), ps, delta, &SpannerOptions{MaxPairs: len(full)})
 		if err != nil || !slices.Equal(same, full) {
@@ -139,12 +144,40 @@ func TestSpannerMaxPairs(t *testing.T) {
 		}
 	}
 	_, _, err := Spanner(ctx, len(pts), ps, 2, &SpannerOptions{MaxPairs: len(pts) - 1})
-	if !errors.Is(err, ErrMaxPairs) || !strings.Contains(err.Error(), "one from each of 60 rows") {
+	if !errors.Is(err, ErrMaxPairs) || !strings.Contains(err.Error(), "one from each of 300 rows") {
 		t.Errorf("MaxPairs below the rows: %v, want ErrMaxPairs before the search", err)
 	}
 	// The search's own budget check is a different refusal.
 	_, _, err = Spanner(ctx, len(pts), ps, 2, &SpannerOptions{Settings: run.Settings{Budget: 1 << 10}, MaxPairs: 1 << 20})
 	if !errors.Is(err, run.ErrTooLarge) || errors.Is(err, ErrMaxPairs) {
 		t.Errorf("budget below the search's cache: %v, want run.ErrTooLarge without ErrMaxPairs", err)
+	}
+}
+
+// TestSelectSmallest: after selectSmallest(keys, k) the first k keys are
+// the k smallest (against a full sort of a copy), for random, sorted and
+// reversed keys and k at the ends and inside.
+func TestSelectSmallest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 2, 17, 1000, 20000} {
+		base := make([]spanKey, n)
+		for i := range base {
+			base[i] = spanKey{w: uint64(rng.IntN(50)), rows: uint64(i), k: i}
+		}
+		sortedKeys := slices.Clone(base)
+		slices.SortFunc(sortedKeys, compareSpanKeys)
+		reversed := slices.Clone(sortedKeys)
+		slices.Reverse(reversed)
+		for _, in := range [][]spanKey{base, sortedKeys, reversed} {
+			for _, k := range []int{0, 1, n / 3, n - 1, n} {
+				keys := slices.Clone(in)
+				selectSmallest(keys, k)
+				head := slices.Clone(keys[:k])
+				slices.SortFunc(head, compareSpanKeys)
+				if !slices.Equal(head, sortedKeys[:k]) {
+					t.Fatalf("n %d, k %d: the first k are not the k smallest", n, k)
+				}
+			}
+		}
 	}
 }
