@@ -31,7 +31,9 @@ func listsAllPairs(m metric.Metric) bool {
 //
 //   - every method searches a spanner of the n(n−1) pairs (Solve's
 //     pruning, generation's start, the spanner), whose check
-//     (ldl.Spanner) asks 8n² + 64 bytes per pair;
+//     (ldl.Spanner) asks 8n² + 64 bytes per pair (the exact LP prunes
+//     only from a few pairs per row on, below which its own workspace,
+//     at least 56 bytes per pair and output, is the larger);
 //   - when the method solves an LP on all n outputs with the kept pairs
 //     (exact, spanner, and auto when it would start with the spanner:
 //     chooseMethod), that LP needs at least lp.MinBytes(n, n, n): with
