@@ -57,7 +57,7 @@ func earlyRefusal(ctx context.Context, m metric.Metric, method Method, tol float
 		((method == "" || method == MethodAuto) && autoStartsWithSpanner(n, float64(n-1), tol))
 	if connected && lpAllColumns {
 		if err := budget.Check(fmt.Sprintf("optimal: the LP on %d points and %d outputs, with one pair kept from each point at least", n, n),
-			lp.MinBytes(n, n, n), "a graph or road metric lists only its edges"); err != nil {
+			lp.MinBytes(n, n, n), "its arrays grow as n², whatever the pairs: fewer points (e.g. merged into cells) or a larger budget"); err != nil {
 			return err
 		}
 	}
