@@ -242,16 +242,13 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 				cands, ts = append(cands, cx), append(ts, ct)
 			}
 		}
-		// Raise and trim, once the violations are few enough for it to
-		// pay (trimViolFrac).
-		if float64(viol)*trimViolFrac <= float64(n)*float64(m) {
-			tx, tt, tok, err := trimRepair(ctx, p, x, o.Margin)
-			if err != nil {
-				return nil, err
-			}
-			if tok {
-				cands, ts = append(cands, tx), append(ts, tt)
-			}
+		// Raise and trim (within trimWorkMax).
+		tx, tt, tok, err := trimRepair(ctx, p, x, o.Margin)
+		if err != nil {
+			return nil, err
+		}
+		if tok {
+			cands, ts = append(cands, tx), append(ts, tt)
 		}
 		tr, err := repairCtx(ctx, p, x, o.Margin)
 		if err != nil {
@@ -362,14 +359,6 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 	}
 	return res, nil
 }
-
-// trimViolFrac: generateColumns repairs a round's answer by trimRepair
-// when at most N·M/trimViolFrac (pair, column) violations are left, each
-// of its passes costing len(Pairs) times the columns in use. Random points,
-// two hot spots, eps 1: the trimmed answer's gap was 0.70 with 19 % of
-// N·M violated (1,000 points, round 3) and 0.0072 with 5 % (round 4);
-// 0.011 with 6.8 % and 7.3 % (200 and 400 points, round 3).
-const trimViolFrac = 8
 
 // looseTol is the relative gap to which generateColumns solves the
 // relaxations while they still gain many pairs.

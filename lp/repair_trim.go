@@ -91,8 +91,8 @@ func trimRepair(ctx context.Context, p *Problem, x []float64, margin float64) (y
 	defer context.AfterFunc(ctx, func() { f.stop.Store(true) })()
 	f.stop.Store(ctx.Err() != nil)
 	f.raise()
-	f.move(true, rowSums)
-	f.move(false, rowSums)
+	f.balance(true, rowSums)
+	f.balance(false, rowSums)
 	if f.stop.Load() {
 		return nil, 0, false, fmt.Errorf("lp: repair: %w", context.Cause(ctx))
 	}
@@ -187,40 +187,115 @@ func (f *trimmer) raise() {
 	})
 }
 
+// balance brings the rows of v to sum 1, down (rows over 1) or up (rows
+// under 1), by moves (move) until no row is off by more than trimSlack,
+// a move changes no row, or trimPasses moves were made. After a move the
+// rows still off are those whose entries were held by their rooms; the
+// moves of the other rows have loosened some of the pairs that held them,
+// so their rooms are computed again (rooms) before the next move. On
+// 1,600 random points (two hot spots, eps 1), the first relaxation's
+// answer raised had 1,595 rows over 1; after one move 926 (by up to
+// 0.118), after 15 none.
+func (f *trimmer) balance(down bool, rowSums []float64) {
+	off := make([]bool, f.p.N)
+	last := math.Inf(1)
+	for pass := 0; pass < trimPasses; pass++ {
+		var left float64
+		rows := 0
+		for i := range off {
+			var s float64
+			for _, e := range f.v[i*f.a : i*f.a+f.a] {
+				s += e
+			}
+			d := 1 - s
+			if down {
+				d = -d
+			}
+			off[i] = rowSums[i] > 0 && d > trimSlack
+			if off[i] {
+				left += d
+				rows++
+			}
+		}
+		if rows == 0 || !(left < last) {
+			return
+		}
+		last = left
+		if pass > 0 || !down { // raise left the down-rooms of every row
+			f.rooms(down, off)
+		}
+		f.move(down, rowSums)
+		if f.stop.Load() {
+			return
+		}
+	}
+}
+
+// trimSlack is how far from 1 balance leaves a row (Repair settles it);
+// trimPasses caps balance's moves.
+const (
+	trimSlack  = 1e-13
+	trimPasses = 64
+)
+
+// rooms sets f.room, for the entries of the rows marked in rows, to their down-rooms (down: min over the pairs (I, i)
+// of v_i − v_I/W) or up-rooms (min over the pairs (i, H) of W·v_H − v_i),
+// with the ratios W·keep.
+func (f *trimmer) rooms(down bool, rows []bool) {
+	a := f.a
+	for i := 0; i < f.p.N; i++ {
+		if rows[i] {
+			r := f.room[i*a : i*a+a]
+			for c := range r {
+				r[c] = math.Inf(1)
+			}
+		}
+	}
+	f.pairs(func(lo, hi int) bool {
+		for k, q := range f.p.Pairs {
+			if k%stopEvery == 0 && f.stop.Load() {
+				return false
+			}
+			row := q.I
+			if down {
+				row = q.H
+			}
+			if !rows[row] {
+				continue
+			}
+			vi, vh, rr := f.v[q.I*a+lo:q.I*a+hi], f.v[q.H*a+lo:q.H*a+hi], f.room[row*a+lo:row*a+hi]
+			vh, rr = vh[:len(vi)], rr[:len(vi)]
+			if down {
+				iw := 1 / (q.W * f.keep)
+				for c, i := range vi {
+					if r := vh[c] - i*iw; r < rr[c] {
+						rr[c] = r
+					}
+				}
+				continue
+			}
+			w := q.W * f.keep
+			for c, h := range vh {
+				if r := w*h - vi[c]; r < rr[c] {
+					rr[c] = r
+				}
+			}
+		}
+		return false
+	})
+}
+
 // move brings every row of v towards sum 1: down (lowering entries, for
 // rows over 1) or up (raising them, rows under 1), each entry by at most
-// its room, taking the mass where the gain C is smallest (down) or
-// largest (up). The rooms are those of v before the move, so that every
-// pair holds after it: an entry may rise by min over the pairs (i, H) of
-// W·v_H − v_i, and raising it only loosens the pairs in which it is H;
-// it may fall by min over the pairs (I, i) of v_i − v_I/W, and lowering
-// it only loosens the pairs in which it is I. The down-rooms are those
-// raise left in f.room; the up-rooms are computed here. Rows whose input
-// summed to 0 are left alone.
+// its room in f.room, taking the mass where the gain C is smallest (down)
+// or largest (up). The rooms are those of v before the move, so that every
+// pair holds after it: an entry may rise by its up-room, and raising it
+// only loosens the pairs in which it is H; it may fall by its down-room,
+// and lowering it only loosens the pairs in which it is I. Rows whose
+// input summed to 0 are left alone.
 func (f *trimmer) move(down bool, rowSums []float64) {
 	a, n, m := f.a, f.p.N, f.p.M
 	room := f.room
-	if !down {
-		for k := range room {
-			room[k] = math.Inf(1)
-		}
-		f.pairs(func(lo, hi int) bool {
-			for k, q := range f.p.Pairs {
-				if k%stopEvery == 0 && f.stop.Load() {
-					return false
-				}
-				vi, vh, ri := f.v[q.I*a+lo:q.I*a+hi], f.v[q.H*a+lo:q.H*a+hi], room[q.I*a+lo:q.I*a+hi]
-				vh, ri = vh[:len(vi)], ri[:len(vi)]
-				w := q.W * f.keep
-				for c, h := range vh {
-					if r := w*h - vi[c]; r < ri[c] {
-						ri[c] = r
-					}
-				}
-			}
-			return false
-		})
-	}
 	if f.stop.Load() {
 		return
 	}

@@ -47,7 +47,9 @@ func TestTrimRepairHand(t *testing.T) {
 // certified bound (Solve on every pair, an independent computation); on
 // the full LP's own feasible answer it changes the value by less than 1e-7
 // (the columns below trimDrop·N/M of mass are dropped and their mass
-// redistributed).
+// redistributed). Every row is balanced by the moves, so the final mix
+// with U is below 1e-8: one move down and one up leave rows off 1 here,
+// which Repair settled by mixes of 0.41 (random) and 0.61 (relaxation).
 func TestTrimRepair(t *testing.T) {
 	rng := rand.New(rand.NewPCG(81, 82))
 	const n = 30
@@ -76,7 +78,7 @@ func TestTrimRepair(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatalf("%s: ok %v, %v", name, ok, err)
 		}
-		if !feasible(p, y) || !(tm >= 0 && tm < 1) {
+		if !feasible(p, y) || !(tm >= 0 && tm < 1e-8) {
 			t.Errorf("%s: feasible %v, mix %v", name, feasible(p, y), tm)
 		}
 		for i := 0; i < n; i++ {
