@@ -76,7 +76,7 @@ type dropper struct {
 	out         int         // columns left out
 	certs       int         // certificates computed
 	pricedAt    int         // the certificate at which the columns left out were last priced
-	byI         [][]int     // the pairs of s.p by their row I, by ascending W (pairsByI; push)
+	byI         [][]pushArc // the pairs of s.p by their row I, by ascending W (pairsByI; push)
 	// The pricing LP's structure: s.sym, or in the banded mode a
 	// minimum-degree order pperm (new -> old) with its structure and the
 	// pairs renumbered (in the same order).
@@ -578,5 +578,5 @@ type pricer struct {
 // does for per-column pair lists). Multipliers ≥ 0 on any pairs keep the
 // bound valid (§11.2).
 func (d *dropper) push(p *Problem, lam, t, y []float64) {
-	pushExcess(p.Pairs, d.byI, t, y, func(k int, e float64) { lam[k] += e })
+	pushExcess(d.byI, t, y, func(k int, e float64) { lam[k] += e })
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/optdp/optdp/lp/internal/percol"
 	"github.com/optdp/optdp/lp/internal/price"
@@ -34,7 +35,10 @@ type colElim struct {
 	// own list: extraLam[o][k] on p.Pairs[extra[o][k]] (see push).
 	extra    [][]int
 	extraLam [][]float64
-	byI      [][]int // p's pairs by I, by ascending W (pairsByI)
+	byI      [][]pushArc // p's pairs by I, by ascending W (pairsByI)
+	// everyPair: every row is I in n−1 pairs of p (every ordered pair,
+	// as a dense metric's problem lists them); see slack.
+	everyPair bool
 }
 
 // Elimination thresholds: an active column is left out when its
@@ -127,9 +131,13 @@ func (e *colElim) restrict(p *Problem, cols [][]int) ([]int, *Problem, [][]int, 
 }
 
 // bytes is the memory e holds for the columns: their pairs, multipliers
-// and analyses (an analysis shared by several columns counted once).
+// and analyses (an analysis shared by several columns counted once), and
+// the pairs by row that pricing pushes along.
 func (e *colElim) bytes() float64 {
 	var b float64
+	for _, as := range e.byI {
+		b += float64(unsafe.Sizeof(pushArc{})) * float64(cap(as)) // pricing's pairs by row
+	}
 	seen := make(map[*ldl.Symbolic]bool)
 	seenPairs := make(map[*Pair]bool)
 	for o := range e.factors {
@@ -228,11 +236,23 @@ func (e *colElim) bound(p *Problem) (float64, []float64) {
 // again; the multipliers of the smallest excess are kept. Its excess is
 // what its term adds to the bound of the active columns. The inactive
 // columns are priced by the workers.
+//
+// When p lists every ordered pair (everyPair), price.Column is not run:
+// push then reaches every row in one hop, and the column's own pairs are
+// a subset of p's. On 1,600 random points (two hot spots, eps 1, the
+// subset start) price.Column lowered the excess left by the pushes by 3 %
+// in round 1 and by nothing in rounds 3 to 5, at about 0.7 s per column
+// it priced (round 5: 24 columns, pricing 25.9 s against 8.2 s in round
+// 4 with none).
 func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 	n, m := p.N, p.M
 	sl, ex = make([]float64, m), make([]float64, m)
 	if e.byI == nil {
 		e.byI = pairsByI(p.Pairs, n)
+		e.everyPair = e.byI != nil
+		for _, as := range e.byI {
+			e.everyPair = e.everyPair && len(as) == n-1
+		}
 	}
 	measure := func(o int, t []float64) {
 		v, s := math.Inf(-1), 0.0
@@ -301,6 +321,10 @@ func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 		if ex[o] < best.ex {
 			best = keep()
 		}
+		if e.everyPair {
+			restore(best)
+			return
+		}
 		restore(last)
 		priced.Add(1)
 		c := &e.factors[o]
@@ -332,7 +356,7 @@ func (e *colElim) slack(p *Problem, y []float64) (sl, ex []float64) {
 // Any multipliers >= 0 on pairs of p keep the bound valid (§11.2).
 func (e *colElim) push(p *Problem, o int, y, t []float64) {
 	defer e.compact(o, len(t))
-	pushExcess(p.Pairs, e.byI, t, y, func(k int, d float64) {
+	pushExcess(e.byI, t, y, func(k int, d float64) {
 		e.extra[o] = append(e.extra[o], k)
 		e.extraLam[o] = append(e.extraLam[o], d)
 	})

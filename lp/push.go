@@ -3,19 +3,43 @@ package lp
 import (
 	"cmp"
 	"container/heap"
+	"math"
 	"slices"
 )
 
+// pushArc is one pair (I, H, W) in I's list of pairsByI: index k in the
+// problem's pairs, row h = H and ratio w = W, side by side so that
+// pushExcess reads a row's pairs in order from one block of memory.
+type pushArc struct {
+	w    float64
+	k, h int32
+}
+
 // pairsByI lists the pairs by their row I, each row's list by ascending
-// ratio W (ties by index): the order in which pushExcess tries them.
-func pairsByI(pairs []Pair, n int) [][]int {
-	byI := make([][]int, n)
-	for k, q := range pairs {
-		byI[q.I] = append(byI[q.I], k)
+// ratio W (ties by index): the order in which pushExcess tries them. It
+// returns nil for more than math.MaxInt32 pairs (far beyond any budget:
+// the pairs alone would take 48 GiB), which pushExcess takes as no pair.
+func pairsByI(pairs []Pair, n int) [][]pushArc {
+	if len(pairs) > math.MaxInt32 {
+		return nil
 	}
-	for _, ks := range byI {
-		slices.SortFunc(ks, func(a, b int) int {
-			return cmp.Or(cmp.Compare(pairs[a].W, pairs[b].W), cmp.Compare(a, b))
+	count := make([]int, n)
+	for _, q := range pairs {
+		count[q.I]++
+	}
+	all := make([]pushArc, len(pairs))
+	byI := make([][]pushArc, n)
+	off := 0
+	for i, c := range count {
+		byI[i] = all[off : off : off+c]
+		off += c
+	}
+	for k, q := range pairs {
+		byI[q.I] = append(byI[q.I], pushArc{w: q.W, k: int32(k), h: int32(q.H)})
+	}
+	for _, as := range byI {
+		slices.SortFunc(as, func(a, b pushArc) int {
+			return cmp.Or(cmp.Compare(a.w, b.w), cmp.Compare(a.k, b.k))
 		})
 	}
 	return byI
@@ -41,30 +65,44 @@ func pairsByI(pairs []Pair, n int) [][]int {
 // exact transportation LP (HiGHS) did. After the second relaxation, where
 // such columns use up the room exactly, it left up to 2e-4 per column
 // that HiGHS placed.
-func pushExcess(pairs []Pair, byI [][]int, t, y []float64, raise func(k int, d float64)) {
+func pushExcess(byI [][]pushArc, t, y []float64, raise func(k int, d float64)) {
+	if byI == nil {
+		return
+	}
 	h := make(arcHeap, 0, 64)
 	for i := range t {
 		if t[i] > y[i] && len(byI[i]) > 0 {
-			h = append(h, arc{w: pairs[byI[i][0]].W, i: i})
+			h = append(h, arc{w: byI[i][0].w, i: i})
 		}
 	}
 	heap.Init(&h)
 	for len(h) > 0 {
 		a := &h[0]
-		k := byI[a.i][a.pos]
-		q := pairs[k]
-		if room := (y[q.H] - t[q.H]) * roomKeep / q.W; room > 0 {
+		as := byI[a.i]
+		q := as[a.pos]
+		if room := (y[q.h] - t[q.h]) * roomKeep / q.w; room > 0 {
 			d := min(t[a.i]-y[a.i], room)
-			raise(k, d)
+			raise(int(q.k), d)
 			t[a.i] -= d
-			t[q.H] += q.W * d
+			t[q.h] += q.w * d
 		}
-		if !(t[a.i] > y[a.i]) || a.pos+1 == len(byI[a.i]) {
+		if !(t[a.i] > y[a.i]) {
 			heap.Pop(&h)
 			continue
 		}
-		a.pos++
-		a.w = pairs[byI[a.i][a.pos]].W
+		// A row without room keeps none: a row with room only receives
+		// (up to its room) and a row with excess only sends (down to y).
+		// So the pairs into such rows are passed over at once, without
+		// the heap: they would place nothing whenever their turn came.
+		pos := a.pos + 1
+		for pos < len(as) && !(y[as[pos].h]-t[as[pos].h] > 0) {
+			pos++
+		}
+		if pos == len(as) {
+			heap.Pop(&h)
+			continue
+		}
+		a.pos, a.w = pos, as[pos].w
 		heap.Fix(&h, 0)
 	}
 }
