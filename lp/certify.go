@@ -97,7 +97,42 @@ func repair(p *Problem, x []float64, margin float64, stop *atomic.Bool) (float64
 		}
 	}
 	workers := runtime.GOMAXPROCS(0)
-	t := mixWeight(p, x, margin, workers, stop)
+	// A column 0 in every row is t/M in every row after the mix, which
+	// satisfies every pair (W > 1): the scans take the other columns only,
+	// gathered (xs, n×ms), most of the columns when a relaxation leaves
+	// out most outputs.
+	live := make([]bool, m)
+	nLive := 0
+	for i := 0; i < n && nLive < m; i++ {
+		for o, v := range x[i*m : i*m+m] {
+			if v != 0 && !live[o] {
+				live[o] = true
+				nLive++
+			}
+		}
+	}
+	xs, ms := x, m
+	gather := func(x []float64) []float64 { return x }
+	if nLive < m {
+		cols := make([]int, 0, nLive)
+		for o, l := range live {
+			if l {
+				cols = append(cols, o)
+			}
+		}
+		ms = nLive
+		gather = func(x []float64) []float64 {
+			g := make([]float64, n*ms)
+			for i := 0; i < n; i++ {
+				for k, o := range cols {
+					g[i*ms+k] = x[i*m+o]
+				}
+			}
+			return g
+		}
+		xs = gather(x)
+	}
+	t := mixWeightOn(p.Pairs, xs, ms, u, margin, workers, stop)
 	bump := 1e-15
 	for range 100 {
 		if stop != nil && stop.Load() {
@@ -114,7 +149,7 @@ func repair(p *Problem, x []float64, margin float64, stop *atomic.Bool) (float64
 		for k, v := range x {
 			mixed[k] = (1-t)*v + t*u
 		}
-		if t >= 1 || feasibleBy(p, mixed, workers, stop) {
+		if t >= 1 || feasibleOn(p.Pairs, gather(mixed), ms, workers, stop) {
 			copy(x, mixed)
 			return t, nil
 		}
@@ -151,8 +186,12 @@ const mixBlock = 256
 // which took which. Once stop (nil: never) is set, the scans give up
 // within stopEvery pairs and the result is meaningless.
 func mixWeight(p *Problem, x []float64, margin float64, workers int, stop *atomic.Bool) float64 {
-	m := p.M
-	u := 1 / float64(m)
+	return mixWeightOn(p.Pairs, x, p.M, 1/float64(p.M), margin, workers, stop)
+}
+
+// mixWeightOn is mixWeight on the columns of x (N×m, any subset of the
+// problem's) with the uniform value u = 1/M of the whole problem.
+func mixWeightOn(pairs []Pair, x []float64, m int, u, margin float64, workers int, stop *atomic.Bool) float64 {
 	// Narrower blocks when there are fewer than mixBlock per worker.
 	bs := min(mixBlock, max(16, (m+workers-1)/max(workers, 1)))
 	nb := (m + bs - 1) / bs
@@ -160,7 +199,7 @@ func mixWeight(p *Problem, x []float64, margin float64, workers int, stop *atomi
 	parallel(nb, workers, func(b int) {
 		lo, hi := b*bs, min(m, (b+1)*bs)
 		var t float64
-		for k, q := range p.Pairs {
+		for k, q := range pairs {
 			if k%stopEvery == 0 && stop != nil && stop.Load() {
 				return
 			}
@@ -183,7 +222,12 @@ func mixWeight(p *Problem, x []float64, margin float64, workers int, stop *atomi
 // feasibleBy is feasible with the blocks of columns shared among workers,
 // false once stop (nil: never) is set.
 func feasibleBy(p *Problem, x []float64, workers int, stop *atomic.Bool) bool {
-	m := p.M
+	return feasibleOn(p.Pairs, x, p.M, workers, stop)
+}
+
+// feasibleOn is feasibleBy on the columns of x (N×m, any subset of the
+// problem's).
+func feasibleOn(pairs []Pair, x []float64, m int, workers int, stop *atomic.Bool) bool {
 	nb := (m + repairBlock - 1) / repairBlock
 	var bad atomic.Bool
 	parallel(nb, workers, func(b int) {
@@ -191,7 +235,7 @@ func feasibleBy(p *Problem, x []float64, workers int, stop *atomic.Bool) bool {
 			return
 		}
 		lo, hi := b*repairBlock, min(m, (b+1)*repairBlock)
-		for k, q := range p.Pairs {
+		for k, q := range pairs {
 			if k%stopEvery == 0 && stop != nil && stop.Load() {
 				bad.Store(true)
 				return

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -141,6 +142,71 @@ func TestRepairBlocks(t *testing.T) {
 		for workers := 1; workers <= 3; workers++ {
 			if !feasibleBy(p, x, workers, nil) {
 				t.Errorf("n=%d m=%d workers=%d: feasibleBy rejects the repaired x", c.n, c.m, workers)
+			}
+		}
+	}
+}
+
+// TestRepairZeroColumns: Repair scans only the columns with a nonzero
+// entry. On random problems where most columns are 0 in every row (as a
+// relaxation that leaves out most outputs answers), its weight t must be
+// the one of the plain scan over every column written out here, the
+// mixed matrix (1-t)x + tU must be what it returns, and that matrix must
+// satisfy every pair in every column.
+func TestRepairZeroColumns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(83, 84))
+	for trial := 0; trial < 20; trial++ {
+		n, m := 4+rng.IntN(20), 1+rng.IntN(3*repairBlock)
+		pairs := randomGraphPairs(rng, n, 2*n)
+		p := &Problem{N: n, M: m, C: make([]float64, n*m), Pairs: pairs}
+		x := make([]float64, n*m)
+		for o := 0; o < m; o++ {
+			if rng.IntN(4) != 0 && o != 0 {
+				continue // a column 0 in every row
+			}
+			for i := 0; i < n; i++ {
+				x[i*m+o] = rng.Float64()
+			}
+		}
+		const margin = 1e-9
+		// The plain scan, on the rows normalised as Repair does.
+		norm := slices.Clone(x)
+		for i := 0; i < n; i++ {
+			var s float64
+			for _, v := range norm[i*m : i*m+m] {
+				s += v
+			}
+			for o := range norm[i*m : i*m+m] {
+				norm[i*m+o] /= s
+			}
+		}
+		u := 1 / float64(m)
+		var want float64
+		for _, q := range pairs {
+			w := q.W * (1 - margin)
+			for o := 0; o < m; o++ {
+				if a := norm[q.I*m+o] - float64(w*norm[q.H*m+o]); a > 0 {
+					want = max(want, a/(a+(w-1)*u))
+				}
+			}
+		}
+		got, err := Repair(p, x, margin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("trial %d (n %d, m %d): t %v, want %v", trial, n, m, got, want)
+		}
+		for k, v := range norm {
+			if mixed := (1-got)*v + got*u; x[k] != mixed {
+				t.Fatalf("trial %d: entry %d is %v, want the mix %v", trial, k, x[k], mixed)
+			}
+		}
+		for _, q := range pairs {
+			for o := 0; o < m; o++ {
+				if x[q.I*m+o] > q.W*x[q.H*m+o] {
+					t.Fatalf("trial %d: pair (%d,%d) violated in column %d", trial, q.I, q.H, o)
+				}
 			}
 		}
 	}
