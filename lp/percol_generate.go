@@ -103,6 +103,7 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 	}
 	var extra [][2]int // tight rounds: every significant violation (pair, column)
 	lastAdded, lastTotal := 0, 0
+	lastGap := math.Inf(1)
 	for round := 1; round <= g.MaxRounds; round++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("lp: generate: interrupted in round %d: %w", round, err)
@@ -111,6 +112,9 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 		ro := loose
 		if tight {
 			ro = inner
+		}
+		if lastGap <= closeGap*o.Tol {
+			ro.Tol = min(ro.Tol, o.Tol/4)
 		}
 		act, q, qcols, prev := ce.restrict(p, cols)
 		if warmTo != nil {
@@ -268,6 +272,7 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 			best = &Result{X: slices.Clone(x), Primal: v, Mix: 1 - (1-r.Mix)*(1-tr)}
 		}
 		gap := relGap(best.Primal, res.Dual)
+		lastGap = gap
 		pr := run.NewProgress("cuts")
 		pr.Iter, pr.MaxIter, pr.Gap, pr.Value = round, g.MaxRounds, gap, best.Primal
 		total := 0
@@ -359,6 +364,14 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 	}
 	return res, nil
 }
+
+// closeGap: once a round's certified gap is within closeGap·Tol, the next
+// round may be the last, and generateColumns solves its relaxation to
+// Tol/4 whether loose or tight: a round's answer and bound are no closer
+// than its relaxation's own gap. A loose round solved to warmLooseTol
+// (1e-2) cannot certify a tolerance of 1e-2 however good its repair: on
+// 2,500 random points (Tol 1e-2) round 5 ended at 0.0108.
+const closeGap = 4
 
 // looseTol is the relative gap to which generateColumns solves the
 // relaxations while they still gain many pairs.
