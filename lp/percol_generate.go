@@ -74,6 +74,7 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 	}
 	byI, byH := make([]cand, n*m), make([]cand, n*m)
 	ce := newColElim(m, o.Workers)
+	ce.coarse = o.Tol >= pushOnlyTol
 	// With a common start (a spanner's pairs in every column, the first
 	// relaxation within the stretch of the full problem): early
 	// relaxations solved to warmLooseTol, columns left out from round 1,
