@@ -189,13 +189,13 @@ func (f *trimmer) raise() {
 
 // balance brings the rows of v to sum 1, down (rows over 1) or up (rows
 // under 1), by moves (move) until no row is off by more than trimSlack,
-// a move changes no row, or trimPasses moves were made. After a move the
-// rows still off are those whose entries were held by their rooms; the
-// moves of the other rows have loosened some of the pairs that held them,
-// so their rooms are computed again (rooms) before the next move. On
-// 1,600 random points (two hot spots, eps 1), the first relaxation's
-// answer raised had 1,595 rows over 1; after one move 926 (by up to
-// 0.118), after 15 none.
+// a move brings them no nearer, or trimPasses moves were made. A row left
+// off 1 by a move was held by its rooms; the same move shifted entries of
+// other rows, which may have loosened the pairs that held it, so the
+// rooms of the rows still off are computed again (rooms) before the next
+// move. On 1,600 random points (two hot spots, eps 1), the first
+// relaxation's answer raised had 1,595 rows over 1; after one move 926
+// (by up to 0.118), after 15 none.
 func (f *trimmer) balance(down bool, rowSums []float64) {
 	off := make([]bool, f.p.N)
 	last := math.Inf(1)
@@ -238,9 +238,9 @@ const (
 	trimPasses = 64
 )
 
-// rooms sets f.room, for the entries of the rows marked in rows, to their down-rooms (down: min over the pairs (I, i)
-// of v_i − v_I/W) or up-rooms (min over the pairs (i, H) of W·v_H − v_i),
-// with the ratios W·keep.
+// rooms sets f.room, for the entries of the rows marked in rows, to their
+// down-rooms (down: min over the pairs (I, i) of v_i − v_I/W) or up-rooms
+// (min over the pairs (i, H) of W·v_H − v_i), with the ratios W·keep.
 func (f *trimmer) rooms(down bool, rows []bool) {
 	a := f.a
 	for i := 0; i < f.p.N; i++ {
