@@ -54,15 +54,7 @@ func TestPushExcessRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for trial := 0; trial < 20; trial++ {
 		n := 5 + rng.IntN(40)
-		xs, ys := planePoints(rng, n, 10)
-		var pairs []Pair
-		for i := 0; i < n; i++ {
-			for h := 0; h < n; h++ {
-				if i != h && rng.Float64() < 0.7 {
-					pairs = append(pairs, Pair{I: i, H: h, W: math.Exp(math.Hypot(xs[i]-xs[h], ys[i]-ys[h]))})
-				}
-			}
-		}
+		pairs := partialPlanePairs(rng, n, 1)
 		t0, y := make([]float64, n), make([]float64, n)
 		for i := range t0 {
 			t0[i], y[i] = rng.NormFloat64(), rng.NormFloat64()
@@ -115,15 +107,7 @@ func TestPushExcessSweep(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
 	for trial := 0; trial < 30; trial++ {
 		n := 5 + rng.IntN(60)
-		xs, ys := planePoints(rng, n, 10)
-		var pairs []Pair
-		for i := 0; i < n; i++ {
-			for h := 0; h < n; h++ {
-				if i != h && rng.Float64() < 0.7 {
-					pairs = append(pairs, Pair{I: i, H: h, W: math.Exp(0.3 * math.Hypot(xs[i]-xs[h], ys[i]-ys[h]))})
-				}
-			}
-		}
+		pairs := partialPlanePairs(rng, n, 0.3)
 		t0, y := make([]float64, n), make([]float64, n)
 		for i := range t0 {
 			t0[i], y[i] = -rng.ExpFloat64(), 0
@@ -160,4 +144,19 @@ func TestPushExcessSweep(t *testing.T) {
 			t.Fatalf("trial %d (n %d): pushExcess differs from the sweep\nt    %v\nwant %v", trial, n, got, want)
 		}
 	}
+}
+
+// partialPlanePairs returns 70 % of the ordered pairs of n random points
+// in a 10×10 square, with W = e^(eps·distance).
+func partialPlanePairs(rng *rand.Rand, n int, eps float64) []Pair {
+	xs, ys := planePoints(rng, n, 10)
+	var pairs []Pair
+	for i := 0; i < n; i++ {
+		for h := 0; h < n; h++ {
+			if i != h && rng.Float64() < 0.7 {
+				pairs = append(pairs, Pair{I: i, H: h, W: math.Exp(eps * math.Hypot(xs[i]-xs[h], ys[i]-ys[h]))})
+			}
+		}
+	}
+	return pairs
 }
