@@ -35,7 +35,8 @@ func indefinite(n int) *mat.SymDense {
 // symmetric matrices of orders across the panel width, against gonum's
 // mat.LU (an independent factorisation): the same reciprocal condition
 // estimate (dgecon from ||A||_1, as mat.LU.Cond) to 1e-6 relative and
-// solutions whose residual ||AX - B||/(||A|| ||X||) is at rounding level.
+// solutions, by SolveTo and SolveVecTo, whose residual
+// ||AX - B||/(||A|| ||X||) is at rounding level.
 func TestSymFactorLU(t *testing.T) {
 	rnd := newRand(7)
 	for _, n := range []int{1, 2, 63, 64, 65, 130, 257} {
@@ -72,10 +73,11 @@ func TestSymFactorLU(t *testing.T) {
 		if err := f.SolveVecTo(&v, b.ColView(1)); err != nil {
 			t.Fatal(err)
 		}
-		for i := 0; i < n; i++ {
-			if v.AtVec(i) != x.At(i, 1) {
-				t.Fatalf("n=%d: SolveVecTo[%d] = %g, SolveTo column 1 has %g", n, i, v.AtVec(i), x.At(i, 1))
-			}
+		// The vector solve may take other kernels than the matrix solve
+		// (OpenBLAS: dtrsv against dtrsm), so it is held to the same
+		// residual, not to the same bits.
+		if r := relResidual(a, &v, b.ColView(1)); r > 1e-12 {
+			t.Errorf("n=%d: SolveVecTo's relative residual %.3g", n, r)
 		}
 	}
 }

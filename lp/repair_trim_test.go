@@ -65,7 +65,9 @@ func TestTrimRepair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	relax, err := Solve(context.Background(), &Problem{N: n, M: n, C: p.C, Pairs: sub}, &Options{KeepPairs: true, Tol: 1e-9})
+	// Any answer of the relaxation serves; 1e-8, which the netlib build
+	// reaches too (it stalls at 1.2e-9).
+	relax, err := Solve(context.Background(), &Problem{N: n, M: n, C: p.C, Pairs: sub}, &Options{KeepPairs: true, Tol: 1e-8})
 	if err != nil {
 		t.Fatal(err)
 	}
