@@ -369,6 +369,9 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	if err != nil {
 		return nil, err
 	}
+	// The first LP keeps its multipliers and its iterate for the second.
+	o.keepLam = true
+	o.capture = &warmPoint{gap: warmGap}
 	room := pairsRoom(p, o)
 	sp, stretch, err := ldl.Spanner(ctx, p.N, p.Pairs, delta, &ldl.SpannerOptions{Settings: run.Settings{Budget: o.Budget, Progress: o.Progress}, Symmetry: elems, MaxPairs: room})
 	if err != nil {
@@ -381,10 +384,6 @@ func SolveSpanner(ctx context.Context, p *Problem, delta float64, opts *Options)
 	stretch = min(delta, stretch*(1+1e-12))
 	q := &Problem{N: p.N, M: p.M, C: p.C, Pairs: Stretch(sp, stretch)}
 	o.KeepPairs = true
-	o.keepLam = true
-	// The second LP starts where the first passed the relative gap
-	// warmGap (lp/ipm_warm.go).
-	o.capture = &warmPoint{gap: warmGap}
 	r, solveErr := solve(ctx, q, o)
 	if r == nil {
 		return nil, solveErr

@@ -46,7 +46,7 @@ func solve(ctx context.Context, p *Problem, o config) (*Result, error) {
 	if err := o.Budget.Validate(); err != nil {
 		return nil, fmt.Errorf("lp: %w", err)
 	}
-	prune := !o.KeepPairs && len(p.Pairs) > pruneMinDegree*p.N
+	prune := !o.KeepPairs && len(p.Pairs) > PruneMinDegree*p.N
 	if err := earlyCheck(p, o, prune); err != nil {
 		return nil, err
 	}
@@ -111,25 +111,68 @@ func earlyCheck(p *Problem, o config, prune bool) error {
 // np of its pairs kept: 8(15 N M' + 7 np M') bytes, M' the columns solved
 // (at least the orbits of o.Symmetry).
 func floorBytes(p *Problem, o config, np int) float64 {
-	mr := p.M
+	return MinBytes(p.N, floorColumns(p, o), np)
+}
+
+// floorColumns is M' of floorBytes: p.M, or the orbits of the columns
+// under o.Symmetry.
+func floorColumns(p *Problem, o config) int {
 	if len(o.Symmetry) > 0 && p.N == p.M {
-		mr = candidateOrbits(p.M, o.Symmetry)
+		return candidateOrbits(p.M, o.Symmetry)
 	}
-	return MinBytes(p.N, mr, np)
+	return p.M
+}
+
+// solveFloorBytes is a lower bound of solveAs's workspace for p's LP with
+// np distinct pairs kept (by the pruning or a spanner, so that their
+// graph has at least np/2 edges): floorBytes, the per-column factors
+// (M'(N + np/2) values at least: a sparse L holds every edge, a band of
+// width b every row's, N·b >= edges), one N×N inverse, the certificate
+// (X and Repair's copy: 2·N·M), and, for SolveSpanner's first LP
+// (o.keepLam, o.capture), the multipliers handed back (np·M') and, without
+// symmetry candidates, the warm point kept for the second LP (warmBytes).
+func solveFloorBytes(p *Problem, o config, np int) float64 {
+	n, m, mr, q := float64(p.N), float64(p.M), float64(floorColumns(p, o)), float64(np)
+	need := floorBytes(p, o, np) + 8*(mr*(n+q/2)+n*n+2*n*m)
+	if o.keepLam {
+		need += 8 * mr * q
+	}
+	if o.capture != nil && len(o.Symmetry) == 0 {
+		need += warmBytes(n, m, q)
+	}
+	return need
 }
 
 // pairsRoom is the most pairs p's LP can keep within o's budget by
-// floorBytes, for ldl.SpannerOptions.MaxPairs: a pruning or a spanner that
-// keeps more would be refused after it, so it stops as soon as it does.
-// At least 1; 0 (no limit) for a budget too large to matter.
-func pairsRoom(p *Problem, o config) int {
-	base := floorBytes(p, o, 0)
-	per := floorBytes(p, o, 1) - base
-	room := (float64(o.Budget.Bytes()) - base) / per
-	if room >= float64(len(p.Pairs)) {
+// solveFloorBytes, for ldl.SpannerOptions.MaxPairs: a pruning or a
+// spanner that keeps more would be refused after it, so it stops as soon
+// as it does. At least 1; 0 (no limit) for a budget that holds all of
+// p's pairs.
+func pairsRoom(p *Problem, o config) int { return roomFor(p, o, len(p.Pairs)) }
+
+// roomFor is pairsRoom for a list of the given number of pairs.
+func roomFor(p *Problem, o config, pairs int) int {
+	base := solveFloorBytes(p, o, 0)
+	room := (float64(o.Budget.Bytes()) - base) / (solveFloorBytes(p, o, 1) - base)
+	if room >= float64(pairs) {
 		return 0
 	}
 	return max(1, int(room))
+}
+
+// PairsRoom is the most of a list of pairs ratio pairs that the LP of an
+// n×m problem without symmetries keeps within budget, by the lower bound
+// of its workspace with which Solve's pruning (spanner false) and
+// SolveSpanner's spanner (spanner true) stop once they keep more
+// (ldl.SpannerOptions.MaxPairs): at least 1, and 0 when the budget holds
+// all pairs of them. A caller that finds a spanner of the pairs keeping
+// more knows the solver refuses the problem (run.ErrTooLarge).
+func PairsRoom(n, m, pairs int, spanner bool, budget run.Budget) int {
+	o := config{Options: Options{Settings: run.Settings{Budget: budget}}}
+	if spanner {
+		o.keepLam, o.capture = true, &warmPoint{}
+	}
+	return roomFor(&Problem{N: n, M: m}, o, pairs)
 }
 
 // candidateOrbits is the number of orbits of {0..m-1} under the group
@@ -171,9 +214,9 @@ func candidateOrbits(m int, cands [][]int) int {
 // accepts a certificate rather than restart to bring columns back.
 const boundSlack = 10
 
-// pruneMinDegree is the mean number of pairs per row above which Solve
-// drops implied pairs first.
-const pruneMinDegree = 16
+// PruneMinDegree is the mean number of pairs per row above which Solve
+// drops implied pairs first (unless Options.KeepPairs).
+const PruneMinDegree = 16
 
 // repairFor makes r.X feasible for p (Repair with the given margin) and
 // updates Mix, Primal and Gap; Dual, a bound for a relaxation of p, stays.

@@ -34,16 +34,21 @@ func listsAllPairs(m metric.Metric) bool {
 //     (ldl.Spanner) asks 8n² + 64 bytes per pair (the exact LP prunes
 //     only from a few pairs per row on, below which its own workspace,
 //     at least 56 bytes per pair and output, is the larger);
+//
 //   - when the method solves an LP on all n outputs with the kept pairs
 //     (exact, spanner, and auto when it would start with the spanner:
 //     chooseMethod), that LP needs at least lp.MinBytes(n, n, n): with
 //     every distance from point 0 finite and nonzero, every point is the
-//     first of some pair, and a kept pair starts at each.
+//     first of some pair, and a kept pair starts at each;
+//
+//   - when every spanner the method searches keeps more pairs than that LP
+//     can hold, found on the shortest pairs alone (spannerRefusal).
 //
 // The pairs are counted by one pass over the distances, without storing
 // them. Metrics with symmetries (the solver keeps one output per orbit)
 // are left to the solver's own checks.
-func earlyRefusal(ctx context.Context, m metric.Metric, method Method, tol float64, budget run.Budget) error {
+func earlyRefusal(ctx context.Context, m metric.Metric, eps, tol float64, o Options) error {
+	method, budget := o.Method, o.Budget
 	n := m.Len()
 	if _, ok := m.(metric.Symmetric); ok || !listsAllPairs(m) || n < 2 {
 		return nil
@@ -74,6 +79,13 @@ func earlyRefusal(ctx context.Context, m metric.Metric, method Method, tol float
 			}
 		}
 	}
-	return budget.Check(fmt.Sprintf("optimal: the spanner search over the %.0f ordered pairs of %d points", pairs, n),
-		run.DenseBytes(n, n, 1)+64*pairs, "a graph or road metric lists only its edges")
+	if err := budget.Check(fmt.Sprintf("optimal: the spanner search over the %.0f ordered pairs of %d points", pairs, n),
+		run.DenseBytes(n, n, 1)+64*pairs, "a graph or road metric lists only its edges"); err != nil {
+		return err
+	}
+	if !connected {
+		return nil
+	}
+	stretches, spanner := refusalStretches(n, pairs, tol, o)
+	return spannerRefusal(ctx, m, eps, pairs, stretches, spanner, budget)
 }

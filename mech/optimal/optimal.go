@@ -225,7 +225,7 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 	if tol <= 0 {
 		tol = 1e-8
 	}
-	if err := earlyRefusal(ctx, m, o.Method, tol, o.Budget); err != nil {
+	if err := earlyRefusal(ctx, m, eps, tol, o); err != nil {
 		return nil, fmt.Errorf("optimal mechanism for %s: %w", m, err)
 	}
 	c, err := optimalGain(m, prior, o)
@@ -363,7 +363,7 @@ func solveWith(ctx context.Context, method Method, m metric.Metric, p *lp.Proble
 	case MethodSpanner:
 		delta := o.Delta
 		if delta == 0 {
-			delta = 1.2
+			delta = defaultDelta
 		}
 		if !(delta >= 1) || math.IsInf(delta, 1) {
 			return nil, info, fmt.Errorf("optimal: spanner stretch %v: want a finite delta >= 1: %w", delta, run.ErrBadInput)
@@ -442,7 +442,7 @@ func optimalGain(m metric.Metric, prior []float64, o Options) ([]float64, error)
 // stricter constraint. The list of every pair (24 bytes each) is checked
 // against budget before it is allocated (run.ErrTooLarge).
 func privacyPairs(m metric.Metric, eps float64, budget run.Budget) ([]lp.Pair, error) {
-	ratio := func(i, h int) float64 { return math.Min(math.Exp(eps*m.Dist(i, h)), 1e300) }
+	ratio := func(i, h int) float64 { return pairRatio(eps, m.Dist(i, h)) }
 	var ps []lp.Pair
 	if g, ok := m.(metric.Graph); ok {
 		for i, h := range g.Edges() {
@@ -484,6 +484,10 @@ func privacyPairs(m metric.Metric, eps float64, budget run.Budget) ([]lp.Pair, e
 	}
 	return ps, nil
 }
+
+// pairRatio is the ratio e^{eps d} of a pair at distance d, clamped to
+// 1e300.
+func pairRatio(eps, d float64) float64 { return math.Min(math.Exp(eps*d), 1e300) }
 
 // pairBytes is the size of an lp.Pair: two ints and a float64.
 const pairBytes = 24
