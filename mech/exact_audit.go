@@ -25,6 +25,13 @@ type exactAuditor struct {
 	encs map[float64]*expEnc
 	rep  AuditReport
 	viol float64 // level of rep.Violation
+	// cols lists, in increasing order, the columns that pair and
+	// direction read: those not constant down the rows, and the first
+	// constant positive one, whose quotient (1, times the row scales'
+	// ratio) and verdict every constant positive column shares (the
+	// columns an optimal mechanism leaves unused, mixed with the uniform
+	// matrix); constant zero columns constrain nothing.
+	cols []int
 	// ctx, if not nil, is polled by run between rows (every 1024 edges of
 	// a Graph); run returns its error once it is done.
 	ctx context.Context
@@ -41,6 +48,7 @@ type expEnc struct {
 func newExactAuditor(x *mat.Dense, sums []*big.Float, eps float64) *exactAuditor {
 	a := &exactAuditor{x: x, eps: eps, sums: sums, encs: map[float64]*expEnc{}}
 	a.rep.Worst = [3]int{-1, -1, -1}
+	a.cols = auditColumns(x)
 	if sums != nil {
 		a.sumF = make([]float64, len(sums))
 		for i, s := range sums {
@@ -48,6 +56,37 @@ func newExactAuditor(x *mat.Dense, sums []*big.Float, eps float64) *exactAuditor
 		}
 	}
 	return a
+}
+
+// auditColumns returns exactAuditor.cols for x. A column constant down
+// the rows (bitwise equal entries) is 0 everywhere, which pair skips, or
+// has the quotient 1 exactly in every pair: of those with a finite
+// positive value, only the first is kept.
+func auditColumns(x *mat.Dense) []int {
+	r, c := x.Dims()
+	constant := make([]bool, c)
+	first := x.RawRowView(0)
+	for k, v := range first {
+		constant[k] = v >= 0 && !math.IsInf(v, 1)
+	}
+	for i := 1; i < r; i++ {
+		for k, v := range x.RawRowView(i) {
+			if v != first[k] {
+				constant[k] = false
+			}
+		}
+	}
+	var cols []int
+	seen := false
+	for k, cst := range constant {
+		switch {
+		case !cst:
+			cols = append(cols, k)
+		case first[k] > 0 && !seen:
+			cols, seen = append(cols, k), true
+		}
+	}
+	return cols
 }
 
 // run checks every constrained pair of m (edges of a Graph at d = 1).
@@ -119,8 +158,8 @@ func (a *exactAuditor) pair(i, h int, d float64) {
 	var qUp, qDn float64
 	oUp, oDn := -1, -1
 	var over []int // columns whose quotient overflows float64
-	for k, u := range ri {
-		v := rh[k]
+	for _, k := range a.cols {
+		u, v := ri[k], rh[k]
 		switch {
 		case u == 0 && v == 0:
 			continue
@@ -131,19 +170,17 @@ func (a *exactAuditor) pair(i, h int, d float64) {
 			a.violate(h, i, k, math.Inf(1), d)
 			continue
 		}
-		if u >= v {
-			if q := u / v; math.IsInf(q, 1) {
-				over = append(over, k)
-			} else if q > qUp {
-				qUp, oUp = q, k
-			}
+		// Every column in both directions: with row scales, a quotient
+		// below 1 can still be the largest realised one.
+		if q := u / v; math.IsInf(q, 1) {
+			over = append(over, k)
+		} else if q > qUp {
+			qUp, oUp = q, k
 		}
-		if v >= u {
-			if q := v / u; math.IsInf(q, 1) {
-				over = append(over, k)
-			} else if q > qDn {
-				qDn, oDn = q, k
-			}
+		if q := v / u; math.IsInf(q, 1) {
+			over = append(over, k)
+		} else if q > qDn {
+			qDn, oDn = q, k
 		}
 	}
 	a.direction(i, h, d, qUp, oUp, ri, rh)
@@ -171,8 +208,9 @@ func (a *exactAuditor) adj(i, h int) float64 {
 	return math.Log(a.sumF[h] / a.sumF[i])
 }
 
-// direction decides the columns with X[i][k] >= X[h][k] > 0 and a finite
-// quotient, q the largest quotient (at column o, -1 for none).
+// direction decides the columns with X[i][k], X[h][k] > 0 and a finite
+// quotient X[i][k]/X[h][k], q the largest such quotient (at column o, -1
+// for none).
 func (a *exactAuditor) direction(i, h int, d, q float64, o int, ri, rh []float64) {
 	if o < 0 {
 		return
@@ -188,10 +226,10 @@ func (a *exactAuditor) direction(i, h int, d, q float64, o int, ri, rh []float64
 		return
 	}
 	// Near the bound: decide column by column.
-	for k, u := range ri {
-		v := rh[k]
-		if v == 0 || u < v {
-			continue
+	for _, k := range a.cols {
+		u, v := ri[k], rh[k]
+		if u == 0 || v == 0 {
+			continue // decided in pair
 		}
 		qk := u / v
 		if math.IsInf(qk, 1) {
@@ -238,7 +276,7 @@ func (a *exactAuditor) fast(l, d float64) int {
 }
 
 // decide reports whether the constraint u·s_h <= e^{eps·d}·v·s_i holds
-// (u = X[i][o] >= v = X[h][o] > 0), l its float64 log-ratio: by fast when
+// (u = X[i][o], v = X[h][o] > 0), l its float64 log-ratio: by fast when
 // conclusive, otherwise exactly.
 func (a *exactAuditor) decide(l, u, v float64, i, h int, d float64) bool {
 	switch a.fast(l, d) {

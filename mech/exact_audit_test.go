@@ -340,4 +340,25 @@ func BenchmarkAudit(b *testing.B) {
 			}
 		})
 	}
+	// An optimal mechanism's shape: one output in ten used (the geometric
+	// mechanism's outputs merged into every tenth, a post-processing), the
+	// others 0 and the whole mixed with the uniform matrix (t = 1e-9).
+	g := geometricData(1000, 0.05*(1-1e-9))
+	x := mat.NewDense(1000, 1000, nil)
+	for i := range 1000 {
+		row := x.RawRowView(i)
+		for o, v := range g[i*1000 : (i+1)*1000] {
+			row[min(999, (o+5)/10*10)] += v
+		}
+		for o := range row {
+			row[o] = (1-1e-9)*row[o] + 1e-9/1000
+		}
+	}
+	b.Run("unused", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Audit(x, l, 0.05); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
