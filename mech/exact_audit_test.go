@@ -340,24 +340,36 @@ func BenchmarkAudit(b *testing.B) {
 			}
 		})
 	}
-	// An optimal mechanism's shape: one output in ten used (the geometric
-	// mechanism's outputs merged into every tenth, a post-processing), the
-	// others 0 and the whole mixed with the uniform matrix (t = 1e-9).
-	g := geometricData(1000, 0.05*(1-1e-9))
-	x := mat.NewDense(1000, 1000, nil)
-	for i := range 1000 {
+	// An optimal mechanism's shape on a dense metric (600 random planar
+	// points, every pair constrained): one output in ten used (the
+	// exponential mechanism at eps/2 on those outputs, eps·d-private), the
+	// others 0, the whole mixed with the uniform matrix (t = 1e-9).
+	const n = 600
+	rng := rand.New(rand.NewPCG(3, 5))
+	xs, ys := make([]float64, n), make([]float64, n)
+	for i := range xs {
+		xs[i], ys[i] = 10*rng.Float64(), 10*rng.Float64()
+	}
+	pts, err := metric.Points(xs, ys)
+	if err != nil {
+		b.Fatal(err)
+	}
+	x := mat.NewDense(n, n, nil)
+	for i := range n {
 		row := x.RawRowView(i)
-		for o, v := range g[i*1000 : (i+1)*1000] {
-			row[min(999, (o+5)/10*10)] += v
+		var z float64
+		for o := 0; o < n; o += 10 {
+			row[o] = math.Exp(-0.5 * pts.Dist(i, o))
+			z += row[o]
 		}
 		for o := range row {
-			row[o] = (1-1e-9)*row[o] + 1e-9/1000
+			row[o] = (1-1e-9)*row[o]/z + 1e-9/n
 		}
 	}
 	b.Run("unused", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := Audit(x, l, 0.05); err != nil {
-				b.Fatal(err)
+			if r, err := Audit(x, pts, 1); err != nil || !r.Private {
+				b.Fatal(err, r.Violation)
 			}
 		}
 	})
