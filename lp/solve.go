@@ -160,13 +160,13 @@ func roomFor(p *Problem, o config, pairs int) int {
 	return max(1, int(room))
 }
 
-// PairsRoom is the most of a list of pairs ratio pairs that the LP of an
-// n×m problem without symmetries keeps within budget, by the lower bound
-// of its workspace with which Solve's pruning (spanner false) and
-// SolveSpanner's spanner (spanner true) stop once they keep more
-// (ldl.SpannerOptions.MaxPairs): at least 1, and 0 when the budget holds
-// all pairs of them. A caller that finds a spanner of the pairs keeping
-// more knows the solver refuses the problem (run.ErrTooLarge).
+// PairsRoom is how many of its pairs (a list of that many ratio pairs)
+// the LP of an n×m problem without symmetries can keep within budget, by
+// the lower bound of its workspace at which Solve's pruning (spanner
+// false) and SolveSpanner's spanner (spanner true) stop once they keep
+// more (ldl.SpannerOptions.MaxPairs): at least 1, and 0 when the budget
+// holds all of them. A caller that finds a spanner of the pairs keeping
+// more knows that the solver refuses the problem (run.ErrTooLarge).
 func PairsRoom(n, m, pairs int, spanner bool, budget run.Budget) int {
 	o := config{Options: Options{Settings: run.Settings{Budget: budget}}}
 	if spanner {

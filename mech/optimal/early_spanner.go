@@ -63,8 +63,9 @@ func refusalStretches(n int, pairs, tol float64, o Options) (stretches []float64
 // spannerRefusal refuses a dense metric m (pairs ordered pairs at finite
 // nonzero distance, every point with one) when each spanner of the given
 // stretches keeps more pairs than the LP on all n outputs holds within
-// budget (lp.PairsRoom; SolveSpanner's LP when spanner): the solver would find the same after building
-// the gain matrix and the n(n−1) pairs, and sorting them once per stretch.
+// budget (lp.PairsRoom; SolveSpanner's LP when spanner): the solver would
+// find the same after building the gain matrix and the n(n−1) pairs, and
+// sorting them once per stretch.
 //
 // The greedy spanner (ldl.Spanner) tests the pairs by increasing ratio, so
 // its choices on the pairs of ratio at most some w, a prefix of that order,
