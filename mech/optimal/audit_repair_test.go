@@ -1,6 +1,7 @@
 package optimal
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -27,7 +28,7 @@ func TestAuditRepairWidens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pairs, err := privacyPairs(g, eps, 0)
+	pairs, err := privacyPairs(context.Background(), g, eps, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

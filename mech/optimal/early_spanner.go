@@ -172,8 +172,9 @@ func sampleDistances(m metric.Metric) []float64 {
 	return out
 }
 
-// shortestPairs lists, as privacyPairs does, the pairs of m whose ratio is
-// at most that of distance cut (all of them for cut = +Inf): a prefix of
+// shortestPairs lists the pairs of m at finite nonzero distance, both
+// orientations, whose ratio is at most that of distance cut (all of them
+// for cut = +Inf, privacyPairs' list of a dense metric): a prefix of
 // ldl.Spanner's order. It returns nil when such a ratio would be 1 or
 // clamped (privacyPairs' 1e300), where ratios no longer order the pairs by
 // distance.
@@ -192,6 +193,9 @@ func shortestPairs(ctx context.Context, m metric.Metric, eps, cut float64) ([]lp
 		}
 	}
 	var ps []lp.Pair
+	if math.IsInf(cut, 1) {
+		ps = make([]lp.Pair, 0, n*(n-1))
+	}
 	for i := 0; i < n; i++ {
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {

@@ -60,7 +60,7 @@ func TestSpannerRefusal(t *testing.T) {
 		{"line, exact", line, Options{Method: MethodExact}},
 	} {
 		n := c.m.Len()
-		ps, err := privacyPairs(c.m, 1, run.Unlimited)
+		ps, err := privacyPairs(context.Background(), c.m, 1, run.Unlimited)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +111,7 @@ func TestSpannerRefusal(t *testing.T) {
 func TestEarlyRefusalThroughSolve(t *testing.T) {
 	const n = 200
 	m, prior := randomPoints(t, n, 83)
-	ps, err := privacyPairs(m, 1, run.Unlimited)
+	ps, err := privacyPairs(context.Background(), m, 1, run.Unlimited)
 	if err != nil {
 		t.Fatal(err)
 	}

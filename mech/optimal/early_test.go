@@ -92,7 +92,7 @@ func TestAutoAcceptsStoppedSpanner(t *testing.T) {
 // every pair, none pruned.
 func distanceProblem(t *testing.T, m metric.Metric, prior []float64) *lp.Problem {
 	t.Helper()
-	pairs, err := privacyPairs(m, 1, run.Unlimited)
+	pairs, err := privacyPairs(context.Background(), m, 1, run.Unlimited)
 	if err != nil {
 		t.Fatal(err)
 	}

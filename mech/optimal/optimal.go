@@ -235,7 +235,7 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("optimal: interrupted: %w", err)
 	}
-	pairs, err := privacyPairs(m, eps, o.Budget)
+	pairs, err := privacyPairs(ctx, m, eps, o.Budget)
 	if err != nil {
 		return nil, err
 	}
@@ -440,8 +440,9 @@ func optimalGain(m metric.Metric, prior []float64, o Options) ([]float64, error)
 // §11.5 computed on offsets: a Manhattan grid's edges), or of every pair at
 // finite distance otherwise. A ratio that overflows is clamped to 1e300, a
 // stricter constraint. The list of every pair (24 bytes each) is checked
-// against budget before it is allocated (run.ErrTooLarge).
-func privacyPairs(m metric.Metric, eps float64, budget run.Budget) ([]lp.Pair, error) {
+// against budget before it is allocated (run.ErrTooLarge); a cancelled
+// ctx stops its listing.
+func privacyPairs(ctx context.Context, m metric.Metric, eps float64, budget run.Budget) ([]lp.Pair, error) {
 	ratio := func(i, h int) float64 { return pairRatio(eps, m.Dist(i, h)) }
 	var ps []lp.Pair
 	if g, ok := m.(metric.Graph); ok {
@@ -473,16 +474,7 @@ func privacyPairs(m metric.Metric, eps float64, budget run.Budget) ([]lp.Pair, e
 		"a graph or road metric lists only its edges"); err != nil {
 		return nil, err
 	}
-	ps = make([]lp.Pair, 0, n*(n-1))
-	for i := 0; i < n; i++ {
-		for h := i + 1; h < n; h++ {
-			if d := m.Dist(i, h); d > 0 && !math.IsInf(d, 1) {
-				w := ratio(i, h)
-				ps = append(ps, lp.Pair{I: i, H: h, W: w}, lp.Pair{I: h, H: i, W: w})
-			}
-		}
-	}
-	return ps, nil
+	return shortestPairs(ctx, m, eps, math.Inf(1))
 }
 
 // pairRatio is the ratio e^{eps d} of a pair at distance d, clamped to

@@ -80,10 +80,10 @@ func TestPrivacyPairsBudget(t *testing.T) {
 	}
 	const eps = 0.6
 	need := run.Budget(24 * 5 * 4)
-	if _, err := privacyPairs(m, eps, need-1); !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), "20 ordered pairs of 5 points") {
+	if _, err := privacyPairs(context.Background(), m, eps, need-1); !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), "20 ordered pairs of 5 points") {
 		t.Errorf("budget %d: %v, want run.ErrTooLarge naming the 20 pairs", need-1, err)
 	}
-	ps, err := privacyPairs(m, eps, need)
+	ps, err := privacyPairs(context.Background(), m, eps, need)
 	if err != nil || len(ps) != 20 {
 		t.Fatalf("budget %d: %d pairs, %v; want 20", need, len(ps), err)
 	}
@@ -96,7 +96,7 @@ func TestPrivacyPairsBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ps, err := privacyPairs(g, eps, 1); err != nil || len(ps) != 8 {
+	if ps, err := privacyPairs(context.Background(), g, eps, 1); err != nil || len(ps) != 8 {
 		t.Errorf("line:n=5, budget 1: %d pairs, %v; want its 8 oriented edges", len(ps), err)
 	}
 	prior := []float64{0.2, 0.2, 0.2, 0.2, 0.2}
