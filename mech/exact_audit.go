@@ -158,6 +158,7 @@ func (a *exactAuditor) pair(i, h int, d float64) {
 	var qUp, qDn float64
 	oUp, oDn := -1, -1
 	var over []int // columns whose quotient overflows float64
+	scaled := a.sums != nil
 	for _, k := range a.cols {
 		u, v := ri[k], rh[k]
 		switch {
@@ -170,17 +171,22 @@ func (a *exactAuditor) pair(i, h int, d float64) {
 			a.violate(h, i, k, math.Inf(1), d)
 			continue
 		}
-		// Every column in both directions: with row scales, a quotient
-		// below 1 can still be the largest realised one.
-		if q := u / v; math.IsInf(q, 1) {
-			over = append(over, k)
-		} else if q > qUp {
-			qUp, oUp = q, k
+		// Without row scales a quotient below 1 never binds; with them it
+		// can still be the largest realised one, so every column counts
+		// in both directions.
+		if scaled || u >= v {
+			if q := u / v; math.IsInf(q, 1) {
+				over = append(over, k)
+			} else if q > qUp {
+				qUp, oUp = q, k
+			}
 		}
-		if q := v / u; math.IsInf(q, 1) {
-			over = append(over, k)
-		} else if q > qDn {
-			qDn, oDn = q, k
+		if scaled || v >= u {
+			if q := v / u; math.IsInf(q, 1) {
+				over = append(over, k)
+			} else if q > qDn {
+				qDn, oDn = q, k
+			}
 		}
 	}
 	a.direction(i, h, d, qUp, oUp, ri, rh)
@@ -228,8 +234,8 @@ func (a *exactAuditor) direction(i, h int, d, q float64, o int, ri, rh []float64
 	// Near the bound: decide column by column.
 	for _, k := range a.cols {
 		u, v := ri[k], rh[k]
-		if u == 0 || v == 0 {
-			continue // decided in pair
+		if u == 0 || v == 0 || (u < v && a.sums == nil) {
+			continue // decided in pair, or below 1 without row scales
 		}
 		qk := u / v
 		if math.IsInf(qk, 1) {
