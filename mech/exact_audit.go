@@ -25,12 +25,13 @@ type exactAuditor struct {
 	encs map[float64]*expEnc
 	rep  AuditReport
 	viol float64 // level of rep.Violation
-	// cols lists, in increasing order, the columns that pair and
-	// direction read: those not constant down the rows, and the first
-	// constant positive one, whose quotient (1, times the row scales'
-	// ratio) and verdict every constant positive column shares (the
-	// columns an optimal mechanism leaves unused, mixed with the uniform
-	// matrix); constant zero columns constrain nothing.
+	// xs holds the columns that pair and direction read, cols their
+	// indices in x (nil: xs is x): those not constant down the rows, and
+	// the first constant positive one, whose quotient (1, times the row
+	// scales' ratio) and verdict every constant positive column shares
+	// (the columns an optimal mechanism leaves unused, mixed with the
+	// uniform matrix); constant zero columns constrain nothing.
+	xs   *mat.Dense
 	cols []int
 	// ctx, if not nil, is polled by run between rows (every 1024 edges of
 	// a Graph); run returns its error once it is done.
@@ -48,7 +49,17 @@ type expEnc struct {
 func newExactAuditor(x *mat.Dense, sums []*big.Float, eps float64) *exactAuditor {
 	a := &exactAuditor{x: x, eps: eps, sums: sums, encs: map[float64]*expEnc{}}
 	a.rep.Worst = [3]int{-1, -1, -1}
-	a.cols = auditColumns(x)
+	a.xs = x
+	if a.cols = auditColumns(x); a.cols != nil {
+		r, _ := x.Dims()
+		a.xs = mat.NewDense(r, len(a.cols), nil)
+		for i := range r {
+			row, g := x.RawRowView(i), a.xs.RawRowView(i)
+			for k, o := range a.cols {
+				g[k] = row[o]
+			}
+		}
+	}
 	if sums != nil {
 		a.sumF = make([]float64, len(sums))
 		for i, s := range sums {
@@ -58,23 +69,37 @@ func newExactAuditor(x *mat.Dense, sums []*big.Float, eps float64) *exactAuditor
 	return a
 }
 
-// auditColumns returns exactAuditor.cols for x. A column constant down
-// the rows (bitwise equal entries) is 0 everywhere, which pair skips, or
-// has the quotient 1 exactly in every pair: of those with a finite
-// positive value, only the first is kept.
+// auditColumns returns exactAuditor.cols for x, nil when every column is
+// read. A column constant down the rows (bitwise equal entries) is 0
+// everywhere, which pair skips, or has the quotient 1 exactly in every
+// pair: of those with a finite positive value, only the first is kept.
 func auditColumns(x *mat.Dense) []int {
 	r, c := x.Dims()
+	// The candidates, narrowed row by row (most columns of a mechanism
+	// that uses its outputs differ at the second row).
 	constant := make([]bool, c)
 	first := x.RawRowView(0)
+	cand := make([]int, 0, c)
 	for k, v := range first {
-		constant[k] = v >= 0 && !math.IsInf(v, 1)
+		if v >= 0 && !math.IsInf(v, 1) {
+			cand = append(cand, k)
+		}
 	}
-	for i := 1; i < r; i++ {
-		for k, v := range x.RawRowView(i) {
-			if v != first[k] {
-				constant[k] = false
+	for i := 1; i < r && len(cand) > 0; i++ {
+		row := x.RawRowView(i)
+		kept := cand[:0]
+		for _, k := range cand {
+			if row[k] == first[k] {
+				kept = append(kept, k)
 			}
 		}
+		cand = kept
+	}
+	if len(cand) < 2 {
+		return nil // nothing to leave out but constant zeros, which cost little
+	}
+	for _, k := range cand {
+		constant[k] = true
 	}
 	var cols []int
 	seen := false
@@ -85,6 +110,9 @@ func auditColumns(x *mat.Dense) []int {
 		case first[k] > 0 && !seen:
 			cols, seen = append(cols, k), true
 		}
+	}
+	if len(cols) == c {
+		return nil
 	}
 	return cols
 }
@@ -154,13 +182,13 @@ func (a *exactAuditor) report() AuditReport {
 // pair decides both directions of the pair (i, h) at distance d.
 func (a *exactAuditor) pair(i, h int, d float64) {
 	a.rep.Pairs++
-	ri, rh := a.x.RawRowView(i), a.x.RawRowView(h)
+	ri, rh := a.xs.RawRowView(i), a.xs.RawRowView(h)
 	var qUp, qDn float64
 	oUp, oDn := -1, -1
 	var over []int // columns whose quotient overflows float64
 	scaled := a.sums != nil
-	for _, k := range a.cols {
-		u, v := ri[k], rh[k]
+	for k, u := range ri {
+		v := rh[k]
 		switch {
 		case u == 0 && v == 0:
 			continue
@@ -232,8 +260,8 @@ func (a *exactAuditor) direction(i, h int, d, q float64, o int, ri, rh []float64
 		return
 	}
 	// Near the bound: decide column by column.
-	for _, k := range a.cols {
-		u, v := ri[k], rh[k]
+	for k, u := range ri {
+		v := rh[k]
 		if u == 0 || v == 0 || (u < v && a.sums == nil) {
 			continue // decided in pair, or below 1 without row scales
 		}
@@ -367,18 +395,27 @@ func (e *expEnc) bounds(prec uint) (lo, hi *big.Float) {
 }
 
 // level folds the log-ratio l of (i, h, o) at distance d into the measured
-// level.
+// level, o a column of xs.
 func (a *exactAuditor) level(i, h, o int, l, d float64) {
 	if lv := l / d; lv > a.rep.Eps {
-		a.rep.Eps, a.rep.Worst = lv, [3]int{i, h, o}
+		a.rep.Eps, a.rep.Worst = lv, [3]int{i, h, a.col(o)}
 	}
 }
 
-// violate records that the constraint of (i, h, o) fails, l its log-ratio.
+// violate records that the constraint of (i, h, o) fails, l its
+// log-ratio, o a column of xs.
 func (a *exactAuditor) violate(i, h, o int, l, d float64) {
 	a.level(i, h, o, l, d)
 	if lv := l / d; a.rep.Violation == nil || lv > a.viol {
-		a.rep.Violation = &Violation{I: i, H: h, O: o, LogRatio: l, Dist: d}
+		a.rep.Violation = &Violation{I: i, H: h, O: a.col(o), LogRatio: l, Dist: d}
 		a.viol = lv
 	}
+}
+
+// col is column k of xs's index in x.
+func (a *exactAuditor) col(k int) int {
+	if a.cols == nil {
+		return k
+	}
+	return a.cols[k]
 }
