@@ -46,7 +46,7 @@ func TestSolveFloorBytes(t *testing.T) {
 	}
 	cases = append(cases, &Problem{N: line, M: line, C: lc, Pairs: bandPairs(line, 1, 0.5)})
 	for _, q := range cases {
-		sp, delta := q.Pairs, q.N
+		sp := q.Pairs
 		for _, banded := range []bool{false, true} {
 			for _, first := range []bool{false, true} {
 				set := func(c *config) {
@@ -58,13 +58,13 @@ func TestSolveFloorBytes(t *testing.T) {
 				set(&c)
 				floor := solveFloorBytes(q, c, len(sp))
 				if floor <= floorBytes(q, c, len(sp)) {
-					t.Errorf("%d points: solveFloorBytes %v not above floorBytes", delta, floor)
+					t.Errorf("%d points: solveFloorBytes %v not above floorBytes", q.N, floor)
 				}
 				budget := run.Budget(floor) - 1
 				_, err := solveWith(context.Background(), q, &Options{KeepPairs: true, Banded: banded, Workers: 1, Settings: run.Settings{Budget: budget}}, set)
 				if !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), "ratio pairs needs about") {
 					t.Errorf("%d points, %d pairs, banded %v, SolveSpanner's first LP %v, budget %d = floor-1: %v, want solveAs's refusal",
-						delta, len(sp), banded, first, budget, err)
+						q.N, len(sp), banded, first, budget, err)
 				}
 			}
 		}
