@@ -73,11 +73,13 @@ func newExactAuditor(x *mat.Dense, sums []*big.Float, eps float64) *exactAuditor
 // read. A column constant down the rows (bitwise equal entries) is 0
 // everywhere, which pair skips, or has the quotient 1 exactly in every
 // pair: of those with a finite positive value, only the first is kept.
+// Columns are left out only when at least a quarter of them are
+// constant; otherwise the copy of the others would cost more memory than
+// the audit saves.
 func auditColumns(x *mat.Dense) []int {
 	r, c := x.Dims()
 	// The candidates, narrowed row by row (most columns of a mechanism
 	// that uses its outputs differ at the second row).
-	constant := make([]bool, c)
 	first := x.RawRowView(0)
 	cand := make([]int, 0, c)
 	for k, v := range first {
@@ -95,9 +97,11 @@ func auditColumns(x *mat.Dense) []int {
 		}
 		cand = kept
 	}
-	if len(cand) < 2 {
-		return nil // nothing to leave out but constant zeros, which cost little
+	if 4*len(cand) < c {
+		// Too few to pay for the gathered copy of the others (exactAuditor.xs).
+		return nil
 	}
+	constant := make([]bool, c)
 	for _, k := range cand {
 		constant[k] = true
 	}
