@@ -2,7 +2,6 @@ package ldl
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
 	"fmt"
 	"math"
@@ -58,9 +57,10 @@ const spannerTol = 1e-12
 func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *SpannerOptions) ([]Pair, float64, error) {
 	var budget run.Budget
 	var elems [][]int
+	var start []Pair
 	maxPairs := 0
 	if opts != nil {
-		budget, elems, maxPairs = opts.Budget, opts.Symmetry, opts.MaxPairs
+		budget, elems, maxPairs, start = opts.Budget, opts.Symmetry, opts.MaxPairs, opts.Start
 	}
 	if err := budget.Validate(); err != nil {
 		return nil, 0, fmt.Errorf("ldl: spanner: %w", err)
@@ -79,19 +79,26 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 			return nil, 0, fmt.Errorf("ldl: spanner: pair %d = (%d,%d,%v) malformed: %w", k, q.I, q.H, q.W, run.ErrBadInput)
 		}
 	}
+	for k, q := range start {
+		if q.I < 0 || q.I >= n || q.H < 0 || q.H >= n || q.I == q.H || !(q.W > 1) || math.IsInf(q.W, 1) {
+			return nil, 0, fmt.Errorf("ldl: spanner: start pair %d = (%d,%d,%v) malformed: %w", k, q.I, q.H, q.W, run.ErrBadInput)
+		}
+	}
 	what := "dropping implied pairs"
 	if delta > 1 {
 		what = fmt.Sprintf("the %.3g-spanner", delta)
 	}
 	if maxPairs > 0 {
 		// Every row that is the I of a pair needs a chain from it: one
-		// kept pair at least.
+		// kept pair at least (start's pairs are kept).
 		from := make([]bool, n)
 		rows := 0
-		for _, q := range ps {
-			if !from[q.I] {
-				from[q.I] = true
-				rows++
+		for _, list := range [2][]Pair{start, ps} {
+			for _, q := range list {
+				if !from[q.I] {
+					from[q.I] = true
+					rows++
+				}
 			}
 		}
 		if rows > maxPairs {
@@ -123,12 +130,21 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 	slices.SortFunc(keys[:sorted], compareSpanKeys)
 	g := &digraph{adj: make([][]arc, n)}
 	cache := make([][]float64, n)
-	var out []Pair
+	out := slices.Clone(start)
 	stretch := 1.0
 	d := newDijkstra(n)
 	var added map[int64]bool
 	if elems != nil {
 		added = make(map[int64]bool)
+	}
+	for _, q := range start {
+		g.adj[q.I] = append(g.adj[q.I], arc{to: q.H, l: math.Log(q.W)})
+		if added != nil {
+			added[int64(q.I)*int64(n)+int64(q.H)] = true
+		}
+	}
+	if maxPairs > 0 && len(out) > maxPairs {
+		return nil, 0, fmt.Errorf("ldl: %s keeps more than %d pairs, the most its caller can hold (%d given to start from): %w", what, maxPairs, len(out), ErrMaxPairs)
 	}
 	runs := 0
 	var progress func(run.Progress)
@@ -174,9 +190,13 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 		}
 		if cache[q.I] == nil {
 			cache[q.I] = make([]float64, n)
+			for h := range cache[q.I] {
+				cache[q.I][h] = math.Inf(1)
+			}
 		}
-		// Recompute from I, far enough ahead for the next pairs of I.
-		d.run(g, q.I, 2*bound, cache[q.I])
+		// Recompute from I, far enough ahead for the next pairs of I; the
+		// bounds beyond stay (the graph only grows: still bounds).
+		d.lower(g, q.I, 2*bound, cache[q.I])
 		if c := cache[q.I][q.H]; c <= bound {
 			stretch = max(stretch, c/l)
 			continue
@@ -223,6 +243,12 @@ type SpannerOptions struct {
 	// Symmetry is a group of permutations of the rows under which ps is
 	// invariant, the identity included (nil: none).
 	Symmetry [][]int
+	// Start, when not nil, is the greedy spanner (of the same stretch and
+	// symmetries) of pairs that all come before those of ps in the
+	// search's order (by ratio, then rows): the search continues from
+	// it, and returns it followed by the pairs it adds. The stretch
+	// returned is then that of the pairs of ps alone.
+	Start []Pair
 	// MaxPairs, when > 0, is the most pairs the caller can use: Spanner
 	// stops with an error wrapping ErrMaxPairs as soon as it keeps
 	// more (the greedy order keeps the short pairs first, so a spanner
@@ -325,68 +351,4 @@ func Stretch(ps []Pair, delta float64) []Pair {
 		out[k] = Pair{I: q.I, H: q.H, W: max(w, math.Nextafter(1, 2))}
 	}
 	return out
-}
-
-type arc struct {
-	to int
-	l  float64
-}
-
-type digraph struct{ adj [][]arc }
-
-// dijkstra is the reusable state of a single-source shortest-path search.
-type dijkstra struct {
-	h    distHeap
-	done []bool
-	seen []int
-}
-
-func newDijkstra(n int) *dijkstra { return &dijkstra{done: make([]bool, n)} }
-
-// run writes into dist the distances from s in g that are at most radius
-// (+Inf beyond, and for unreachable rows).
-func (d *dijkstra) run(g *digraph, s int, radius float64, dist []float64) {
-	for i := range dist {
-		dist[i] = math.Inf(1)
-	}
-	for _, v := range d.seen {
-		d.done[v] = false
-	}
-	d.seen = d.seen[:0]
-	d.h = d.h[:0]
-	dist[s] = 0
-	heap.Push(&d.h, item{s, 0})
-	for d.h.Len() > 0 {
-		it := heap.Pop(&d.h).(item)
-		if d.done[it.v] || it.d > dist[it.v] {
-			continue
-		}
-		d.done[it.v] = true
-		d.seen = append(d.seen, it.v)
-		for _, a := range g.adj[it.v] {
-			nd := it.d + a.l
-			if nd <= radius && nd < dist[a.to] {
-				dist[a.to] = nd
-				heap.Push(&d.h, item{a.to, nd})
-			}
-		}
-	}
-}
-
-type item struct {
-	v int
-	d float64
-}
-
-type distHeap []item
-
-func (h distHeap) Len() int           { return len(h) }
-func (h distHeap) Less(i, j int) bool { return h[i].d < h[j].d }
-func (h distHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *distHeap) Push(x any)        { *h = append(*h, x.(item)) }
-func (h *distHeap) Pop() any {
-	old := *h
-	it := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return it
 }

@@ -1,0 +1,231 @@
+package ldl
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/optdp/optdp/run"
+)
+
+// Chains answers shortest-chain queries on the directed graph of a fixed
+// list of pairs, each pair (I,H,W) an arc I → H of length log W: the
+// lengths Spanner compares with delta · log W. A pair (i,h,W) is implied
+// at stretch delta by a graph whose chain from i to h has length at most
+// delta · log W, and by every graph that contains it.
+//
+// A Chains holds the search's scratch and is not safe for concurrent use;
+// Fork returns another on the same graph.
+type Chains struct {
+	g *digraph
+	d *dijkstra
+}
+
+// NewChains returns the chains of the pairs ps on n rows. Errors (wrapping
+// run.ErrBadInput) for n < 1 and for a malformed pair: rows out of range
+// or equal, a ratio not finite and > 1.
+func NewChains(n int, ps []Pair) (*Chains, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("ldl: chains on %d rows: %w", n, run.ErrBadInput)
+	}
+	g := &digraph{adj: make([][]arc, n)}
+	for k, q := range ps {
+		if q.I < 0 || q.I >= n || q.H < 0 || q.H >= n || q.I == q.H || !(q.W > 1) || math.IsInf(q.W, 1) {
+			return nil, fmt.Errorf("ldl: chains: pair %d = (%d,%d,%v) malformed: %w", k, q.I, q.H, q.W, run.ErrBadInput)
+		}
+		g.adj[q.I] = append(g.adj[q.I], arc{to: q.H, l: math.Log(q.W)})
+	}
+	return &Chains{g: g, d: newDijkstra(n)}, nil
+}
+
+// Fork returns a Chains on the same graph with scratch of its own.
+func (c *Chains) Fork() *Chains { return &Chains{g: c.g, d: newDijkstra(len(c.g.adj))} }
+
+// From writes into dist (n values) the length of the shortest chain from
+// row s to every row: 0 at s, +Inf where no chain reaches (Dijkstra's
+// algorithm, O((n + arcs) log n)).
+func (c *Chains) From(s int, dist []float64) {
+	c.d.run(c.g, s, math.Inf(1), dist)
+}
+
+// Within is From for the chains of length at most radius: +Inf for the
+// rows beyond, whose chains it does not search.
+func (c *Chains) Within(s int, radius float64, dist []float64) {
+	c.d.run(c.g, s, radius, dist)
+}
+
+// To returns, for every row of targets, the length of the shortest chain
+// from s to it if at most radius (+Inf otherwise), in targets' order in
+// out (len(targets) values). The search stops once every target is
+// reached, which saves the rows as near as the targets' bound but farther
+// than the targets' chains.
+func (c *Chains) To(s int, targets []int, radius float64, out []float64) {
+	d := c.d
+	left := 0
+	for _, v := range targets {
+		if !d.target[v] {
+			d.target[v] = true
+			left++
+		}
+	}
+	d.left = left
+	d.search(c.g, s, radius)
+	for k, v := range targets {
+		d.target[v] = false
+		out[k] = d.dist[v]
+	}
+	d.left = -1
+}
+
+type arc struct {
+	to int
+	l  float64
+}
+
+type digraph struct{ adj [][]arc }
+
+// dijkstra is the reusable state of a single-source shortest-path search:
+// the tentative distances (+Inf outside the last search's reach), the
+// rows the search reached, and a binary heap of rows keyed by distance
+// with each row's place in it (-1 when not in it), so that a shorter
+// distance moves the row up rather than adding an entry. A search costs
+// O((reached + their arcs) log reached), not O(n).
+type dijkstra struct {
+	dist    []float64
+	reached []int32
+	heap    []int32
+	pos     []int32
+	// target marks the rows whose distances the search needs (Chains.To),
+	// left how many of them it has yet to reach (-1: every row).
+	target []bool
+	left   int
+}
+
+func newDijkstra(n int) *dijkstra {
+	d := &dijkstra{dist: make([]float64, n), pos: make([]int32, n), target: make([]bool, n), left: -1}
+	for v := range d.pos {
+		d.dist[v], d.pos[v] = math.Inf(1), -1
+	}
+	return d
+}
+
+// search finds the distances from s in g that are at most radius: d.dist
+// holds them for the rows in d.reached (+Inf elsewhere; the rows left on
+// the heap hold upper bounds) until the next search. It stops early once
+// the last target is reached (Chains.To). The arcs' lengths are positive
+// (log W, W > 1).
+func (d *dijkstra) search(g *digraph, s int, radius float64) {
+	dist := d.dist
+	for _, v := range d.reached {
+		dist[v] = math.Inf(1)
+	}
+	d.reached = d.reached[:0]
+	d.heap = d.heap[:0]
+	dist[s] = 0
+	d.push(int32(s), dist)
+	for len(d.heap) > 0 {
+		v := d.pop(dist)
+		d.reached = append(d.reached, v)
+		if d.target[v] {
+			if d.left--; d.left == 0 {
+				// The rows still on the heap keep their bounds until
+				// the next search resets them.
+				for _, u := range d.heap {
+					d.pos[u] = -1
+				}
+				d.reached = append(d.reached, d.heap...)
+				d.heap = d.heap[:0]
+				break
+			}
+		}
+		dv := dist[v]
+		for _, a := range g.adj[v] {
+			// A row already taken off the heap is at most dv away, below nd.
+			if nd := dv + a.l; nd <= radius && nd < dist[a.to] {
+				dist[a.to] = nd
+				if p := d.pos[a.to]; p >= 0 {
+					d.up(int(p), dist)
+				} else {
+					d.push(int32(a.to), dist)
+				}
+			}
+		}
+	}
+}
+
+// run writes into dist the distances from s in g that are at most radius
+// (+Inf beyond, and for unreachable rows).
+func (d *dijkstra) run(g *digraph, s int, radius float64, dist []float64) {
+	d.search(g, s, radius)
+	for i := range dist {
+		dist[i] = math.Inf(1)
+	}
+	for _, v := range d.reached {
+		dist[v] = d.dist[v]
+	}
+}
+
+// lower lowers the upper bounds dist of the distances from s in g to the
+// distances at most radius: exact for those rows, unchanged elsewhere.
+func (d *dijkstra) lower(g *digraph, s int, radius float64, dist []float64) {
+	d.search(g, s, radius)
+	for _, v := range d.reached {
+		dist[v] = min(dist[v], d.dist[v])
+	}
+}
+
+func (d *dijkstra) push(v int32, dist []float64) {
+	d.heap = append(d.heap, v)
+	d.pos[v] = int32(len(d.heap) - 1)
+	d.up(len(d.heap)-1, dist)
+}
+
+// up moves the row at place j up to its place by dist.
+func (d *dijkstra) up(j int, dist []float64) {
+	h := d.heap
+	v := h[j]
+	dv := dist[v]
+	for j > 0 {
+		p := (j - 1) / 2
+		if !(dv < dist[h[p]]) {
+			break
+		}
+		h[j] = h[p]
+		d.pos[h[j]] = int32(j)
+		j = p
+	}
+	h[j] = v
+	d.pos[v] = int32(j)
+}
+
+// pop removes and returns the row of least distance.
+func (d *dijkstra) pop(dist []float64) int32 {
+	h := d.heap
+	top := h[0]
+	d.pos[top] = -1
+	last := h[len(h)-1]
+	h = h[:len(h)-1]
+	d.heap = h
+	if len(h) == 0 {
+		return top
+	}
+	dl := dist[last]
+	j := 0
+	for {
+		c := 2*j + 1
+		if c >= len(h) {
+			break
+		}
+		if r := c + 1; r < len(h) && dist[h[r]] < dist[h[c]] {
+			c = r
+		}
+		if !(dist[h[c]] < dl) {
+			break
+		}
+		h[j] = h[c]
+		d.pos[h[j]] = int32(j)
+		j = c
+	}
+	h[j] = last
+	d.pos[last] = int32(j)
+	return top
+}

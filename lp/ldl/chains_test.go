@@ -1,0 +1,125 @@
+package ldl
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/optdp/optdp/run"
+)
+
+// TestChainsFloyd: Chains.From is the shortest-chain length of
+// Floyd–Warshall on the same arcs (log W), on a random sparse digraph of
+// irregular lengths, some rows unreachable; Fork agrees.
+func TestChainsFloyd(t *testing.T) {
+	const n = 70
+	rng := rand.New(rand.NewPCG(3, 5))
+	var ps []Pair
+	for range 4 * n {
+		i, h := rng.IntN(n-5), rng.IntN(n-5) // the last five rows: no arcs
+		if i != h {
+			ps = append(ps, Pair{I: i, H: h, W: math.Exp(0.01 + 3*rng.Float64())})
+		}
+	}
+	d := make([]float64, n*n)
+	for k := range d {
+		d[k] = math.Inf(1)
+	}
+	for i := range n {
+		d[i*n+i] = 0
+	}
+	for _, q := range ps {
+		d[q.I*n+q.H] = math.Min(d[q.I*n+q.H], math.Log(q.W))
+	}
+	for k := range n {
+		for i := range n {
+			for j := range n {
+				d[i*n+j] = math.Min(d[i*n+j], d[i*n+k]+d[k*n+j])
+			}
+		}
+	}
+	c, err := NewChains(n, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := c.Fork()
+	dist := make([]float64, n)
+	for s := range n {
+		for _, ch := range []*Chains{c, f} {
+			ch.From(s, dist)
+			for h := range n {
+				if want := d[s*n+h]; !(dist[h] == want || math.Abs(dist[h]-want) <= 1e-12*want) {
+					t.Fatalf("from %d to %d: %v, Floyd–Warshall %v", s, h, dist[h], want)
+				}
+			}
+		}
+	}
+	if _, err := NewChains(n, []Pair{{I: 0, H: n, W: 2}}); !errors.Is(err, run.ErrBadInput) {
+		t.Errorf("a row out of range: %v", err)
+	}
+	if _, err := NewChains(n, []Pair{{I: 0, H: 1, W: 1}}); !errors.Is(err, run.ErrBadInput) {
+		t.Errorf("a ratio of 1: %v", err)
+	}
+}
+
+// TestSpannerStart: the search continued from the spanner of a prefix of
+// the order (SpannerOptions.Start) returns the spanner of the whole list,
+// pair for pair: random planar points (irregular) and a Euclidean grid
+// (ties in every ratio, the prefix cut between runs), at stretches 1, 1.2
+// and 2; with MaxPairs one short of it, it refuses.
+func TestSpannerStart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	var pts [][2]float64
+	for range 60 {
+		pts = append(pts, [2]float64{10 * rng.Float64(), 10 * rng.Float64()})
+	}
+	for _, c := range []struct {
+		name string
+		ps   []Pair
+	}{{"random points", metricPairs(pts, l2, 0.5)}, {"grid", metricPairs(gridPts(7, 6), l2, 0.5)}} {
+		n := 0
+		for _, q := range c.ps {
+			n = max(n, q.I+1, q.H+1)
+		}
+		ws := make([]float64, len(c.ps))
+		for k, q := range c.ps {
+			ws[k] = q.W
+		}
+		slices.Sort(ws)
+		for _, delta := range []float64{1, 1.2, 2} {
+			want, _, err := Spanner(context.Background(), n, c.ps, delta, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, frac := range []float64{0.05, 0.3} {
+				cut := ws[int(frac*float64(len(ws)))]
+				var pre, rest []Pair
+				for _, q := range c.ps {
+					if q.W <= cut {
+						pre = append(pre, q)
+					} else {
+						rest = append(rest, q)
+					}
+				}
+				sp, _, err := Spanner(context.Background(), n, pre, delta, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _, err := Spanner(context.Background(), n, rest, delta, &SpannerOptions{Start: sp})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("%s, stretch %g, prefix %d of %d: %d pairs from the start, %d from scratch (or another order)", c.name, delta, len(pre), len(c.ps), len(got), len(want))
+				}
+				_, _, err = Spanner(context.Background(), n, rest, delta, &SpannerOptions{Start: sp, MaxPairs: len(want) - 1})
+				if !errors.Is(err, ErrMaxPairs) {
+					t.Errorf("%s, stretch %g: MaxPairs one short: %v", c.name, delta, err)
+				}
+			}
+		}
+	}
+}
