@@ -85,8 +85,14 @@ func (p *Problem) WorkspaceBytes(workers int) float64 {
 // workspaceBytes is WorkspaceBytes for a solver that keeps m of the
 // columns (the symmetric mode keeps one per orbit).
 func (p *Problem) workspaceBytes(workers, cols int) float64 {
-	n, m, np := float64(p.N), float64(cols), float64(len(p.Pairs))
-	b, w := float64(p.bandwidth()), float64(max(1, workers))
+	return workspaceBytes(p.N, cols, len(p.Pairs), p.bandwidth(), workers)
+}
+
+// workspaceBytes is Problem.workspaceBytes for the given numbers of rows,
+// columns kept and pairs, and the half-bandwidth bw.
+func workspaceBytes(rows, cols, pairs, bw, workers int) float64 {
+	n, m, np := float64(rows), float64(cols), float64(pairs)
+	b, w := float64(bw), float64(max(1, workers))
 	floats := 15*n*m + 7*np*m + m*n*(b+1) + w*n*n + w*(2*(b+1)*n+np+3*n)
 	return 8 * floats
 }

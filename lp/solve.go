@@ -8,7 +8,6 @@ import (
 	"runtime"
 
 	"github.com/optdp/optdp/lp/internal/orbit"
-	"github.com/optdp/optdp/lp/internal/schur"
 	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/run"
 )
@@ -243,104 +242,30 @@ func relGap(primal, dual float64) float64 {
 }
 
 // solveAs runs the interior-point method on p as given, in the cheaper of
-// two row orders: a bandwidth-reducing one (reverse Cuthill–McKee) with
-// banded per-column factors, or a fill-reducing one (minimum degree) with
-// sparse factors, chosen by their estimated flops per column (banded:
-// n²b/2 for the inverse plus n b² for the factor; sparse: symbolic.flops).
-// The answer is numbered back to p's rows.
+// two row orders (planSolve): a bandwidth-reducing one (reverse
+// Cuthill–McKee) with banded per-column factors, or a fill-reducing one
+// (minimum degree) with sparse factors. The answer is numbered back to
+// p's rows.
 //
 // elems, when not nil, is a group of symmetries of p (orbit.Find), used
 // by the symmetric mode.
 func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result, error) {
-	perm, err := ldl.RCM(ctx, p.graph())
+	pl, err := planSolve(ctx, p, o, elems)
 	if err != nil {
-		return nil, fmt.Errorf("lp: %w", err)
+		return nil, err
 	}
-	// p renumbered (a copy of C: N·M values) only when the order helps.
-	q := p
-	if permutedBandwidth(p, perm) >= p.bandwidth() {
-		perm = nil
-	} else {
-		q = permuted(p, perm)
-	}
-	n, b := float64(p.N), float64(q.bandwidth())
-	bandFlops := n*n*b/2 + n*b*b
-	var mdPerm []int
-	var sym *ldl.Symbolic
-	if !o.Banded && p.N > 2 && len(p.Pairs) > 0 {
-		if mdPerm, sym, err = ldl.FillReducing(ctx, p.graph()); err != nil { // the order of OPTDP_LP_ORDER (ldl.OrderEnv)
-			return nil, fmt.Errorf("lp: %w", err)
-		}
-		if !(sym.Flops() < 0.6*bandFlops) {
-			mdPerm, sym = nil, nil
-		}
-	}
-	// The symmetric mode's reduction, in the row order solved.
-	var sg *orbit.Group
-	mr := p.M
-	if elems != nil {
-		rowPerm := perm
-		if sym != nil {
-			rowPerm = mdPerm
-		}
-		sg = orbit.NewGroup(elems, rowPerm)
-		mr = len(sg.Cols)
-	}
-	what := fmt.Sprintf("lp: %d×%d problem with %d ratio pairs", p.N, p.M, len(p.Pairs))
-	need := q.workspaceBytes(o.Workers, mr)
-	w := float64(max(1, o.Workers))
-	bandCap := int64(math.MaxInt64)
-	var bandNeed func(int64) error
-	if sym != nil {
-		// The factors, by blocks of four columns (newIPM), and the
-		// per-worker scratch of Takahashi's recurrence and the factor.
-		need += 8 * (float64(4*((mr+3)/4))*(n+float64(sym.NNZ())) + w*(n*n+float64(sym.QuadWork())))
-		if sg == nil {
-			// ldl.Factor4's per-worker diagonals, pair weights and scratch.
-			need += 8 * w * (4*n + 4*float64(len(p.Pairs)) + float64(sym.Factor4Work()))
-			if lazyOn(o, pcgRatio(sym, 0, p.N, mr)) && singleProducts(o) {
-				// L in single precision for the lazy path's products.
-				need += l32Bytes(sym, mr)
-			}
-		}
-		// The QR fallback's banded factors: only for the columns whose
-		// LDL^T fails.
-		need, bandCap, bandNeed = bandBudget(o.Budget, need-float64(mr)*8*n*(b+1), 8*n*(b+1), mr)
-	}
-	if sg == nil {
-		// The lazy Schur complement's chunk sums, recycled directions and
-		// per-worker vectors of ldl.Solve4 (newton_schur.go: schurOperator.Apply; schur.Lazy's recycling).
-		need += 8 * (n*float64(mr)/pcgChunk + n + 2*schur.Recycle*n + 5*w*n)
-	}
-	if dropsColumns(o, sg, p.M) {
-		// The multipliers kept for the columns left out (lp/ipm_drop.go):
-		// at most those of every column.
-		need += 8 * float64(p.M) * float64(len(p.Pairs))
-	}
-	// The certificate: the full X and Repair's copy of it, and the
-	// multipliers handed back (SolveSpanner's first LP: pairs × the
-	// columns solved).
-	need += 8 * 2 * n * float64(p.M)
-	if o.keepLam {
-		need += 8 * float64(mr) * float64(len(p.Pairs))
-	}
-	if sg == nil && (o.capture != nil || o.warm != nil && o.warm.taken) {
-		// The iterate kept for another LP's start (lp/ipm_warm.go).
-		need += warmBytes(n, float64(p.M), float64(len(p.Pairs)))
-	}
-	if sg != nil {
-		// The orbit sums, and (banded mode) the per-worker inverses.
-		no := float64(sg.NOrb)
-		need += 8 * (w*(no*no+no) + no*no)
-		if sym == nil {
-			need += 8 * w * n * n
-		}
-	}
+	perm, mdPerm, sym, sg, need, what := pl.perm, pl.mdPerm, pl.sym, pl.sg, pl.need, pl.what
+	bandCap, bandNeed := pl.bandCap, pl.bandNeed
 	if err := o.Budget.Check(what, need, "raise the budget, or use fewer pairs (a spanner)"); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: interrupted before allocating: %w", what, err)
+	}
+	// p renumbered (a copy of C: N·M values) only when the order helps.
+	q := p
+	if perm != nil {
+		q = permuted(p, perm)
 	}
 	if need >= gcBeforeBytes {
 		// The garbage of an earlier solve (SolveSpanner's first LP,
@@ -412,29 +337,6 @@ func solveAs(ctx context.Context, p *Problem, o config, elems [][]int) (*Result,
 		runtime.GC()
 	}
 	return r, err
-}
-
-// bandBudget is the sparse mode's memory rule for the QR fallback's banded
-// factors (band bytes each), which bandOf allocates only for the columns
-// whose LDL^T fails: the estimate base (everything else) plus a reserve of
-// one band per 16 of the m columns is what the budget must hold; the solve
-// may then use as many bands as the budget has room for (limit), and
-// needs' error (wrapping run.ErrTooLarge) reports the first one past that.
-func bandBudget(budget run.Budget, base, band float64, m int) (need float64, limit int64, needs func(count int64) error) {
-	reserve := math.Ceil(float64(m) / 16)
-	need = base + reserve*band
-	limit = math.MaxInt64
-	if budget != run.Unlimited {
-		limit = int64(reserve + math.Max(0, math.Floor((float64(budget.Bytes())-need)/band)))
-	}
-	needs = func(count int64) error {
-		what := fmt.Sprintf("lp: the QR fallback of %d of the %d columns (%s each)", count, m, run.FormatBytes(band))
-		if err := budget.Check(what, base+float64(count)*band, "raise the budget"); err != nil {
-			return err
-		}
-		return fmt.Errorf("%s exceeds the memory budget: %w", what, run.ErrTooLarge) // not reached: limit is what fits
-	}
-	return need, limit, needs
 }
 
 // gcBeforeBytes is the workspace estimate from which solveAs (and
