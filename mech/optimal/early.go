@@ -66,18 +66,21 @@ func earlyRefusal(ctx context.Context, m metric.Metric, eps, tol float64, o Opti
 			return err
 		}
 	}
+	counts := make([]float64, (n+rowChunk-1)/rowChunk)
+	if err := forRowChunks(ctx, n, o.Workers, func(k, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for h := i + 1; h < n; h++ {
+				if d := m.Dist(i, h); d > 0 && !math.IsInf(d, 1) {
+					counts[k] += 2
+				}
+			}
+		}
+	}); err != nil {
+		return fmt.Errorf("optimal: interrupted counting pairs: %w", err)
+	}
 	var pairs float64
-	for i := 0; i < n; i++ {
-		if i%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("optimal: interrupted counting pairs: %w", err)
-			}
-		}
-		for h := i + 1; h < n; h++ {
-			if d := m.Dist(i, h); d > 0 && !math.IsInf(d, 1) {
-				pairs += 2
-			}
-		}
+	for _, c := range counts {
+		pairs += c
 	}
 	if err := budget.Check(fmt.Sprintf("optimal: the spanner search over the %.0f ordered pairs of %d points", pairs, n),
 		run.DenseBytes(n, n, 1)+64*pairs, "a graph or road metric lists only its edges"); err != nil {
@@ -87,5 +90,11 @@ func earlyRefusal(ctx context.Context, m metric.Metric, eps, tol float64, o Opti
 		return nil
 	}
 	stretches, spanner := refusalStretches(n, pairs, tol, o)
-	return spannerRefusal(ctx, m, eps, pairs, stretches, spanner, budget)
+	// The LP's options as the solver sets them: the spanner's LP to
+	// SpannerTol unless the caller set a tolerance (solveAuto, Solve).
+	lo := &lp.Options{Tol: tol, Workers: o.Workers, Settings: run.Settings{Budget: budget}}
+	if spanner && !(o.Tol > 0) {
+		lo.Tol = SpannerTol
+	}
+	return spannerRefusal(ctx, m, eps, pairs, stretches, spanner, lo)
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/optdp/optdp/lp"
 	"github.com/optdp/optdp/lp/ldl"
@@ -17,13 +18,14 @@ import (
 // defaultDelta is MethodSpanner's stretch when Options.Delta is 0.
 const defaultDelta = 1.2
 
-// Prefixes of spannerRefusal, in multiples of the LP's room: the first,
-// and the largest (the solver decides beyond). Random planar points
-// (4,000 under 4 GiB, the 2-spanner): the room of 10,602 pairs was
-// exceeded after 34,795 pairs tested.
+// refusalPrefix is the prefix of spannerRefusal, in multiples of the
+// LP's room. Random planar points under 4 GiB: at 4,000, the 2-spanner
+// exceeded the room of 10,602 pairs after 34,795 pairs tested; at 3,000,
+// whose 1.5- and 2-spanners fit the room, a prefix of twice the room left
+// completeSpanner ten times the candidates (4.6 s in all, against 1.1 s
+// with 4 or 8 times).
 const (
-	refusalPrefix    = 8
-	refusalPrefixMax = 32
+	refusalPrefix = 8
 	// refusalSampleRows rows sample the distances for the prefix's
 	// threshold.
 	refusalSampleRows = 64
@@ -61,26 +63,30 @@ func refusalStretches(n int, pairs, tol float64, o Options) (stretches []float64
 }
 
 // spannerRefusal refuses a dense metric m (pairs ordered pairs at finite
-// nonzero distance, every point with one) when each spanner of the given
-// stretches keeps more pairs than the LP on all n outputs holds within
-// budget (lp.PairsRoom; SolveSpanner's LP when spanner): the solver would
-// find the same after building the gain matrix and the n(n−1) pairs, and
-// sorting them once per stretch.
+// nonzero distance, every point with one) when, for each of the given
+// stretches, the LP on all n outputs with that spanner's pairs (the exact
+// LP's pruning at stretch 1; SolveSpanner's first LP when spanner) does
+// not fit lo.Budget: the solver would find the same after building the
+// gain matrix and the n(n−1) pairs, and searching each spanner on them.
+// lo is the LP's options (Tol, Workers, Budget).
 //
 // The greedy spanner (ldl.Spanner) tests the pairs by increasing ratio, so
 // its choices on the pairs of ratio at most some w, a prefix of that order,
-// are its choices on the whole list: if it keeps more than the room on the
-// prefix, it does on the whole list. The prefix holds the pairs of ratio up
-// to that of a distance quantile estimated on refusalSampleRows rows, sized
-// for refusalPrefix times the room, and grows fourfold while a stretch is
-// undecided, up to refusalPrefixMax times the room. A stretch that fits
-// on every pair, or within half the room on a prefix, ends the check: the
-// solver decides.
-func spannerRefusal(ctx context.Context, m metric.Metric, eps, pairs float64, stretches []float64, spanner bool, budget run.Budget) error {
+// are its choices on the whole list: if it keeps more than the LP's room
+// on the prefix (lp.PairsRoom, a lower bound of the LP's workspace), it
+// does on the whole list. The prefix holds the pairs of ratio up to that
+// of a distance quantile estimated on refusalSampleRows rows, sized for
+// refusalPrefix times the room. A stretch whose spanner of the prefix
+// fits the room is completed to the whole list's (completeSpanner), and
+// the LP's workspace for it is the solver's own estimate (lp.KeptBytes).
+// The stretches are judged side by side; one that fits ends the check,
+// and the solver answers.
+func spannerRefusal(ctx context.Context, m metric.Metric, eps, pairs float64, stretches []float64, spanner bool, lo *lp.Options) error {
 	n := m.Len()
 	if len(stretches) == 0 || pairs < 1 {
 		return nil
 	}
+	budget := lo.Budget
 	room := lp.PairsRoom(n, n, int(min(pairs, math.MaxInt)), spanner, budget)
 	if room == 0 {
 		return nil
@@ -89,70 +95,108 @@ func spannerRefusal(ctx context.Context, m metric.Metric, eps, pairs float64, st
 	if len(sample) == 0 {
 		return nil
 	}
-	slices.Sort(sample)
-	over := make([]error, len(stretches)) // the refusal of each stretch found so far
-	for want := float64(refusalPrefix) * float64(room); ; want *= 4 {
-		q := int(want / pairs * float64(len(sample)))
-		cut := math.Inf(1)
-		if q < len(sample) {
-			cut = sample[q]
+	q := int(refusalPrefix * float64(room) / pairs * float64(len(sample)))
+	cut, _ := newPrefixCut(eps, math.Inf(1))
+	if q < len(sample) {
+		c, ok := newPrefixCut(eps, nthSmallest(sample, q))
+		if !ok {
+			return nil // ratios that do not order the pairs: the solver decides
 		}
-		ps, err := shortestPairs(ctx, m, eps, cut)
-		if err != nil || ps == nil {
-			return err
+		cut = c
+	}
+	ps, err := shortestPairsParallel(ctx, m, eps, cut, lo.Workers)
+	if err != nil {
+		return err
+	}
+	complete := float64(len(ps)) >= pairs
+	// Each stretch's verdict: it fits (the solver answers), why not, or
+	// an error that leaves the choice to the solver (stop: ctx's).
+	type verdict struct {
+		fits bool
+		why  string
+		err  error
+	}
+	judge := func(ctx context.Context, delta float64) verdict {
+		so := &ldl.SpannerOptions{Settings: run.Settings{Budget: budget}, MaxPairs: room}
+		sp, _, err := ldl.Spanner(ctx, n, ps, delta, so)
+		if err == nil && !complete {
+			sp, err = completeSpanner(ctx, m, eps, ps, sp, cut, delta, room, lo.Workers, budget)
 		}
-		complete := float64(len(ps)) >= pairs
+		name := spannerName(delta, spanner)
+		if errors.Is(err, ldl.ErrMaxPairs) {
+			return verdict{why: fmt.Sprintf("%s keeps more than %d pairs", name, room)}
+		}
+		if err != nil {
+			return verdict{err: err}
+		}
+		need, err := lp.KeptBytes(ctx, n, n, sp, spanner, lo)
+		if err != nil {
+			return verdict{err: err}
+		}
+		if budget.Check("", need, "") == nil {
+			return verdict{fits: true}
+		}
+		return verdict{why: fmt.Sprintf("the LP with the %d pairs %s keeps needs about %s", len(sp), name, run.FormatBytes(need))}
+	}
+	// The stretches are judged side by side, unless lo.Workers is 1 or
+	// their searches (the distance cache and 64 bytes per pair each, as
+	// ldl.Spanner counts) do not fit half the budget together; the first
+	// that fits stops the others.
+	verdicts := make([]verdict, len(stretches))
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	together := float64(len(stretches)) * (run.DenseBytes(n, n, 1) + 64*float64(len(ps)))
+	if lo.Workers != 1 && (budget == run.Unlimited || 2*together <= float64(budget.Bytes())) {
+		var wg sync.WaitGroup
 		for k, delta := range stretches {
-			if over[k] != nil {
-				continue
-			}
-			sp, _, err := ldl.Spanner(ctx, n, ps, delta, &ldl.SpannerOptions{Settings: run.Settings{Budget: budget}, MaxPairs: room})
-			switch {
-			case errors.Is(err, ldl.ErrMaxPairs):
-				over[k] = err
-			case err != nil:
-				if ctx.Err() != nil {
-					return fmt.Errorf("optimal: interrupted searching spanners: %w", ctx.Err())
+			wg.Go(func() {
+				if verdicts[k] = judge(cctx, delta); verdicts[k].fits {
+					cancel()
 				}
-				return nil // the solver reports it
-			case complete:
-				return nil // it fits
-			case 2*len(sp) <= room:
-				// Half the room or less: the longer pairs would have to
-				// double it, which they seldom add to at all.
-				return nil
+			})
+		}
+		wg.Wait()
+	} else {
+		for k, delta := range stretches {
+			if verdicts[k] = judge(ctx, delta); verdicts[k].fits || verdicts[k].err != nil {
+				break
 			}
-		}
-		if !slices.Contains(over, nil) {
-			return refusalError(n, room, len(ps), pairs, stretches, spanner, budget, over[len(over)-1])
-		}
-		if complete || 4*want > refusalPrefixMax*float64(room) {
-			return nil
 		}
 	}
+	whys := make([]string, 0, len(stretches))
+	for _, v := range verdicts {
+		switch {
+		case v.fits:
+			return nil
+		case v.err != nil && ctx.Err() != nil:
+			return fmt.Errorf("optimal: interrupted searching spanners: %w", ctx.Err())
+		case v.err != nil:
+			return nil // the solver reports it
+		}
+		whys = append(whys, v.why)
+	}
+	return refusalError(n, room, budget, spanner, whys)
 }
 
-// refusalError is spannerRefusal's error: the room, the stretches, and
-// the last spanner's refusal (wrapping ldl.ErrMaxPairs).
-func refusalError(n, room, prefix int, pairs float64, stretches []float64, spanner bool, budget run.Budget, last error) error {
-	names := make([]string, len(stretches))
-	for k, d := range stretches {
-		names[k] = fmt.Sprintf("%.3g", d)
-	}
-	what := "the " + names[0] + "-spanner keeps"
-	if len(names) > 1 {
-		what = "the " + strings.Join(names[:len(names)-1], "-, ") + "- and " + names[len(names)-1] + "-spanners each keep"
-	}
+// spannerName names the pair set of stretch delta in messages: "dropping
+// implied pairs" for the exact LP's pruning, "the 1.5-spanner" otherwise.
+func spannerName(delta float64, spanner bool) string {
 	if !spanner {
-		what = "dropping implied pairs keeps"
+		return "dropping implied pairs"
 	}
+	return fmt.Sprintf("the %.3g-spanner", delta)
+}
+
+// refusalError is spannerRefusal's error (wrapping run.ErrTooLarge): why
+// each stretch does not fit, and what would.
+func refusalError(n, room int, budget run.Budget, spanner bool, whys []string) error {
 	advice := "the spanner method (its LP keeps fewer pairs)"
 	if spanner {
 		advice = "a wider stretch (delta)"
 	}
-	return fmt.Errorf("optimal: the budget of %s holds the LP on %d points and %d outputs with at most %d pairs, and %s more (seen on the shortest %d of the %.0f pairs); "+
+	return fmt.Errorf("optimal: the budget of %s holds the LP on %d points and %d outputs with at most %d pairs (a lower bound of its workspace); %s; "+
 		"fewer points (e.g. merged into cells), %s or a larger budget: %w",
-		run.FormatBytes(float64(budget.Bytes())), n, n, room, what, prefix, pairs, advice, last)
+		run.FormatBytes(float64(budget.Bytes())), n, n, room, strings.Join(whys, "; "), advice, run.ErrTooLarge)
 }
 
 // sampleDistances returns the finite nonzero distances from
@@ -172,28 +216,54 @@ func sampleDistances(m metric.Metric) []float64 {
 	return out
 }
 
-// shortestPairs lists the pairs of m at finite nonzero distance, both
-// orientations, whose ratio is at most that of distance cut (all of them
-// for cut = +Inf, privacyPairs' list of a dense metric): a prefix of
-// ldl.Spanner's order. It returns nil when such a ratio would be 1 or
-// clamped (privacyPairs' 1e300), where ratios no longer order the pairs by
-// distance.
-func shortestPairs(ctx context.Context, m metric.Metric, eps, cut float64) ([]lp.Pair, error) {
+// shortestPairsParallel is shortestPairs on workers goroutines, for a
+// prefix (whose lists by chunk of rows, concatenated in order, are small
+// beside the whole list).
+func shortestPairsParallel(ctx context.Context, m metric.Metric, eps float64, cut prefixCut, workers int) ([]lp.Pair, error) {
 	n := m.Len()
-	wcut := math.Inf(1)
-	dcut := cut // pairs beyond dcut have ratio above wcut
-	if !math.IsInf(cut, 1) {
-		wcut = pairRatio(eps, cut)
-		if !(wcut > 1) || wcut >= 1e300 {
-			return nil, nil
-		}
-		dcut = 2 * cut
-		if pairRatio(eps, dcut) <= wcut {
-			return nil, nil
-		}
+	lists := make([][]lp.Pair, (n+rowChunk-1)/rowChunk)
+	if err := forRowChunks(ctx, n, workers, func(k, lo, hi int) {
+		lists[k] = appendShortest(nil, m, eps, cut, lo, hi)
+	}); err != nil {
+		return nil, fmt.Errorf("optimal: interrupted listing the shortest pairs: %w", err)
 	}
-	var ps []lp.Pair
+	return slices.Concat(lists...), nil
+}
+
+// prefixCut is the set of pairs shortestPairs lists: ratio at most wcut,
+// that of distance d (all pairs have distance at most dcut = 2d).
+type prefixCut struct{ d, wcut, dcut float64 }
+
+// holds reports whether a pair at distance d is in the prefix.
+func (c prefixCut) holds(eps, d float64) bool { return d <= c.dcut && pairRatio(eps, d) <= c.wcut }
+
+// newPrefixCut returns the cut of the pairs whose ratio is at most that
+// of distance cut (every pair for cut = +Inf), and false when such a
+// ratio would be 1 or clamped (privacyPairs' 1e300), where ratios no
+// longer order the pairs by distance.
+func newPrefixCut(eps, cut float64) (prefixCut, bool) {
 	if math.IsInf(cut, 1) {
+		return prefixCut{math.Inf(1), math.Inf(1), math.Inf(1)}, true
+	}
+	wcut := pairRatio(eps, cut)
+	if !(wcut > 1) || wcut >= 1e300 {
+		return prefixCut{}, false
+	}
+	// Pairs beyond 2·cut have ratio above wcut: no need to compute theirs.
+	c := prefixCut{cut, wcut, 2 * cut}
+	if pairRatio(eps, c.dcut) <= wcut {
+		return prefixCut{}, false
+	}
+	return c, true
+}
+
+// shortestPairs lists the pairs of m at finite nonzero distance, both
+// orientations, in the prefix cut: a prefix of ldl.Spanner's order
+// (every pair, privacyPairs' list of a dense metric, for an infinite cut).
+func shortestPairs(ctx context.Context, m metric.Metric, eps float64, cut prefixCut) ([]lp.Pair, error) {
+	n := m.Len()
+	var ps []lp.Pair
+	if math.IsInf(cut.dcut, 1) {
 		ps = make([]lp.Pair, 0, n*(n-1))
 	}
 	for i := 0; i < n; i++ {
@@ -202,13 +272,23 @@ func shortestPairs(ctx context.Context, m metric.Metric, eps, cut float64) ([]lp
 				return nil, fmt.Errorf("optimal: interrupted listing the shortest pairs: %w", err)
 			}
 		}
+		ps = appendShortest(ps, m, eps, cut, i, i+1)
+	}
+	return ps, nil
+}
+
+// appendShortest appends to ps the pairs of shortestPairs whose first
+// row (the smaller) is in [lo, hi).
+func appendShortest(ps []lp.Pair, m metric.Metric, eps float64, cut prefixCut, lo, hi int) []lp.Pair {
+	n := m.Len()
+	for i := lo; i < hi; i++ {
 		for h := i + 1; h < n; h++ {
-			if d := m.Dist(i, h); d > 0 && d <= dcut && !math.IsInf(d, 1) {
-				if w := pairRatio(eps, d); w <= wcut {
+			if d := m.Dist(i, h); d > 0 && !math.IsInf(d, 1) && d <= cut.dcut {
+				if w := pairRatio(eps, d); w <= cut.wcut {
 					ps = append(ps, lp.Pair{I: i, H: h, W: w}, lp.Pair{I: h, H: i, W: w})
 				}
 			}
 		}
 	}
-	return ps, nil
+	return ps
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -28,15 +29,17 @@ func budgetForRoom(n, pairs, room int, spanner bool) run.Budget {
 	return hi
 }
 
-// TestSpannerRefusal: the early refusal, which runs the greedy spanners
-// on the shortest pairs only, refuses exactly when the spanners of the
-// whole pair list each keep more pairs than the LP's room (ldl.Spanner on
-// every pair, with MaxPairs, the solver's own check): for auto's
-// stretches (1.2, 1.5, 2) on random planar points, and for the exact
-// LP's pruning (stretch 1) on evenly spaced points of a line, whose equal
-// gaps make runs of equal ratios (the prefix must hold them whole). The
-// rooms: one pair short of the smallest spanner (refused), that spanner's
-// size (answered), and a tenth of it.
+// TestSpannerRefusal: the early refusal, which searches the greedy
+// spanners on the shortest pairs and completes them (completeSpanner),
+// refuses exactly when the solver would: when, for every stretch, the
+// spanner of the whole pair list keeps more pairs than the LP's room
+// (ldl.Spanner on every pair, with MaxPairs) or its LP's workspace
+// (lp.KeptBytes) exceeds the budget. For auto's stretches (1.2, 1.5, 2) on
+// random planar points, and for the exact LP's pruning (stretch 1) on
+// evenly spaced points of a line, whose equal gaps make long runs of
+// equal ratios (the prefix must hold them whole). The budgets: one byte
+// below the smallest workspace of the stretches' LPs and at it, and those
+// whose room is one pair short of the smallest spanner and a tenth of it.
 func TestSpannerRefusal(t *testing.T) {
 	pts, _ := randomPoints(t, 250, 81)
 	const nl = 200
@@ -72,42 +75,72 @@ func TestSpannerRefusal(t *testing.T) {
 		if len(stretches) == 0 {
 			t.Fatalf("%s: no stretches", c.name)
 		}
+		sps := make([][]lp.Pair, len(stretches))
 		smallest := len(ps)
-		for _, delta := range stretches {
-			sp, _, err := ldl.Spanner(context.Background(), n, ps, delta, nil)
-			if err != nil {
+		for k, delta := range stretches {
+			if sps[k], _, err = ldl.Spanner(context.Background(), n, ps, delta, nil); err != nil {
 				t.Fatal(err)
 			}
-			smallest = min(smallest, len(sp))
+			smallest = min(smallest, len(sps[k]))
 		}
 		if c.m == line && smallest != 2*(nl-1) {
 			t.Errorf("%s: the 1-spanner keeps %d pairs, want the %d of neighbours", c.name, smallest, 2*(nl-1))
 		}
-		for _, room := range []int{smallest - 1, smallest, smallest / 10} {
-			budget := budgetForRoom(n, len(ps), room, spanner)
-			got := lp.PairsRoom(n, n, len(ps), spanner, budget)
-			// The solver's check: every spanner on the whole list.
-			want := true
-			for _, delta := range stretches {
-				_, _, err := ldl.Spanner(context.Background(), n, ps, delta, &ldl.SpannerOptions{Settings: run.Settings{Budget: budget}, MaxPairs: got})
-				want = want && errors.Is(err, ldl.ErrMaxPairs)
+		// The stretches side by side (2 workers) and in turn (1); the
+		// LP's workspace depends on the workers too.
+		for _, workers := range []int{2, 1} {
+			lo := &lp.Options{Tol: 1e-8, Workers: workers}
+			if spanner {
+				lo.Tol = SpannerTol
 			}
-			if want != (room < smallest) {
-				t.Fatalf("%s: room %d (wanted %d): full-list refusal %v", c.name, got, room, want)
+			least := math.Inf(1)
+			needs := make([]float64, len(stretches))
+			for k := range stretches {
+				if needs[k], err = lp.KeptBytes(context.Background(), n, n, sps[k], spanner, lo); err != nil {
+					t.Fatal(err)
+				}
+				least = min(least, needs[k])
 			}
-			err := spannerRefusal(context.Background(), c.m, 1, float64(len(ps)), stretches, spanner, budget)
-			if refused := errors.Is(err, run.ErrTooLarge); refused != want || (err != nil && !refused) {
-				t.Errorf("%s: room %d: early %v, the whole list refuses: %v", c.name, got, err, want)
-			} else if refused && !strings.Contains(err.Error(), "keep") {
-				t.Errorf("%s: room %d: message %q does not say what keeps too many pairs", c.name, got, err)
+			at := run.Budget(math.Ceil(least))
+			for _, b := range []struct {
+				budget  run.Budget
+				refused bool
+			}{
+				{at - 1, true},
+				{at, false},
+				{budgetForRoom(n, len(ps), smallest-1, spanner), true},
+				{budgetForRoom(n, len(ps), smallest/10, spanner), true},
+			} {
+				room := lp.PairsRoom(n, n, len(ps), spanner, b.budget)
+				// The solver's checks: every spanner on the whole list,
+				// then its LP's workspace.
+				want := true
+				for k, delta := range stretches {
+					_, _, err := ldl.Spanner(context.Background(), n, ps, delta, &ldl.SpannerOptions{Settings: run.Settings{Budget: b.budget}, MaxPairs: room})
+					want = want && (errors.Is(err, ldl.ErrMaxPairs) || needs[k] > float64(b.budget))
+				}
+				if want != b.refused {
+					t.Fatalf("%s: budget %d (room %d): the solver refuses %v, want %v", c.name, b.budget, room, want, b.refused)
+				}
+				o := *lo
+				o.Budget = b.budget
+				err := spannerRefusal(context.Background(), c.m, 1, float64(len(ps)), stretches, spanner, &o)
+				if refused := errors.Is(err, run.ErrTooLarge); refused != want || (err != nil && !refused) {
+					t.Errorf("%s, %d workers: budget %d (room %d): early %v, the solver refuses: %v", c.name, workers, b.budget, room, err, want)
+				} else if refused && !strings.Contains(err.Error(), "keep") {
+					t.Errorf("%s: budget %d: message %q does not say what keeps too many pairs", c.name, b.budget, err)
+				}
 			}
 		}
 	}
 }
 
 // TestEarlyRefusalThroughSolve: Solve refuses, before any progress
-// report, random points whose spanners keep more pairs than the budget's
-// room, for the spanner method at the stretch asked.
+// report, random points whose 1.5-spanner (the spanner method's stretch)
+// keeps more pairs than the budget's room, or whose LP on it needs more
+// than the budget (lp.KeptBytes under Solve's own options: one byte
+// less); at that estimate it starts the interior-point method (stopped at
+// its first report).
 func TestEarlyRefusalThroughSolve(t *testing.T) {
 	const n = 200
 	m, prior := randomPoints(t, n, 83)
@@ -119,14 +152,35 @@ func TestEarlyRefusalThroughSolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	budget := budgetForRoom(n, len(ps), len(sp)-1, true)
-	reports := 0
-	_, err = Solve(context.Background(), m, 1, prior, &Options{Gain: GainDistance, Method: MethodSpanner, Delta: 1.5,
-		Settings: run.Settings{Budget: budget, Progress: func(run.Progress) { reports++ }}})
-	if !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), "the 1.5-spanner keeps more") {
-		t.Errorf("under %d bytes: %v, want the early refusal of the 1.5-spanner", budget, err)
+	need, err := lp.KeptBytes(context.Background(), n, n, sp, true, &lp.Options{Tol: SpannerTol, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if reports != 0 {
-		t.Errorf("%d progress reports before the refusal, want none", reports)
+	at := run.Budget(math.Ceil(need))
+	for _, c := range []struct {
+		budget run.Budget
+		want   string // "" to start
+	}{
+		{budgetForRoom(n, len(ps), len(sp)-1, true), "the 1.5-spanner keeps more"},
+		{at - 1, "the LP with the " + strconv.Itoa(len(sp)) + " pairs the 1.5-spanner keeps needs about"},
+		{at, ""},
+	} {
+		reports := 0
+		ctx, cancel := context.WithCancel(context.Background())
+		_, err = Solve(ctx, m, 1, prior, &Options{Gain: GainDistance, Method: MethodSpanner, Delta: 1.5, Workers: 2,
+			Settings: run.Settings{Budget: c.budget, Progress: func(pr run.Progress) {
+				if reports++; pr.Stage == run.StageIPM {
+					cancel()
+				}
+			}}})
+		cancel()
+		switch {
+		case c.want == "" && !errors.Is(err, context.Canceled):
+			t.Errorf("under %d bytes (the LP's estimate): %v, want the interior-point method to start", c.budget, err)
+		case c.want != "" && (!errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("under %d bytes: %v, want the early refusal %q", c.budget, err, c.want)
+		case c.want != "" && reports != 0:
+			t.Errorf("under %d bytes: %d progress reports before the refusal, want none", c.budget, reports)
+		}
 	}
 }

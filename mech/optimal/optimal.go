@@ -474,7 +474,8 @@ func privacyPairs(ctx context.Context, m metric.Metric, eps float64, budget run.
 		"a graph or road metric lists only its edges"); err != nil {
 		return nil, err
 	}
-	return shortestPairs(ctx, m, eps, math.Inf(1))
+	every, _ := newPrefixCut(eps, math.Inf(1))
+	return shortestPairs(ctx, m, eps, every)
 }
 
 // pairRatio is the ratio e^{eps d} of a pair at distance d, clamped to

@@ -1,0 +1,149 @@
+package optimal
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/optdp/optdp/lp/ldl"
+	"github.com/optdp/optdp/mech/metric"
+	"github.com/optdp/optdp/run"
+)
+
+// clusteredPoints returns a metric of three tight clusters far apart and
+// a few scattered points (seeded): the short pairs stay within clusters,
+// so a short prefix's spanner has no chain between them and the long
+// pairs are candidates.
+func clusteredPoints(t *testing.T, seed uint64) metric.Metric {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	var xs, ys []float64
+	for _, c := range [][2]float64{{0, 0}, {30, 0}, {5, 40}} {
+		for range 50 {
+			r, a := 0.5*math.Sqrt(rng.Float64()), 2*math.Pi*rng.Float64()
+			xs, ys = append(xs, c[0]+r*math.Cos(a)), append(ys, c[1]+r*math.Sin(a))
+		}
+	}
+	for range 12 {
+		xs, ys = append(xs, 40*rng.Float64()), append(ys, 40*rng.Float64())
+	}
+	d := make([][]float64, len(xs))
+	for i := range d {
+		d[i] = make([]float64, len(xs))
+		for h := range d[i] {
+			d[i][h] = math.Hypot(xs[i]-xs[h], ys[i]-ys[h])
+		}
+	}
+	m, err := metric.NewMatrix(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestCompleteSpanner: the greedy spanner completed from a prefix's
+// (completeSpanner) is ldl.Spanner run on every pair, pair for pair in the
+// same order, and its MaxPairs refusal comes exactly one pair short of
+// it. Cases: random points; three clusters far apart with scattered points
+// (a prefix without a chain between clusters); an evenly spaced line (runs
+// of equal ratios); tiny eps (eps·d below 1e-3, where log W is read
+// exactly) and large eps (ratios clamped to 1e300 beyond eps·d = 690,
+// equal for every long pair: on the line at stretch 1, reading eps·d for
+// log W would drop pairs the search keeps). Stretches 1.2, 1.5 and 2, and 1 on the
+// line (planar points in general position imply no pair at stretch 1);
+// prefixes of about 2 % and 20 % of the pairs.
+func TestCompleteSpanner(t *testing.T) {
+	pts, _ := randomPoints(t, 160, 7)
+	const nl = 120
+	d := make([][]float64, nl)
+	for i := range d {
+		d[i] = make([]float64, nl)
+		for h := range d[i] {
+			d[i][h] = 0.05 * math.Abs(float64(i-h))
+		}
+	}
+	line, err := metric.NewMatrix(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		m    metric.Metric
+		eps  float64
+	}{
+		{"random points", pts, 1},
+		{"clusters", clusteredPoints(t, 3), 1},
+		{"line", line, 1},
+		{"random points, eps 1e-5", pts, 1e-5},
+		{"clusters, eps 25", clusteredPoints(t, 4), 25},
+		{"line, eps 200", line, 200},
+	} {
+		n := c.m.Len()
+		all, err := privacyPairs(context.Background(), c.m, c.eps, run.Unlimited)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sample := sampleDistances(c.m)
+		slices.Sort(sample)
+		for _, delta := range []float64{1, 1.2, 1.5, 2} {
+			if delta == 1 && c.m != line {
+				continue // Euclidean points: no pair is implied at stretch 1
+			}
+			want, _, err := ldl.Spanner(context.Background(), n, all, delta, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, frac := range []float64{0.02, 0.2} {
+				cut, ok := newPrefixCut(c.eps, sample[int(frac*float64(len(sample)))])
+				if !ok {
+					t.Fatalf("%s: no prefix at %g", c.name, frac)
+				}
+				ps, err := shortestPairs(context.Background(), c.m, c.eps, cut)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sp, _, err := ldl.Spanner(context.Background(), n, ps, delta, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := completeSpanner(context.Background(), c.m, c.eps, ps, sp, cut, delta, 0, 2, run.Unlimited)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("%s, stretch %g, prefix of %d of %d pairs: completed spanner of %d pairs, the whole list's has %d (or differs in order or ratio)",
+						c.name, delta, len(ps), len(all), len(got), len(want))
+				}
+				for _, room := range []int{len(want) - 1, len(want)} {
+					_, err := completeSpanner(context.Background(), c.m, c.eps, ps, sp, cut, delta, room, 1, run.Unlimited)
+					if over := errors.Is(err, ldl.ErrMaxPairs); over != (room < len(want)) || (err != nil && !over) {
+						t.Errorf("%s, stretch %g: room %d for a spanner of %d: %v", c.name, delta, room, len(want), err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestCompleteSpannerCancel: a cancelled ctx stops the completion with
+// its error.
+func TestCompleteSpannerCancel(t *testing.T) {
+	m, _ := randomPoints(t, 200, 9)
+	cut, _ := newPrefixCut(1, 0.5)
+	ps, err := shortestPairs(context.Background(), m, 1, cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, _, err := ldl.Spanner(context.Background(), m.Len(), ps, 1.5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := completeSpanner(ctx, m, 1, ps, sp, cut, 1.5, 0, 2, run.Unlimited); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
