@@ -14,7 +14,7 @@ import (
 )
 
 // clusteredPoints returns a metric of three tight clusters far apart and
-// a few scattered points (seeded): the short pairs stay within clusters,
+// a few scattered points (seeded, shuffled): the short pairs stay within clusters,
 // so a short prefix's spanner has no chain between them and the long
 // pairs are candidates.
 func clusteredPoints(t *testing.T, seed uint64) metric.Metric {
@@ -30,6 +30,8 @@ func clusteredPoints(t *testing.T, seed uint64) metric.Metric {
 	for range 12 {
 		xs, ys = append(xs, 40*rng.Float64()), append(ys, 40*rng.Float64())
 	}
+	// In no order, as a file of places would list them.
+	rng.Shuffle(len(xs), func(i, j int) { xs[i], xs[j], ys[i], ys[j] = xs[j], xs[i], ys[j], ys[i] })
 	d := make([][]float64, len(xs))
 	for i := range d {
 		d[i] = make([]float64, len(xs))
@@ -109,16 +111,20 @@ func TestCompleteSpanner(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := completeSpanner(context.Background(), c.m, c.eps, ps, sp, cut, delta, 0, 2, run.Unlimited)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(got, want) {
-					t.Errorf("%s, stretch %g, prefix of %d of %d pairs: completed spanner of %d pairs, the whole list's has %d (or differs in order or ratio)",
-						c.name, delta, len(ps), len(all), len(got), len(want))
+				// Hubs at the prefix's cut, as spannerRefusal sets them,
+				// and every point a hub (radius 0).
+				for _, r := range []float64{cut.d, 0} {
+					got, err := completeSpanner(context.Background(), c.m, c.eps, ps, sp, cut, r, delta, 0, 2, run.Unlimited)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(got, want) {
+						t.Errorf("%s, stretch %g, prefix of %d of %d pairs, hubs %g apart: completed spanner of %d pairs, the whole list's has %d (or differs in order or ratio)",
+							c.name, delta, len(ps), len(all), r, len(got), len(want))
+					}
 				}
 				for _, room := range []int{len(want) - 1, len(want)} {
-					_, err := completeSpanner(context.Background(), c.m, c.eps, ps, sp, cut, delta, room, 1, run.Unlimited)
+					_, err := completeSpanner(context.Background(), c.m, c.eps, ps, sp, cut, cut.d, delta, room, 1, run.Unlimited)
 					if over := errors.Is(err, ldl.ErrMaxPairs); over != (room < len(want)) || (err != nil && !over) {
 						t.Errorf("%s, stretch %g: room %d for a spanner of %d: %v", c.name, delta, room, len(want), err)
 					}
@@ -143,7 +149,81 @@ func TestCompleteSpannerCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := completeSpanner(ctx, m, 1, ps, sp, cut, 1.5, 0, 2, run.Unlimited); !errors.Is(err, context.Canceled) {
+	if _, err := completeSpanner(ctx, m, 1, ps, sp, cut, cut.d, 1.5, 0, 2, run.Unlimited); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestSpannerCandidates: the candidates are the pairs beyond the prefix
+// whose shortest chain in the prefix's spanner (Dijkstra from every
+// point, ldl.Chains) exceeds delta · log W: every pair clearly above is
+// one, none clearly below (1e-6 either side), whatever the hubs: at the
+// prefix's cut, three times it (far hubs, loose bounds through them), a
+// thousand times it (one hub, in another cluster than most points: no
+// chain reaches it) and none (every point a hub). Random points and far
+// clusters, stretches 1.2 and 1.5.
+func TestSpannerCandidates(t *testing.T) {
+	pts, _ := randomPoints(t, 150, 11)
+	for _, c := range []struct {
+		name string
+		m    metric.Metric
+	}{{"random points", pts}, {"clusters", clusteredPoints(t, 5)}} {
+		n := c.m.Len()
+		sample := sampleDistances(c.m)
+		slices.Sort(sample)
+		cut, _ := newPrefixCut(1, sample[len(sample)/20])
+		ps, err := shortestPairs(context.Background(), c.m, 1, cut)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, delta := range []float64{1.2, 1.5} {
+			sp, _, err := ldl.Spanner(context.Background(), n, ps, delta, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			chains, err := ldl.NewChains(n, sp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			above, below := map[[2]int]bool{}, map[[2]int]bool{}
+			dist := make([]float64, n)
+			for i := range n {
+				chains.From(i, dist)
+				for h := range n {
+					d := c.m.Dist(min(i, h), max(i, h))
+					if h == i || cut.holds(1, d) {
+						continue
+					}
+					b := delta * math.Log(pairRatio(1, d))
+					switch {
+					case dist[h] > b*(1+1e-6):
+						above[[2]int{i, h}] = true
+					case dist[h] < b*(1-1e-6):
+						below[[2]int{i, h}] = true
+					}
+				}
+			}
+			if len(above) == 0 {
+				t.Fatalf("%s, stretch %g: no pair beyond the prefix lacks a chain: the test decides nothing", c.name, delta)
+			}
+			for _, r := range []float64{cut.d, 3 * cut.d, 1e3 * cut.d, 0} {
+				got, err := spannerCandidates(context.Background(), c.m, 1, sp, cut, r, delta, 2, run.Unlimited)
+				if err != nil {
+					t.Fatal(err)
+				}
+				in := map[[2]int]bool{}
+				for _, q := range got {
+					in[[2]int{q.I, q.H}] = true
+					if below[[2]int{q.I, q.H}] {
+						t.Errorf("%s, stretch %g, hubs %.3g apart: (%d,%d) has a chain within its bound, yet is a candidate", c.name, delta, r, q.I, q.H)
+					}
+				}
+				for k := range above {
+					if !in[k] {
+						t.Errorf("%s, stretch %g, hubs %.3g apart: (%d,%d) has no chain within its bound, and is no candidate", c.name, delta, r, k[0], k[1])
+					}
+				}
+			}
+		}
 	}
 }

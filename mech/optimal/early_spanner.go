@@ -120,7 +120,7 @@ func spannerRefusal(ctx context.Context, m metric.Metric, eps, pairs float64, st
 		so := &ldl.SpannerOptions{Settings: run.Settings{Budget: budget}, MaxPairs: room}
 		sp, _, err := ldl.Spanner(ctx, n, ps, delta, so)
 		if err == nil && !complete {
-			sp, err = completeSpanner(ctx, m, eps, ps, sp, cut, delta, room, lo.Workers, budget)
+			sp, err = completeSpanner(ctx, m, eps, ps, sp, cut, cut.d, delta, room, lo.Workers, budget)
 		}
 		name := spannerName(delta, spanner)
 		if errors.Is(err, ldl.ErrMaxPairs) {
