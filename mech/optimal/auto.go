@@ -71,7 +71,12 @@ func autoWiderDeltas() []float64 { return []float64{1.5, 2} }
 // bound) or the spanner's LP stopped for memory, or at the iteration
 // limit when the caller set neither Tol nor MaxIter, with a certified
 // answer, and the last attempt's error otherwise.
-func solveAuto(ctx context.Context, m metric.Metric, p *lp.Problem, lo *lp.Options, o Options, userTol bool) (*lp.Result, Result, error) {
+//
+// refused says why the first spanner attempts (the default stretch, then
+// the wider ones) do not fit the budget, as the early check found
+// (earlyRefusal): they are recorded as attempts with that error and not
+// searched again.
+func solveAuto(ctx context.Context, m metric.Metric, p *lp.Problem, lo *lp.Options, o Options, userTol bool, refused []string) (*lp.Result, Result, error) {
 	first, why := chooseMethod(m, p, lo)
 	chain := []Method{MethodExact, MethodGenerate, MethodSpanner}
 	for chain[0] != first {
@@ -92,7 +97,7 @@ func solveAuto(ctx context.Context, m metric.Metric, p *lp.Problem, lo *lp.Optio
 			chain = append(chain, MethodSpanner)
 		}
 	}
-	widened := 0
+	widened, spanners := 0, 0
 	for k, method := range chain {
 		mo := *lo
 		so := o
@@ -109,6 +114,14 @@ func solveAuto(ctx context.Context, m metric.Metric, p *lp.Problem, lo *lp.Optio
 		}
 		if method == MethodSpanner && !userTol {
 			mo.Tol = SpannerTol
+		}
+		if method == MethodSpanner && o.Delta == 0 {
+			if spanners++; spanners <= len(refused) {
+				why := refused[spanners-1] + " (found before the solve, from the shortest pairs)"
+				attempts = append(attempts, Attempt{Method: method, Reason: reason, Error: why})
+				lastErr = fmt.Errorf("optimal: %s: %w", why, run.ErrTooLarge)
+				continue
+			}
 		}
 		start := time.Now()
 		r, info, err := solveWith(ctx, method, m, p, &mo, so)

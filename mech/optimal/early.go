@@ -41,17 +41,20 @@ func listsAllPairs(m metric.Metric) bool {
 //     every distance from point 0 finite and nonzero, every point is the
 //     first of some pair, and a kept pair starts at each;
 //
-//   - when every spanner the method searches keeps more pairs than that LP
-//     can hold, found on the shortest pairs alone (spannerRefusal).
+//   - when, for every spanner the method searches, that LP does not fit:
+//     it keeps more pairs than the LP can hold, or its LP's workspace
+//     exceeds the budget, found from the shortest pairs (spannerRefusal).
 //
-// The pairs are counted by one pass over the distances, without storing
-// them. Metrics with symmetries (the solver keeps one output per orbit)
-// are left to the solver's own checks.
-func earlyRefusal(ctx context.Context, m metric.Metric, eps, tol float64, o Options) error {
+// When a spanner fits, refused says why those the method would search
+// before it do not (nil when none or not known). The pairs are counted by
+// one pass over the distances, without storing them. Metrics with
+// symmetries (the solver keeps one output per orbit) are left to the
+// solver's own checks.
+func earlyRefusal(ctx context.Context, m metric.Metric, eps, tol float64, o Options) (refused []string, err error) {
 	method, budget := o.Method, o.Budget
 	n := m.Len()
 	if _, ok := m.(metric.Symmetric); ok || !listsAllPairs(m) || n < 2 {
-		return nil
+		return nil, nil
 	}
 	connected := true
 	for i := 1; i < n && connected; i++ {
@@ -63,7 +66,7 @@ func earlyRefusal(ctx context.Context, m metric.Metric, eps, tol float64, o Opti
 	if connected && lpAllColumns {
 		if err := budget.Check(fmt.Sprintf("optimal: the LP on %d points and %d outputs, with one pair kept from each point at least", n, n),
 			lp.MinBytes(n, n, n), "its arrays grow as n², whatever the pairs: fewer points (e.g. merged into cells) or a larger budget"); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	counts := make([]float64, (n+rowChunk-1)/rowChunk)
@@ -76,7 +79,7 @@ func earlyRefusal(ctx context.Context, m metric.Metric, eps, tol float64, o Opti
 			}
 		}
 	}); err != nil {
-		return fmt.Errorf("optimal: interrupted counting pairs: %w", err)
+		return nil, fmt.Errorf("optimal: interrupted counting pairs: %w", err)
 	}
 	var pairs float64
 	for _, c := range counts {
@@ -84,10 +87,10 @@ func earlyRefusal(ctx context.Context, m metric.Metric, eps, tol float64, o Opti
 	}
 	if err := budget.Check(fmt.Sprintf("optimal: the spanner search over the %.0f ordered pairs of %d points", pairs, n),
 		run.DenseBytes(n, n, 1)+64*pairs, "a graph or road metric lists only its edges"); err != nil {
-		return err
+		return nil, err
 	}
 	if !connected {
-		return nil
+		return nil, nil
 	}
 	stretches, spanner := refusalStretches(n, pairs, tol, o)
 	// The LP's options as the solver sets them: the spanner's LP to

@@ -80,33 +80,35 @@ func refusalStretches(n int, pairs, tol float64, o Options) (stretches []float64
 // fits the room is completed to the whole list's (completeSpanner), and
 // the LP's workspace for it is the solver's own estimate (lp.KeptBytes).
 // The stretches are judged side by side; one that fits ends the check,
-// and the solver answers.
-func spannerRefusal(ctx context.Context, m metric.Metric, eps, pairs float64, stretches []float64, spanner bool, lo *lp.Options) error {
+// and the solver answers: refused then says why each stretch before it
+// does not fit (nil when not known), so that the solver need not search
+// them again.
+func spannerRefusal(ctx context.Context, m metric.Metric, eps, pairs float64, stretches []float64, spanner bool, lo *lp.Options) (refused []string, err error) {
 	n := m.Len()
 	if len(stretches) == 0 || pairs < 1 {
-		return nil
+		return nil, nil
 	}
 	budget := lo.Budget
 	room := lp.PairsRoom(n, n, int(min(pairs, math.MaxInt)), spanner, budget)
 	if room == 0 {
-		return nil
+		return nil, nil
 	}
 	sample := sampleDistances(m)
 	if len(sample) == 0 {
-		return nil
+		return nil, nil
 	}
 	q := int(refusalPrefix * float64(room) / pairs * float64(len(sample)))
 	cut, _ := newPrefixCut(eps, math.Inf(1))
 	if q < len(sample) {
 		c, ok := newPrefixCut(eps, nthSmallest(sample, q))
 		if !ok {
-			return nil // ratios that do not order the pairs: the solver decides
+			return nil, nil // ratios that do not order the pairs: the solver decides
 		}
 		cut = c
 	}
 	ps, err := shortestPairsParallel(ctx, m, eps, cut, lo.Workers)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	complete := float64(len(ps)) >= pairs
 	// Each stretch's verdict: it fits (the solver answers), why not, or
@@ -140,18 +142,24 @@ func spannerRefusal(ctx context.Context, m metric.Metric, eps, pairs float64, st
 	}
 	// The stretches are judged side by side, unless lo.Workers is 1 or
 	// their searches (the distance cache and 64 bytes per pair each, as
-	// ldl.Spanner counts) do not fit half the budget together; the first
-	// that fits stops the others.
+	// ldl.Spanner counts) do not fit half the budget together; one that
+	// fits stops those after it.
 	verdicts := make([]verdict, len(stretches))
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	cancels := make([]context.CancelFunc, len(stretches))
+	ctxs := make([]context.Context, len(stretches))
+	for k := range stretches {
+		ctxs[k], cancels[k] = context.WithCancel(ctx)
+		defer cancels[k]()
+	}
 	together := float64(len(stretches)) * (run.DenseBytes(n, n, 1) + 64*float64(len(ps)))
 	if lo.Workers != 1 && (budget == run.Unlimited || 2*together <= float64(budget.Bytes())) {
 		var wg sync.WaitGroup
 		for k, delta := range stretches {
 			wg.Go(func() {
-				if verdicts[k] = judge(cctx, delta); verdicts[k].fits {
-					cancel()
+				if verdicts[k] = judge(ctxs[k], delta); verdicts[k].fits {
+					for _, c := range cancels[k+1:] {
+						c()
+					}
 				}
 			})
 		}
@@ -167,15 +175,15 @@ func spannerRefusal(ctx context.Context, m metric.Metric, eps, pairs float64, st
 	for _, v := range verdicts {
 		switch {
 		case v.fits:
-			return nil
+			return whys, nil
 		case v.err != nil && ctx.Err() != nil:
-			return fmt.Errorf("optimal: interrupted searching spanners: %w", ctx.Err())
+			return nil, fmt.Errorf("optimal: interrupted searching spanners: %w", ctx.Err())
 		case v.err != nil:
-			return nil // the solver reports it
+			return nil, nil // the solver reports it
 		}
 		whys = append(whys, v.why)
 	}
-	return refusalError(n, room, budget, spanner, whys)
+	return nil, refusalError(n, room, budget, spanner, whys)
 }
 
 // spannerName names the pair set of stretch delta in messages: "dropping

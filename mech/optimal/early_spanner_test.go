@@ -114,17 +114,24 @@ func TestSpannerRefusal(t *testing.T) {
 				room := lp.PairsRoom(n, n, len(ps), spanner, b.budget)
 				// The solver's checks: every spanner on the whole list,
 				// then its LP's workspace.
-				want := true
+				want, firstFit := true, -1
 				for k, delta := range stretches {
 					_, _, err := ldl.Spanner(context.Background(), n, ps, delta, &ldl.SpannerOptions{Settings: run.Settings{Budget: b.budget}, MaxPairs: room})
-					want = want && (errors.Is(err, ldl.ErrMaxPairs) || needs[k] > float64(b.budget))
+					over := errors.Is(err, ldl.ErrMaxPairs) || needs[k] > float64(b.budget)
+					if !over && firstFit < 0 {
+						firstFit = k
+					}
+					want = want && over
 				}
 				if want != b.refused {
 					t.Fatalf("%s: budget %d (room %d): the solver refuses %v, want %v", c.name, b.budget, room, want, b.refused)
 				}
 				o := *lo
 				o.Budget = b.budget
-				err := spannerRefusal(context.Background(), c.m, 1, float64(len(ps)), stretches, spanner, &o)
+				before, err := spannerRefusal(context.Background(), c.m, 1, float64(len(ps)), stretches, spanner, &o)
+				if !want && len(before) != firstFit {
+					t.Errorf("%s, %d workers: budget %d: the stretches before the first that fits: %q, want %d of them", c.name, workers, b.budget, before, firstFit)
+				}
 				if refused := errors.Is(err, run.ErrTooLarge); refused != want || (err != nil && !refused) {
 					t.Errorf("%s, %d workers: budget %d (room %d): early %v, the solver refuses: %v", c.name, workers, b.budget, room, err, want)
 				} else if refused && !strings.Contains(err.Error(), "keep") {
@@ -182,5 +189,51 @@ func TestEarlyRefusalThroughSolve(t *testing.T) {
 		case c.want != "" && reports != 0:
 			t.Errorf("under %d bytes: %d progress reports before the refusal, want none", c.budget, reports)
 		}
+	}
+}
+
+// TestAutoSkipsRefusedSpanner: auto (beyond autoGenerateMax points, to
+// the default tolerance: the spanner first) does not search again the
+// spanner the early check found too large for the budget: under the
+// 1.5-spanner LP's estimate (lp.KeptBytes), below the 1.2-spanner's, the
+// solver's progress names the 1.5-spanner's search and its interior-point
+// method, and never the 1.2-spanner.
+func TestAutoSkipsRefusedSpanner(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1,201 points")
+	}
+	const n = autoGenerateMax + 1
+	m, prior := randomPoints(t, n, 87)
+	ps, err := privacyPairs(context.Background(), m, 1, run.Unlimited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	needs := map[float64]float64{}
+	for _, delta := range []float64{defaultDelta, 1.5} {
+		sp, _, err := ldl.Spanner(context.Background(), n, ps, delta, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if needs[delta], err = lp.KeptBytes(context.Background(), n, n, sp, true, &lp.Options{Tol: SpannerTol, Workers: 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !(needs[1.5] < needs[defaultDelta]) {
+		t.Fatalf("the 1.5-spanner's LP needs %v, the 1.2-spanner's %v: want less", needs[1.5], needs[defaultDelta])
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var saw12, saw15, ipm bool
+	_, err = Solve(ctx, m, 1, prior, &Options{Gain: GainDistance, Workers: 2,
+		Settings: run.Settings{Budget: run.Budget(math.Ceil(needs[1.5])), Progress: func(pr run.Progress) {
+			saw12 = saw12 || strings.Contains(pr.Message, "1.2-spanner")
+			saw15 = saw15 || strings.Contains(pr.Message, "1.5-spanner")
+			if pr.Stage == run.StageIPM {
+				ipm = true
+				cancel()
+			}
+		}}})
+	if !errors.Is(err, context.Canceled) || !ipm || !saw15 || saw12 {
+		t.Errorf("%v; the 1.5-spanner's search reported %v, its LP started %v, the 1.2-spanner's search reported %v (want true, true, false)", err, saw15, ipm, saw12)
 	}
 }

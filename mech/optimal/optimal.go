@@ -225,7 +225,8 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 	if tol <= 0 {
 		tol = 1e-8
 	}
-	if err := earlyRefusal(ctx, m, eps, tol, o); err != nil {
+	refused, err := earlyRefusal(ctx, m, eps, tol, o)
+	if err != nil {
 		return nil, fmt.Errorf("optimal mechanism for %s: %w", m, err)
 	}
 	c, err := optimalGain(m, prior, o)
@@ -268,7 +269,7 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 	var info Result
 	switch o.Method {
 	case "", MethodAuto:
-		res, info, solveErr = solveAuto(ctx, m, p, lo, o, userTol)
+		res, info, solveErr = solveAuto(ctx, m, p, lo, o, userTol, refused)
 		if res == nil && solveErr == nil {
 			solveErr = fmt.Errorf("optimal: auto: no method answered: %w", run.ErrNotConverged)
 		}
