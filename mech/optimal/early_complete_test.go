@@ -54,23 +54,12 @@ func clusteredPoints(t *testing.T, seed uint64) metric.Metric {
 // of equal ratios); tiny eps (eps·d below 1e-3, where log W is read
 // exactly) and large eps (ratios clamped to 1e300 beyond eps·d = 690,
 // equal for every long pair: on the line at stretch 1, reading eps·d for
-// log W would drop pairs the search keeps). Stretches 1.2, 1.5 and 2, and 1 on the
-// line (planar points in general position imply no pair at stretch 1);
-// prefixes of about 2 % and 20 % of the pairs.
+// log W would drop pairs the search keeps). Stretches 1.2, 1.5 and 2, and
+// 1 on the line (planar points in general position imply no pair at
+// stretch 1); prefixes of about 2 % and 20 % of the pairs.
 func TestCompleteSpanner(t *testing.T) {
 	pts, _ := randomPoints(t, 160, 7)
-	const nl = 120
-	d := make([][]float64, nl)
-	for i := range d {
-		d[i] = make([]float64, nl)
-		for h := range d[i] {
-			d[i][h] = 0.05 * math.Abs(float64(i-h))
-		}
-	}
-	line, err := metric.NewMatrix(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	line := lineMetric(t, 120, 0.05)
 	for _, c := range []struct {
 		name string
 		m    metric.Metric

@@ -14,6 +14,24 @@ import (
 	"github.com/optdp/optdp/run"
 )
 
+// lineMetric returns n evenly spaced points of a line, step apart: every
+// gap equal, so the pairs' ratios come in long runs of ties.
+func lineMetric(t *testing.T, n int, step float64) metric.Metric {
+	t.Helper()
+	d := make([][]float64, n)
+	for i := range d {
+		d[i] = make([]float64, n)
+		for h := range d[i] {
+			d[i][h] = step * math.Abs(float64(i-h))
+		}
+	}
+	m, err := metric.NewMatrix(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // budgetForRoom is the smallest budget (to 1 KiB) whose lp.PairsRoom for
 // the LP on all n outputs is at least room.
 func budgetForRoom(n, pairs, room int, spanner bool) run.Budget {
@@ -43,17 +61,7 @@ func budgetForRoom(n, pairs, room int, spanner bool) run.Budget {
 func TestSpannerRefusal(t *testing.T) {
 	pts, _ := randomPoints(t, 250, 81)
 	const nl = 200
-	d := make([][]float64, nl)
-	for i := range d {
-		d[i] = make([]float64, nl)
-		for h := range d[i] {
-			d[i][h] = 0.05 * math.Abs(float64(i-h))
-		}
-	}
-	line, err := metric.NewMatrix(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	line := lineMetric(t, nl, 0.05)
 	for _, c := range []struct {
 		name string
 		m    metric.Metric
