@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -25,28 +26,83 @@ const completeSlack = 1e-9
 // completeSpanner returns the greedy spanner of stretch delta of every
 // pair of m as privacyPairs lists them (ldl.Spanner on that list, with
 // MaxPairs room and its error beyond), from sp, the greedy spanner of
-// the prefix ps of that search's order (the pairs within the cut:
-// shortestPairs).
+// the prefix of that search's order within the cut (shortestPairs).
 //
 // The greedy search tests the prefix first, so when it reaches a pair
 // beyond, its graph contains sp; a pair with a chain in sp within its
 // bound is never kept, since chains only shorten as pairs are added. The
 // pairs left, the candidates (spannerCandidates, with hubs hubR apart),
 // are searched on from sp (ldl.SpannerOptions.Start), which makes the same
-// choices as the search on the whole list.
-func completeSpanner(ctx context.Context, m metric.Metric, eps float64, ps, sp []lp.Pair, cut prefixCut, hubR, delta float64, room, workers int, budget run.Budget) ([]lp.Pair, error) {
-	more, err := spannerCandidates(ctx, m, eps, sp, cut, hubR, delta, workers, budget)
-	if err != nil {
-		return nil, err
+// choices as the search on the whole list. When there are more than
+// batch candidates, only those up to the batch-th's ratio are kept
+// (spannerCandidates' limit) and searched on: the graph then holds the
+// search's state at that ratio, the cut moves there (ratioCut), and the
+// pairs beyond are sifted again against it. Points in clusters far apart
+// need this: the prefix has no chain between clusters, so every pair
+// between them is a candidate until the first few between them are kept
+// (3,000 points in three clusters: 6 M candidates; the refusal took 5.0
+// to 6.4 s searching them at once, 1.4 to 1.8 s by batches).
+func completeSpanner(ctx context.Context, m metric.Metric, eps float64, sp []lp.Pair, cut prefixCut, hubR, delta float64, room, batch, workers int, budget run.Budget) ([]lp.Pair, error) {
+	n := m.Len()
+	batch = max(1, batch)
+	so := &ldl.SpannerOptions{Settings: run.Settings{Budget: budget}, MaxPairs: room}
+	for {
+		more, dropped, err := spannerCandidates(ctx, m, eps, sp, cut, hubR, delta, batch, workers, budget)
+		if err != nil {
+			return nil, err
+		}
+		// Beyond batch candidates, the cut at the batch-th's ratio (none
+		// where ratios are clamped: all searched at once).
+		next, ok := prefixCut{}, dropped > 0 || len(more) > batch
+		if ok {
+			ws := make([]float64, len(more))
+			for k, c := range more {
+				ws[k] = c.w
+			}
+			next, ok = ratioCut(eps, nthSmallest(ws, batch-1))
+		}
+		if !ok && dropped > 0 {
+			// Clamped ratios: every candidate, at once.
+			if more, _, err = spannerCandidates(ctx, m, eps, sp, cut, hubR, delta, 0, workers, budget); err != nil {
+				return nil, err
+			}
+		}
+		var part []lp.Pair
+		for _, c := range more {
+			if !ok || c.w <= next.wcut {
+				part = append(part, lp.Pair{I: int(c.i), H: int(c.h), W: c.w})
+			}
+		}
+		so.Start = sp
+		if sp, _, err = ldl.Spanner(ctx, n, part, delta, so); err != nil || !ok {
+			return sp, err
+		}
+		cut = next
 	}
-	full, _, err := ldl.Spanner(ctx, m.Len(), more, delta, &ldl.SpannerOptions{Settings: run.Settings{Budget: budget}, Start: sp, MaxPairs: room})
-	return full, err
+}
+
+// ratioCut is the prefix of the pairs of ratio at most w > 1: their
+// distances are at most log(w)/eps, and those beyond twice that have ratio
+// above w (w², not clamped). False for a clamped ratio (privacyPairs'
+// 1e300), where ratios no longer order the pairs by distance.
+func ratioCut(eps, w float64) (prefixCut, bool) {
+	d := math.Log(w) / eps
+	c := prefixCut{d, w, 2 * d, d * (1 - 1e-6)}
+	if !(w > 1) || w >= 1e300 || !(pairRatio(eps, c.dcut) > w) {
+		return prefixCut{}, false
+	}
+	if !(pairRatio(eps, c.lo) <= w) {
+		c.lo = 0 // ratios read for every pair up to dcut
+	}
+	return c, true
 }
 
 // spannerCandidates returns the pairs of m beyond the prefix cut whose
 // chains in sp are longer than delta · log W (by more than completeSlack:
 // every pair left out passes ldl.Spanner's test on any graph containing
-// sp), both orientations.
+// sp), both orientations. With limit > 0 it keeps at least those of the
+// limit smallest ratios (every candidate of ratio at most the limit-th
+// smallest) and says how many others it dropped.
 //
 // The chains are searched from hubs, points at least hubR apart and
 // covering every point within it (spannerHubs; Dijkstra's algorithm on
@@ -60,11 +116,11 @@ func completeSpanner(ctx context.Context, m metric.Metric, eps float64, ps, sp [
 // prefix's cut: on 3,000 random points (the 1.5- and 2-spanners), hubs
 // at half the cut apart took 0.26 and 0.21 s in all, at the cut 0.21 and
 // 0.15 s, at twice it 0.36 and 0.19 s.
-func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []lp.Pair, cut prefixCut, hubR, delta float64, workers int, budget run.Budget) ([]lp.Pair, error) {
+func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []lp.Pair, cut prefixCut, hubR, delta float64, limit, workers int, budget run.Budget) (cands []candidate, dropped int, err error) {
 	n := m.Len()
 	chains, err := ldl.NewChains(n, sp)
 	if err != nil {
-		return nil, fmt.Errorf("optimal: %w", err)
+		return nil, 0, fmt.Errorf("optimal: %w", err)
 	}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -95,12 +151,33 @@ func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []l
 		return delta * l * (1 - completeSlack)
 	}
 	rows := make([][]float64, len(hubs))
-	cands := make([][]lp.Pair, workers)
-	candidate := func(w, i, h int) {
-		q := lp.Pair{I: i, H: h, W: pairRatio(eps, m.Dist(min(i, h), max(i, h)))}
-		cands[w] = append(cands[w], q)
+	// Each worker keeps its candidates of the smallest ratios: at twice
+	// limit it drops those above its limit-th smallest (every candidate
+	// up to the limit-th smallest of all stays), and counts the drops.
+	lists := make([][]candidate, workers)
+	drops := make([]int, workers)
+	wsBuf := make([][]float64, workers)
+	add := func(w, i, h int) {
+		r := pairRatio(eps, m.Dist(min(i, h), max(i, h)))
+		lists[w] = append(lists[w], candidate{int32(i), int32(h), r})
 		if symmetric {
-			cands[w] = append(cands[w], lp.Pair{I: h, H: i, W: q.W})
+			lists[w] = append(lists[w], candidate{int32(h), int32(i), r})
+		}
+		if c := lists[w]; limit > 0 && len(c) >= 2*limit {
+			ws := wsBuf[w][:0]
+			for _, q := range c {
+				ws = append(ws, q.w)
+			}
+			wsBuf[w] = ws
+			top := nthSmallest(ws, limit-1)
+			kept := c[:0]
+			for _, q := range c {
+				if q.w <= top {
+					kept = append(kept, q)
+				}
+			}
+			drops[w] += len(c) - len(kept)
+			lists[w] = kept
 		}
 	}
 	// parallel runs f(w, k) for k < count on the workers, each with its
@@ -140,7 +217,7 @@ func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []l
 		c.From(i, row)
 		for h := first(i); h < n; h++ {
 			if b := bound(i, h); row[h] > b && b > math.Inf(-1) {
-				candidate(w, i, h)
+				add(w, i, h)
 			}
 		}
 		if keep {
@@ -163,6 +240,12 @@ func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []l
 		op := opens[w][:0]
 		for h := first(i); h < n; h++ {
 			if b := bound(i, h); b > math.Inf(-1) && hub+row[h] > b {
+				if !math.IsInf(hub, 1) && math.IsInf(row[h], 1) {
+					// i is in its hub's component and h is not: no
+					// chain (sp is symmetric).
+					add(w, i, h)
+					continue
+				}
 				op = append(op, open{h, b})
 				radius = max(radius, b)
 			}
@@ -179,18 +262,24 @@ func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []l
 		c.To(i, hs, radius, ds)
 		for k, o := range op {
 			if ds[k] > o.b {
-				candidate(w, i, o.h)
+				add(w, i, o.h)
 			}
 		}
 	})
 	if !ok {
-		return nil, fmt.Errorf("optimal: interrupted completing a spanner: %w", ctx.Err())
+		return nil, 0, fmt.Errorf("optimal: interrupted completing a spanner: %w", ctx.Err())
 	}
-	var more []lp.Pair
-	for _, c := range cands {
-		more = append(more, c...)
+	for _, d := range drops {
+		dropped += d
 	}
-	return more, nil
+	return slices.Concat(lists...), dropped, nil
+}
+
+// candidate is a pair of spannerCandidates: rows i and h, and its ratio
+// as privacyPairs lists it.
+type candidate struct {
+	i, h int32
+	w    float64
 }
 
 // spannerHubs returns hubs for completeSpanner: points of m at least r

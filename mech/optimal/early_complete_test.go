@@ -101,21 +101,26 @@ func TestCompleteSpanner(t *testing.T) {
 					t.Fatal(err)
 				}
 				// Hubs at the prefix's cut, as spannerRefusal sets them,
-				// and every point a hub (radius 0).
-				for _, r := range []float64{cut.d, 0} {
-					got, err := completeSpanner(context.Background(), c.m, c.eps, ps, sp, cut, r, delta, 0, 2, run.Unlimited)
+				// and every point a hub (radius 0); the candidates
+				// searched at once, and by batches of 300 (the cut moved
+				// and the rest sifted again after each).
+				for _, h := range []struct {
+					r     float64
+					batch int
+				}{{cut.d, 1 << 30}, {0, 1 << 30}, {cut.d, 300}} {
+					got, err := completeSpanner(context.Background(), c.m, c.eps, sp, cut, h.r, delta, 0, h.batch, 2, run.Unlimited)
 					if err != nil {
 						t.Fatal(err)
 					}
 					if !slices.Equal(got, want) {
-						t.Errorf("%s, stretch %g, prefix of %d of %d pairs, hubs %g apart: completed spanner of %d pairs, the whole list's has %d (or differs in order or ratio)",
-							c.name, delta, len(ps), len(all), r, len(got), len(want))
+						t.Errorf("%s, stretch %g, prefix of %d of %d pairs, hubs %g apart, batches of %d: completed spanner of %d pairs, the whole list's has %d (or differs in order or ratio)",
+							c.name, delta, len(ps), len(all), h.r, h.batch, len(got), len(want))
 					}
 				}
 				for _, room := range []int{len(want) - 1, len(want)} {
-					_, err := completeSpanner(context.Background(), c.m, c.eps, ps, sp, cut, cut.d, delta, room, 1, run.Unlimited)
+					_, err := completeSpanner(context.Background(), c.m, c.eps, sp, cut, cut.d, delta, room, 300, 2, run.Unlimited)
 					if over := errors.Is(err, ldl.ErrMaxPairs); over != (room < len(want)) || (err != nil && !over) {
-						t.Errorf("%s, stretch %g: room %d for a spanner of %d: %v", c.name, delta, room, len(want), err)
+						t.Errorf("%s, stretch %g, batches of 300: room %d for a spanner of %d: %v", c.name, delta, room, len(want), err)
 					}
 				}
 			}
@@ -138,7 +143,7 @@ func TestCompleteSpannerCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := completeSpanner(ctx, m, 1, ps, sp, cut, cut.d, 1.5, 0, 2, run.Unlimited); !errors.Is(err, context.Canceled) {
+	if _, err := completeSpanner(ctx, m, 1, sp, cut, cut.d, 1.5, 0, 1<<30, 2, run.Unlimited); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
@@ -196,15 +201,19 @@ func TestSpannerCandidates(t *testing.T) {
 				t.Fatalf("%s, stretch %g: no pair beyond the prefix lacks a chain: the test decides nothing", c.name, delta)
 			}
 			for _, r := range []float64{cut.d, 3 * cut.d, 1e3 * cut.d, 0} {
-				got, err := spannerCandidates(context.Background(), c.m, 1, sp, cut, r, delta, 2, run.Unlimited)
-				if err != nil {
-					t.Fatal(err)
+				got, dropped, err := spannerCandidates(context.Background(), c.m, 1, sp, cut, r, delta, 0, 2, run.Unlimited)
+				if err != nil || dropped != 0 {
+					t.Fatal(dropped, err)
 				}
 				in := map[[2]int]bool{}
 				for _, q := range got {
-					in[[2]int{q.I, q.H}] = true
-					if below[[2]int{q.I, q.H}] {
-						t.Errorf("%s, stretch %g, hubs %.3g apart: (%d,%d) has a chain within its bound, yet is a candidate", c.name, delta, r, q.I, q.H)
+					k := [2]int{int(q.i), int(q.h)}
+					in[k] = true
+					if below[k] {
+						t.Errorf("%s, stretch %g, hubs %.3g apart: (%d,%d) has a chain within its bound, yet is a candidate", c.name, delta, r, q.i, q.h)
+					}
+					if w := pairRatio(1, c.m.Dist(min(k[0], k[1]), max(k[0], k[1]))); q.w != w {
+						t.Errorf("%s: candidate (%d,%d) of ratio %v, privacyPairs' %v", c.name, q.i, q.h, q.w, w)
 					}
 				}
 				for k := range above {

@@ -122,7 +122,7 @@ func spannerRefusal(ctx context.Context, m metric.Metric, eps, pairs float64, st
 		so := &ldl.SpannerOptions{Settings: run.Settings{Budget: budget}, MaxPairs: room}
 		sp, _, err := ldl.Spanner(ctx, n, ps, delta, so)
 		if err == nil && !complete {
-			sp, err = completeSpanner(ctx, m, eps, ps, sp, cut, cut.d, delta, room, lo.Workers, budget)
+			sp, err = completeSpanner(ctx, m, eps, sp, cut, cut.d, delta, room, refusalPrefix*room, lo.Workers, budget)
 		}
 		name := spannerName(delta, spanner)
 		if errors.Is(err, ldl.ErrMaxPairs) {
@@ -239,11 +239,15 @@ func shortestPairsParallel(ctx context.Context, m metric.Metric, eps float64, cu
 }
 
 // prefixCut is the set of pairs shortestPairs lists: ratio at most wcut,
-// that of distance d (all pairs have distance at most dcut = 2d).
-type prefixCut struct{ d, wcut, dcut float64 }
+// that of distance d (all pairs have distance at most dcut = 2d, and all
+// pairs at distance at most lo are in it).
+type prefixCut struct{ d, wcut, dcut, lo float64 }
 
-// holds reports whether a pair at distance d is in the prefix.
-func (c prefixCut) holds(eps, d float64) bool { return d <= c.dcut && pairRatio(eps, d) <= c.wcut }
+// holds reports whether a pair at distance d is in the prefix (its ratio
+// computed only between lo and dcut).
+func (c prefixCut) holds(eps, d float64) bool {
+	return d <= c.lo || d <= c.dcut && pairRatio(eps, d) <= c.wcut
+}
 
 // newPrefixCut returns the cut of the pairs whose ratio is at most that
 // of distance cut (every pair for cut = +Inf), and false when such a
@@ -251,14 +255,14 @@ func (c prefixCut) holds(eps, d float64) bool { return d <= c.dcut && pairRatio(
 // longer order the pairs by distance.
 func newPrefixCut(eps, cut float64) (prefixCut, bool) {
 	if math.IsInf(cut, 1) {
-		return prefixCut{math.Inf(1), math.Inf(1), math.Inf(1)}, true
+		return prefixCut{math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)}, true
 	}
 	wcut := pairRatio(eps, cut)
 	if !(wcut > 1) || wcut >= 1e300 {
 		return prefixCut{}, false
 	}
 	// Pairs beyond 2·cut have ratio above wcut: no need to compute theirs.
-	c := prefixCut{cut, wcut, 2 * cut}
+	c := prefixCut{cut, wcut, 2 * cut, cut}
 	if pairRatio(eps, c.dcut) <= wcut {
 		return prefixCut{}, false
 	}
