@@ -157,8 +157,23 @@ func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []l
 	lists := make([][]candidate, workers)
 	drops := make([]int, workers)
 	wsBuf := make([][]float64, workers)
+	// far[w]: beyond this distance a ratio is above worker w's limit-th
+	// smallest (by 1e-9 in its log, far above exp's rounding): dropped
+	// without computing it.
+	far := make([]float64, workers)
+	for w := range far {
+		far[w] = math.Inf(1)
+	}
 	add := func(w, i, h int) {
-		r := pairRatio(eps, m.Dist(min(i, h), max(i, h)))
+		d := m.Dist(min(i, h), max(i, h))
+		if d > far[w] {
+			drops[w]++
+			if symmetric {
+				drops[w]++
+			}
+			return
+		}
+		r := pairRatio(eps, d)
 		lists[w] = append(lists[w], candidate{int32(i), int32(h), r})
 		if symmetric {
 			lists[w] = append(lists[w], candidate{int32(h), int32(i), r})
@@ -178,6 +193,9 @@ func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []l
 			}
 			drops[w] += len(c) - len(kept)
 			lists[w] = kept
+			if top < 1e300 {
+				far[w] = (math.Log(top) + 1e-9) / eps
+			}
 		}
 	}
 	// parallel runs f(w, k) for k < count on the workers, each with its
