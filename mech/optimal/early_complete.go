@@ -6,8 +6,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/optdp/optdp/lp"
 	"github.com/optdp/optdp/lp/ldl"
@@ -127,7 +125,10 @@ func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []l
 	}
 	workers = max(1, min(workers, n))
 	symmetric := symmetricPairs(sp)
-	hubs, hubOf := spannerHubs(m, hubR, symmetric, budget)
+	hubs, hubOf, err := spannerHubs(ctx, m, hubR, symmetric, budget)
+	if err != nil {
+		return nil, 0, err
+	}
 	// first(i) is the first row h whose pair (i,h) the search from i
 	// decides: with symmetric chains, it decides (h,i) too, as their
 	// lengths differ by rounding alone (far below completeSlack).
@@ -138,17 +139,18 @@ func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []l
 		return 0
 	}
 	// bound is the length a chain from i to h must not exceed for (i,h)
-	// to be implied (−Inf for no pair, or a pair of the prefix).
-	bound := func(i, h int) float64 {
+	// to be implied (−Inf for no pair, or a pair of the prefix), and the
+	// pair's distance.
+	bound := func(i, h int) (float64, float64) {
 		d := m.Dist(min(i, h), max(i, h)) // as privacyPairs reads it
 		if h == i || !(d > 0) || math.IsInf(d, 1) || cut.holds(eps, d) {
-			return math.Inf(-1)
+			return math.Inf(-1), d
 		}
 		l := eps * d
 		if l < 1e-3 || l >= 690 {
 			l = math.Log(pairRatio(eps, d))
 		}
-		return delta * l * (1 - completeSlack)
+		return delta * l * (1 - completeSlack), d
 	}
 	rows := make([][]float64, len(hubs))
 	// Each worker keeps its candidates of the smallest ratios: at twice
@@ -164,8 +166,7 @@ func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []l
 	for w := range far {
 		far[w] = math.Inf(1)
 	}
-	add := func(w, i, h int) {
-		d := m.Dist(min(i, h), max(i, h))
+	add := func(w, i, h int, d float64) {
 		if d > far[w] {
 			drops[w]++
 			if symmetric {
@@ -198,57 +199,41 @@ func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []l
 			}
 		}
 	}
-	// parallel runs f(w, k) for k < count on the workers, each with its
-	// own Chains; false when ctx was cancelled.
-	parallel := func(count int, f func(c *ldl.Chains, w, k int)) bool {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for w := range workers {
-			c := chains
-			if w > 0 {
-				c = chains.Fork()
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					k := int(next.Add(1) - 1)
-					if k >= count || (k%64 == 0 && ctx.Err() != nil) {
-						return
-					}
-					f(c, w, k)
-				}
-			}()
-		}
-		wg.Wait()
-		return ctx.Err() == nil
+	// Each worker searches on a Chains of its own.
+	forks := make([]*ldl.Chains, workers)
+	forks[0] = chains
+	for w := 1; w < workers; w++ {
+		forks[w] = chains.Fork()
 	}
 	// The hubs' rows are kept for the other points, if any.
 	keep := len(hubs) < n
 	scratch := make([][]float64, workers)
-	ok := parallel(len(hubs), func(c *ldl.Chains, w, k int) {
+	err = forChunks(ctx, len(hubs), 1, workers, func(w, k, _, _ int) {
 		i, row := hubs[k], scratch[w]
 		if keep || row == nil {
 			row = make([]float64, n)
 			scratch[w] = row
 		}
-		c.From(i, row)
+		forks[w].From(i, row)
 		for h := first(i); h < n; h++ {
-			if b := bound(i, h); row[h] > b && b > math.Inf(-1) {
-				add(w, i, h)
+			if b, d := bound(i, h); row[h] > b && b > math.Inf(-1) {
+				add(w, i, h, d)
 			}
 		}
 		if keep {
 			rows[k] = row
 		}
 	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("optimal: interrupted completing a spanner: %w", err)
+	}
 	type open struct {
-		h int
-		b float64
+		h    int
+		b, d float64
 	}
 	opens := make([][]open, workers)
 	dists, targets := make([][]float64, workers), make([][]int, workers)
-	ok = ok && parallel(n, func(c *ldl.Chains, w, i int) {
+	err = forChunks(ctx, n, 1, workers, func(w, i, _, _ int) {
 		if hubOf[i] < 0 {
 			return // a hub
 		}
@@ -257,14 +242,14 @@ func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []l
 		radius := math.Inf(-1)
 		op := opens[w][:0]
 		for h := first(i); h < n; h++ {
-			if b := bound(i, h); b > math.Inf(-1) && hub+row[h] > b {
+			if b, d := bound(i, h); b > math.Inf(-1) && hub+row[h] > b {
 				if !math.IsInf(hub, 1) && math.IsInf(row[h], 1) {
 					// i is in its hub's component and h is not: no
 					// chain (sp is symmetric).
-					add(w, i, h)
+					add(w, i, h, d)
 					continue
 				}
-				op = append(op, open{h, b})
+				op = append(op, open{h, b, d})
 				radius = max(radius, b)
 			}
 		}
@@ -277,15 +262,15 @@ func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []l
 			hs, ds = append(hs, o.h), append(ds, 0)
 		}
 		targets[w], dists[w] = hs, ds
-		c.To(i, hs, radius, ds)
+		forks[w].To(i, hs, radius, ds)
 		for k, o := range op {
 			if ds[k] > o.b {
-				add(w, i, o.h)
+				add(w, i, o.h, o.d)
 			}
 		}
 	})
-	if !ok {
-		return nil, 0, fmt.Errorf("optimal: interrupted completing a spanner: %w", ctx.Err())
+	if err != nil {
+		return nil, 0, fmt.Errorf("optimal: interrupted completing a spanner: %w", err)
 	}
 	for _, d := range drops {
 		dropped += d
@@ -306,47 +291,55 @@ type candidate struct {
 // a hub). Every point is a hub (and no row is kept) when r is not
 // positive, when the chains are not symmetric, or when the hubs' rows
 // (8n bytes each) would not fit half the budget.
-func spannerHubs(m metric.Metric, r float64, symmetric bool, budget run.Budget) (hubs, hubOf []int) {
+func spannerHubs(ctx context.Context, m metric.Metric, r float64, symmetric bool, budget run.Budget) (hubs, hubOf []int, err error) {
 	n := m.Len()
 	hubOf = make([]int, n)
-	all := func() ([]int, []int) {
+	all := func() ([]int, []int, error) {
 		hubs = make([]int, n)
 		for i := range hubs {
 			hubs[i], hubOf[i] = i, -1
 		}
-		return hubs, hubOf
+		return hubs, hubOf, nil
 	}
 	if !symmetric || !(r > 0) {
 		return all()
 	}
-	for i := range n {
-		hubOf[i] = -1
+	fits := func() bool {
+		return budget == run.Unlimited || 2*8*float64(n)*float64(len(hubs)) <= float64(budget.Bytes())
+	}
+	// nearest sets hubOf[i] to the nearest of the hubs and returns its
+	// distance.
+	nearest := func(i int) float64 {
 		best := math.Inf(1)
 		for k, j := range hubs {
 			if d := m.Dist(min(i, j), max(i, j)); d < best {
 				best, hubOf[i] = d, k
 			}
 		}
-		if !(best <= r) {
+		return best
+	}
+	for i := range n {
+		if i%256 == 0 && ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("optimal: interrupted choosing hubs: %w", ctx.Err())
+		}
+		hubOf[i] = -1
+		if !(nearest(i) <= r) {
 			hubs, hubOf[i] = append(hubs, i), -1
+			if !fits() {
+				return all()
+			}
 		}
 	}
 	// The nearest hub among all of them (those after i too).
 	for i := range n {
-		if hubOf[i] < 0 {
-			continue
+		if i%256 == 0 && ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("optimal: interrupted choosing hubs: %w", ctx.Err())
 		}
-		best := m.Dist(min(i, hubs[hubOf[i]]), max(i, hubs[hubOf[i]]))
-		for k, j := range hubs {
-			if d := m.Dist(min(i, j), max(i, j)); d < best {
-				best, hubOf[i] = d, k
-			}
+		if hubOf[i] >= 0 {
+			nearest(i)
 		}
 	}
-	if budget != run.Unlimited && 2*8*float64(n)*float64(len(hubs)) > float64(budget.Bytes()) {
-		return all()
-	}
-	return hubs, hubOf
+	return hubs, hubOf, nil
 }
 
 // symmetricPairs reports whether every pair (I,H,W) of ps has its reverse

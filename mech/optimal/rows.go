@@ -11,25 +11,32 @@ import (
 const rowChunk = 32
 
 // forRowChunks calls f(k, lo, hi) once for every chunk k of rowChunk rows
-// [lo, hi) of n, on workers goroutines (GOMAXPROCS for 0), the chunks
-// taken in turn so that uneven rows (a triangle's) balance. A cancelled
-// ctx stops it between chunks, with ctx's error.
+// [lo, hi) of n, on workers goroutines (GOMAXPROCS for 0): forChunks.
 func forRowChunks(ctx context.Context, n, workers int, f func(k, lo, hi int)) error {
+	return forChunks(ctx, n, rowChunk, workers, func(_, k, lo, hi int) { f(k, lo, hi) })
+}
+
+// forChunks calls f(w, k, lo, hi) once for every chunk k of size items
+// [lo, hi) of n, on workers goroutines (GOMAXPROCS for 0; w < workers
+// names the goroutine, for scratch of its own), the chunks taken in turn
+// so that uneven ones (a triangle's rows) balance. A cancelled ctx stops
+// it between chunks, with ctx's error.
+func forChunks(ctx context.Context, n, size, workers int, f func(w, k, lo, hi int)) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	chunks := (n + rowChunk - 1) / rowChunk
+	chunks := (n + size - 1) / size
 	workers = max(1, min(workers, chunks))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range workers {
+	for w := range workers {
 		wg.Go(func() {
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= chunks || ctx.Err() != nil {
 					return
 				}
-				f(k, k*rowChunk, min(n, (k+1)*rowChunk))
+				f(w, k, k*size, min(n, (k+1)*size))
 			}
 		})
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 )
 
@@ -34,7 +36,9 @@ func TestNthSmallest(t *testing.T) {
 }
 
 // TestForRowChunks: every row is visited once, in chunks of rowChunk
-// rows, whatever the number of workers; a cancelled ctx returns its error.
+// rows, whatever the number of workers (and by forChunks, with each
+// goroutine's w in range and never running twice at once); a cancelled
+// ctx returns its error.
 func TestForRowChunks(t *testing.T) {
 	for _, n := range []int{1, rowChunk, 3*rowChunk + 5} {
 		for _, workers := range []int{0, 1, 3} {
@@ -54,6 +58,30 @@ func TestForRowChunks(t *testing.T) {
 				if c != 1 {
 					t.Fatalf("n %d, %d workers: row %d visited %d times", n, workers, i, c)
 				}
+			}
+		}
+	}
+	// forChunks names each goroutine by a w below the workers asked for
+	// and the chunks there are: scratch indexed by w is never shared.
+	for _, c := range []struct{ n, size, workers int }{{10, 1, 3}, {2, 1, 3}, {7, 3, 0}} {
+		busy := make([]atomic.Bool, max(c.workers, runtime.GOMAXPROCS(0)))
+		seen := make([]atomic.Int32, c.n)
+		err := forChunks(context.Background(), c.n, c.size, c.workers, func(w, k, lo, hi int) {
+			if w < 0 || w >= len(busy) || busy[w].Swap(true) {
+				t.Errorf("%+v: worker %d out of range or running twice at once", c, w)
+				return
+			}
+			for i := lo; i < hi; i++ {
+				seen[i].Add(1)
+			}
+			busy[w].Store(false)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range seen {
+			if seen[i].Load() != 1 {
+				t.Errorf("%+v: item %d visited %d times", c, i, seen[i].Load())
 			}
 		}
 	}
