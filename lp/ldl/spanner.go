@@ -58,9 +58,9 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 	var budget run.Budget
 	var elems [][]int
 	var start []Pair
-	maxPairs := 0
+	maxPairs, landmarks := 0, 0
 	if opts != nil {
-		budget, elems, maxPairs, start = opts.Budget, opts.Symmetry, opts.MaxPairs, opts.Start
+		budget, elems, maxPairs, start, landmarks = opts.Budget, opts.Symmetry, opts.MaxPairs, opts.Start, opts.Landmarks
 	}
 	if err := budget.Validate(); err != nil {
 		return nil, 0, fmt.Errorf("ldl: spanner: %w", err)
@@ -115,6 +115,15 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 	// comparison two reads at random in ps). The ratios are finite and
 	// > 1, so their bits order them; the rows fit in 21 bits each below
 	// spanKeyRows rows, whose N² distances no budget allows.
+	// A landmark's chains are kept up to the largest bound of ps.
+	reach := 0.0
+	for _, q := range ps {
+		reach = max(reach, delta*math.Log(q.W)*(1+spannerTol))
+	}
+	marks, err := newSpanMarks(n, landmarks, reach, budget.Less(run.DenseBytes(n, n, 1)+64*float64(len(ps))))
+	if err != nil {
+		return nil, 0, err
+	}
 	keys := make([]spanKey, len(ps))
 	for k, q := range ps {
 		lo, hi := min(q.I, q.H), max(q.I, q.H)
@@ -139,6 +148,9 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 	}
 	for _, q := range start {
 		g.adj[q.I] = append(g.adj[q.I], arc{to: q.H, l: math.Log(q.W)})
+		if marks != nil {
+			marks.arc(q.I, q.H, math.Log(q.W))
+		}
 		if added != nil {
 			added[int64(q.I)*int64(n)+int64(q.H)] = true
 		}
@@ -180,6 +192,12 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 			stretch = max(stretch, c[q.H]/l)
 			continue
 		}
+		if marks != nil {
+			if c, ok := marks.chain(q.I, q.H, bound); ok {
+				stretch = max(stretch, c/l)
+				continue
+			}
+		}
 		if runs++; runs%spanCheckRuns == 0 {
 			// Each search costs up to O(pairs added · log n): check
 			// ctx between searches too, and report.
@@ -204,6 +222,10 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 		if elems == nil {
 			g.adj[q.I] = append(g.adj[q.I], arc{to: q.H, l: l})
 			cache[q.I][q.H] = min(cache[q.I][q.H], l)
+			if marks != nil {
+				marks.arc(q.I, q.H, l)
+				marks.keep(g, d, q.I, q.H, l)
+			}
 			out = append(out, q)
 		}
 		for _, e := range elems { // with symmetries, the whole orbit
@@ -213,6 +235,10 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 			}
 			added[int64(i)*int64(n)+int64(h)] = true
 			g.adj[i] = append(g.adj[i], arc{to: h, l: l})
+			if marks != nil {
+				marks.arc(i, h, l)
+				marks.keep(g, d, i, h, l)
+			}
 			if c := cache[i]; c != nil {
 				c[h] = min(c[h], l)
 			}
@@ -249,6 +275,16 @@ type SpannerOptions struct {
 	// it, and returns it followed by the pairs it adds. The stretch
 	// returned is then that of the pairs of ps alone.
 	Start []Pair
+	// Landmarks, when > 0, is how many of the first pairs the search
+	// keeps serve as landmarks: for each, (a,b), it keeps the chains to a
+	// and from b when it keeps the pair, up to the largest bound of ps
+	// (two searches, 24n bytes, within Budget), and where the distance
+	// cache cannot show a pair (i,h) implied, it tries the chains
+	// i → a → b → h before it searches from i. The pairs kept are the same; the searches far
+	// fewer when the pairs tested are long and few are kept, as between
+	// clusters of points far apart, each search from a point covering
+	// its cluster.
+	Landmarks int
 	// MaxPairs, when > 0, is the most pairs the caller can use: Spanner
 	// stops with an error wrapping ErrMaxPairs as soon as it keeps
 	// more (the greedy order keeps the short pairs first, so a spanner
