@@ -39,13 +39,28 @@ const completeSlack = 1e-9
 // need this: the prefix has no chain between clusters, so every pair
 // between them is a candidate until the first few between them are kept
 // (3,000 points in three clusters: 6 M candidates; the refusal took 5.0
-// to 6.4 s searching them at once, 1.4 to 1.8 s by batches).
+// to 6.4 s searching them at once, 1.4 to 1.8 s by batches). The batches'
+// searches try the chains through the pairs they keep (landmarks, up to
+// completeLandmarks) before searching from a point, which in a cluster
+// covers the cluster: the pairs implied through the few kept between
+// clusters, or through those that link a cluster's outliers, cost no
+// search (the three clusters' refusal 0.8 to 1.0 s).
 func completeSpanner(ctx context.Context, m metric.Metric, eps float64, sp []lp.Pair, cut prefixCut, hubR, delta float64, room, batch, workers int, budget run.Budget) ([]lp.Pair, error) {
 	n := m.Len()
 	batch = max(1, batch)
-	so := &ldl.SpannerOptions{Settings: run.Settings{Budget: budget}, MaxPairs: room}
+	// The searches of the candidates try first the chains through the
+	// pairs they keep first: few and long between clusters.
+	marks := completeLandmarks
+	if budget != run.Unlimited {
+		marks = min(marks, int(float64(budget.Bytes())/8/(24*float64(n)))) // an eighth of the budget
+	}
+	so := &ldl.SpannerOptions{Settings: run.Settings{Budget: budget}, MaxPairs: room, Landmarks: marks}
+	hubs, hubOf, err := spannerHubs(ctx, m, hubR, budget)
+	if err != nil {
+		return nil, err
+	}
 	for {
-		more, dropped, err := spannerCandidates(ctx, m, eps, sp, cut, hubR, delta, batch, workers, budget)
+		more, dropped, err := spannerCandidates(ctx, m, eps, sp, cut, hubs, hubOf, delta, batch, workers)
 		if err != nil {
 			return nil, err
 		}
@@ -61,7 +76,7 @@ func completeSpanner(ctx context.Context, m metric.Metric, eps float64, sp []lp.
 		}
 		if !ok && dropped > 0 {
 			// Clamped ratios: every candidate, at once.
-			if more, _, err = spannerCandidates(ctx, m, eps, sp, cut, hubR, delta, 0, workers, budget); err != nil {
+			if more, _, err = spannerCandidates(ctx, m, eps, sp, cut, hubs, hubOf, delta, 0, workers); err != nil {
 				return nil, err
 			}
 		}
@@ -79,20 +94,21 @@ func completeSpanner(ctx context.Context, m metric.Metric, eps float64, sp []lp.
 	}
 }
 
-// ratioCut is the prefix of the pairs of ratio at most w > 1: their
-// distances are at most log(w)/eps, and those beyond twice that have ratio
-// above w (w², not clamped). False for a clamped ratio (privacyPairs'
-// 1e300), where ratios no longer order the pairs by distance.
+// completeLandmarks is the most landmarks (ldl.SpannerOptions) of
+// completeSpanner's searches, 24n bytes each (within an eighth of the
+// budget). The batches between clusters keep a few pairs each; within
+// dense clusters a few hundred (2,950 points in two clusters: 388 and 650).
+const completeLandmarks = 1024
+
+// ratioCut is the prefix of the pairs of ratio at most w > 1, whose
+// distances are about log(w)/eps (prefixCut.band). False for a clamped
+// ratio (privacyPairs' 1e300), where ratios no longer order the pairs by
+// distance.
 func ratioCut(eps, w float64) (prefixCut, bool) {
-	d := math.Log(w) / eps
-	c := prefixCut{d, w, 2 * d, d * (1 - 1e-6)}
-	if !(w > 1) || w >= 1e300 || !(pairRatio(eps, c.dcut) > w) {
+	if !(w > 1) || w >= 1e300 {
 		return prefixCut{}, false
 	}
-	if !(pairRatio(eps, c.lo) <= w) {
-		c.lo = 0 // ratios read for every pair up to dcut
-	}
-	return c, true
+	return prefixCut{d: math.Log(w) / eps, wcut: w}.band(eps)
 }
 
 // spannerCandidates returns the pairs of m beyond the prefix cut whose
@@ -102,19 +118,18 @@ func ratioCut(eps, w float64) (prefixCut, bool) {
 // limit smallest ratios (every candidate of ratio at most the limit-th
 // smallest) and says how many others it dropped.
 //
-// The chains are searched from hubs, points at least hubR apart and
-// covering every point within it (spannerHubs; Dijkstra's algorithm on
-// sp, every row kept). From any other point i, a pair (i,h) has the chain
+// The chains are searched from hubs (spannerHubs; every point when the
+// chains are not symmetric), by Dijkstra's algorithm on sp, every row kept. From any other point i, a pair (i,h) has the chain
 // through i's nearest hub j, of length at most d(i,j) + d(j,h) (sp is
 // symmetric, as the list is, so d(i,j) = d(j,i)); only the pairs that
 // bound leaves open are searched, by a search from i that stops once it
 // has reached them (short: the bound fails only for h near i). With
 // symmetric chains, the search from i decides the pairs (i,h) and (h,i)
-// for h > i. On workers goroutines. spannerRefusal takes hubR the
-// prefix's cut: on 3,000 random points (the 1.5- and 2-spanners), hubs
+// for h > i. On workers goroutines. spannerRefusal takes hubs the
+// prefix's cut apart: on 3,000 random points (the 1.5- and 2-spanners), hubs
 // at half the cut apart took 0.26 and 0.21 s in all, at the cut 0.21 and
 // 0.15 s, at twice it 0.36 and 0.19 s.
-func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []lp.Pair, cut prefixCut, hubR, delta float64, limit, workers int, budget run.Budget) (cands []candidate, dropped int, err error) {
+func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []lp.Pair, cut prefixCut, hubs, hubOf []int, delta float64, limit, workers int) (cands []candidate, dropped int, err error) {
 	n := m.Len()
 	chains, err := ldl.NewChains(n, sp)
 	if err != nil {
@@ -125,9 +140,8 @@ func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []l
 	}
 	workers = max(1, min(workers, n))
 	symmetric := symmetricPairs(sp)
-	hubs, hubOf, err := spannerHubs(ctx, m, hubR, symmetric, budget)
-	if err != nil {
-		return nil, 0, err
+	if !symmetric {
+		hubs, hubOf = allHubs(n)
 	}
 	// first(i) is the first row h whose pair (i,h) the search from i
 	// decides: with symmetric chains, it decides (h,i) too, as their
@@ -138,19 +152,32 @@ func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []l
 		}
 		return 0
 	}
-	// bound is the length a chain from i to h must not exceed for (i,h)
-	// to be implied (−Inf for no pair, or a pair of the prefix), and the
-	// pair's distance.
-	bound := func(i, h int) (float64, float64) {
-		d := m.Dist(min(i, h), max(i, h)) // as privacyPairs reads it
-		if h == i || !(d > 0) || math.IsInf(d, 1) || cut.holds(eps, d) {
-			return math.Inf(-1), d
+	// dists returns the distances d(i,h) for h from first(i) on, as
+	// privacyPairs reads them (d(min, max)), in worker w's scratch or the
+	// table's row.
+	dbuf := make([][]float64, workers)
+	dists := func(w, i int) []float64 {
+		if t, ok := m.(*distTable); ok && symmetric {
+			return t.d[t.row(i) : t.row(i)+n-i-1]
+		}
+		ds := dbuf[w][:0]
+		for h := first(i); h < n; h++ {
+			ds = append(ds, m.Dist(min(i, h), max(i, h)))
+		}
+		dbuf[w] = ds
+		return ds
+	}
+	// bound is the length a chain must not exceed for a pair at distance
+	// d to be implied (−Inf for no pair, or a pair of the prefix).
+	bound := func(d float64) float64 {
+		if !(d > 0) || math.IsInf(d, 1) || cut.holds(eps, d) {
+			return math.Inf(-1)
 		}
 		l := eps * d
 		if l < 1e-3 || l >= 690 {
 			l = math.Log(pairRatio(eps, d))
 		}
-		return delta * l * (1 - completeSlack), d
+		return delta * l * (1 - completeSlack)
 	}
 	rows := make([][]float64, len(hubs))
 	// Each worker keeps its candidates of the smallest ratios: at twice
@@ -215,9 +242,10 @@ func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []l
 			scratch[w] = row
 		}
 		forks[w].From(i, row)
-		for h := first(i); h < n; h++ {
-			if b, d := bound(i, h); row[h] > b && b > math.Inf(-1) {
-				add(w, i, h, d)
+		h0 := first(i)
+		for k, d := range dists(w, i) {
+			if b := bound(d); row[h0+k] > b && b > math.Inf(-1) {
+				add(w, i, h0+k, d)
 			}
 		}
 		if keep {
@@ -232,7 +260,7 @@ func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []l
 		b, d float64
 	}
 	opens := make([][]open, workers)
-	dists, targets := make([][]float64, workers), make([][]int, workers)
+	lens, targets := make([][]float64, workers), make([][]int, workers)
 	err = forChunks(ctx, n, 1, workers, func(w, i, _, _ int) {
 		if hubOf[i] < 0 {
 			return // a hub
@@ -241,8 +269,10 @@ func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []l
 		hub := row[i]
 		radius := math.Inf(-1)
 		op := opens[w][:0]
-		for h := first(i); h < n; h++ {
-			if b, d := bound(i, h); b > math.Inf(-1) && hub+row[h] > b {
+		h0 := first(i)
+		for k, d := range dists(w, i) {
+			h := h0 + k
+			if b := bound(d); b > math.Inf(-1) && hub+row[h] > b {
 				if !math.IsInf(hub, 1) && math.IsInf(row[h], 1) {
 					// i is in its hub's component and h is not: no
 					// chain (sp is symmetric).
@@ -257,11 +287,11 @@ func spannerCandidates(ctx context.Context, m metric.Metric, eps float64, sp []l
 		if len(op) == 0 {
 			return
 		}
-		hs, ds := targets[w][:0], dists[w][:0]
+		hs, ds := targets[w][:0], lens[w][:0]
 		for _, o := range op {
 			hs, ds = append(hs, o.h), append(ds, 0)
 		}
-		targets[w], dists[w] = hs, ds
+		targets[w], lens[w] = hs, ds
 		forks[w].To(i, hs, radius, ds)
 		for k, o := range op {
 			if ds[k] > o.b {
@@ -288,22 +318,15 @@ type candidate struct {
 // spannerHubs returns hubs for completeSpanner: points of m at least r
 // apart such that every point is within r of one (chosen in index order),
 // and for every other point the index in hubs of its nearest hub (−1 for
-// a hub). Every point is a hub (and no row is kept) when r is not
-// positive, when the chains are not symmetric, or when the hubs' rows
-// (8n bytes each) would not fit half the budget.
-func spannerHubs(ctx context.Context, m metric.Metric, r float64, symmetric bool, budget run.Budget) (hubs, hubOf []int, err error) {
+// a hub). Every point is a hub (allHubs) when r is not positive or when
+// the hubs' rows (8n bytes each) would not fit half the budget.
+func spannerHubs(ctx context.Context, m metric.Metric, r float64, budget run.Budget) (hubs, hubOf []int, err error) {
 	n := m.Len()
-	hubOf = make([]int, n)
-	all := func() ([]int, []int, error) {
-		hubs = make([]int, n)
-		for i := range hubs {
-			hubs[i], hubOf[i] = i, -1
-		}
+	if !(r > 0) {
+		hubs, hubOf = allHubs(n)
 		return hubs, hubOf, nil
 	}
-	if !symmetric || !(r > 0) {
-		return all()
-	}
+	hubOf = make([]int, n)
 	fits := func() bool {
 		return budget == run.Unlimited || 2*8*float64(n)*float64(len(hubs)) <= float64(budget.Bytes())
 	}
@@ -326,7 +349,8 @@ func spannerHubs(ctx context.Context, m metric.Metric, r float64, symmetric bool
 		if !(nearest(i) <= r) {
 			hubs, hubOf[i] = append(hubs, i), -1
 			if !fits() {
-				return all()
+				hubs, hubOf = allHubs(n)
+				return hubs, hubOf, nil
 			}
 		}
 	}
@@ -340,6 +364,15 @@ func spannerHubs(ctx context.Context, m metric.Metric, r float64, symmetric bool
 		}
 	}
 	return hubs, hubOf, nil
+}
+
+// allHubs makes every one of n points a hub.
+func allHubs(n int) (hubs, hubOf []int) {
+	hubs, hubOf = make([]int, n), make([]int, n)
+	for i := range hubs {
+		hubs[i], hubOf[i] = i, -1
+	}
+	return hubs, hubOf
 }
 
 // symmetricPairs reports whether every pair (I,H,W) of ps has its reverse

@@ -239,14 +239,33 @@ func shortestPairsParallel(ctx context.Context, m metric.Metric, eps float64, cu
 }
 
 // prefixCut is the set of pairs shortestPairs lists: ratio at most wcut,
-// that of distance d (all pairs have distance at most dcut = 2d, and all
-// pairs at distance at most lo are in it).
+// about that of distance d; the pairs at distance at most lo are in it,
+// and those beyond dcut are not.
 type prefixCut struct{ d, wcut, dcut, lo float64 }
 
 // holds reports whether a pair at distance d is in the prefix (its ratio
 // computed only between lo and dcut).
 func (c prefixCut) holds(eps, d float64) bool {
 	return d <= c.lo || d <= c.dcut && pairRatio(eps, d) <= c.wcut
+}
+
+// band returns c with lo and dcut set about c.d: lo = d(1−1e-6) and dcut
+// = d(1+1e-6) where their ratios show them below and above wcut, else 0
+// and 2d. The ratios do not decrease with the distance (exp and the
+// product eps·d are monotone in rounding too), so the pairs up to lo are
+// in the cut and those from dcut on are not, and holds reads ratios only
+// between. False when not even 2d has a ratio above wcut.
+func (c prefixCut) band(eps float64) (prefixCut, bool) {
+	if c.lo = c.d * (1 - 1e-6); !(pairRatio(eps, c.lo) <= c.wcut) {
+		c.lo = 0
+	}
+	if c.dcut = c.d * (1 + 1e-6); !(pairRatio(eps, c.dcut) > c.wcut) {
+		c.dcut = 2 * c.d
+	}
+	if !(pairRatio(eps, c.dcut) > c.wcut) {
+		return prefixCut{}, false
+	}
+	return c, true
 }
 
 // newPrefixCut returns the cut of the pairs whose ratio is at most that
@@ -261,12 +280,9 @@ func newPrefixCut(eps, cut float64) (prefixCut, bool) {
 	if !(wcut > 1) || wcut >= 1e300 {
 		return prefixCut{}, false
 	}
-	// Pairs beyond 2·cut have ratio above wcut: no need to compute theirs.
-	c := prefixCut{cut, wcut, 2 * cut, cut}
-	if pairRatio(eps, c.dcut) <= wcut {
-		return prefixCut{}, false
-	}
-	return c, true
+	c, ok := prefixCut{d: cut, wcut: wcut}.band(eps)
+	c.lo = max(c.lo, cut)
+	return c, ok
 }
 
 // shortestPairs lists the pairs of m at finite nonzero distance, both
