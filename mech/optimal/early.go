@@ -12,18 +12,8 @@ import (
 
 // listsAllPairs reports whether privacyPairs lists every pair of m (a
 // dense metric: not a Graph, a road network or a Lattice, which list
-// their edges or the offsets they need).
-func listsAllPairs(m metric.Metric) bool {
-	switch g := m.(type) {
-	case metric.Graph, metric.Lattice:
-		return false
-	case metric.PathGraph:
-		if _, ok := g.PathEdges(); ok {
-			return false
-		}
-	}
-	return true
-}
+// their edges or the offsets they need: sparsePairs).
+func listsAllPairs(m metric.Metric) bool { return sparsePairs(m, 1) == nil }
 
 // earlyRefusal refuses, before the gain matrix and the pair list are
 // built (O(n²) time and memory), a dense metric whose problem the

@@ -444,30 +444,8 @@ func optimalGain(m metric.Metric, prior []float64, o Options) ([]float64, error)
 // against budget before it is allocated (run.ErrTooLarge); a cancelled
 // ctx stops its listing.
 func privacyPairs(ctx context.Context, m metric.Metric, eps float64, budget run.Budget) ([]lp.Pair, error) {
-	ratio := func(i, h int) float64 { return pairRatio(eps, m.Dist(i, h)) }
-	var ps []lp.Pair
-	if g, ok := m.(metric.Graph); ok {
-		for i, h := range g.Edges() {
-			w := ratio(i, h)
-			ps = append(ps, lp.Pair{I: i, H: h, W: w}, lp.Pair{I: h, H: i, W: w})
-		}
-		return ps, nil
-	}
-	if g, ok := m.(metric.PathGraph); ok {
-		if edges, ok := g.PathEdges(); ok {
-			// Road distances: the roads that are shortest paths imply
-			// every other pair (the audit checks them all).
-			for _, e := range edges {
-				w := ratio(e[0], e[1])
-				ps = append(ps, lp.Pair{I: e[0], H: e[1], W: w}, lp.Pair{I: e[1], H: e[0], W: w})
-			}
-			return ps, nil
-		}
-	}
-	if l, ok := m.(metric.Lattice); ok {
-		// Translation invariance: drop the implied pairs by offsets,
-		// without listing all n² pairs first.
-		return latticePairs(l, eps), nil
+	if list := sparsePairs(m, eps); list != nil {
+		return list(), nil
 	}
 	n := m.Len()
 	all := float64(n) * float64(n-1)
@@ -477,6 +455,42 @@ func privacyPairs(ctx context.Context, m metric.Metric, eps float64, budget run.
 	}
 	every, _ := newPrefixCut(eps, math.Inf(1))
 	return shortestPairs(ctx, m, eps, every)
+}
+
+// sparsePairs returns the lister of the pairs privacyPairs lists for a
+// metric that needs only some, both orientations: a Graph's edges, a road
+// network's roads (PathEdges: the roads that are shortest paths imply
+// every other pair, which the audit checks), a Lattice's offsets
+// (translation invariance drops the implied pairs without listing all n²
+// first); nil for a dense metric, whose every pair is listed.
+func sparsePairs(m metric.Metric, eps float64) func() []lp.Pair {
+	ratio := func(i, h int) float64 { return pairRatio(eps, m.Dist(i, h)) }
+	both := func(ps []lp.Pair, i, h int) []lp.Pair {
+		w := ratio(i, h)
+		return append(ps, lp.Pair{I: i, H: h, W: w}, lp.Pair{I: h, H: i, W: w})
+	}
+	if g, ok := m.(metric.Graph); ok {
+		return func() (ps []lp.Pair) {
+			for i, h := range g.Edges() {
+				ps = both(ps, i, h)
+			}
+			return ps
+		}
+	}
+	if g, ok := m.(metric.PathGraph); ok {
+		if edges, ok := g.PathEdges(); ok {
+			return func() (ps []lp.Pair) {
+				for _, e := range edges {
+					ps = both(ps, e[0], e[1])
+				}
+				return ps
+			}
+		}
+	}
+	if l, ok := m.(metric.Lattice); ok {
+		return func() []lp.Pair { return latticePairs(l, eps) }
+	}
+	return nil
 }
 
 // pairRatio is the ratio e^{eps d} of a pair at distance d, clamped to
