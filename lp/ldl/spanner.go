@@ -110,20 +110,22 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 	if err := budget.Check(fmt.Sprintf("ldl: spanner of %d pairs on %d rows", len(ps), n), run.DenseBytes(n, n, 1)+64*float64(len(ps)), ""); err != nil {
 		return nil, 0, err
 	}
-	// The pairs by ratio, then by their rows (the smaller, the larger,
-	// then I): sorted as keys held in place, not as indices into ps (each
-	// comparison two reads at random in ps). The ratios are finite and
-	// > 1, so their bits order them; the rows fit in 21 bits each below
-	// spanKeyRows rows, whose N² distances no budget allows.
 	// A landmark's chains are kept up to the largest bound of ps.
 	reach := 0.0
-	for _, q := range ps {
-		reach = max(reach, delta*math.Log(q.W)*(1+spannerTol))
+	if landmarks > 0 {
+		for _, q := range ps {
+			reach = max(reach, delta*math.Log(q.W)*(1+spannerTol))
+		}
 	}
 	marks, err := newSpanMarks(n, landmarks, reach, budget.Less(run.DenseBytes(n, n, 1)+64*float64(len(ps))))
 	if err != nil {
 		return nil, 0, err
 	}
+	// The pairs by ratio, then by their rows (the smaller, the larger,
+	// then I): sorted as keys held in place, not as indices into ps (each
+	// comparison two reads at random in ps). The ratios are finite and
+	// > 1, so their bits order them; the rows fit in 21 bits each below
+	// spanKeyRows rows, whose N² distances no budget allows.
 	keys := make([]spanKey, len(ps))
 	for k, q := range ps {
 		lo, hi := min(q.I, q.H), max(q.I, q.H)
@@ -280,10 +282,10 @@ type SpannerOptions struct {
 	// and from b when it keeps the pair, up to the largest bound of ps
 	// (two searches, 24n bytes, within Budget), and where the distance
 	// cache cannot show a pair (i,h) implied, it tries the chains
-	// i → a → b → h before it searches from i. The pairs kept are the same; the searches far
-	// fewer when the pairs tested are long and few are kept, as between
-	// clusters of points far apart, each search from a point covering
-	// its cluster.
+	// i → a → b → h before it searches from i. The pairs kept are the
+	// same; the searches far fewer when the pairs tested are long and
+	// few are kept, as between clusters of points far apart, where each
+	// search from a point covers its cluster.
 	Landmarks int
 	// MaxPairs, when > 0, is the most pairs the caller can use: Spanner
 	// stops with an error wrapping ErrMaxPairs as soon as it keeps

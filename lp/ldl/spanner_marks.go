@@ -15,13 +15,14 @@ import (
 type spanMarks struct {
 	max   int
 	reach float64
-	rev  *digraph
-	near [][]mark
-	from [][]float64
-	l    []float64
+	rev   *digraph
+	near  [][]mark
+	from  [][]float64
+	l     []float64
 }
 
-// mark is a landmark k whose pair's a a row reaches by a chain of length d.
+// mark records that a row reaches a, the first row of landmark k's pair,
+// by a chain of length d.
 type mark struct {
 	k int32
 	d float64

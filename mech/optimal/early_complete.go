@@ -119,8 +119,9 @@ func ratioCut(eps, w float64) (prefixCut, bool) {
 // smallest) and says how many others it dropped.
 //
 // The chains are searched from hubs (spannerHubs; every point when the
-// chains are not symmetric), by Dijkstra's algorithm on sp, every row kept. From any other point i, a pair (i,h) has the chain
-// through i's nearest hub j, of length at most d(i,j) + d(j,h) (sp is
+// chains are not symmetric), by Dijkstra's algorithm on sp, every row
+// kept. From any other point i, a pair (i,h) has the chain through i's
+// nearest hub j, of length at most d(i,j) + d(j,h) (sp is
 // symmetric, as the list is, so d(i,j) = d(j,i)); only the pairs that
 // bound leaves open are searched, by a search from i that stops once it
 // has reached them (short: the bound fails only for h near i). With
