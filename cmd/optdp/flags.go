@@ -14,6 +14,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -145,11 +146,19 @@ func forcedMaxBytes() int64 {
 }
 
 // budget is the memory budget of --force (the default budget without it).
+// It is also the process's soft memory limit (debug.SetMemoryLimit), unless
+// GOMEMLIMIT sets one: the command owns its process, and the collector then
+// keeps the heap within the budget the work was sized for, instead of
+// letting it grow to about twice the live data between collections.
 func budget(force bool) optrun.Settings {
+	s := optrun.Settings{}
 	if force {
-		return optrun.Settings{Budget: optrun.Budget(forcedMaxBytes())}
+		s.Budget = optrun.Budget(forcedMaxBytes())
 	}
-	return optrun.Settings{}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(s.Budget.Bytes())
+	}
+	return s
 }
 
 // checkNoiseMatrix validates a noise matrix read from a file against the
