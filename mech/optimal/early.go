@@ -60,27 +60,12 @@ func earlyRefusal(ctx context.Context, m metric.Metric, eps, tol float64, o Opti
 		}
 	}
 	counts := make([]float64, (n+rowChunk-1)/rowChunk)
-	// The distances are kept for the spanners' passes when they fit an
-	// eighth of the budget, and the budget holds them beside a spanner
-	// search of every pair.
-	var table *distTable
-	all := float64(n) * float64(n-1)
-	if budget.Fits(8*distTableBytes(n)) && budget.Fits(distTableBytes(n)+run.DenseBytes(n, n, 1)+64*all) {
-		table = newDistTable(m)
-	}
 	if err := forRowChunks(ctx, n, o.Workers, func(k, lo, hi int) {
-		count := func(d float64) {
-			if d > 0 && !math.IsInf(d, 1) {
-				counts[k] += 2
-			}
-		}
-		if table != nil {
-			table.fillRows(lo, hi, count)
-			return
-		}
 		for i := lo; i < hi; i++ {
 			for h := i + 1; h < n; h++ {
-				count(m.Dist(i, h))
+				if d := m.Dist(i, h); d > 0 && !math.IsInf(d, 1) {
+					counts[k] += 2
+				}
 			}
 		}
 	}); err != nil {
@@ -103,9 +88,6 @@ func earlyRefusal(ctx context.Context, m metric.Metric, eps, tol float64, o Opti
 	lo := &lp.Options{Tol: tol, Workers: o.Workers, Settings: run.Settings{Budget: budget}}
 	if spanner && !(o.Tol > 0) {
 		lo.Tol = SpannerTol
-	}
-	if table != nil {
-		return spannerRefusal(ctx, table, eps, pairs, stretches, spanner, lo)
 	}
 	return spannerRefusal(ctx, m, eps, pairs, stretches, spanner, lo)
 }

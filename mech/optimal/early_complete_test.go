@@ -104,23 +104,17 @@ func TestCompleteSpanner(t *testing.T) {
 				// and every point a hub (radius 0); the candidates
 				// searched at once, and by batches of 300 (the cut moved
 				// and the rest sifted again after each).
-				// The distances read from the metric, and from a table.
 				for _, h := range []struct {
 					r     float64
 					batch int
-					table bool
-				}{{cut.d, 1 << 30, false}, {0, 1 << 30, false}, {cut.d, 300, false}, {cut.d, 300, true}} {
-					m := c.m
-					if h.table {
-						m = filledTable(t, c.m)
-					}
-					got, err := completeSpanner(context.Background(), m, c.eps, sp, cut, h.r, delta, 0, h.batch, 2, run.Unlimited)
+				}{{cut.d, 1 << 30}, {0, 1 << 30}, {cut.d, 300}} {
+					got, err := completeSpanner(context.Background(), c.m, c.eps, sp, cut, h.r, delta, 0, h.batch, 2, run.Unlimited)
 					if err != nil {
 						t.Fatal(err)
 					}
 					if !slices.Equal(got, want) {
-						t.Errorf("%s, stretch %g, prefix of %d of %d pairs, hubs %g apart, batches of %d, table %v: completed spanner of %d pairs, the whole list's has %d (or differs in order or ratio)",
-							c.name, delta, len(ps), len(all), h.r, h.batch, h.table, len(got), len(want))
+						t.Errorf("%s, stretch %g, prefix of %d of %d pairs, hubs %g apart, batches of %d: completed spanner of %d pairs, the whole list's has %d (or differs in order or ratio)",
+							c.name, delta, len(ps), len(all), h.r, h.batch, len(got), len(want))
 					}
 				}
 				for _, room := range []int{len(want) - 1, len(want)} {
@@ -167,7 +161,7 @@ func TestSpannerCandidates(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		m    metric.Metric
-	}{{"random points", pts}, {"clusters", clusteredPoints(t, 5)}, {"clusters, from a table", filledTable(t, clusteredPoints(t, 5))}} {
+	}{{"random points", pts}, {"clusters", clusteredPoints(t, 5)}} {
 		n := c.m.Len()
 		sample := sampleDistances(c.m)
 		slices.Sort(sample)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -243,5 +244,47 @@ func TestAutoSkipsRefusedSpanner(t *testing.T) {
 		}}})
 	if !errors.Is(err, context.Canceled) || !ipm || !saw15 || saw12 {
 		t.Errorf("%v; the 1.5-spanner's search reported %v, its LP started %v, the 1.2-spanner's search reported %v (want true, true, false)", err, saw15, ipm, saw12)
+	}
+}
+
+// TestPrefixCutBand: whatever eps and distance (down to eps·d far below
+// the rounding of exp, where many distances share a ratio), the band's
+// pairs up to lo are in the cut and those from dcut on are not, so holds
+// agrees with the ratio's own test, pairRatio(eps, d) <= wcut, at every
+// distance tried: the band's edges, their neighbours in float64 and
+// random ones between 0 and 3d.
+func TestPrefixCutBand(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 37))
+	for range 2000 {
+		eps := math.Pow(10, -9+12*rng.Float64())
+		d := math.Pow(10, -3+6*rng.Float64())
+		if w := pairRatio(eps, d); !(w > 1) || w >= 1e300 {
+			continue
+		}
+		pc, pok := newPrefixCut(eps, d)
+		rc, rok := ratioCut(eps, pairRatio(eps, d))
+		for k, c := range []struct {
+			prefixCut
+			ok bool
+		}{{pc, pok}, {rc, rok}} {
+			if !c.ok {
+				if w := pairRatio(eps, d); k == 0 && pairRatio(eps, 2*d) > w {
+					t.Errorf("eps %g, d %g: the cut refused though 2d's ratio is above", eps, d)
+				}
+				continue
+			}
+			if !(c.lo <= c.d+1e-9*c.d && c.d <= c.dcut) {
+				t.Errorf("eps %g, d %g: cut %d band [%v, %v] around %v", eps, d, k, c.lo, c.dcut, c.d)
+			}
+			ds := []float64{c.lo, c.dcut, math.Nextafter(c.lo, 0), math.Nextafter(c.lo, 4*d), math.Nextafter(c.dcut, 0), math.Nextafter(c.dcut, 4*d), c.d}
+			for range 20 {
+				ds = append(ds, 3*d*rng.Float64())
+			}
+			for _, x := range ds {
+				if got, want := c.holds(eps, x), pairRatio(eps, x) <= c.wcut; got != want {
+					t.Errorf("eps %g, d %g, cut %d: holds(%v) = %v, the ratio's test %v", eps, d, k, x, got, want)
+				}
+			}
+		}
 	}
 }
