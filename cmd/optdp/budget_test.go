@@ -31,10 +31,11 @@ func TestBudgetSetsMemoryLimit(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != int64(optrun.DefaultBudget) {
 		t.Errorf("after optdp optimal: limit %d, want the budget %d", got, int64(optrun.DefaultBudget))
 	}
+	const set int64 = 3 << 30
 	t.Setenv("GOMEMLIMIT", "3GiB")
-	debug.SetMemoryLimit(3 << 30)
+	debug.SetMemoryLimit(set)
 	budget(true)
-	if got := debug.SetMemoryLimit(-1); got != 3<<30 {
-		t.Errorf("with GOMEMLIMIT: limit %d, want it kept at %d", got, 3<<30)
+	if got := debug.SetMemoryLimit(-1); got != set {
+		t.Errorf("with GOMEMLIMIT: limit %d, want it kept at %d", got, set)
 	}
 }
