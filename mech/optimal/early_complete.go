@@ -51,9 +51,19 @@ func completeSpanner(ctx context.Context, m metric.Metric, eps float64, sp []lp.
 	batch = max(1, batch)
 	// The searches of the candidates try first the chains through the
 	// pairs they keep first: few and long between clusters.
+	// Landmarks within an eighth of the budget, and within what the
+	// search leaves of it: its distance cache and 64 bytes for each of
+	// the candidates it can be given (each worker keeps fewer than twice
+	// batch).
 	marks := completeLandmarks
 	if budget != run.Unlimited {
-		marks = min(marks, int(float64(budget.Bytes())/8/(24*float64(n)))) // an eighth of the budget
+		w := workers
+		if w <= 0 {
+			w = runtime.GOMAXPROCS(0)
+		}
+		left := float64(budget.Bytes()) - run.DenseBytes(n, n, 1) - 64*2*float64(batch)*float64(w)
+		marks = min(marks, int(min(float64(budget.Bytes())/8, left)/(24*float64(n))))
+		marks = max(0, marks)
 	}
 	so := &ldl.SpannerOptions{Settings: run.Settings{Budget: budget}, MaxPairs: room, Landmarks: marks}
 	hubs, hubOf, err := spannerHubs(ctx, m, hubR, budget)

@@ -281,8 +281,11 @@ func newPrefixCut(eps, cut float64) (prefixCut, bool) {
 		return prefixCut{}, false
 	}
 	c, ok := prefixCut{d: cut, wcut: wcut}.band(eps)
+	if !ok {
+		return prefixCut{}, false
+	}
 	c.lo = max(c.lo, cut)
-	return c, ok
+	return c, true
 }
 
 // shortestPairs lists the pairs of m at finite nonzero distance, both
