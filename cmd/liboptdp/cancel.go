@@ -68,7 +68,8 @@ type control struct {
 
 // start returns the call's context and the function releasing it, and
 // completes set (whose Budget came with the options): its Progress feeds the
-// token's latest report.
+// token's latest report. Until the release, the budget counts in the
+// process's soft memory limit (holdMemory).
 //
 // A negative budget is refused here, as the Go API refuses it
 // (run.Budget.Validate), before any handle is looked up; budget 0 is the
@@ -86,15 +87,17 @@ func (c control) start(set *run.Settings) (context.Context, context.CancelFunc, 
 		ctx = t.ctx
 		set.Progress = t.report
 	}
+	var cancel context.CancelFunc
 	switch {
 	case c.TimeoutS == 0:
-		ctx, cancel := context.WithCancel(ctx)
-		return ctx, cancel, nil
+		ctx, cancel = context.WithCancel(ctx)
 	case !(c.TimeoutS > 0) || math.IsInf(c.TimeoutS, 0) || c.TimeoutS > 1e9:
 		return nil, nil, badInput("timeout_s = %v (want seconds in (0, 1e9], or 0 for none)", c.TimeoutS)
+	default:
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(c.TimeoutS*float64(time.Second)))
 	}
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(c.TimeoutS*float64(time.Second)))
-	return ctx, cancel, nil
+	release := holdMemory(set.Budget)
+	return ctx, func() { cancel(); release() }, nil
 }
 
 // progressReport is the document of optdp_progress: the number of reports

@@ -325,6 +325,7 @@ func optdp_sampler_new(x *C.optdp_cdouble, rows, cols C.int64_t, h C.optdp_handl
 		if o.Budget < 0 {
 			return badInput("budget = %d (want bytes >= 0; 0 for the default)", int64(o.Budget))
 		}
+		defer holdMemory(o.Budget)()
 		var m metricType
 		switch {
 		case o.Unaudited && h != 0:

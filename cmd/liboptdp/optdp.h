@@ -287,8 +287,13 @@ int optdp_sample(optdp_handle sampler, int64_t true_answer, int64_t count, optdp
  * "budget" is a memory budget in bytes (0: the default 4 GiB); a negative
  * budget, and a negative tol, max_iter, workers, max_mechanism_n, restarts,
  * p or steps, is OPTDP_ERR_BAD_INPUT (never read as a default or as "no
- * limit"). A failed allocation of an output is OPTDP_ERR_TOO_LARGE, never
- * an abort. */
+ * limit"). While such calls (and optdp_sampler_new) run, the library's Go
+ * heap has a soft limit of the heap it held when the first started plus
+ * their budgets (none while one is unlimited; the limit before once none
+ * runs; GOMEMLIMIT, when set, rules instead): without it the collector
+ * lets the heap grow to about twice the live data, so a call within its
+ * budget could take twice that of the host process's memory. A failed
+ * allocation of an output is OPTDP_ERR_TOO_LARGE, never an abort. */
 
 /* optdp_cancel_new returns a cancellation token (release it with
  * optdp_release); one token may serve several calls. */
