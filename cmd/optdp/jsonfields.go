@@ -94,5 +94,7 @@ var commandFields = map[string][]string{
 		"mix         the weight of the uniform mechanism mixed in to make it exactly private",
 		"time_s      wall-clock seconds",
 		"out         the file written by --out; absent without --out",
+		"plot        the map drawn by --plot; absent without --plot",
+		"plot_rows   the true locations whose reports the map shows",
 	},
 }

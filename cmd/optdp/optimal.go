@@ -8,6 +8,7 @@ import (
 
 	optrun "github.com/optdp/optdp/run"
 
+	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/mech/optimal"
 	"gonum.org/v1/gonum/mat"
 )
@@ -16,7 +17,7 @@ func optimalCommand() command {
 	return command{
 		name:    "optimal",
 		summary: "optimal eps-private mechanism for any prior (linear program, certified gap, audited)",
-		usage:   "--metric SPEC --eps E --prior uniform|file:PATH|counts:FILE|points:FILE|raster:FILE [--gain binary|distance|file:G.csv | --loss file:L.csv] [--method auto|exact|generate|spanner] [--delta D] [--tol T] [--force] [--out FILE.csv|FILE.npy] [--progress] [--json]",
+		usage:   "--metric SPEC --eps E --prior uniform|file:PATH|counts:FILE|points:FILE|raster:FILE [--gain binary|distance|file:G.csv | --loss file:L.csv] [--method auto|exact|generate|spanner] [--delta D] [--tol T] [--force] [--out FILE.csv|FILE.npy] [--plot FILE.svg|FILE.png] [--progress] [--json]",
 		examples: []string{
 			"optdp optimal --metric line:n=110 --eps 1 --prior uniform",
 			"optdp optimal --metric sum:u=22,v=5 --eps 1 --prior file:prior.txt --gain distance --json",
@@ -24,6 +25,7 @@ func optimalCommand() command {
 			"optdp optimal --metric grid:w=20,h=20,step=1,norm=manhattan --eps 0.5 --prior uniform --gain distance --tol 1e-6",
 			"optdp optimal --metric grid:w=8,h=8,step=1 --eps 0.5 --prior uniform --gain distance --method generate --tol 1e-6",
 			"optdp optimal --metric grid:w=12,h=12,step=1 --eps 0.5 --prior uniform --gain distance --method spanner --delta 1.2",
+			"optdp optimal --metric points:file=xy.csv --eps 1 --prior points:visits.csv,pseudo=1 --gain distance --out mech.csv --plot map.svg",
 		},
 		run: runOptimal,
 	}
@@ -53,6 +55,10 @@ type optimalResult struct {
 	Mix          float64           `json:"mix"`
 	TimeS        float64           `json:"time_s"`
 	Out          string            `json:"out,omitempty"`
+	// Plot and PlotRows: the map drawn by --plot and the true locations
+	// whose reports it shows.
+	Plot     string `json:"plot,omitempty"`
+	PlotRows []int  `json:"plot_rows,omitempty"`
 }
 
 func runOptimal(env *runEnv, args []string) error {
@@ -67,6 +73,7 @@ func runOptimal(env *runEnv, args []string) error {
 	force := fs.Bool("force", false, "raise the memory budget from 4 GiB to the machine's physical memory")
 	tol := fs.Float64("tol", 0, "target relative gap between the certified primal and dual values (default 1e-8; with --method spanner the spanner LP's own gap, default 1e-4)")
 	out := fs.String("out", "", "write the mechanism to FILE: CSV, or NumPy .npy (float64) when FILE ends in .npy")
+	plotPath := fs.String("plot", "", "draw the map of the prior and of where the mechanism sends the 3 most probable true locations to FILE.svg or FILE.png (metrics with places: grid, points:, latlon:; optdp plot draws other rows)")
 	prog := fs.Bool("progress", false, "draw a progress bar on stderr even with --json")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(env, fs, args); err != nil {
@@ -75,6 +82,16 @@ func runOptimal(env *runEnv, args []string) error {
 	m, err := metricAndEps(fs, *metricSpec, *eps)
 	if err != nil {
 		return err
+	}
+	var loc metric.Locator
+	if *plotPath != "" {
+		// Before the solve: a map that cannot be drawn is known at once.
+		if err := checkImagePath("--plot", *plotPath); err != nil {
+			return err
+		}
+		if loc, err = mapLocator(m); err != nil {
+			return err
+		}
 	}
 	if !flagsGiven(fs)["prior"] {
 		return usagef("--prior is required (uniform, file:PATH, counts:FILE, points:FILE or raster:FILE)")
@@ -180,6 +197,13 @@ func runOptimal(env *runEnv, args []string) error {
 			return err
 		}
 	}
+	if loc != nil {
+		rows, _ := plotRows("", pi, m.Len())
+		if err := drawMap(loc, m.String(), pi, r.X, rows, *plotPath); err != nil {
+			return err
+		}
+		res.Plot, res.PlotRows = *plotPath, rows
+	}
 	if *asJSON {
 		if err := writeJSON(env.stdout, res); err != nil {
 			return err
@@ -206,6 +230,9 @@ func runOptimal(env *runEnv, args []string) error {
 	}
 	if *out != "" {
 		fmt.Fprintf(w, "mechanism  written to %s\n", *out)
+	}
+	if res.Plot != "" {
+		fmt.Fprintf(w, "map        drawn to %s: the prior and the reports from locations %v\n", res.Plot, res.PlotRows)
 	}
 	return solveErr
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/optdp/optdp/mech/metric"
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -59,9 +60,8 @@ func runPlot(env *runEnv, args []string) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	ext := strings.ToLower(filepath.Ext(*out))
-	if ext != ".svg" && ext != ".png" {
-		return usagef("--out %q: want FILE.svg or FILE.png", *out)
+	if err := checkImagePath("--out", *out); err != nil {
+		return err
 	}
 	if *matrixPath == "" {
 		return usagef("--matrix is required")
@@ -70,14 +70,11 @@ func runPlot(env *runEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	loc, ok := m.(metric.Locator)
-	if !ok {
-		return usagef("--metric %s has no places to draw (want grid:..., points:file=... or latlon:file=...)", m)
+	loc, err := mapLocator(m)
+	if err != nil {
+		return err
 	}
 	n := m.Len()
-	if n > plotMaxN {
-		return fmt.Errorf("%s has %d locations, more than the %d plot draws", m, n, plotMaxN)
-	}
 	ps, err := parsePrior(*prior, m, true)
 	if err != nil {
 		return priorError(*prior, err)
@@ -93,46 +90,162 @@ func runPlot(env *runEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	pts := make(plotter.XYs, n)
-	_, _, geo := loc.Place(0)
-	for i := range pts {
-		a, b, _ := loc.Place(i)
-		if geo {
-			a, b = b, a // lon across, lat up
-		}
-		pts[i] = plotter.XY{X: a, Y: b}
-	}
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: prior (grey) and reports from %d true locations", m, len(rows))
-	p.X.Label.Text, p.Y.Label.Text = "x (km)", "y (km)"
-	if geo {
-		p.X.Label.Text, p.Y.Label.Text = "longitude", "latitude"
-	}
-	p.Add(plotter.NewGrid())
-	if err := addLayer(p, pts, ps.prior, color.RGBA{150, 150, 150, 255}, draw.CircleGlyph{}, ""); err != nil {
+	if err := drawMap(loc, m.String(), ps.prior, x, rows, *out); err != nil {
 		return err
-	}
-	palette := []color.RGBA{{214, 39, 40, 255}, {31, 119, 180, 255}, {44, 160, 44, 255}, {255, 127, 14, 255}, {148, 103, 189, 255}}
-	for k, i := range rows {
-		c := palette[k%len(palette)]
-		if err := addLayer(p, pts, x.RawRowView(i), color.RGBA{c.R, c.G, c.B, 160}, draw.RingGlyph{}, fmt.Sprintf("reports from %d", i)); err != nil {
-			return err
-		}
-		t, err := plotter.NewScatter(plotter.XYs{pts[i]})
-		if err != nil {
-			return err
-		}
-		t.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(7), Shape: draw.CrossGlyph{}}
-		p.Add(t)
-	}
-	if err := p.Save(6*vg.Inch, 6*vg.Inch, *out); err != nil {
-		return fmt.Errorf("--out: %w", err)
 	}
 	if *asJSON {
 		return writeJSON(env.stdout, plotOutput{Metric: m.String(), N: n, Rows: rows, Out: *out})
 	}
 	fmt.Fprintf(env.stdout, "wrote %s: %d locations, rows %v\n", *out, n, rows)
 	return nil
+}
+
+// checkImagePath checks that path (of flag) names an SVG or PNG image.
+func checkImagePath(flag, path string) error {
+	if ext := strings.ToLower(filepath.Ext(path)); ext != ".svg" && ext != ".png" {
+		return usagef("%s %q: want FILE.svg or FILE.png", flag, path)
+	}
+	return nil
+}
+
+// mapLocator returns m's places, or why it cannot be drawn: no places, or
+// more than plotMaxN of them.
+func mapLocator(m metric.Metric) (metric.Locator, error) {
+	loc, ok := m.(metric.Locator)
+	if !ok {
+		return nil, usagef("--metric %s has no places to draw (want grid:..., points:file=... or latlon:file=...)", m)
+	}
+	if n := m.Len(); n > plotMaxN {
+		return nil, fmt.Errorf("%s has %d locations, more than the %d a map draws", m, n, plotMaxN)
+	}
+	return loc, nil
+}
+
+// drawMap writes to out (SVG or PNG, by its extension) the map of newMap.
+func drawMap(loc metric.Locator, name string, prior []float64, x *mat.Dense, rows []int, out string) error {
+	p, err := newMap(loc, name, prior, x, rows)
+	if err != nil {
+		return err
+	}
+	if err := p.Save(6*vg.Inch, 6*vg.Inch, out); err != nil {
+		return fmt.Errorf("writing the map %s: %w", out, err)
+	}
+	return nil
+}
+
+// newMap draws loc's places, titled name: the prior as grey discs of area
+// proportional to it, and for each true location of rows, a cross and the
+// reports the mechanism x (n×n) sends from it, as rings of area
+// proportional to the row's probabilities. The axes have the same scale
+// (a square of ground is drawn square: on the sphere, a degree of
+// longitude is cos(latitude) of a degree of latitude at the map's middle),
+// longitudes are unwrapped about their circular mean (a map across the
+// antimeridian stays in one piece; labels read within ±180), and the tick
+// labels have the decimals that tell them apart (mapTicks).
+func newMap(loc metric.Locator, name string, prior []float64, x *mat.Dense, rows []int) (*plot.Plot, error) {
+	n := len(prior)
+	pts := make(plotter.XYs, n)
+	_, _, geo := loc.Place(0)
+	var sin, cos float64
+	for i := range pts {
+		a, b, _ := loc.Place(i)
+		if geo {
+			a, b = b, a // lon across, lat up
+			sin, cos = sin+math.Sin(a*math.Pi/180), cos+math.Cos(a*math.Pi/180)
+		}
+		pts[i] = plotter.XY{X: a, Y: b}
+	}
+	xScale := 1.0 // ground per unit across, relative to up
+	if geo {
+		mid := math.Atan2(sin, cos) * 180 / math.Pi
+		for i := range pts {
+			pts[i].X = mid + math.Remainder(pts[i].X-mid, 360)
+		}
+	}
+	xmin, xmax, ymin, ymax := plotter.XYRange(pts)
+	if geo {
+		xScale = max(math.Cos((ymin+ymax)/2*math.Pi/180), 1e-3)
+	}
+	// Equal scales: the narrower extent widened about its middle.
+	w, h := (xmax-xmin)*xScale, ymax-ymin
+	side := max(w, h, 1e-9*max(math.Abs(xmax), math.Abs(ymax), 1))
+	pad := 0.04 * side
+	xc, yc := (xmin+xmax)/2, (ymin+ymax)/2
+	p := plot.New()
+	p.X.Min, p.X.Max = xc-(side/2+pad)/xScale, xc+(side/2+pad)/xScale
+	p.Y.Min, p.Y.Max = yc-side/2-pad, yc+side/2+pad
+	p.X.Tick.Marker = mapTicks{wrap: geo}
+	p.Y.Tick.Marker = mapTicks{}
+	p.Title.Text = fmt.Sprintf("%s: prior (grey) and reports from %d true locations", name, len(rows))
+	p.X.Label.Text, p.Y.Label.Text = "x (km)", "y (km)"
+	if geo {
+		p.X.Label.Text, p.Y.Label.Text = "longitude", "latitude"
+	}
+	p.Add(plotter.NewGrid())
+	if err := addLayer(p, pts, prior, color.RGBA{150, 150, 150, 255}, draw.CircleGlyph{}, ""); err != nil {
+		return nil, err
+	}
+	palette := []color.RGBA{{214, 39, 40, 255}, {31, 119, 180, 255}, {44, 160, 44, 255}, {255, 127, 14, 255}, {148, 103, 189, 255}}
+	for k, i := range rows {
+		c := palette[k%len(palette)]
+		if err := addLayer(p, pts, x.RawRowView(i), color.RGBA{c.R, c.G, c.B, 160}, draw.RingGlyph{}, fmt.Sprintf("reports from %d", i)); err != nil {
+			return nil, err
+		}
+		t, err := plotter.NewScatter(plotter.XYs{pts[i]})
+		if err != nil {
+			return nil, err
+		}
+		t.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(7), Shape: draw.CrossGlyph{}}
+		p.Add(t)
+	}
+	return p, nil
+}
+
+// mapTicks is gonum/plot's default ticks, labelled with the fewest
+// decimals (up to 12) that tell the labelled ticks apart and read each
+// within a thousandth of their spacing; with wrap, longitudes read within
+// (-180, 180].
+type mapTicks struct{ wrap bool }
+
+// Ticks implements plot.Ticker.
+func (t mapTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	var vs []float64
+	for _, k := range ticks {
+		if k.Label != "" {
+			vs = append(vs, k.Value)
+		}
+	}
+	spacing := math.Inf(1)
+	for k := 1; k < len(vs); k++ {
+		spacing = min(spacing, vs[k]-vs[k-1])
+	}
+	label := func(v float64, dec int) string {
+		if t.wrap {
+			v = -math.Remainder(-v, 360) // (-180, 180]
+		}
+		return strconv.FormatFloat(v, 'f', dec, 64)
+	}
+	dec := 0
+	for ; dec < 12; dec++ {
+		ok := true
+		for k, v := range vs {
+			r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', dec, 64), 64)
+			if math.Abs(r-v) > spacing/1000 || k > 0 && label(v, dec) == label(vs[k-1], dec) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			break
+		}
+	}
+	for k := range ticks {
+		if ticks[k].Label != "" {
+			ticks[k].Label = label(ticks[k].Value, dec)
+		}
+	}
+	return ticks
 }
 
 // addLayer draws one glyph per location with area proportional to w.
