@@ -387,20 +387,46 @@ var (
 // adaptiveGK15 integrates a non-negative smooth f over [a, b]: one
 // 15-point Kronrod rule, then bisection until on every subinterval the
 // Kronrod and embedded Gauss estimates differ by at most 1e-12 of the first
-// estimate of the whole (the Kronrod value itself is then far more accurate),
-// or 30 levels deep. The tolerance is absolute, so rounding noise in a part
+// estimate of the whole (the Kronrod value itself is then far more accurate;
+// at least gk15Floor), or 30 levels deep. The tolerance is absolute, so rounding noise in a part
 // where f is tiny cannot force endless bisection.
 func adaptiveGK15(f func(float64) float64, a, b float64) float64 {
 	k, g := gk15(f, a, b)
-	if k == 0 || math.Abs(k-g) <= 1e-12*math.Abs(k) {
+	tol := max(1e-12*math.Abs(k), gk15Floor)
+	if k == 0 || math.Abs(k-g) <= tol {
 		return k
 	}
-	return gk15Refine(f, a, b, k, 1e-12*math.Abs(k), 0)
+	budget := gk15Budget
+	return gk15Refine(f, a, b, k, tol, 0, &budget)
 }
 
+// gk15Budget is the most bisections one adaptive integral of
+// adaptiveGK15 makes (the grid's cells of side 1e-5 need some 10^5), and
+// cellBudget of cellMass: where rounding makes f noisy at the tolerance's
+// scale (a ray grazing a cell, whose chord is the difference of two nearly
+// equal lengths), both halves of every interval would fail again, 2^30
+// rules deep.
+const (
+	gk15Budget = 1 << 20
+	cellBudget = 1 << 12
+)
+
+// gk15Floor is adaptiveGK15's least absolute tolerance: where f comes near
+// the subnormal range its values carry few bits, and a tolerance relative
+// to them could not be met (each half failing again, to the depth limit:
+// 2^30 rules). The masses integrated are at least e^{-600} (PlanarLaplace,
+// PlanarLaplacePoints), above 1e-261, so the floor is far below their
+// relative accuracy.
+const gk15Floor = 1e-290
+
 // gk15Refine returns the integral of f over [a, b], whose current Kronrod
-// estimate is k, to the absolute tolerance tol.
-func gk15Refine(f func(float64) float64, a, b, k, tol float64, depth int) float64 {
+// estimate is k, to the absolute tolerance tol, within budget bisections
+// (shared by the calls it makes).
+func gk15Refine(f func(float64) float64, a, b, k, tol float64, depth int, budget *int) float64 {
+	if *budget <= 0 {
+		return k
+	}
+	*budget--
 	c := (a + b) / 2
 	k1, g1 := gk15(f, a, c)
 	k2, g2 := gk15(f, c, b)
@@ -408,10 +434,10 @@ func gk15Refine(f func(float64) float64, a, b, k, tol float64, depth int) float6
 		return k1 + k2
 	}
 	if math.Abs(k1-g1) > tol/2 {
-		k1 = gk15Refine(f, a, c, k1, tol/2, depth+1)
+		k1 = gk15Refine(f, a, c, k1, tol/2, depth+1, budget)
 	}
 	if math.Abs(k2-g2) > tol/2 {
-		k2 = gk15Refine(f, c, b, k2, tol/2, depth+1)
+		k2 = gk15Refine(f, c, b, k2, tol/2, depth+1, budget)
 	}
 	return k1 + k2
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -74,5 +75,58 @@ func TestCompareGainFlags(t *testing.T) {
 		if code != c.code || !strings.Contains(stderr, c.msg) {
 			t.Errorf("%v: exit %d, %q; want %d, %q", c.args, code, stderr, c.code, c.msg)
 		}
+	}
+}
+
+// TestComparePlanarLaplacePoints: on random points compare lists planar
+// Laplace reported as the nearest point, private by its audit, and no
+// better than the LP's optimum among all eps-private mechanisms (its
+// expected distance with the optimal remap at least optimal-lp's, which
+// is within 1e-8 of the optimum), nor better as reported than remapped;
+// points on the sphere get no planar Laplace entry.
+func TestComparePlanarLaplacePoints(t *testing.T) {
+	dir := t.TempDir()
+	var xy, ll strings.Builder
+	xy.WriteString("x,y\n")
+	ll.WriteString("lat,lon\n")
+	for i := range 12 {
+		fmt.Fprintf(&xy, "%g,%g\n", math.Mod(float64(i)*3.7, 5), math.Mod(float64(i*i)*1.3, 4))
+		fmt.Fprintf(&ll, "%g,%g\n", 48+math.Mod(float64(i)*0.037, 0.05), 2+math.Mod(float64(i*i)*0.013, 0.04))
+	}
+	pts, geo := filepath.Join(dir, "xy.csv"), filepath.Join(dir, "ll.csv")
+	if err := os.WriteFile(pts, []byte(xy.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(geo, []byte(ll.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	entries := func(spec string) map[string]compareEntry {
+		code, stdout, stderr := runCompareCLI("--metric", spec, "--eps", "1", "--gain", "distance", "--json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", spec, code, stderr)
+		}
+		var v compareOutput
+		if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]compareEntry{}
+		for _, e := range v.Mechanisms {
+			out[e.Name] = e
+		}
+		return out
+	}
+	es := entries("points:file=" + pts)
+	pl, lp := es["planar-laplace"], es["optimal-lp"]
+	if pl.Private == nil || !*pl.Private || pl.AuditEps == nil || float64(*pl.AuditEps) > 1 {
+		t.Fatalf("planar-laplace: %+v", pl)
+	}
+	if pl.ExpectedLoss == nil || lp.ExpectedLoss == nil || float64(*pl.ExpectedLoss) < float64(*lp.ExpectedLoss)*(1-1e-7) {
+		t.Errorf("planar-laplace's expected loss %v below the LP optimum's %v", pl.ExpectedLoss, lp.ExpectedLoss)
+	}
+	if pl.ExpectedLossReported == nil || float64(*pl.ExpectedLossReported) < float64(*pl.ExpectedLoss)*(1-1e-12) {
+		t.Errorf("planar-laplace as reported %v, below its remapped %v", pl.ExpectedLossReported, pl.ExpectedLoss)
+	}
+	if _, ok := entries("latlon:file=" + geo)["planar-laplace"]; ok {
+		t.Error("a planar Laplace entry for points on the sphere")
 	}
 }
