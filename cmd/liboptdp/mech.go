@@ -8,9 +8,11 @@ package main
 import "C"
 
 import (
+	"context"
 	"unsafe"
 
 	"github.com/optdp/optdp/mech"
+	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/mech/tight"
 	"gonum.org/v1/gonum/mat"
 )
@@ -284,6 +286,21 @@ func optdp_geometric_per_count(u, k C.int64_t, eps C.double, out *C.optdp_matrix
 func optdp_planar_laplace(w, h C.int64_t, step, eps C.double, out *C.optdp_matrix, errOut **C.char) C.int {
 	return baseline(errOut, out, []string{"w", "h"}, eps, []C.int64_t{w, h}, func(a []int, e float64) (*mat.Dense, error) {
 		return mech.PlanarLaplace(a[0], a[1], float64(step), e)
+	})
+}
+
+//export optdp_planar_laplace_points
+func optdp_planar_laplace_points(h C.optdp_handle, eps C.double, out *C.optdp_matrix, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		m, err := metricEps(h, eps)
+		if err != nil {
+			return err
+		}
+		p, ok := m.(*metric.PointsMetric)
+		if !ok || p.Geo() {
+			return badInput("planar laplace on points needs planar points in km (points:), not %s (optdp_planar_laplace takes a grid)", m)
+		}
+		return denseOut(out)(mech.PlanarLaplacePoints(context.Background(), p, float64(eps)))
 	})
 }
 

@@ -127,6 +127,22 @@ def test_planar_laplace_properties():
     assert optdp.audit(g, "grid:w=3,h=2,step=1,norm=euclid", 1.6).private
 
 
+def test_planar_laplace_points(tmp_path):
+    # On a grid's points the Voronoi cells are the grid's squares, unbounded
+    # on the border: the grid's planar Laplace, integrated by its own code.
+    xy = tmp_path / "xy.csv"
+    xy.write_text("x,y\n" + "".join(f"{i % 3},{i // 3}\n" for i in range(6)))
+    x = optdp.planar_laplace_points(f"points:file={xy}", 0.8)
+    assert x.shape == (6, 6) and x.flags.owndata
+    np.testing.assert_allclose(x, optdp.planar_laplace(3, 2, 1.0, 0.8), rtol=1e-10)
+    assert optdp.audit(x, f"points:file={xy}", 0.8).private
+    for metric in ("line:n=4", "grid:w=3,h=2,step=1"):
+        with pytest.raises(optdp.BadInputError, match="points:"):
+            optdp.planar_laplace_points(metric, 0.8)
+    with pytest.raises(optdp.BadInputError, match="eps"):
+        optdp.planar_laplace_points(f"points:file={xy}", -1.0)
+
+
 def test_metrics_from_arrays():
     line = optdp.Metric("line:n=5")
     assert line.n == 5 and len(line) == 5 and line.spec == "line:n=5"

@@ -48,6 +48,7 @@ from ._mech import (
     optimal_remap,
     planar_geometric,
     planar_laplace,
+    planar_laplace_points,
     randomized_response,
     range_bound,
     sample,
@@ -100,5 +101,5 @@ __all__ = [
     "Sampler", "SeededRng", "TooLargeError", "UnsupportedError", "Violation", "audit", "bnd", "bnd_mechanism",
     "cond_min_entropy", "exponential", "geometric_per_count", "header_path", "individual_bound", "leakage",
     "linear", "qif", "stream", "min_capacity", "min_entropy", "optimal_remap", "planar_geometric", "planar_laplace",
-    "randomized_response", "range_bound", "sample", "truncated_geometric", "utility", "version",
+    "planar_laplace_points", "randomized_response", "range_bound", "sample", "truncated_geometric", "utility", "version",
 ]

@@ -184,6 +184,15 @@ def planar_laplace(w: int, h: int, step: float, eps: float) -> np.ndarray:
     return _lib.matrix_call("optdp_planar_laplace", _lib.as_int(w, "w"), _lib.as_int(h, "h"), _lib.as_float(step, "step"), _lib.as_float(eps, "eps"))
 
 
+def planar_laplace_points(metric: MetricLike, eps: float) -> np.ndarray:
+    """The planar Laplace mechanism on a planar point set (a "points:"
+    metric, km; eps per km), reported as the nearest point: X[i][k] is the
+    noise's mass on point k's Voronoi cell. At most 2000 points; audited
+    exactly."""
+    m = as_metric(metric)
+    return _lib.matrix_call("optdp_planar_laplace_points", m._handle, _lib.as_float(eps, "eps"))
+
+
 def planar_geometric(w: int, h: int, step: float, eps: float) -> np.ndarray:
     """The per-row normalised discrete Laplace mechanism on a w x h grid; only
     2*eps-private in general (for comparisons)."""
