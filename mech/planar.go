@@ -387,9 +387,10 @@ var (
 // adaptiveGK15 integrates a non-negative smooth f over [a, b]: one
 // 15-point Kronrod rule, then bisection until on every subinterval the
 // Kronrod and embedded Gauss estimates differ by at most 1e-12 of the first
-// estimate of the whole (the Kronrod value itself is then far more accurate;
-// at least gk15Floor), or 30 levels deep. The tolerance is absolute, so rounding noise in a part
-// where f is tiny cannot force endless bisection.
+// estimate of the whole, and at least gk15Floor (the Kronrod value itself
+// is then far more accurate), 30 levels deep and gk15Budget bisections at
+// most. The tolerance is absolute, so rounding noise in a part where f is
+// tiny cannot force endless bisection.
 func adaptiveGK15(f func(float64) float64, a, b float64) float64 {
 	k, g := gk15(f, a, b)
 	tol := max(1e-12*math.Abs(k), gk15Floor)

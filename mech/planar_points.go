@@ -28,22 +28,24 @@ const PlanarPointsMaxN = 2000
 // unbounded on the border).
 //
 // Each cell is the convex polygon of the bisectors with the other points,
-// clipped to a rectangle whose sides lie 60/eps beyond every point: of a
-// cell's mass, what lies beyond is below 61·e^{-60} < 1e-24. Its mass is integrated in polar coordinates about x_i,
+// clipped to a rectangle whose sides lie 60/eps beyond every point (of a
+// cell's mass, what lies beyond is below 61·e^{-60} < 1e-24), and its mass
+// is integrated in polar coordinates about x_i,
 //
 //	(1/2π) ∫ [G(eps r_in(θ)) - G(eps r_out(θ))] dθ,  G(t) = (1+t) e^{-t},
 //
 // where the ray at angle θ crosses the cell between r_in and r_out, by
 // adaptive Gauss–Kronrod quadrature between the angles of the cell's
-// corners (cellMass: to 1e-13 of the cell's mass, far cells included). Each row is divided by its sum, which moves
-// no ratio by more than that accuracy, and the matrix is audited exactly
-// against p at eps (mech.Audit) before it is returned: an error if the
-// audit fails. Errors (run.ErrBadInput) for points on the sphere, for eps
-// times the diameter above maxPlanarExtent (far cells' probabilities come
-// near underflow) and
-// for eps times the closest pair's distance below minPlanarCell (cells the
-// quadrature cannot tell apart); run.ErrTooLarge beyond PlanarPointsMaxN
-// points. ctx stops the integration between rows.
+// corners (cellMass: to 1e-13 of the cell's mass, far cells included).
+// Each row is divided by its sum, which moves no ratio by more than that
+// accuracy, and the matrix is audited exactly against p at eps (mech.Audit)
+// before it is returned: an error if the audit fails.
+//
+// Errors (run.ErrBadInput) for points on the sphere, for eps times the
+// points' extent above maxPlanarExtent (far cells' probabilities come near
+// underflow) and for eps times the closest pair's distance below
+// minPlanarCell (cells the quadrature cannot tell apart); run.ErrTooLarge
+// beyond PlanarPointsMaxN points. ctx stops the integration between rows.
 func PlanarLaplacePoints(ctx context.Context, p *metric.PointsMetric, eps float64) (*mat.Dense, error) {
 	if err := metric.CheckEps(eps); err != nil {
 		return nil, fmt.Errorf("planar laplace: %w", err)
@@ -157,6 +159,10 @@ func voronoiCell(xs, ys []float64, k int, box [4]float64) []corner {
 	}
 	var buf []corner
 	pk := pt{xs[k], ys[k]}
+	cross := func(q, r corner, sq, sr float64) pt {
+		f := sq / (sq - sr)
+		return pt{q.x + f*(r.x-q.x), q.y + f*(r.y-q.y)}
+	}
 	for j := range xs {
 		if j == k {
 			continue
@@ -164,10 +170,6 @@ func voronoiCell(xs, ys []float64, k int, box [4]float64) []corner {
 		// Nearer to k than to j: (p_j - p_k)·(z - midpoint) <= 0.
 		h := halfPlane{xs[j] - pk.x, ys[j] - pk.y, (xs[j] + pk.x) / 2, (ys[j] + pk.y) / 2}
 		buf = buf[:0]
-		cross := func(q, r corner, sq, sr float64) pt {
-			f := sq / (sq - sr)
-			return pt{q.x + f*(r.x-q.x), q.y + f*(r.y-q.y)}
-		}
 		for t, q := range poly {
 			r := poly[(t+1)%len(poly)]
 			sq, sr := h.side(q.pt), h.side(r.pt)
