@@ -188,7 +188,7 @@ func newMap(loc metric.Locator, name string, prior []float64, x *mat.Dense, rows
 	palette := []color.RGBA{{214, 39, 40, 255}, {31, 119, 180, 255}, {44, 160, 44, 255}, {255, 127, 14, 255}, {148, 103, 189, 255}}
 	for k, i := range rows {
 		c := palette[k%len(palette)]
-		if err := addLayer(p, pts, x.RawRowView(i), color.RGBA{c.R, c.G, c.B, 160}, draw.RingGlyph{}, fmt.Sprintf("reports from %d", i)); err != nil {
+		if err := addLayer(p, pts, x.RawRowView(i), color.NRGBA{R: c.R, G: c.G, B: c.B, A: 160}, draw.RingGlyph{}, fmt.Sprintf("reports from %d", i)); err != nil {
 			return nil, err
 		}
 		t, err := plotter.NewScatter(plotter.XYs{pts[i]})

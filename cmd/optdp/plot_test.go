@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,6 +51,17 @@ func TestOptimalPlot(t *testing.T) {
 	for _, r := range []string{"reports from 4", "reports from 1", "reports from 3"} {
 		if !strings.Contains(string(b), r) {
 			t.Errorf("the map has no legend %q", r)
+		}
+	}
+	// Every colour is #RRGGBB: the rings' translucent colours are not
+	// premultiplied values out of range (which wrote "#1553E3F").
+	colours := regexp.MustCompile(`(stroke|fill):#([0-9A-Fa-f]*)`).FindAllStringSubmatch(string(b), -1)
+	if len(colours) == 0 {
+		t.Error("no colours in the SVG")
+	}
+	for _, c := range colours {
+		if len(c[2]) != 6 {
+			t.Errorf("colour %q", c[0])
 		}
 	}
 	for _, c := range []struct {
