@@ -41,17 +41,20 @@ const PlanarPointsMaxN = 2000
 // accuracy, and the matrix is audited exactly against p at eps (mech.Audit)
 // before it is returned: an error if the audit fails.
 //
-// Errors (run.ErrBadInput) for points on the sphere, for eps times the
-// points' extent above maxPlanarExtent (far cells' probabilities come near
-// underflow) and for eps times the closest pair's distance below
-// minPlanarCell (cells the quadrature cannot tell apart); run.ErrTooLarge
-// beyond PlanarPointsMaxN points. ctx stops the integration between rows.
+// Points on the sphere (latlon:) are drawn in PlanarProjection's plane,
+// where no distance exceeds rho times the great-circle one, with the noise
+// of eps/rho: the ratios are at most e^{(eps/rho)·rho·d} = e^{eps·d}, and
+// the audit is against the great-circle metric. Over a city rho − 1 is
+// about 1e-6.
+//
+// Errors (run.ErrBadInput) for eps times the points' extent above
+// maxPlanarExtent (far cells' probabilities come near underflow) and for
+// eps times the closest pair's distance below minPlanarCell (cells the
+// quadrature cannot tell apart); run.ErrTooLarge beyond PlanarPointsMaxN
+// points. ctx stops the integration between rows.
 func PlanarLaplacePoints(ctx context.Context, p *metric.PointsMetric, eps float64) (*mat.Dense, error) {
 	if err := metric.CheckEps(eps); err != nil {
 		return nil, fmt.Errorf("planar laplace: %w", err)
-	}
-	if p.Geo() {
-		return nil, run.BadInputf("mech: planar laplace: %s has latitudes and longitudes; it needs planar points in km (points:)", p)
 	}
 	n := p.Len()
 	if n > PlanarPointsMaxN {
@@ -60,10 +63,15 @@ func PlanarLaplacePoints(ctx context.Context, p *metric.PointsMetric, eps float6
 	if err := ValidateDenseSize(n, n, "planar laplace"); err != nil {
 		return nil, err
 	}
+	plane, rho, err := PlanarProjection(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	e := eps / rho // eps·d-private on the sphere (PlanarProjection)
 	xs, ys := make([]float64, n), make([]float64, n)
 	for i := range n {
-		xs[i], ys[i], _ = p.Place(i)
-		xs[i], ys[i] = eps*xs[i], eps*ys[i] // units of the noise's scale 1/eps
+		xs[i], ys[i], _ = plane.Place(i)
+		xs[i], ys[i] = e*xs[i], e*ys[i] // units of the noise's scale 1/e
 	}
 	lo, hi := [2]float64{math.Inf(1), math.Inf(1)}, [2]float64{math.Inf(-1), math.Inf(-1)}
 	for i := range n {
@@ -76,7 +84,7 @@ func PlanarLaplacePoints(ctx context.Context, p *metric.PointsMetric, eps float6
 	for i := range n {
 		for j := i + 1; j < n; j++ {
 			if d := math.Hypot(xs[i]-xs[j], ys[i]-ys[j]); d < minPlanarCell {
-				return nil, run.BadInputf("mech: planar laplace: points %d and %d are %.3g apart, eps × that = %.3g < %g: their cells' probabilities differ by less than the integration can resolve; merge them or use a larger eps", i, j, d/eps, d, minPlanarCell)
+				return nil, run.BadInputf("mech: planar laplace: points %d and %d are %.3g apart, eps × that = %.3g < %g: their cells' probabilities differ by less than the integration can resolve; merge them or use a larger eps", i, j, d/e, d, minPlanarCell)
 			}
 		}
 	}
@@ -120,6 +128,72 @@ func PlanarLaplacePoints(ctx context.Context, p *metric.PointsMetric, eps float6
 		return nil, err
 	}
 	return x, nil
+}
+
+// PlanarProjection returns the points of p in a plane (km) and rho >= 1,
+// an upper bound of the ratio of their distance there to their distance in
+// p: p itself and 1 for planar points; for points on the sphere, the
+// azimuthal equidistant projection about the direction of the mean of
+// their unit vectors (distances from that centre kept, others stretched by
+// about (r/R)²/6 for points within r of it: 4e-7 over 10 km), and rho the
+// largest ratio over every pair, raised by 1e-9 for the rounding of both
+// distances. ctx stops the O(n²) scan.
+func PlanarProjection(ctx context.Context, p *metric.PointsMetric) (*metric.PointsMetric, float64, error) {
+	if !p.Geo() {
+		return p, 1, nil
+	}
+	n := p.Len()
+	const deg = math.Pi / 180
+	unit := func(i int) [3]float64 {
+		lat, lon, _ := p.Place(i)
+		return [3]float64{math.Cos(lat*deg) * math.Cos(lon*deg), math.Cos(lat*deg) * math.Sin(lon*deg), math.Sin(lat * deg)}
+	}
+	var c [3]float64
+	for i := range n {
+		u := unit(i)
+		c[0], c[1], c[2] = c[0]+u[0], c[1]+u[1], c[2]+u[2]
+	}
+	norm := math.Sqrt(c[0]*c[0] + c[1]*c[1] + c[2]*c[2])
+	if !(norm > 0) {
+		return nil, 0, run.BadInputf("mech: %s: the points' unit vectors sum to zero (spread over the globe): no plane holds them", p)
+	}
+	c[0], c[1], c[2] = c[0]/norm, c[1]/norm, c[2]/norm
+	// East and north at the centre (any east at a pole).
+	east := [3]float64{-c[1], c[0], 0}
+	if e := math.Hypot(east[0], east[1]); e > 1e-12 {
+		east[0], east[1] = east[0]/e, east[1]/e
+	} else {
+		east = [3]float64{0, 1, 0}
+	}
+	north := [3]float64{c[1]*east[2] - c[2]*east[1], c[2]*east[0] - c[0]*east[2], c[0]*east[1] - c[1]*east[0]}
+	dot := func(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+	xs, ys := make([]float64, n), make([]float64, n)
+	for i := range n {
+		u := unit(i)
+		// The tangent part t = u − (c·u)c: |t| = sin of the angle to c.
+		cu := dot(c, u)
+		t := [3]float64{u[0] - cu*c[0], u[1] - cu*c[1], u[2] - cu*c[2]}
+		st := math.Sqrt(dot(t, t))
+		if st == 0 {
+			continue // the centre itself
+		}
+		r := metric.EarthRadiusKm * math.Atan2(st, cu) / st
+		xs[i], ys[i] = r*dot(t, east), r*dot(t, north)
+	}
+	plane, err := metric.Points(xs, ys)
+	if err != nil {
+		return nil, 0, fmt.Errorf("mech: the projection of %s: %w", p, err)
+	}
+	rho := 1.0
+	for i := range n {
+		if i%64 == 0 && ctx.Err() != nil {
+			return nil, 0, fmt.Errorf("mech: projecting %s: %w", p, ctx.Err())
+		}
+		for j := i + 1; j < n; j++ {
+			rho = max(rho, plane.Dist(i, j)/p.Dist(i, j))
+		}
+	}
+	return plane, rho * (1 + 1e-9), nil
 }
 
 // maxPlanarExtent is the largest eps times the diameter of the points

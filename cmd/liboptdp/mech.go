@@ -297,8 +297,8 @@ func optdp_planar_laplace_points(h C.optdp_handle, eps C.double, out *C.optdp_ma
 			return err
 		}
 		p, ok := m.(*metric.PointsMetric)
-		if !ok || p.Geo() {
-			return badInput("planar laplace on points needs planar points in km (points:), not %s (optdp_planar_laplace takes a grid)", m)
+		if !ok {
+			return badInput("planar laplace on points needs a points: or latlon: metric, not %s (optdp_planar_laplace takes a grid)", m)
 		}
 		return denseOut(out)(mech.PlanarLaplacePoints(context.Background(), p, float64(eps)))
 	})

@@ -243,9 +243,10 @@ int optdp_geometric_per_count(int64_t u, int64_t k, double eps, optdp_matrix *x,
  * normalised discrete variant (2 eps-private only; for comparisons). */
 int optdp_planar_laplace(int64_t w, int64_t h, double step, double eps, optdp_matrix *x, char **err);
 int optdp_planar_geometric(int64_t w, int64_t h, double step, double eps, optdp_matrix *x, char **err);
-/* Planar Laplace on a planar point set (a points: metric, km), reported as
- * the nearest point: the noise's mass on each Voronoi cell (at most 2000
- * points; audited exactly). */
+/* Planar Laplace on a point set (a points: metric in km, or latlon: drawn
+ * in the azimuthal equidistant plane at eps/rho, rho the plane's largest
+ * stretch of a distance), reported as the nearest point: the noise's mass
+ * on each Voronoi cell (at most 2000 points; audited exactly). */
 int optdp_planar_laplace_points(optdp_handle metric, double eps, optdp_matrix *x, char **err);
 /* The mechanism on v^u databases reaching Bnd(u, v, eps). */
 int optdp_bnd_mechanism(int64_t u, int64_t v, double eps, optdp_matrix *x, char **err);

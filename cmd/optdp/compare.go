@@ -51,7 +51,7 @@ var compareFields = []string{
 	"unit            the unit of the distance loss: km (grids, points:, latlon:), hops, or \"\" (dist:, roads: files' own)",
 	"mechanisms      one entry per mechanism, the tight-constraints mechanism first:",
 	"  name          tight-constraints, truncated-geometric, ring-closure, geometric-per-count,",
-	"                randomized-response, planar-laplace (Euclidean grids and points:), exponential (those that apply to the metric),",
+	"                randomized-response, planar-laplace (Euclidean grids, points:, latlon:), exponential (those that apply to the metric),",
 	"                optimal-lp (the LP optimum for the prior), spanner-1.2 (LP on a 1.2-spanner, metrics without a graph)",
 	"  utility       probability of guessing the true answer for the prior, optimal remap; null if not built",
 	"  leakage_bits  min-entropy leakage for the prior; null if not built",
@@ -270,12 +270,17 @@ func compareCandidates(m metric.Metric, eps float64) []candidate {
 			}})
 		}
 	case *metric.PointsMetric:
-		if !mm.Geo() {
-			cs = append(cs, candidate{"planar-laplace", func() (*mat.Dense, string, error) {
-				x, err := mech.PlanarLaplacePoints(context.Background(), mm, eps)
-				return x, "continuous planar Laplace reported as the nearest point", err
-			}})
-		}
+		cs = append(cs, candidate{"planar-laplace", func() (*mat.Dense, string, error) {
+			x, err := mech.PlanarLaplacePoints(context.Background(), mm, eps)
+			note := "continuous planar Laplace reported as the nearest point"
+			if mm.Geo() && err == nil {
+				_, rho, perr := mech.PlanarProjection(context.Background(), mm)
+				if perr == nil {
+					note = fmt.Sprintf("continuous planar Laplace at eps/%.9g in the azimuthal equidistant plane, reported as the nearest point", rho)
+				}
+			}
+			return x, note, err
+		}})
 	}
 	cs = append(cs, candidate{"exponential", func() (*mat.Dense, string, error) {
 		x, err := mech.Exponential(m, eps)

@@ -139,6 +139,9 @@ def test_planar_laplace_points(tmp_path):
     for metric in ("line:n=4", "grid:w=3,h=2,step=1"):
         with pytest.raises(optdp.BadInputError, match="points:"):
             optdp.planar_laplace_points(metric, 0.8)
+    ll = tmp_path / "ll.csv"
+    ll.write_text("lat,lon\n" + "".join(f"{48.85 + 0.01 * (i % 3)},{2.35 + 0.013 * (i // 3)}\n" for i in range(6)))
+    assert optdp.audit(optdp.planar_laplace_points(f"latlon:file={ll}", 2.0), f"latlon:file={ll}", 2.0).private
     with pytest.raises(optdp.BadInputError, match="eps"):
         optdp.planar_laplace_points(f"points:file={xy}", -1.0)
 

@@ -185,10 +185,11 @@ def planar_laplace(w: int, h: int, step: float, eps: float) -> np.ndarray:
 
 
 def planar_laplace_points(metric: MetricLike, eps: float) -> np.ndarray:
-    """The planar Laplace mechanism on a planar point set (a "points:"
-    metric, km; eps per km), reported as the nearest point: X[i][k] is the
-    noise's mass on point k's Voronoi cell. At most 2000 points; audited
-    exactly."""
+    """The planar Laplace mechanism on a point set (a "points:" metric in
+    km, or "latlon:", drawn in the azimuthal equidistant plane at eps/rho,
+    rho the plane's largest stretch of a distance; eps per km), reported as
+    the nearest point: X[i][k] is the noise's mass on point k's Voronoi
+    cell. At most 2000 points; audited exactly."""
     m = as_metric(metric)
     return _lib.matrix_call("optdp_planar_laplace_points", m._handle, _lib.as_float(eps, "eps"))
 
