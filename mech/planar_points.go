@@ -137,7 +137,9 @@ func PlanarLaplacePoints(ctx context.Context, p *metric.PointsMetric, eps float6
 // their unit vectors (distances from that centre kept, others stretched by
 // about (r/R)²/6 for points within r of it: 4e-7 over 10 km), and rho the
 // largest ratio over every pair, raised by 1e-9 for the rounding of both
-// distances. ctx stops the O(n²) scan.
+// distances. Points on the sphere 90° or more from that middle (spread over
+// more than a hemisphere) are refused (run.ErrBadInput). ctx stops the
+// O(n²) scan.
 func PlanarProjection(ctx context.Context, p *metric.PointsMetric) (*metric.PointsMetric, float64, error) {
 	if !p.Geo() {
 		return p, 1, nil
@@ -154,9 +156,6 @@ func PlanarProjection(ctx context.Context, p *metric.PointsMetric) (*metric.Poin
 		c[0], c[1], c[2] = c[0]+u[0], c[1]+u[1], c[2]+u[2]
 	}
 	norm := math.Sqrt(c[0]*c[0] + c[1]*c[1] + c[2]*c[2])
-	if !(norm > 0) {
-		return nil, 0, run.BadInputf("mech: %s: the points' unit vectors sum to zero (spread over the globe): no plane holds them", p)
-	}
 	c[0], c[1], c[2] = c[0]/norm, c[1]/norm, c[2]/norm
 	// East and north at the centre (any east at a pole).
 	east := [3]float64{-c[1], c[0], 0}
@@ -172,6 +171,9 @@ func PlanarProjection(ctx context.Context, p *metric.PointsMetric) (*metric.Poin
 		u := unit(i)
 		// The tangent part t = u − (c·u)c: |t| = sin of the angle to c.
 		cu := dot(c, u)
+		if !(cu > 0) {
+			return nil, 0, run.BadInputf("mech: %s: point %d is 90° or more from the points' middle: they spread over more than a hemisphere, which no plane draws with distances near their own", p, i)
+		}
 		t := [3]float64{u[0] - cu*c[0], u[1] - cu*c[1], u[2] - cu*c[2]}
 		st := math.Sqrt(dot(t, t))
 		if st == 0 {

@@ -101,8 +101,8 @@ func TestPlanarLaplacePointsBrute(t *testing.T) {
 }
 
 // TestPlanarLaplacePointsErrors: an extent too wide for the noise's scale,
-// points too close to tell apart, too many points and a cancelled context
-// are refused.
+// points too close to tell apart, points on the sphere spread over more
+// than a hemisphere, too many points and a cancelled context are refused.
 func TestPlanarLaplacePointsErrors(t *testing.T) {
 	two, err := metric.Points([]float64{0, 1}, []float64{0, 0})
 	if err != nil {
@@ -123,6 +123,13 @@ func TestPlanarLaplacePointsErrors(t *testing.T) {
 	}
 	if _, err := PlanarLaplacePoints(context.Background(), bm, 0.1); !errors.Is(err, run.ErrTooLarge) {
 		t.Errorf("%d points: %v", len(big), err)
+	}
+	world, err := metric.LatLon([]float64{0, 0, 0, 0}, []float64{0, 90, 180, -90})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PlanarLaplacePoints(context.Background(), world, 0.01); !errors.Is(err, run.ErrBadInput) {
+		t.Errorf("the equator's four quarters: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
