@@ -51,7 +51,8 @@ const PlanarPointsMaxN = 2000
 // maxPlanarExtent (far cells' probabilities come near underflow) and for
 // eps times the closest pair's distance below minPlanarCell (cells the
 // quadrature cannot tell apart); run.ErrTooLarge beyond PlanarPointsMaxN
-// points. ctx stops the integration between rows.
+// points. ctx stops the cells' construction, the integration between rows
+// and the audit.
 func PlanarLaplacePoints(ctx context.Context, p *metric.PointsMetric, eps float64) (*mat.Dense, error) {
 	if err := metric.CheckEps(eps); err != nil {
 		return nil, fmt.Errorf("planar laplace: %w", err)
@@ -92,6 +93,9 @@ func PlanarLaplacePoints(ctx context.Context, p *metric.PointsMetric, eps float6
 	box := [4]float64{lo[0] - margin, hi[0] + margin, lo[1] - margin, hi[1] + margin}
 	cells := make([][]corner, n)
 	for k := range n {
+		if k%64 == 0 && ctx.Err() != nil {
+			return nil, fmt.Errorf("mech: planar laplace: interrupted: %w", ctx.Err())
+		}
 		cells[k] = voronoiCell(xs, ys, k, box)
 	}
 	x := mat.NewDense(n, n, nil)
@@ -124,7 +128,11 @@ func PlanarLaplacePoints(ctx context.Context, p *metric.PointsMetric, eps float6
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("mech: planar laplace: interrupted: %w", err)
 	}
-	if err := auditResult("planar laplace", x, p, eps); err != nil {
+	rep, err := AuditContext(ctx, x, p, eps)
+	if err != nil {
+		return nil, fmt.Errorf("planar laplace: %w", err)
+	}
+	if err := auditVerdict("planar laplace", rep, p, eps); err != nil {
 		return nil, err
 	}
 	return x, nil

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/run"
@@ -135,6 +136,21 @@ func TestPlanarLaplacePointsErrors(t *testing.T) {
 	cancel()
 	if _, err := PlanarLaplacePoints(ctx, two, 1); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+	// A time limit stops the work under way (1,500 points take seconds).
+	rng := rand.New(rand.NewPCG(1, 2))
+	xs, ys := make([]float64, 1500), make([]float64, 1500)
+	for i := range xs {
+		xs[i], ys[i] = 10*rng.Float64(), 10*rng.Float64()
+	}
+	many, err := metric.Points(xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := PlanarLaplacePoints(ctx, many, 1); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("time limit: %v", err)
 	}
 }
 

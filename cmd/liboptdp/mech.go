@@ -290,7 +290,7 @@ func optdp_planar_laplace(w, h C.int64_t, step, eps C.double, out *C.optdp_matri
 }
 
 //export optdp_planar_laplace_points
-func optdp_planar_laplace_points(h C.optdp_handle, eps C.double, out *C.optdp_matrix, errOut **C.char) C.int {
+func optdp_planar_laplace_points(h C.optdp_handle, eps C.double, op *C.optdp_cchar, out *C.optdp_matrix, errOut **C.char) C.int {
 	return call(errOut, func() error {
 		m, err := metricEps(h, eps)
 		if err != nil {
@@ -300,7 +300,9 @@ func optdp_planar_laplace_points(h C.optdp_handle, eps C.double, out *C.optdp_ma
 		if !ok {
 			return badInput("planar laplace on points needs a points: or latlon: metric, not %s (optdp_planar_laplace takes a grid)", m)
 		}
-		return denseOut(out)(mech.PlanarLaplacePoints(context.Background(), p, float64(eps)))
+		return long(op, true, func(ctx context.Context, _ *metricArgs) error {
+			return denseOut(out)(mech.PlanarLaplacePoints(ctx, p, float64(eps)))
+		})
 	})
 }
 

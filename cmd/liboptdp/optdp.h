@@ -246,8 +246,9 @@ int optdp_planar_geometric(int64_t w, int64_t h, double step, double eps, optdp_
 /* Planar Laplace on a point set (a points: metric in km, or latlon: drawn
  * in the azimuthal equidistant plane at eps/rho, rho the plane's largest
  * stretch of a distance), reported as the nearest point: the noise's mass
- * on each Voronoi cell (at most 2000 points; audited exactly). */
-int optdp_planar_laplace_points(optdp_handle metric, double eps, optdp_matrix *x, char **err);
+ * on each Voronoi cell (at most 2000 points; audited exactly). options
+ * (NULL for none): {"cancel", "timeout_s"}. */
+int optdp_planar_laplace_points(optdp_handle metric, double eps, const char *options, optdp_matrix *x, char **err);
 /* The mechanism on v^u databases reaching Bnd(u, v, eps). */
 int optdp_bnd_mechanism(int64_t u, int64_t v, double eps, optdp_matrix *x, char **err);
 

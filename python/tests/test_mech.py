@@ -142,6 +142,12 @@ def test_planar_laplace_points(tmp_path):
     ll = tmp_path / "ll.csv"
     ll.write_text("lat,lon\n" + "".join(f"{48.85 + 0.01 * (i % 3)},{2.35 + 0.013 * (i // 3)}\n" for i in range(6)))
     assert optdp.audit(optdp.planar_laplace_points(f"latlon:file={ll}", 2.0), f"latlon:file={ll}", 2.0).private
+    # 1,500 points take seconds: a time limit stops them.
+    many = tmp_path / "many.csv"
+    rng = np.random.default_rng(3)
+    many.write_text("x,y\n" + "".join(f"{a},{b}\n" for a, b in rng.uniform(0, 10, (1500, 2))))
+    with pytest.raises(optdp.CancelledError):
+        optdp.planar_laplace_points(f"points:file={many}", 1.0, timeout=0.05)
     with pytest.raises(optdp.BadInputError, match="eps"):
         optdp.planar_laplace_points(f"points:file={xy}", -1.0)
 

@@ -74,7 +74,7 @@ _SIGNATURES = {
     "optdp_exponential": [c_uint64, c_double, _P_MATRIX],
     "optdp_geometric_per_count": [c_int64, c_int64, c_double, _P_MATRIX],
     "optdp_planar_laplace": [c_int64, c_int64, c_double, c_double, _P_MATRIX],
-    "optdp_planar_laplace_points": [c_uint64, c_double, _P_MATRIX],
+    "optdp_planar_laplace_points": [c_uint64, c_double, c_char_p, _P_MATRIX],
     "optdp_planar_geometric": [c_int64, c_int64, c_double, c_double, _P_MATRIX],
     "optdp_bnd_mechanism": [c_int64, c_int64, c_double, _P_MATRIX],
     "optdp_rng_seeded": [c_uint64, _P_HANDLE],

@@ -184,14 +184,16 @@ def planar_laplace(w: int, h: int, step: float, eps: float) -> np.ndarray:
     return _lib.matrix_call("optdp_planar_laplace", _lib.as_int(w, "w"), _lib.as_int(h, "h"), _lib.as_float(step, "step"), _lib.as_float(eps, "eps"))
 
 
-def planar_laplace_points(metric: MetricLike, eps: float) -> np.ndarray:
+def planar_laplace_points(metric: MetricLike, eps: float, *, timeout: Optional[float] = None) -> np.ndarray:
     """The planar Laplace mechanism on a point set (a "points:" metric in
     km, or "latlon:", drawn in the azimuthal equidistant plane at eps/rho,
     rho the plane's largest stretch of a distance; eps per km), reported as
     the nearest point: X[i][k] is the noise's mass on point k's Voronoi
-    cell. At most 2000 points; audited exactly."""
+    cell. At most 2000 points; audited exactly. timeout (seconds) stops it
+    with CancelledError."""
     m = as_metric(metric)
-    return _lib.matrix_call("optdp_planar_laplace_points", m._handle, _lib.as_float(eps, "eps"))
+    e = _lib.as_float(eps, "eps")
+    return _lib.cancellable({}, timeout, call=lambda o: _lib.matrix_call("optdp_planar_laplace_points", m._handle, e, o))
 
 
 def planar_geometric(w: int, h: int, step: float, eps: float) -> np.ndarray:
