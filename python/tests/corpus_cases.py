@@ -816,6 +816,16 @@ cbad("rr-huge", lambda: ccall("optdp_randomized_response", 2**31, 1.0, byref(M))
 cbad("planar-overflow", lambda: ccall("optdp_planar_laplace", 2**32, 2**32, 1.0, 1.0, byref(M)), "",
      exc=TooLargeError)
 cbad("exponential-bad-handle", lambda: ccall("optdp_exponential", 0, 1.0, byref(M)), "handle")
+# Planar Laplace on points: the metrics are held (a temporary's handle is
+# released as soon as the Metric is collected).
+PTS3, LINE3 = optdp.Metric("points:file=" + _file("xy3.csv", b"x,y\n0,0\n1,0\n0,1\n")), optdp.Metric("line:n=3")
+cbad("planar-points-bad-handle", lambda: ccall("optdp_planar_laplace_points", 0, 1.0, None, byref(M)), "handle")
+cbad("planar-points-line", lambda: ccall("optdp_planar_laplace_points", LINE3._handle, 1.0, None, byref(M)), "points:")
+cbad("planar-points-bad-opts", lambda: ccall("optdp_planar_laplace_points", PTS3._handle, 1.0, b'{"budget": 5}',
+                                             byref(M)), "budget")
+cbad("planar-points-bad-timeout", lambda: ccall("optdp_planar_laplace_points", PTS3._handle, 1.0,
+                                                b'{"timeout_s": -1}', byref(M)), "timeout")
+cbad("planar-points-null-out", lambda: ccall("optdp_planar_laplace_points", PTS3._handle, 1.0, None, None), "")
 cbad("rng-null-out", lambda: ccall("optdp_rng_seeded", 1, None), "")
 cbad("sample-bad-handle", lambda: ccall("optdp_sample", 55555555, 0, 1, 0,
                                         np.zeros(1, np.int64).ctypes.data_as(_lib._P_INT64)), "handle")
