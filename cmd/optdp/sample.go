@@ -45,6 +45,8 @@ var sampleFields = []string{
 	"audit_eps       the level the exact audit of the realised distribution measured",
 	"mix             weight of the uniform row --repair mixed in (0 when none)",
 	"records         number of true locations read",
+	"snap_max        with coordinates: the largest distance (km) from a record to the place it was snapped to; absent for indices",
+	"snap_max_line   the line of that record",
 	"out             the --out file of the CSV; absent when the CSV went to stdout",
 }
 
@@ -57,7 +59,11 @@ type sampleOutput struct {
 	AuditEps   float64 `json:"audit_eps"`
 	Mix        float64 `json:"mix"`
 	Records    int     `json:"records"`
-	Out        string  `json:"out,omitempty"`
+	// SnapMax and SnapMaxLine: with coordinates, the farthest record from
+	// the place it was snapped to (km) and its line.
+	SnapMax     *float64 `json:"snap_max,omitempty"`
+	SnapMaxLine int      `json:"snap_max_line,omitempty"`
+	Out         string   `json:"out,omitempty"`
 }
 
 func runSample(env *runEnv, args []string) error {
@@ -94,7 +100,7 @@ func runSample(env *runEnv, args []string) error {
 	if r, c := x.Dims(); r != m.Len() || c != m.Len() {
 		return dataError{fmt.Errorf("--matrix %s: %d×%d, want %d×%d (one row and column per answer of %s)", *matrixPath, r, c, m.Len(), m.Len(), m)}
 	}
-	truth, err := readTrueLocations(*truePath, m)
+	truth, snap, err := readTrueLocations(*truePath, m)
 	if err != nil {
 		return dataError{fmt.Errorf("--true %s: %w", *truePath, err)}
 	}
@@ -107,6 +113,12 @@ func runSample(env *runEnv, args []string) error {
 	}
 	src, randomness := mech.CryptoSource(), "crypto/rand"
 	res := sampleOutput{Metric: m.String(), N: m.Len(), Eps: *eps, AuditEps: s.Audit().Eps, Mix: s.Mix(), Records: len(truth), Out: *out}
+	if snap.line > 0 {
+		res.SnapMax, res.SnapMaxLine = &snap.dist, snap.line
+		if ext := placesExtent(m); snap.dist > ext {
+			fmt.Fprintf(env.stderr, "optdp sample: warning: the record on line %d is %s km from the nearest place, farther than the places are from each other (%s km at most): is it from another map?\n", snap.line, fmtKm(snap.dist), fmtKm(ext))
+		}
+	}
 	if given["seed"] {
 		src, randomness = mech.SeededSource(*seed), fmt.Sprintf("seeded with %d (reproducible; predictable, NOT for releases)", *seed)
 		res.Seed = seed
@@ -119,6 +131,9 @@ func runSample(env *runEnv, args []string) error {
 	fmt.Fprintf(&buf, "# optdp sample: metric %s, eps %s, matrix %s; randomness %s; exact audit eps %.9g", m, fmtFloat(*eps), *matrixPath, randomness, s.Audit().Eps)
 	if s.Mix() > 0 {
 		fmt.Fprintf(&buf, ", repaired with uniform weight %g", s.Mix())
+	}
+	if snap.line > 0 {
+		fmt.Fprintf(&buf, "; records snapped to the nearest place, the farthest %s km from it (line %d)", fmtKm(snap.dist), snap.line)
 	}
 	buf.WriteString("\n")
 	loc, places := m.(metric.Locator)
@@ -165,13 +180,21 @@ func runSample(env *runEnv, args []string) error {
 	return nil
 }
 
+// snapped is the farthest record of a --true file from the place it was
+// snapped to: the distance (km) and the line (0 for answer indices).
+type snapped struct {
+	dist float64
+	line int
+}
+
 // readTrueLocations reads the --true file: answer indices, one a line, or
-// a CSV whose header names x, y or lat, lon, snapped by m (a Locator).
-// Errors name the line.
-func readTrueLocations(path string, m metric.Metric) ([]int, error) {
+// a CSV whose header names x, y or lat, lon, snapped by m (a Locator), and
+// the farthest record from its place. Errors name the line.
+func readTrueLocations(path string, m metric.Metric) ([]int, snapped, error) {
+	var far snapped
 	fh, err := openBounded(path, maxSampleInputBytes)
 	if err != nil {
-		return nil, err
+		return nil, far, err
 	}
 	defer fh.Close()
 	sc := bufio.NewScanner(io.LimitReader(fh, maxSampleInputBytes))
@@ -210,50 +233,79 @@ func readTrueLocations(path string, m metric.Metric) ([]int, error) {
 					}
 				}
 				if a < 0 || b < 0 {
-					return nil, fmt.Errorf("line %d: a header must name the columns x and y (km) or lat and lon (degrees), got %.80q", ln, s)
+					return nil, far, fmt.Errorf("line %d: a header must name the columns x and y (km) or lat and lon (degrees), got %.80q", ln, s)
 				}
 				if !isLoc || !loc.Accepts(geo) {
-					return nil, fmt.Errorf("line %d: %s cannot place %s coordinates (grids take x/y, grids with a bbox and latlon: take lat/lon, points: takes x/y); give answer indices instead", ln, m, map[bool]string{true: "lat/lon", false: "x/y"}[geo])
+					return nil, far, fmt.Errorf("line %d: %s cannot place %s coordinates (grids take x/y, grids with a bbox and latlon: take lat/lon, points: takes x/y); give answer indices instead", ln, m, map[bool]string{true: "lat/lon", false: "x/y"}[geo])
 				}
 				continue
 			}
 		}
 		if len(out) >= maxSampleRecords {
-			return nil, fmt.Errorf("line %d: more than %d records", ln, maxSampleRecords)
+			return nil, far, fmt.Errorf("line %d: more than %d records", ln, maxSampleRecords)
 		}
 		if !hdr {
 			if len(f) != 1 {
-				return nil, fmt.Errorf("line %d: want one answer index, got %q", ln, s)
+				return nil, far, fmt.Errorf("line %d: want one answer index, got %q", ln, s)
 			}
 			i, err := strconv.Atoi(f[0])
 			if err != nil || i < 0 || i >= m.Len() {
-				return nil, fmt.Errorf("line %d: %q is not an answer index in 0..%d", ln, f[0], m.Len()-1)
+				return nil, far, fmt.Errorf("line %d: %q is not an answer index in 0..%d", ln, f[0], m.Len()-1)
 			}
 			out = append(out, i)
 			continue
 		}
 		if len(f) != fields {
-			return nil, fmt.Errorf("line %d has %d fields, the header %d", ln, len(f), fields)
+			return nil, far, fmt.Errorf("line %d has %d fields, the header %d", ln, len(f), fields)
 		}
 		va, err1 := strconv.ParseFloat(f[a], 64)
 		vb, err2 := strconv.ParseFloat(f[b], 64)
 		if err1 != nil || err2 != nil || math.IsNaN(va+vb) || math.IsInf(va+vb, 0) {
-			return nil, fmt.Errorf("line %d: coordinates %q, %q are not finite numbers", ln, f[a], f[b])
+			return nil, far, fmt.Errorf("line %d: coordinates %q, %q are not finite numbers", ln, f[a], f[b])
 		}
 		i, ok := loc.Locate(va, vb, geo)
 		if !ok {
-			return nil, fmt.Errorf("line %d: (%v, %v) is outside %s", ln, va, vb, m)
+			return nil, far, fmt.Errorf("line %d: (%v, %v) is outside %s", ln, va, vb, m)
+		}
+		pa, pb, _ := loc.Place(i)
+		d := math.Hypot(va-pa, vb-pb)
+		if geo {
+			d = metric.Haversine(va, vb, pa, pb)
+		}
+		if far.line == 0 || d > far.dist {
+			far = snapped{d, ln}
 		}
 		out = append(out, i)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
+		return nil, far, err
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no true locations")
+		return nil, far, fmt.Errorf("no true locations")
 	}
-	return out, nil
+	return out, far, nil
 }
 
 // maxSampleRecords bounds the number of true locations of one run.
 const maxSampleRecords = 1 << 24
+
+// placesExtent is the largest distance between two of m's answers (0 for
+// one): how far apart the places of a map lie.
+func placesExtent(m metric.Metric) float64 {
+	ext := 0.0
+	for i := range m.Len() {
+		for j := i + 1; j < m.Len(); j++ {
+			ext = max(ext, m.Dist(i, j))
+		}
+	}
+	return ext
+}
+
+// fmtKm writes a distance in km with four significant digits, and whole
+// kilometres from 1,000 on (no exponent).
+func fmtKm(d float64) string {
+	if d >= 1000 {
+		return strconv.FormatFloat(d, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(d, 'g', 4, 64)
+}

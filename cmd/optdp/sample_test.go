@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,6 +54,11 @@ func TestSampleCommand(t *testing.T) {
 	if strings.Join(recs[0], ",") != "true,reported,true_x,true_y,reported_x,reported_y" || len(recs) != 4 {
 		t.Fatalf("CSV %v", recs)
 	}
+	// The farthest snap: (1,1) is 1 km from (1,0), on line 4 (the others
+	// 0.2236 and 0.1414 km); within the places' extent, no warning.
+	if !strings.Contains(out1, "the farthest 1 km from it (line 4)") || stderr != "" {
+		t.Errorf("snap summary:\n%s\nstderr %q", out1, stderr)
+	}
 	for k, want := range []string{"0", "4", "1"} { // nearest points of (0.1,0.2), (2.9,0.4), (1,1)
 		if recs[k+1][0] != want {
 			t.Errorf("record %d snapped to %s, want %s", k, recs[k+1][0], want)
@@ -76,6 +83,15 @@ func TestSampleCommand(t *testing.T) {
 		if code != c.code || !strings.Contains(stderr, c.msg) {
 			t.Errorf("%v: exit %d %q, want %d %q", c.args, code, stderr, c.code, c.msg)
 		}
+	}
+	// A record from another map: snapped, with a warning, and its distance
+	// in the JSON (9 km from (3,0.5), more than the places' 3.162 km).
+	far := write("far.csv", "x,y\n0.1,0.2\n12,0.5\n")
+	code, js, stderr := runCLI("sample", "--matrix", mech, "--metric", spec, "--eps", "1", "--true", far, "--seed", "1", "--json", "--out", filepath.Join(dir, "rep.csv"))
+	var v sampleOutput
+	if code != 0 || json.Unmarshal([]byte(js), &v) != nil || v.SnapMax == nil || math.Abs(*v.SnapMax-9) > 1e-12 || v.SnapMaxLine != 3 ||
+		!strings.Contains(stderr, "line 3 is 9 km from the nearest place") {
+		t.Errorf("far record: exit %d, %s, stderr %q", code, js, stderr)
 	}
 	// At a smaller eps the matrix is not private: refused before sampling.
 	if code, _, stderr := runCLI("sample", "--matrix", mech, "--metric", spec, "--eps", "0.5", "--true", truth); code != 1 || !strings.Contains(stderr, "not 0.5·d-private") {
