@@ -282,8 +282,15 @@ func voronoiCell(xs, ys []float64, k int, box [4]float64) []corner {
 // cross it, split at its corners' angles (where r_in and r_out change
 // edge), by adaptive Gauss–Kronrod quadrature to 1e-13 of the cell's mass.
 func cellMass(c pt, poly []corner, own bool) float64 {
+	m, _ := cellMassBisections(c, poly, own)
+	return m
+}
+
+// cellMassBisections is cellMass and the bisections it made (cellBudget
+// when its refinement did not converge).
+func cellMassBisections(c pt, poly []corner, own bool) (float64, int) {
 	if len(poly) < 3 {
-		return 0
+		return 0, 0
 	}
 	f := func(theta float64) float64 {
 		rin, rout, ok := rayPolygon(c, math.Cos(theta), math.Sin(theta), poly)
@@ -327,7 +334,7 @@ func cellMass(c pt, poly []corner, own bool) float64 {
 		first += math.Abs(k)
 	}
 	if len(ps) == 0 {
-		return 0
+		return 0, 0
 	}
 	tol := max(1e-13*first, gk15Floor) / float64(len(ps))
 	budget := cellBudget
@@ -338,7 +345,7 @@ func cellMass(c pt, poly []corner, own bool) float64 {
 		}
 		total += q.k
 	}
-	return total / (2 * math.Pi)
+	return total / (2 * math.Pi), cellBudget - budget
 }
 
 // rayPolygon intersects the ray c + t·(u, v), t >= 0, with the convex
