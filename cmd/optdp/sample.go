@@ -45,7 +45,7 @@ var sampleFields = []string{
 	"audit_eps       the level the exact audit of the realised distribution measured",
 	"mix             weight of the uniform row --repair mixed in (0 when none)",
 	"records         number of true locations read",
-	"snap_max        with coordinates: the largest distance (km) from a record to the place it was snapped to; absent for indices",
+	"snap_max        with coordinates: the largest distance (km) from a record to the place it was snapped to; absent for indices, and for x, y on a grid laid on a map (inside their cells)",
 	"snap_max_line   the line of that record",
 	"out             the --out file of the CSV; absent when the CSV went to stdout",
 }
@@ -267,13 +267,17 @@ func readTrueLocations(path string, m metric.Metric) ([]int, snapped, error) {
 		if !ok {
 			return nil, far, fmt.Errorf("line %d: (%v, %v) is outside %s", ln, va, vb, m)
 		}
-		pa, pb, _ := loc.Place(i)
-		d := math.Hypot(va-pa, vb-pb)
-		if geo {
-			d = metric.Haversine(va, vb, pa, pb)
-		}
-		if far.line == 0 || d > far.dist {
-			far = snapped{d, ln}
+		// The distance when the record and the place are in the same
+		// coordinates (a grid on a map places its cells by lat, lon but
+		// also takes x, y: a record is then inside its cell).
+		if pa, pb, pgeo := loc.Place(i); pgeo == geo {
+			d := math.Hypot(va-pa, vb-pb)
+			if geo {
+				d = metric.Haversine(va, vb, pa, pb)
+			}
+			if far.line == 0 || d > far.dist {
+				far = snapped{d, ln}
+			}
 		}
 		out = append(out, i)
 	}

@@ -93,6 +93,25 @@ func TestSampleCommand(t *testing.T) {
 		!strings.Contains(stderr, "line 3 is 9 km from the nearest place") {
 		t.Errorf("far record: exit %d, %s, stderr %q", code, js, stderr)
 	}
+	// A grid on a map places its cells by lat, lon: x, y records (km) get
+	// no distance in other units; lat, lon records one within half a
+	// cell's diagonal (0.05° by 0.1° cells at 48.85°N, 5.56 by 7.33 km:
+	// 4.6 km).
+	gspec := "grid:w=2,h=2,bbox=48.8,2.3,48.9,2.5"
+	gmech := filepath.Join(dir, "gmech.csv")
+	if code, _, stderr := runCLI("optimal", "--metric", gspec, "--eps", "1", "--prior", "uniform", "--out", gmech); code != 0 {
+		t.Fatalf("optimal on %s: exit %d: %s", gspec, code, stderr)
+	}
+	for _, c := range []struct {
+		body string
+		snap bool
+	}{{"x,y\n1,1\n5,8\n", false}, {"lat,lon\n48.81,2.31\n48.88,2.45\n", true}} {
+		code, js, stderr := runCLI("sample", "--matrix", gmech, "--metric", gspec, "--eps", "1", "--true", write("g.csv", c.body), "--seed", "1", "--json", "--out", filepath.Join(dir, "g-rep.csv"))
+		var v sampleOutput
+		if code != 0 || json.Unmarshal([]byte(js), &v) != nil || (v.SnapMax != nil) != c.snap || c.snap && !(*v.SnapMax < 4.61) || stderr != "" {
+			t.Errorf("%q on %s: exit %d, %s, stderr %q", c.body, gspec, code, js, stderr)
+		}
+	}
 	// At a smaller eps the matrix is not private: refused before sampling.
 	if code, _, stderr := runCLI("sample", "--matrix", mech, "--metric", spec, "--eps", "0.5", "--true", truth); code != 1 || !strings.Contains(stderr, "not 0.5·d-private") {
 		t.Errorf("eps 0.5: exit %d %q", code, stderr)
