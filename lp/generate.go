@@ -107,6 +107,7 @@ type GenerateResult struct {
 	ActiveColumns int
 
 	warmRounds int // PerColumn: relaxations started from the previous round's iterate
+	coldAgain  int // PerColumn: rounds whose warm start stalled, solved again cold
 }
 
 // Generate solves p by constraint generation (cutting planes over the
