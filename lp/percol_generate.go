@@ -392,12 +392,14 @@ const closeGap = 4
 // the round's relaxation was solved. A loose relaxation's bound places its
 // optimum no closer than that, so the pairs such rounds still add change
 // it by less than they can see, and generateColumns solves the rounds
-// after tightly. From a common start (loose rounds to warmLooseTol,
+// after tightly. From a common start (loose rounds to warmLooseTol;
 // random points, two hot spots, eps 1, Tol 1e-6, 2 cores, side by side):
-// 1,000 points 9 → 7 rounds and 602 → 549 s; 400 points 8 → 7 rounds and
-// 315 → 304 iterations; 200 points 9 → 7 rounds. From the toward start
-// (loose rounds to looseTol, whose bound resolves more) the rule lost:
-// on the 20×20 Euclidean grid with hot spots 441 → 653 iterations.
+// 200 points 9 → 7 rounds and 222 → 203 iterations, 400 points 8 → 7
+// rounds and 315 → 304 iterations; 1,000 points 7, 8 and 8 rounds in three
+// runs against 9 (549, 677 and 639 s against 602 s: there the tight
+// rounds, about 175 iterations each, rule the time). From the toward
+// start (loose rounds to looseTol, whose bound resolves more) the rule
+// lost: on the 20×20 Euclidean grid with hot spots 441 → 653 iterations.
 func boundStalled(prev, cur, tol float64) bool {
 	return prev-cur < tol*math.Abs(cur)
 }
