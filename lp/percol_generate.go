@@ -139,10 +139,12 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 		held := 8*float64(len(member)+len(lw)+listed+2*len(extra)) + 40*float64(n)*float64(m) + ce.bytes()
 		ro.Budget = o.Budget.Less(held)
 		r, pc, err := solveColumns(ctx, q, qcols, ro, prev)
-		if r != nil && r.warm && errors.Is(err, run.ErrNotConverged) {
+		if ro.colWarm != nil && (r == nil || r.warm) && errors.Is(err, run.ErrNotConverged) {
 			// A warm start can stall where a cold one does not (an
 			// iterate kept near the boundary of pairs whose slacks the
-			// added pairs' residuals pull down): the round again, cold.
+			// added pairs' residuals pull down): the round again, cold
+			// (also when the solve stopped before any certificate, which
+			// does not say whether it started warm).
 			ro.colWarm = nil
 			warmTo.taken = false
 			res.coldAgain++
