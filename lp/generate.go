@@ -108,6 +108,8 @@ type GenerateResult struct {
 
 	warmRounds int // PerColumn: relaxations started from the previous round's iterate
 	coldAgain  int // PerColumn: rounds whose warm start stalled, solved again cold
+	coarse     int // PerColumn: tight rounds solved coarser than the inner tolerance (coarseTight)
+	refined    int // PerColumn: coarse rounds that added nothing, solved again tightly
 }
 
 // Generate solves p by constraint generation (cutting planes over the

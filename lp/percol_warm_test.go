@@ -64,16 +64,23 @@ func TestGenerateSpannerStartSimplex(t *testing.T) {
 // starts a round from the previous round's iterate when that added few
 // pairs: at 40 points, at least one round), and its certified
 // interval overlaps the one of Solve on every pair (a single LP, no
-// generation); the answer passes every pair. At 60 points the warm start
-// of round 6 (after the loose rounds stall, boundStalled) stops short of
-// the tolerance, and the round is solved again cold: without that,
-// generation ended with a certified gap of 6.5e-4.
+// generation); the answer passes every pair, and some tight round is
+// solved coarsely (coarseTight). At 60 points with every tight round
+// solved to the inner tolerance (coarseTight 0), the warm start of round 6
+// (after the loose rounds stall, boundStalled) stops short of the
+// tolerance, and the round is solved again cold: without that, generation
+// ended with a certified gap of 6.5e-4.
 func TestGenerateWarmRounds(t *testing.T) {
+	defer func(v float64) { coarseTight = v }(coarseTight)
 	sizes := []int{40, 60}
 	if testing.Short() {
 		sizes = sizes[:1]
 	}
 	for _, n := range sizes {
+		coarseTight = 1e-2
+		if n == 60 {
+			coarseTight = 0
+		}
 		p, _ := randomPlanar(n, uint64(n), 1)
 		g, err := Generate(context.Background(), p, &GenerateOptions{Options: Options{Tol: 1e-8}, PerColumn: true, SpannerStart: 1.5})
 		if err != nil {
@@ -97,7 +104,10 @@ func TestGenerateWarmRounds(t *testing.T) {
 		if e := auditEps(p, g.X, 1); !(e <= 1) {
 			t.Errorf("n = %d: audit eps %v > 1", n, e)
 		}
-		t.Logf("n = %d: %d rounds (%d warm, %d solved again cold), %d + iterations; solve %d iterations", n, g.Rounds, g.warmRounds, g.coldAgain, g.Iterations, r.Iterations)
+		if g.coarse == 0 && coarseTight > 0 {
+			t.Errorf("n = %d: %d rounds, no tight one solved coarsely", n, g.Rounds)
+		}
+		t.Logf("n = %d: %d rounds (%d warm, %d solved again cold, %d coarse), %d + iterations; solve %d iterations", n, g.Rounds, g.warmRounds, g.coldAgain, g.coarse, g.Iterations, r.Iterations)
 	}
 }
 
@@ -127,4 +137,33 @@ func TestBoundStalled(t *testing.T) {
 			t.Errorf("boundStalled(%v, %v, %v) = %v, want %v", c.prev, c.cur, c.tol, got, c.want)
 		}
 	}
+}
+
+// TestGenerateCoarseRefined: with every tight round solved only to the
+// certified gap of the round before (coarseTight = 1), generation on 40
+// random points still ends within its tolerance, its interval overlapping
+// the one of Solve (a single LP with every pair), because a coarse round
+// that finds no pair to add is solved again to the inner tolerance
+// (refined) rather than ending generation short of it.
+func TestGenerateCoarseRefined(t *testing.T) {
+	defer func(v float64) { coarseTight = v }(coarseTight)
+	coarseTight = 1
+	p, _ := randomPlanar(40, 40, 1)
+	g, err := Generate(context.Background(), p, &GenerateOptions{Options: Options{Tol: 1e-8}, PerColumn: true, SpannerStart: 1.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Solve(context.Background(), p, &Options{Tol: 1e-8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slack := 1e-12 * math.Max(math.Abs(r.Dual), math.Abs(g.Dual))
+	if g.Primal > r.Dual+slack || r.Primal > g.Dual+slack || g.Gap > 1e-8 {
+		t.Errorf("generate [%.12g, %.12g] (gap %.2g) and solve [%.12g, %.12g] do not overlap", g.Primal, g.Dual, g.Gap, r.Primal, r.Dual)
+	}
+	if g.coarse == 0 || g.refined == 0 {
+		t.Errorf("%d rounds: %d coarse, %d solved again tightly; want both", g.Rounds, g.coarse, g.refined)
+	}
+	checkFeasible(t, p, g.X)
+	t.Logf("%d rounds (%d coarse, %d refined), %d iterations", g.Rounds, g.coarse, g.refined, g.Iterations)
 }
