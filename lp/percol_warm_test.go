@@ -81,19 +81,7 @@ func TestGenerateWarmRounds(t *testing.T) {
 		if n == 60 {
 			coarseTight = 0
 		}
-		p, _ := randomPlanar(n, uint64(n), 1)
-		g, err := Generate(context.Background(), p, &GenerateOptions{Options: Options{Tol: 1e-8}, PerColumn: true, SpannerStart: 1.5})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Solve(context.Background(), p, &Options{Tol: 1e-8})
-		if err != nil {
-			t.Fatal(err)
-		}
-		slack := 1e-12 * math.Max(math.Abs(r.Dual), math.Abs(g.Dual))
-		if g.Primal > r.Dual+slack || r.Primal > g.Dual+slack || g.Gap > 1e-8 {
-			t.Errorf("n = %d: generate [%.12g, %.12g] (gap %.2g) and solve [%.12g, %.12g] do not overlap", n, g.Primal, g.Dual, g.Gap, r.Primal, r.Dual)
-		}
+		p, g, r := generateBesideSolve(t, n)
 		if n == 40 && g.warmRounds == 0 {
 			t.Errorf("n = %d: %d rounds, none warm", n, g.Rounds)
 		}
@@ -148,7 +136,21 @@ func TestBoundStalled(t *testing.T) {
 func TestGenerateCoarseRefined(t *testing.T) {
 	defer func(v float64) { coarseTight = v }(coarseTight)
 	coarseTight = 1
-	p, _ := randomPlanar(40, 40, 1)
+	p, g, _ := generateBesideSolve(t, 40)
+	if g.coarse == 0 || g.refined == 0 {
+		t.Errorf("%d rounds: %d coarse, %d solved again tightly; want both", g.Rounds, g.coarse, g.refined)
+	}
+	checkFeasible(t, p, g.X)
+	t.Logf("%d rounds (%d coarse, %d refined), %d iterations", g.Rounds, g.coarse, g.refined, g.Iterations)
+}
+
+// generateBesideSolve solves randomPlanar(n, n, 1) to 1e-8 by per-column
+// generation from a 1.5-spanner's pairs and by Solve (a single LP with
+// every pair), and reports an error unless the two certified intervals
+// overlap and generation's gap is within 1e-8.
+func generateBesideSolve(t *testing.T, n int) (*Problem, *GenerateResult, *Result) {
+	t.Helper()
+	p, _ := randomPlanar(n, uint64(n), 1)
 	g, err := Generate(context.Background(), p, &GenerateOptions{Options: Options{Tol: 1e-8}, PerColumn: true, SpannerStart: 1.5})
 	if err != nil {
 		t.Fatal(err)
@@ -159,11 +161,7 @@ func TestGenerateCoarseRefined(t *testing.T) {
 	}
 	slack := 1e-12 * math.Max(math.Abs(r.Dual), math.Abs(g.Dual))
 	if g.Primal > r.Dual+slack || r.Primal > g.Dual+slack || g.Gap > 1e-8 {
-		t.Errorf("generate [%.12g, %.12g] (gap %.2g) and solve [%.12g, %.12g] do not overlap", g.Primal, g.Dual, g.Gap, r.Primal, r.Dual)
+		t.Errorf("n = %d: generate [%.12g, %.12g] (gap %.2g) and solve [%.12g, %.12g] do not overlap", n, g.Primal, g.Dual, g.Gap, r.Primal, r.Dual)
 	}
-	if g.coarse == 0 || g.refined == 0 {
-		t.Errorf("%d rounds: %d coarse, %d solved again tightly; want both", g.Rounds, g.coarse, g.refined)
-	}
-	checkFeasible(t, p, g.X)
-	t.Logf("%d rounds (%d coarse, %d refined), %d iterations", g.Rounds, g.coarse, g.refined, g.Iterations)
+	return p, g, r
 }
