@@ -427,15 +427,16 @@ func boundStalled(prev, cur, tol float64) bool {
 // no less than coarseTight times the certified gap of the round before
 // (and at most to the loose rounds' tolerance): the pairs its answer
 // still violates, whose repair made that gap, move the full problem's
-// optimum by about as much, so a tighter solve buys digits the next round
-// discards. Random points, two hot spots, eps 1, Tol 1e-6, 2 cores, side
-// by side: 1,000 points 708 → 478 iterations and 848 → 619 s (the first
-// tight round 100 → 54 iterations, and the pairs per column of the tight
-// rounds after it at most 26,301 instead of 39,477); 400 points 304 → 280
-// iterations, 200 points 203 → 174. From the toward start of grids the
-// rule was mixed (Euclidean grids, iterations: 12×12 uniform 112 → 139,
-// hot spots 229 → 251; 20×20 uniform 211 → 198, hot spots 441 → 420) and
-// is not applied. A variable so that tests can take the other paths.
+// optimum by about as much, so a tighter solve buys digits the next
+// round discards. Random points, two hot spots, eps 1, Tol 1e-6, 2
+// cores, side by side: 1,000 points 708 → 478-572 iterations and 848 →
+// 571-629 s in three runs (the first tight round 100 → 54 iterations,
+// and the pairs per column of the tight rounds after it at most 26,301
+// instead of 39,477); 400 points 304 → 280 iterations, 200 points 203 →
+// 174. From the toward start of grids the rule was mixed (Euclidean
+// grids, iterations: 12×12 uniform 112 → 139, hot spots 229 → 251; 20×20
+// uniform 211 → 198, hot spots 441 → 420) and is not applied. A variable
+// so that tests can take the other paths.
 var coarseTight = 1e-2
 
 // looseTol is the relative gap to which generateColumns solves the
