@@ -408,17 +408,17 @@ const closeGap = 4
 
 // boundStalled reports whether a round's certified bound, prev before it
 // and cur after, moved by less than tol·|cur|: the relative gap to which
-// the round's relaxation was solved. A loose relaxation's bound places its
-// optimum no closer than that, so the pairs such rounds still add change
-// it by less than they can see, and generateColumns solves the rounds
-// after tightly. From a common start (loose rounds to warmLooseTol;
-// random points, two hot spots, eps 1, Tol 1e-6, 2 cores, side by side):
-// 200 points 9 → 7 rounds and 222 → 203 iterations, 400 points 8 → 7
-// rounds and 315 → 304 iterations; 1,000 points 7, 8 and 8 rounds in three
-// runs against 9, in about the same time (the tight rounds ruled it; see
-// coarseTight). From the toward
-// start (loose rounds to looseTol, whose bound resolves more) the rule
-// lost: on the 20×20 Euclidean grid with hot spots 441 → 653 iterations.
+// the round's relaxation was solved. A loose relaxation's bound places
+// its optimum no closer than that, so the pairs such rounds still add
+// change it by less than they can see, and generateColumns solves the
+// rounds after tightly. From a common start (loose rounds to
+// warmLooseTol; random points, two hot spots, eps 1, Tol 1e-6, 2 cores,
+// side by side): 200 points 9 → 7 rounds and 222 → 203 iterations, 400
+// points 8 → 7 rounds and 315 → 304 iterations; 1,000 points 7, 8 and 8
+// rounds in three runs against 9, in about the same time (the tight
+// rounds ruled it; see coarseTight). From the toward start (loose rounds
+// to looseTol, whose bound resolves more) the rule lost: on the 20×20
+// Euclidean grid with hot spots 441 → 653 iterations.
 func boundStalled(prev, cur, tol float64) bool {
 	return prev-cur < tol*math.Abs(cur)
 }
