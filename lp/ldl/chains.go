@@ -37,6 +37,57 @@ func NewChains(n int, ps []Pair) (*Chains, error) {
 	return &Chains{g: g, d: newDijkstra(n)}, nil
 }
 
+// Add adds the pairs ps to the graph, as arcs of length log W (the forks
+// share the graph: none may search meanwhile). Errors as NewChains for a
+// malformed pair, before any is added.
+func (c *Chains) Add(ps []Pair) error {
+	n := len(c.g.adj)
+	for k, q := range ps {
+		if q.I < 0 || q.I >= n || q.H < 0 || q.H >= n || q.I == q.H || !(q.W > 1) || math.IsInf(q.W, 1) {
+			return fmt.Errorf("ldl: chains: added pair %d = (%d,%d,%v) malformed: %w", k, q.I, q.H, q.W, run.ErrBadInput)
+		}
+	}
+	c.g.added = c.g.added[:0]
+	for _, q := range ps {
+		a := arc{to: q.H, l: math.Log(q.W)}
+		c.g.adj[q.I] = append(c.g.adj[q.I], a)
+		c.g.added = append(c.g.added, added{from: int32(q.I), arc: a})
+	}
+	return nil
+}
+
+// Update lowers dist, the lengths of the shortest chains from some row
+// before the last Add (From's, or Update's), to those of the graph with
+// the pairs it added: a search from the rows an added arc
+// brings closer, which reaches only the rows whose chains shorten
+// (O((those + their arcs) log those)). The lengths are sums along
+// shortest chains, as From's, up to the order of the sums when chains
+// of equal length tie.
+func (c *Chains) Update(dist []float64) {
+	d := c.d
+	d.heap = d.heap[:0]
+	lower := func(v int, nd float64) {
+		if nd < dist[v] {
+			dist[v] = nd
+			if p := d.pos[v]; p >= 0 {
+				d.up(int(p), dist)
+			} else {
+				d.push(int32(v), dist)
+			}
+		}
+	}
+	for _, e := range c.g.added {
+		lower(e.arc.to, dist[e.from]+e.arc.l)
+	}
+	for len(d.heap) > 0 {
+		v := d.pop(dist)
+		dv := dist[v]
+		for _, a := range c.g.adj[v] {
+			lower(a.to, dv+a.l)
+		}
+	}
+}
+
 // Fork returns a Chains on the same graph with scratch of its own.
 func (c *Chains) Fork() *Chains { return &Chains{g: c.g, d: newDijkstra(len(c.g.adj))} }
 
@@ -81,7 +132,17 @@ type arc struct {
 	l  float64
 }
 
-type digraph struct{ adj [][]arc }
+// digraph is the arcs from each row, and those of the last Chains.Add.
+type digraph struct {
+	adj   [][]arc
+	added []added
+}
+
+// added is an arc added to a digraph, and the row it leaves.
+type added struct {
+	from int32
+	arc  arc
+}
 
 // dijkstra is the reusable state of a single-source shortest-path search:
 // the tentative distances (+Inf outside the last search's reach), the
@@ -98,10 +159,12 @@ type dijkstra struct {
 	// left how many of them it has yet to reach (-1: every row).
 	target []bool
 	left   int
+	// key is toward's heap key, dist + the bound of the rest.
+	key []float64
 }
 
 func newDijkstra(n int) *dijkstra {
-	d := &dijkstra{dist: make([]float64, n), pos: make([]int32, n), target: make([]bool, n), left: -1}
+	d := &dijkstra{dist: make([]float64, n), pos: make([]int32, n), target: make([]bool, n), left: -1, key: make([]float64, n)}
 	for v := range d.pos {
 		d.dist[v], d.pos[v] = math.Inf(1), -1
 	}
@@ -152,6 +215,60 @@ func (d *dijkstra) search(g *digraph, s int, radius float64) {
 	}
 }
 
+// toward returns the length of the shortest chain from s to t in g if at
+// most radius, else +Inf, by a search from s guided by lower(v), a lower
+// bound of every chain from v to t (A*: rows are taken by their distance
+// plus that bound, and those whose sum exceeds radius are left; a row
+// reached again by a shorter chain is taken again, so the length is exact
+// for any such bound). d.dist holds the distances it found until the next
+// search.
+func (d *dijkstra) toward(g *digraph, s, t int, radius float64, lower func(v int) float64) float64 {
+	dist, key := d.dist, d.key
+	for _, v := range d.reached {
+		dist[v] = math.Inf(1)
+	}
+	d.reached = append(d.reached[:0], int32(s))
+	d.heap = d.heap[:0]
+	dist[s], key[s] = 0, lower(s)
+	d.push(int32(s), key)
+	found := math.Inf(1)
+	for len(d.heap) > 0 {
+		v := d.pop(key)
+		if !(key[v] <= radius) {
+			break // every row left is at least as far
+		}
+		if int(v) == t {
+			found = dist[v]
+			break
+		}
+		dv := dist[v]
+		for _, a := range g.adj[v] {
+			nd := dv + a.l
+			if !(nd < dist[a.to]) {
+				continue
+			}
+			k := nd + lower(a.to)
+			if !(k <= radius) {
+				continue
+			}
+			if math.IsInf(dist[a.to], 1) {
+				d.reached = append(d.reached, int32(a.to))
+			}
+			dist[a.to], key[a.to] = nd, k
+			if p := d.pos[a.to]; p >= 0 {
+				d.up(int(p), key)
+			} else {
+				d.push(int32(a.to), key)
+			}
+		}
+	}
+	for _, u := range d.heap {
+		d.pos[u] = -1
+	}
+	d.heap = d.heap[:0]
+	return found
+}
+
 // run writes into dist the distances from s in g that are at most radius
 // (+Inf beyond, and for unreachable rows).
 func (d *dijkstra) run(g *digraph, s int, radius float64, dist []float64) {
@@ -164,12 +281,13 @@ func (d *dijkstra) run(g *digraph, s int, radius float64, dist []float64) {
 	}
 }
 
-// lower lowers the upper bounds dist of the distances from s in g to the
-// distances at most radius: exact for those rows, unchanged elsewhere.
+// lower lowers the upper bounds dist of the distances from s in g (0 for
+// none: Spanner's cache) to the distances at most radius: exact for those
+// rows, unchanged elsewhere.
 func (d *dijkstra) lower(g *digraph, s int, radius float64, dist []float64) {
 	d.search(g, s, radius)
 	for _, v := range d.reached {
-		dist[v] = min(dist[v], d.dist[v])
+		dist[v] = lowerBound(dist[v], d.dist[v])
 	}
 }
 

@@ -65,6 +65,70 @@ func TestChainsFloyd(t *testing.T) {
 	}
 }
 
+// TestChainsUpdate: rows found by From and lowered by Update after pairs
+// are added (Add), in three steps, are the rows From finds on the whole
+// graph, on a random sparse digraph of irregular lengths whose last rows
+// are reached only through the pairs added; a malformed pair is refused
+// before any is added.
+func TestChainsUpdate(t *testing.T) {
+	const n = 90
+	rng := rand.New(rand.NewPCG(7, 9))
+	arcs := func(k, lo, hi int) []Pair {
+		var ps []Pair
+		for range k {
+			i, h := lo+rng.IntN(hi-lo), rng.IntN(n)
+			if i != h {
+				ps = append(ps, Pair{I: i, H: h, W: math.Exp(0.01 + 3*rng.Float64())})
+			}
+		}
+		return ps
+	}
+	base := arcs(3*n, 0, n-20) // the last 20 rows: no arcs from them yet
+	steps := [][]Pair{arcs(10, n-20, n), arcs(40, 0, n), arcs(30, n-20, n)}
+	c, err := NewChains(n, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([][]float64, n)
+	for s := range n {
+		rows[s] = make([]float64, n)
+		c.From(s, rows[s])
+	}
+	all := slices.Clone(base)
+	for k, added := range steps {
+		if err := c.Add(added); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, added...)
+		full, err := NewChains(n, all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float64, n)
+		for s := range n {
+			c.Update(rows[s])
+			full.From(s, want)
+			for h := range n {
+				if got := rows[s][h]; !(got == want[h] || math.Abs(got-want[h]) <= 1e-12*want[h]) {
+					t.Fatalf("step %d: from %d to %d: updated %v, searched %v", k, s, h, got, want[h])
+				}
+			}
+		}
+	}
+	if err := c.Add([]Pair{{I: 1, H: 2, W: 3}, {I: 0, H: n, W: 2}}); !errors.Is(err, run.ErrBadInput) {
+		t.Errorf("a row out of range: %v", err)
+	}
+	arcs1 := 0
+	for _, q := range all {
+		if q.I == 1 {
+			arcs1++
+		}
+	}
+	if len(c.g.adj[1]) != arcs1 {
+		t.Errorf("a refused Add added arcs")
+	}
+}
+
 // TestSpannerStart: the search continued from the spanner of a prefix of
 // the order (SpannerOptions.Start) returns the spanner of the whole list,
 // pair for pair: random planar points (irregular) and a Euclidean grid

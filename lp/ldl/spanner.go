@@ -36,7 +36,12 @@ const spannerTol = 1e-12
 // Pairs are scanned by increasing ratio (ties by rows); a pair is added when
 // the current graph has no chain short enough, which Dijkstra's algorithm
 // decides from cached distances (Farshi–Gudmundsson: a cached distance is an
-// upper bound, so only a failed test recomputes). The cache holds n² float64
+// upper bound, so only a failed test recomputes), or, with
+// opts.Lower, by a search toward the pair's second row guided by that
+// bound (A*). While the graph is symmetric (every pair kept with its
+// reverse), the reverse of a pair just kept, which comes next in the
+// order, is kept without a search: a chain for it would be one for the
+// pair, reversed. The cache holds n² float64
 // values: Spanner refuses (wrapping run.ErrTooLarge) when they, with 64 bytes
 // per pair, exceed opts.Budget, and for more than 2²¹−1 rows (the sort's packed
 // keys). Errors also for delta < 1 or not finite, and for malformed pairs.
@@ -59,8 +64,12 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 	var elems [][]int
 	var start []Pair
 	maxPairs, landmarks := 0, 0
+	var lowerFn func(i, h int) float64
 	if opts != nil {
 		budget, elems, maxPairs, start, landmarks = opts.Budget, opts.Symmetry, opts.MaxPairs, opts.Start, opts.Landmarks
+		if elems == nil {
+			lowerFn = opts.Lower
+		}
 	}
 	if err := budget.Validate(); err != nil {
 		return nil, 0, fmt.Errorf("ldl: spanner: %w", err)
@@ -140,6 +149,8 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 	}
 	slices.SortFunc(keys[:sorted], compareSpanKeys)
 	g := &digraph{adj: make([][]arc, n)}
+	// cache[i][h] bounds the chain from i to h; 0 (as allocated) for no
+	// bound yet: chains between distinct rows are longer (log W > 0).
 	cache := make([][]float64, n)
 	out := slices.Clone(start)
 	stretch := 1.0
@@ -160,6 +171,22 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 	if maxPairs > 0 && len(out) > maxPairs {
 		return nil, 0, fmt.Errorf("ldl: %s keeps more than %d pairs, the most its caller can hold (%d given to start from): %w", what, maxPairs, len(out), ErrMaxPairs)
 	}
+	// keep adds q, of log-ratio l, to the spanner.
+	keep := func(q Pair, l float64) {
+		g.adj[q.I] = append(g.adj[q.I], arc{to: q.H, l: l})
+		if c := cache[q.I]; c != nil {
+			c[q.H] = lowerBound(c[q.H], l)
+		}
+		if marks != nil {
+			marks.arc(q.I, q.H, l)
+			marks.keep(g, d, q.I, q.H, l)
+		}
+		out = append(out, q)
+	}
+	// sym: the graph is symmetric (every arc's reverse, of the same
+	// length, in it) but for the pair kept at test kept, whose reverse,
+	// if it comes next, is kept without a search.
+	sym, kept := elems == nil && Symmetric(start), -2
 	runs := 0
 	var progress func(run.Progress)
 	if opts != nil {
@@ -189,8 +216,47 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 		}
 		q := ps[k]
 		l := math.Log(q.W)
+		if sym && kept == t-1 {
+			if p := out[len(out)-1]; q.I == p.H && q.H == p.I && q.W == p.W {
+				// The reverse of the pair just kept, on a symmetric
+				// graph: a chain from q.I to q.H would be one from p.I
+				// to p.H reversed, of the same arcs, which has none.
+				keep(q, l)
+				if maxPairs > 0 && len(out) > maxPairs {
+					return nil, 0, fmt.Errorf("ldl: %s keeps more than %d pairs, the most its caller can hold (%d of %d pairs tested): %w", what, maxPairs, t+1, len(keys), ErrMaxPairs)
+				}
+				continue
+			}
+			sym = false // a pair kept without its reverse
+		}
 		bound := delta * l * (1 + spannerTol)
-		if c := cache[q.I]; c != nil && c[q.H] <= bound {
+		if lowerFn != nil {
+			c, ok := 0.0, false
+			if marks != nil {
+				c, ok = marks.chain(q.I, q.H, bound)
+			}
+			if !ok {
+				if runs++; runs%spanCheckRuns == 0 {
+					if err := ctx.Err(); err != nil {
+						return nil, 0, fmt.Errorf("ldl: spanner: %w", err)
+					}
+					report(t)
+				}
+				h := q.H
+				c = d.toward(g, q.I, h, bound, func(v int) float64 { return lowerFn(v, h) })
+			}
+			if c <= bound {
+				stretch = max(stretch, c/l)
+				continue
+			}
+			keep(q, l)
+			kept = t
+			if maxPairs > 0 && len(out) > maxPairs {
+				return nil, 0, fmt.Errorf("ldl: %s keeps more than %d pairs, the most its caller can hold (%d of %d pairs tested): %w", what, maxPairs, t+1, len(keys), ErrMaxPairs)
+			}
+			continue
+		}
+		if c := cache[q.I]; c != nil && c[q.H] > 0 && c[q.H] <= bound {
 			stretch = max(stretch, c[q.H]/l)
 			continue
 		}
@@ -210,25 +276,17 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 		}
 		if cache[q.I] == nil {
 			cache[q.I] = make([]float64, n)
-			for h := range cache[q.I] {
-				cache[q.I][h] = math.Inf(1)
-			}
 		}
 		// Recompute from I, far enough ahead for the next pairs of I; the
 		// bounds beyond stay (the graph only grows: still bounds).
 		d.lower(g, q.I, 2*bound, cache[q.I])
-		if c := cache[q.I][q.H]; c <= bound {
+		if c := cache[q.I][q.H]; c > 0 && c <= bound {
 			stretch = max(stretch, c/l)
 			continue
 		}
 		if elems == nil {
-			g.adj[q.I] = append(g.adj[q.I], arc{to: q.H, l: l})
-			cache[q.I][q.H] = min(cache[q.I][q.H], l)
-			if marks != nil {
-				marks.arc(q.I, q.H, l)
-				marks.keep(g, d, q.I, q.H, l)
-			}
-			out = append(out, q)
+			keep(q, l)
+			kept = t
 		}
 		for _, e := range elems { // with symmetries, the whole orbit
 			i, h := e[q.I], e[q.H]
@@ -242,7 +300,7 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 				marks.keep(g, d, i, h, l)
 			}
 			if c := cache[i]; c != nil {
-				c[h] = min(c[h], l)
+				c[h] = lowerBound(c[h], l)
 			}
 			out = append(out, Pair{I: i, H: h, W: q.W})
 		}
@@ -287,6 +345,13 @@ type SpannerOptions struct {
 	// few are kept, as between clusters of points far apart, where each
 	// search from a point covers its cluster.
 	Landmarks int
+	// Lower, when not nil, bounds from below the length of every chain
+	// from row i to row h (for a metric's pairs, eps · d(i,h) below the
+	// clamp, by the triangle inequality): each pair is then tested by a
+	// search from I toward H guided by it (A*), which reaches only rows
+	// whose chains could be short enough, instead of from the distance
+	// cache. The pairs kept are the same. Not used with Symmetry.
+	Lower func(i, h int) float64
 	// MaxPairs, when > 0, is the most pairs the caller can use: Spanner
 	// stops with an error wrapping ErrMaxPairs as soon as it keeps
 	// more (the greedy order keeps the short pairs first, so a spanner
@@ -389,4 +454,28 @@ func Stretch(ps []Pair, delta float64) []Pair {
 		out[k] = Pair{I: q.I, H: q.H, W: max(w, math.Nextafter(1, 2))}
 	}
 	return out
+}
+
+// lowerBound is the smaller of the chain bounds c (0 for none) and l.
+func lowerBound(c, l float64) float64 {
+	if c == 0 {
+		return l
+	}
+	return min(c, l)
+}
+
+// Symmetric reports whether every pair (I,H,W) of ps has its reverse
+// (H,I,W) in ps: then the chains of ps have the same lengths both ways,
+// up to the order of their sums.
+func Symmetric(ps []Pair) bool {
+	w := make(map[[2]int]float64, len(ps))
+	for _, q := range ps {
+		w[[2]int{q.I, q.H}] = q.W
+	}
+	for _, q := range ps {
+		if r, ok := w[[2]int{q.H, q.I}]; !ok || r != q.W {
+			return false
+		}
+	}
+	return true
 }
