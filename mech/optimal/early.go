@@ -2,6 +2,7 @@ package optimal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -36,8 +37,10 @@ func listsAllPairs(m metric.Metric) bool { return sparsePairs(m, 1) == nil }
 //     exceeds the budget, found from the shortest pairs (spannerRefusal).
 //
 // When a spanner fits, refused says why those the method would search
-// before it do not (nil when none or not known). The pairs are counted by
-// one pass over the distances, without storing them. Metrics with
+// before it do not (nil when none or not known). With every distance from
+// point 0 finite and nonzero the pairs are all n(n−1), as the listing of
+// the shortest confirms; else, or before a refusal on their number, they
+// are counted by a pass over the distances, without storing them. Metrics with
 // symmetries (the solver keeps one output per orbit) are left to the
 // solver's own checks.
 func earlyRefusal(ctx context.Context, m metric.Metric, eps, tol float64, o Options) (refused []string, err error) {
@@ -59,8 +62,60 @@ func earlyRefusal(ctx context.Context, m metric.Metric, eps, tol float64, o Opti
 			return nil, err
 		}
 	}
+	// With every distance from point 0 finite and nonzero, the triangle
+	// inequality makes every distance finite (and a metric's are nonzero
+	// off its diagonal): n(n−1) pairs, which the spanners' check confirms
+	// as it lists the shortest, and which are counted before any other
+	// refusal.
+	pairs, counted := float64(n)*float64(n-1), false
+	count := func() (err error) {
+		pairs, err = countPairs(ctx, m, o.Workers)
+		counted = true
+		return err
+	}
+	if !connected {
+		if err := count(); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		if err := budget.Check(fmt.Sprintf("optimal: the spanner search over the %.0f ordered pairs of %d points", pairs, n),
+			run.DenseBytes(n, n, 1)+64*pairs, "a graph or road metric lists only its edges"); err != nil {
+			if !counted {
+				if err := count(); err != nil {
+					return nil, err
+				}
+				continue // judged again on the pairs counted
+			}
+			return nil, err
+		}
+		if !connected {
+			return nil, nil
+		}
+		stretches, spanner := refusalStretches(n, pairs, tol, o)
+		// The LP's options as the solver sets them: the spanner's LP to
+		// SpannerTol unless the caller set a tolerance (solveAuto, Solve).
+		lo := &lp.Options{Tol: tol, Workers: o.Workers, Settings: run.Settings{Budget: budget}}
+		if spanner && !(o.Tol > 0) {
+			lo.Tol = SpannerTol
+		}
+		refused, err := spannerRefusal(ctx, m, eps, pairs, stretches, spanner, lo)
+		if errors.Is(err, errPairsCount) && !counted {
+			if err := count(); err != nil {
+				return nil, err
+			}
+			continue // not a metric's pairs: judged again on those counted
+		}
+		return refused, err
+	}
+}
+
+// countPairs counts the ordered pairs of m at finite nonzero distance, on
+// workers goroutines.
+func countPairs(ctx context.Context, m metric.Metric, workers int) (float64, error) {
+	n := m.Len()
 	counts := make([]float64, (n+rowChunk-1)/rowChunk)
-	if err := forRowChunks(ctx, n, o.Workers, func(k, lo, hi int) {
+	if err := forRowChunks(ctx, n, workers, func(k, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			for h := i + 1; h < n; h++ {
 				if d := m.Dist(i, h); d > 0 && !math.IsInf(d, 1) {
@@ -69,25 +124,11 @@ func earlyRefusal(ctx context.Context, m metric.Metric, eps, tol float64, o Opti
 			}
 		}
 	}); err != nil {
-		return nil, fmt.Errorf("optimal: interrupted counting pairs: %w", err)
+		return 0, fmt.Errorf("optimal: interrupted counting pairs: %w", err)
 	}
 	var pairs float64
 	for _, c := range counts {
 		pairs += c
 	}
-	if err := budget.Check(fmt.Sprintf("optimal: the spanner search over the %.0f ordered pairs of %d points", pairs, n),
-		run.DenseBytes(n, n, 1)+64*pairs, "a graph or road metric lists only its edges"); err != nil {
-		return nil, err
-	}
-	if !connected {
-		return nil, nil
-	}
-	stretches, spanner := refusalStretches(n, pairs, tol, o)
-	// The LP's options as the solver sets them: the spanner's LP to
-	// SpannerTol unless the caller set a tolerance (solveAuto, Solve).
-	lo := &lp.Options{Tol: tol, Workers: o.Workers, Settings: run.Settings{Budget: budget}}
-	if spanner && !(o.Tol > 0) {
-		lo.Tol = SpannerTol
-	}
-	return spannerRefusal(ctx, m, eps, pairs, stretches, spanner, lo)
+	return pairs, nil
 }

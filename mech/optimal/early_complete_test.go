@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/optdp/optdp/lp"
 	"github.com/optdp/optdp/lp/ldl"
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/run"
@@ -108,7 +109,7 @@ func TestCompleteSpanner(t *testing.T) {
 					r     float64
 					batch int
 				}{{cut.d, 1 << 30}, {0, 1 << 30}, {cut.d, 300}} {
-					got, err := completeSpanner(context.Background(), c.m, c.eps, sp, cut, h.r, delta, 0, h.batch, 2, run.Unlimited)
+					got, err := completeSpanner(context.Background(), c.m, c.eps, sp, cut, hubsApart(t, c.m, h.r), delta, 0, h.batch, 2, run.Unlimited)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -118,7 +119,7 @@ func TestCompleteSpanner(t *testing.T) {
 					}
 				}
 				for _, room := range []int{len(want) - 1, len(want)} {
-					_, err := completeSpanner(context.Background(), c.m, c.eps, sp, cut, cut.d, delta, room, 300, 2, run.Unlimited)
+					_, err := completeSpanner(context.Background(), c.m, c.eps, sp, cut, hubsApart(t, c.m, cut.d), delta, room, 300, 2, run.Unlimited)
 					if over := errors.Is(err, ldl.ErrMaxPairs); over != (room < len(want)) || (err != nil && !over) {
 						t.Errorf("%s, stretch %g, batches of 300: room %d for a spanner of %d: %v", c.name, delta, room, len(want), err)
 					}
@@ -143,20 +144,21 @@ func TestCompleteSpannerCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := completeSpanner(ctx, m, 1, sp, cut, cut.d, 1.5, 0, 1<<30, 2, run.Unlimited); !errors.Is(err, context.Canceled) {
+	if _, err := completeSpanner(ctx, m, 1, sp, cut, hubsApart(t, m, cut.d), 1.5, 0, 1<<30, 2, run.Unlimited); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
 
-// TestSpannerCandidates: the candidates are the pairs beyond the prefix
+// TestSifterCandidates: the candidates are the pairs beyond the prefix
 // whose shortest chain in the prefix's spanner (Dijkstra from every
 // point, ldl.Chains) exceeds delta · log W: every pair clearly above is
 // one, none clearly below (1e-6 either side), whatever the hubs: at the
 // prefix's cut, three times it (far hubs, loose bounds through them), a
 // thousand times it (one hub, in another cluster than most points: no
 // chain reaches it) and none (every point a hub). Random points and far
-// clusters, stretches 1.2 and 1.5.
-func TestSpannerCandidates(t *testing.T) {
+// clusters, the spanners of stretches 1.2 and 1.5, and a random spanning
+// forest of the prefix (both ways) sifted at 1.5, whose chains wind.
+func TestSifterCandidates(t *testing.T) {
 	pts, _ := randomPoints(t, 150, 11)
 	for _, c := range []struct {
 		name string
@@ -170,10 +172,17 @@ func TestSpannerCandidates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, delta := range []float64{1.2, 1.5} {
-			sp, _, err := ldl.Spanner(context.Background(), n, ps, delta, nil)
-			if err != nil {
-				t.Fatal(err)
+		for _, delta := range []float64{1.2, 1.5, 0} {
+			var sp []lp.Pair
+			if delta > 0 {
+				if sp, _, err = ldl.Spanner(context.Background(), n, ps, delta, nil); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				// A random spanning forest of the prefix, sifted at
+				// stretch 1.5: chains with long detours, within the
+				// hubs' groups too.
+				sp, delta = randomForest(n, ps, 13), 1.5
 			}
 			chains, err := ldl.NewChains(n, sp)
 			if err != nil {
@@ -201,11 +210,8 @@ func TestSpannerCandidates(t *testing.T) {
 				t.Fatalf("%s, stretch %g: no pair beyond the prefix lacks a chain: the test decides nothing", c.name, delta)
 			}
 			for _, r := range []float64{cut.d, 3 * cut.d, 1e3 * cut.d, 0} {
-				hubs, hubOf, err := spannerHubs(context.Background(), c.m, r, run.Unlimited)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, dropped, err := spannerCandidates(context.Background(), c.m, 1, sp, cut, hubs, hubOf, delta, 0, 2)
+				sf := newSifter(c.m, 1, delta, hubsApart(t, c.m, r), 2)
+				got, dropped, err := sf.candidates(context.Background(), sp, cut, 0)
 				if err != nil || dropped != 0 {
 					t.Fatal(dropped, err)
 				}
@@ -228,4 +234,42 @@ func TestSpannerCandidates(t *testing.T) {
 			}
 		}
 	}
+}
+
+// hubsApart is newHubGroups of m with hubs r apart, failing t on error.
+func hubsApart(t *testing.T, m metric.Metric, r float64) *hubGroups {
+	t.Helper()
+	g, err := newHubGroups(context.Background(), m, r, 2, run.Unlimited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// randomForest returns a spanning forest of the pairs ps on n rows, both
+// orientations of each of its edges, the edges taken in an order shuffled
+// by PCG(seed, seed): chains far longer than the distances.
+func randomForest(n int, ps []lp.Pair, seed uint64) []lp.Pair {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	order := slices.Clone(ps)
+	rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	parent := make([]int, n)
+	for k := range parent {
+		parent[k] = k
+	}
+	find := func(k int) int {
+		for parent[k] != k {
+			parent[k] = parent[parent[k]]
+			k = parent[k]
+		}
+		return k
+	}
+	var out []lp.Pair
+	for _, q := range order {
+		if a, b := find(q.I), find(q.H); a != b {
+			parent[a] = b
+			out = append(out, q, lp.Pair{I: q.H, H: q.I, W: q.W})
+		}
+	}
+	return out
 }

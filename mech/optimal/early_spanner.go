@@ -23,9 +23,14 @@ const defaultDelta = 1.2
 // exceeded the room of 10,602 pairs after 34,795 pairs tested; at 3,000,
 // whose 1.5- and 2-spanners fit the room, a prefix of twice the room left
 // completeSpanner ten times the candidates (4.6 s in all, against 1.1 s
-// with 4 or 8 times).
+// with 4 or 8 times). refusalBatch is completeSpanner's batch, in the
+// same multiples: on BenchmarkRefusal's clusters each batch costs a sift
+// of the blocks it leaves open, and half the room took 0.77–0.91 s
+// (three and five clusters, two far apart), the room 0.87–1.09 s, twice
+// it 1.09–1.38 s, a quarter 0.71–1.15 s, side by side in one hour.
 const (
 	refusalPrefix = 8
+	refusalBatch  = 0.5
 	// refusalSampleRows rows sample the distances for the prefix's
 	// threshold.
 	refusalSampleRows = 64
@@ -63,7 +68,8 @@ func refusalStretches(n int, pairs, tol float64, o Options) (stretches []float64
 }
 
 // spannerRefusal refuses a dense metric m (pairs ordered pairs at finite
-// nonzero distance, every point with one) when, for each of the given
+// nonzero distance, every point with one; an error wrapping
+// errPairsCount when the listing of the shortest finds otherwise) when, for each of the given
 // stretches, the LP on all n outputs with that spanner's pairs (the exact
 // LP's pruning at stretch 1; SolveSpanner's first LP when spanner) does
 // not fit lo.Budget: the solver would find the same after building the
@@ -77,8 +83,9 @@ func refusalStretches(n int, pairs, tol float64, o Options) (stretches []float64
 // does on the whole list. The prefix holds the pairs of ratio up to that
 // of a distance quantile estimated on refusalSampleRows rows, sized for
 // refusalPrefix times the room. A stretch whose spanner of the prefix
-// fits the room is completed to the whole list's (completeSpanner), and
-// the LP's workspace for it is the solver's own estimate (lp.KeptBytes).
+// fits the room is completed to the whole list's (completeSpanner, on hub
+// groups the prefix's cut apart, the same for every stretch), and the
+// LP's workspace for it is the solver's own estimate (lp.KeptBytes).
 // The stretches are judged side by side; one that fits ends the check,
 // and the solver answers: refused then says why each stretch before it
 // does not fit (nil when not known), so that the solver need not search
@@ -106,11 +113,19 @@ func spannerRefusal(ctx context.Context, m metric.Metric, eps, pairs float64, st
 		}
 		cut = c
 	}
-	ps, err := shortestPairsParallel(ctx, m, eps, cut, lo.Workers)
+	ps, listed, err := shortestPairsParallel(ctx, m, eps, cut, lo.Workers)
 	if err != nil {
 		return nil, err
 	}
+	if listed != pairs {
+		return nil, fmt.Errorf("optimal: %.0f pairs at finite nonzero distance, not %.0f: %w", listed, pairs, errPairsCount)
+	}
 	complete := float64(len(ps)) >= pairs
+	// The completions' groups, hubs the prefix's cut apart, chosen by the
+	// first stretch whose prefix's spanner fits the room.
+	groups := sync.OnceValues(func() (*hubGroups, error) {
+		return newHubGroups(ctx, m, cut.d, lo.Workers, budget)
+	})
 	// Each stretch's verdict: it fits (the solver answers), why not, or
 	// an error that leaves the choice to the solver (stop: ctx's).
 	type verdict struct {
@@ -119,10 +134,13 @@ func spannerRefusal(ctx context.Context, m metric.Metric, eps, pairs float64, st
 		err  error
 	}
 	judge := func(ctx context.Context, delta float64) verdict {
-		so := &ldl.SpannerOptions{Settings: run.Settings{Budget: budget}, MaxPairs: room}
+		so := &ldl.SpannerOptions{Settings: run.Settings{Budget: budget}, MaxPairs: room, Lower: chainLower(m, eps)}
 		sp, _, err := ldl.Spanner(ctx, n, ps, delta, so)
 		if err == nil && !complete {
-			sp, err = completeSpanner(ctx, m, eps, sp, cut, cut.d, delta, room, refusalPrefix*room, lo.Workers, budget)
+			var g *hubGroups
+			if g, err = groups(); err == nil {
+				sp, err = completeSpanner(ctx, m, eps, sp, cut, g, delta, room, int(refusalBatch*float64(room)), lo.Workers, budget)
+			}
 		}
 		name := spannerName(delta, spanner)
 		if errors.Is(err, ldl.ErrMaxPairs) {
@@ -226,17 +244,27 @@ func sampleDistances(m metric.Metric) []float64 {
 
 // shortestPairsParallel is shortestPairs on workers goroutines, for a
 // prefix (whose lists by chunk of rows, concatenated in order, are small
-// beside the whole list).
-func shortestPairsParallel(ctx context.Context, m metric.Metric, eps float64, cut prefixCut, workers int) ([]lp.Pair, error) {
+// beside the whole list), and the number of ordered pairs at finite
+// nonzero distance, the prefix's or not.
+func shortestPairsParallel(ctx context.Context, m metric.Metric, eps float64, cut prefixCut, workers int) ([]lp.Pair, float64, error) {
 	n := m.Len()
 	lists := make([][]lp.Pair, (n+rowChunk-1)/rowChunk)
+	counts := make([]float64, len(lists))
 	if err := forRowChunks(ctx, n, workers, func(k, lo, hi int) {
-		lists[k] = appendShortest(nil, m, eps, cut, lo, hi)
+		lists[k], counts[k] = appendShortest(nil, m, eps, cut, lo, hi)
 	}); err != nil {
-		return nil, fmt.Errorf("optimal: interrupted listing the shortest pairs: %w", err)
+		return nil, 0, fmt.Errorf("optimal: interrupted listing the shortest pairs: %w", err)
 	}
-	return slices.Concat(lists...), nil
+	var pairs float64
+	for _, c := range counts {
+		pairs += c
+	}
+	return slices.Concat(lists...), pairs, nil
 }
+
+// errPairsCount is spannerRefusal's error when the metric has not as
+// many pairs at finite nonzero distance as it was told.
+var errPairsCount = errors.New("not the pairs counted")
 
 // prefixCut is the set of pairs shortestPairs lists: ratio at most wcut,
 // about that of distance d; the pairs at distance at most lo are in it,
@@ -303,23 +331,50 @@ func shortestPairs(ctx context.Context, m metric.Metric, eps float64, cut prefix
 				return nil, fmt.Errorf("optimal: interrupted listing the shortest pairs: %w", err)
 			}
 		}
-		ps = appendShortest(ps, m, eps, cut, i, i+1)
+		ps, _ = appendShortest(ps, m, eps, cut, i, i+1)
 	}
 	return ps, nil
 }
 
 // appendShortest appends to ps the pairs of shortestPairs whose first
-// row (the smaller) is in [lo, hi).
-func appendShortest(ps []lp.Pair, m metric.Metric, eps float64, cut prefixCut, lo, hi int) []lp.Pair {
+// row (the smaller) is in [lo, hi), and counts the ordered pairs of those
+// rows at finite nonzero distance.
+func appendShortest(ps []lp.Pair, m metric.Metric, eps float64, cut prefixCut, lo, hi int) ([]lp.Pair, float64) {
 	n := m.Len()
+	var pairs float64
 	for i := lo; i < hi; i++ {
 		for h := i + 1; h < n; h++ {
-			if d := m.Dist(i, h); d > 0 && !math.IsInf(d, 1) && d <= cut.dcut {
+			d := m.Dist(i, h)
+			if !(d > 0) || math.IsInf(d, 1) {
+				continue
+			}
+			pairs += 2
+			if d <= cut.dcut {
 				if w := pairRatio(eps, d); w <= cut.wcut {
 					ps = append(ps, lp.Pair{I: i, H: h, W: w}, lp.Pair{I: h, H: i, W: w})
 				}
 			}
 		}
 	}
-	return ps
+	return ps, pairs
+}
+
+// chainLower returns a lower bound of the length of every chain from i to
+// h of the pairs privacyPairs lists for m at eps, for
+// ldl.SpannerOptions.Lower. Each pair's length log W = log(pairRatio(eps,
+// d)) is min(eps · d, the clamp's 690.77) up to a rounding of 2.3e-16
+// plus 1.1e-16 · eps · d (exp and log correctly rounded to an ulp, eps · d
+// to half of one); a chain of at most n − 1 pairs at distances d_k is
+// thus at least min(eps · Σ d_k, 690.77) · (1 − 1e-15) − n · 2.3e-16 long,
+// and Σ d_k >= d(i,h) by the triangle inequality (up to
+// metric.TriangleTol): min(eps · d(i,h), 690) · (1 − 1e-9) − n · 4.6e-16
+// bounds it.
+func chainLower(m metric.Metric, eps float64) func(i, h int) float64 {
+	slack := float64(m.Len()) * 4.6e-16
+	return func(i, h int) float64 {
+		if i == h {
+			return 0
+		}
+		return max(0, min(eps*m.Dist(min(i, h), max(i, h)), 690)*(1-1e-9)-slack)
+	}
 }

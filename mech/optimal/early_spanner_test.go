@@ -288,3 +288,89 @@ func TestPrefixCutBand(t *testing.T) {
 		}
 	}
 }
+
+// TestChainLower: chainLower bounds from below the shortest chain (Dijkstra,
+// ldl.Chains) of every pair privacyPairs lists, from every point, on random
+// points and on clusters far apart; eps 1e-9 (each log W off eps · d by
+// a few 1e-17, far more than 1e-9 of it), 1 and 300 (ratios clamped to
+// 1e300 beyond eps · d = 690).
+func TestChainLower(t *testing.T) {
+	pts, _ := randomPoints(t, 80, 17)
+	for _, m := range []metric.Metric{pts, clusteredPoints(t, 6)} {
+		n := m.Len()
+		for _, eps := range []float64{1e-9, 1, 300} {
+			ps, err := privacyPairs(context.Background(), m, eps, run.Unlimited)
+			if err != nil {
+				t.Fatal(err)
+			}
+			chains, err := ldl.NewChains(n, ps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lower := chainLower(m, eps)
+			dist := make([]float64, n)
+			for i := range n {
+				chains.From(i, dist)
+				for h := range n {
+					if lb := lower(i, h); !(lb <= dist[h]) {
+						t.Fatalf("%s, eps %g: (%d,%d): bound %v above the chain's %v", m, eps, i, h, lb, dist[h])
+					}
+				}
+			}
+		}
+	}
+}
+
+// holedMetric is a metric but for one pair (3,7) at infinite distance,
+// which the triangle inequality through point 0 forbids: a metric as a
+// caller of the Go API may define one.
+type holedMetric struct{ metric.Metric }
+
+func (h holedMetric) Dist(i, j int) float64 {
+	if min(i, j) == 3 && max(i, j) == 7 {
+		return math.Inf(1)
+	}
+	return h.Metric.Dist(i, j)
+}
+
+// TestEarlyRefusalCountsPairs: with every distance from point 0 finite,
+// earlyRefusal takes the n(n−1) pairs of a metric; on a metric that
+// lists two fewer (holedMetric), the spanners' check says so
+// (errPairsCount), and the refusal is judged again on the pairs counted:
+// under one byte less than the 1.5-spanner LP's estimate on those pairs
+// it refuses with that estimate, and at it the check lets the solver on.
+func TestEarlyRefusalCountsPairs(t *testing.T) {
+	const n = 200
+	pts, _ := randomPoints(t, n, 91)
+	m := holedMetric{pts}
+	ps, err := privacyPairs(context.Background(), m, 1, run.Unlimited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != n*(n-1)-2 {
+		t.Fatalf("%d pairs listed, want %d", len(ps), n*(n-1)-2)
+	}
+	sp, _, err := ldl.Spanner(context.Background(), n, ps, 1.5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo := &lp.Options{Tol: SpannerTol, Workers: 2}
+	need, err := lp.KeptBytes(context.Background(), n, n, sp, true, lo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := run.Budget(math.Ceil(need))
+	lo.Budget = at - 1
+	if _, err := spannerRefusal(context.Background(), m, 1, float64(n*(n-1)), []float64{1.5}, true, lo); !errors.Is(err, errPairsCount) {
+		t.Errorf("told n(n−1) pairs: %v, want errPairsCount", err)
+	}
+	o := Options{Method: MethodSpanner, Delta: 1.5, Workers: 2, Settings: run.Settings{Budget: at - 1}}
+	want := "the LP with the " + strconv.Itoa(len(sp)) + " pairs the 1.5-spanner keeps needs about"
+	if _, err := earlyRefusal(context.Background(), m, 1, 0, o); !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), want) {
+		t.Errorf("under %d bytes: %v, want %q", o.Budget, err, want)
+	}
+	o.Budget = at
+	if refused, err := earlyRefusal(context.Background(), m, 1, 0, o); err != nil || len(refused) != 0 {
+		t.Errorf("under %d bytes (the LP's estimate): %v %v, want the solver to go on", o.Budget, refused, err)
+	}
+}
