@@ -183,6 +183,14 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 		}
 		out = append(out, q)
 	}
+	// over is the error once more pairs are kept than MaxPairs, after
+	// the test of the t-th.
+	over := func(t int) error {
+		if maxPairs > 0 && len(out) > maxPairs {
+			return fmt.Errorf("ldl: %s keeps more than %d pairs, the most its caller can hold (%d of %d pairs tested): %w", what, maxPairs, t+1, len(keys), ErrMaxPairs)
+		}
+		return nil
+	}
 	// sym: the graph is symmetric (every arc's reverse, of the same
 	// length, in it) but for the pair kept at test kept, whose reverse,
 	// if it comes next, is kept without a search.
@@ -222,8 +230,8 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 				// graph: a chain from q.I to q.H would be one from p.I
 				// to p.H reversed, of the same arcs, which has none.
 				keep(q, l)
-				if maxPairs > 0 && len(out) > maxPairs {
-					return nil, 0, fmt.Errorf("ldl: %s keeps more than %d pairs, the most its caller can hold (%d of %d pairs tested): %w", what, maxPairs, t+1, len(keys), ErrMaxPairs)
+				if err := over(t); err != nil {
+					return nil, 0, err
 				}
 				continue
 			}
@@ -251,8 +259,8 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 			}
 			keep(q, l)
 			kept = t
-			if maxPairs > 0 && len(out) > maxPairs {
-				return nil, 0, fmt.Errorf("ldl: %s keeps more than %d pairs, the most its caller can hold (%d of %d pairs tested): %w", what, maxPairs, t+1, len(keys), ErrMaxPairs)
+			if err := over(t); err != nil {
+				return nil, 0, err
 			}
 			continue
 		}
@@ -304,8 +312,8 @@ func Spanner(ctx context.Context, n int, ps []Pair, delta float64, opts *Spanner
 			}
 			out = append(out, Pair{I: i, H: h, W: q.W})
 		}
-		if maxPairs > 0 && len(out) > maxPairs {
-			return nil, 0, fmt.Errorf("ldl: %s keeps more than %d pairs, the most its caller can hold (%d of %d pairs tested): %w", what, maxPairs, t+1, len(keys), ErrMaxPairs)
+		if err := over(t); err != nil {
+			return nil, 0, err
 		}
 	}
 	return out, stretch, nil
