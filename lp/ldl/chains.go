@@ -1,8 +1,10 @@
 package ldl
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/optdp/optdp/run"
 )
@@ -104,27 +106,64 @@ func (c *Chains) Within(s int, radius float64, dist []float64) {
 	c.d.run(c.g, s, radius, dist)
 }
 
-// To returns, for every row of targets, the length of the shortest chain
-// from s to it if at most radius (+Inf otherwise), in targets' order in
-// out (len(targets) values). The search stops once every target is
-// reached, which saves the rows as near as the targets' bound but farther
-// than the targets' chains.
-func (c *Chains) To(s int, targets []int, radius float64, out []float64) {
+// To writes in out[k], for every row targets[k], the length of the
+// shortest chain from s to it when at most bounds[k], and else a value
+// above bounds[k] (+Inf where no chain was found). The search takes the
+// rows by the length of their chains and stops past the largest bound
+// of the targets it has not reached: a target beyond its bound (a pair
+// its chains do not imply) does not hold it to the largest bound of all.
+func (c *Chains) To(s int, targets []int, bounds, out []float64) {
 	d := c.d
-	left := 0
-	for _, v := range targets {
-		if !d.target[v] {
-			d.target[v] = true
-			left++
+	ord := d.ord[:0]
+	for k := range targets {
+		ord = append(ord, int32(k))
+	}
+	slices.SortFunc(ord, func(a, b int32) int { return cmp.Compare(bounds[b], bounds[a]) })
+	d.ord = ord
+	dist := d.dist
+	for _, v := range d.reached {
+		dist[v] = math.Inf(1)
+	}
+	d.reached = append(d.reached[:0], int32(s))
+	d.heap = d.heap[:0]
+	dist[s] = 0
+	d.push(int32(s), dist)
+	// ord[p] is the target of the largest bound not yet taken off the
+	// heap (taken: pos −1 with a finite distance).
+	p := 0
+	for len(d.heap) > 0 {
+		v := d.pop(dist)
+		for p < len(ord) {
+			if t := targets[ord[p]]; d.pos[t] >= 0 || math.IsInf(dist[t], 1) {
+				break
+			}
+			p++
+		}
+		if p == len(ord) || !(dist[v] <= bounds[ord[p]]) {
+			break
+		}
+		radius, dv := bounds[ord[p]], dist[v]
+		for _, a := range c.g.adj[v] {
+			if nd := dv + a.l; nd <= radius && nd < dist[a.to] {
+				if math.IsInf(dist[a.to], 1) {
+					d.reached = append(d.reached, int32(a.to))
+				}
+				dist[a.to] = nd
+				if q := d.pos[a.to]; q >= 0 {
+					d.up(int(q), dist)
+				} else {
+					d.push(int32(a.to), dist)
+				}
+			}
 		}
 	}
-	d.left = left
-	d.search(c.g, s, radius)
-	for k, v := range targets {
-		d.target[v] = false
-		out[k] = d.dist[v]
+	for _, u := range d.heap {
+		d.pos[u] = -1
 	}
-	d.left = -1
+	d.heap = d.heap[:0]
+	for k, v := range targets {
+		out[k] = dist[v]
+	}
 }
 
 type arc struct {
@@ -155,16 +194,14 @@ type dijkstra struct {
 	reached []int32
 	heap    []int32
 	pos     []int32
-	// target marks the rows whose distances the search needs (Chains.To),
-	// left how many of them it has yet to reach (-1: every row).
-	target []bool
-	left   int
-	// key is toward's heap key, dist + the bound of the rest.
+	// key is toward's heap key, dist + the bound of the rest; ord is To's
+	// order of its targets.
 	key []float64
+	ord []int32
 }
 
 func newDijkstra(n int) *dijkstra {
-	d := &dijkstra{dist: make([]float64, n), pos: make([]int32, n), target: make([]bool, n), left: -1, key: make([]float64, n)}
+	d := &dijkstra{dist: make([]float64, n), pos: make([]int32, n), key: make([]float64, n)}
 	for v := range d.pos {
 		d.dist[v], d.pos[v] = math.Inf(1), -1
 	}
@@ -172,10 +209,8 @@ func newDijkstra(n int) *dijkstra {
 }
 
 // search finds the distances from s in g that are at most radius: d.dist
-// holds them for the rows in d.reached (+Inf elsewhere; the rows left on
-// the heap hold upper bounds) until the next search. It stops early once
-// the last target is reached (Chains.To). The arcs' lengths are positive
-// (log W, W > 1).
+// holds them for the rows in d.reached (+Inf elsewhere) until the next
+// search. The arcs' lengths are positive (log W, W > 1).
 func (d *dijkstra) search(g *digraph, s int, radius float64) {
 	dist := d.dist
 	for _, v := range d.reached {
@@ -188,18 +223,6 @@ func (d *dijkstra) search(g *digraph, s int, radius float64) {
 	for len(d.heap) > 0 {
 		v := d.pop(dist)
 		d.reached = append(d.reached, v)
-		if d.target[v] {
-			if d.left--; d.left == 0 {
-				// The rows still on the heap keep their bounds until
-				// the next search resets them.
-				for _, u := range d.heap {
-					d.pos[u] = -1
-				}
-				d.reached = append(d.reached, d.heap...)
-				d.heap = d.heap[:0]
-				break
-			}
-		}
 		dv := dist[v]
 		for _, a := range g.adj[v] {
 			// A row already taken off the heap is at most dv away, below nd.

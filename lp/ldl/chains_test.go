@@ -187,3 +187,44 @@ func TestSpannerStart(t *testing.T) {
 		}
 	}
 }
+
+// TestChainsTo: To's lengths are From's for the targets within their
+// bounds, and above the bound for the others, on a random sparse digraph
+// of irregular lengths with unreachable rows; targets from every row
+// with bounds spread about their chains' lengths (some targets far below
+// theirs, so that the search stops before the largest bound).
+func TestChainsTo(t *testing.T) {
+	const n = 80
+	rng := rand.New(rand.NewPCG(11, 13))
+	var ps []Pair
+	for range 4 * n {
+		i, h := rng.IntN(n-6), rng.IntN(n-6) // the last six rows: no arcs
+		if i != h {
+			ps = append(ps, Pair{I: i, H: h, W: math.Exp(0.01 + 3*rng.Float64())})
+		}
+	}
+	c, err := NewChains(n, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float64, n)
+	for s := range n {
+		c.From(s, want)
+		var targets []int
+		var bounds []float64
+		for _, h := range rng.Perm(n)[:20] {
+			b := 8 * rng.Float64()
+			if !math.IsInf(want[h], 1) && rng.IntN(2) == 0 {
+				b = want[h] * (0.5 + rng.Float64())
+			}
+			targets, bounds = append(targets, h), append(bounds, b)
+		}
+		out := make([]float64, len(targets))
+		c.To(s, targets, bounds, out)
+		for k, h := range targets {
+			if within := want[h] <= bounds[k]; within && math.Abs(out[k]-want[h]) > 1e-12*want[h] || !within && !(out[k] > bounds[k]) {
+				t.Fatalf("from %d to %d, bound %v: %v, From's %v", s, h, bounds[k], out[k], want[h])
+			}
+		}
+	}
+}

@@ -236,7 +236,7 @@ func (s *sifter) candidates(ctx context.Context, sp []lp.Pair, cut prefixCut, li
 		b, d float64
 	}
 	opens := make([][]open, workers)
-	lens, targets := make([][]float64, workers), make([][]int, workers)
+	lens, bounds, targets := make([][]float64, workers), make([][]float64, workers), make([][]int, workers)
 	scratch := make([][]float64, workers)
 	err = forChunks(ctx, n, 1, workers, func(w, i, _, _ int) {
 		a := int(g.group[i])
@@ -253,7 +253,6 @@ func (s *sifter) candidates(ctx context.Context, sp []lp.Pair, cut prefixCut, li
 		hub := rowA[i]
 		// A hub's row is i's own: its chains are exact.
 		exact := g.hubs[a] == i
-		radius := math.Inf(-1)
 		op := opens[w][:0]
 		f := first(i)
 		for B, mem := range g.members {
@@ -300,19 +299,18 @@ func (s *sifter) candidates(ctx context.Context, sp []lp.Pair, cut prefixCut, li
 					continue
 				}
 				op = append(op, open{h, b, d})
-				radius = max(radius, b)
 			}
 		}
 		opens[w] = op
 		if len(op) == 0 {
 			return
 		}
-		hs, ds := targets[w][:0], lens[w][:0]
+		hs, bs, ds := targets[w][:0], bounds[w][:0], lens[w][:0]
 		for _, o := range op {
-			hs, ds = append(hs, o.h), append(ds, 0)
+			hs, bs, ds = append(hs, o.h), append(bs, o.b), append(ds, 0)
 		}
-		targets[w], lens[w] = hs, ds
-		forks[w].To(i, hs, radius, ds)
+		targets[w], bounds[w], lens[w] = hs, bs, ds
+		forks[w].To(i, hs, bs, ds)
 		for k, o := range op {
 			if ds[k] > o.b {
 				add(w, i, o.h, o.d)
