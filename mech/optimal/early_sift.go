@@ -36,9 +36,10 @@ const blockMargin = 1e-10
 // pair's delta · log W from below, by the triangle inequality). Else each
 // pair is tested with the chain through i's hub a, chain(a,i) +
 // chain(a,h), and through b; the pairs both leave open are searched from
-// i, by a search that stops once it has reached them (short: the bounds
-// fail only for h near i). A hub's own row is exact, and a point in
-// another component than i's hub (no chain) is a candidate at once.
+// i, by a search that stops past the largest bound of those it has not
+// reached (short: the bounds fail only for h near i). A hub's own row is
+// exact, and a point in another component than i's hub (no chain) is a
+// candidate at once.
 //
 // Between sifts the graph only grows, so a block whose candidates all
 // fell within the next cut (searched by completeSpanner's batch) has none
