@@ -358,7 +358,9 @@ type SpannerOptions struct {
 	// clamp, by the triangle inequality): each pair is then tested by a
 	// search from I toward H guided by it (A*), which reaches only rows
 	// whose chains could be short enough, instead of from the distance
-	// cache. The pairs kept are the same. Not used with Symmetry.
+	// cache. The pairs kept are the same, but where chains of equal
+	// length round differently by the order of their sums. Not used with
+	// Symmetry.
 	Lower func(i, h int) float64
 	// MaxPairs, when > 0, is the most pairs the caller can use: Spanner
 	// stops with an error wrapping ErrMaxPairs as soon as it keeps

@@ -42,7 +42,8 @@ const completeSlack = 1e-9
 // (landmarks, up to completeLandmarks) before searching from a point,
 // which in a cluster covers the cluster: the pairs implied through the
 // few kept between clusters, or through those that link a cluster's
-// outliers, cost no search.
+// outliers, cost no search. A search from a point goes toward the pair's
+// other point, guided by chainLower.
 func completeSpanner(ctx context.Context, m metric.Metric, eps float64, sp []lp.Pair, cut prefixCut, groups *hubGroups, delta float64, room, batch, workers int, budget run.Budget) ([]lp.Pair, error) {
 	n := m.Len()
 	batch = max(1, batch)
