@@ -16,14 +16,7 @@ import (
 // irregular lengths, some rows unreachable; Fork agrees.
 func TestChainsFloyd(t *testing.T) {
 	const n = 70
-	rng := rand.New(rand.NewPCG(3, 5))
-	var ps []Pair
-	for range 4 * n {
-		i, h := rng.IntN(n-5), rng.IntN(n-5) // the last five rows: no arcs
-		if i != h {
-			ps = append(ps, Pair{I: i, H: h, W: math.Exp(0.01 + 3*rng.Float64())})
-		}
-	}
+	ps := randomDigraph(n, 5, 3)
 	d := make([]float64, n*n)
 	for k := range d {
 		d[k] = math.Inf(1)
@@ -195,14 +188,8 @@ func TestSpannerStart(t *testing.T) {
 // theirs, so that the search stops before the largest bound).
 func TestChainsTo(t *testing.T) {
 	const n = 80
+	ps := randomDigraph(n, 6, 11)
 	rng := rand.New(rand.NewPCG(11, 13))
-	var ps []Pair
-	for range 4 * n {
-		i, h := rng.IntN(n-6), rng.IntN(n-6) // the last six rows: no arcs
-		if i != h {
-			ps = append(ps, Pair{I: i, H: h, W: math.Exp(0.01 + 3*rng.Float64())})
-		}
-	}
 	c, err := NewChains(n, ps)
 	if err != nil {
 		t.Fatal(err)
@@ -227,4 +214,19 @@ func TestChainsTo(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomDigraph returns about 4n pairs among the first n − free of n rows
+// (the last free rows: no arcs, unreachable), log-ratios uniform in
+// [0.01, 3.01), from PCG(seed, seed+2).
+func randomDigraph(n, free int, seed uint64) []Pair {
+	rng := rand.New(rand.NewPCG(seed, seed+2))
+	var ps []Pair
+	for range 4 * n {
+		i, h := rng.IntN(n-free), rng.IntN(n-free)
+		if i != h {
+			ps = append(ps, Pair{I: i, H: h, W: math.Exp(0.01 + 3*rng.Float64())})
+		}
+	}
+	return ps
 }
