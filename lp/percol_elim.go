@@ -44,18 +44,20 @@ type colElim struct {
 
 // Elimination thresholds: an active column is left out when its
 // reduced-cost slack (see slack) is below -elimDrop |Dual|/n (|Dual|/n the
-// mean row multiplier) and its mass below elimMass·n/M, unless it was
-// brought back elimBack times, or once in a tight round (see update).
+// mean row multiplier) and its mass below elimMass·n/M (elimMassLoose·n/M
+// after a loose relaxation, see elimMassFor), unless it was brought back
+// elimBack times, or once in a tight round (see update).
 // priceIter caps price.Column's iterations. Columns are left out after
 // round elimFirst and later: the first relaxation, with the start pairs
 // only, is a poor guide to the outputs used (20×20 hotspots: 13 rounds
 // and 527 iterations against 16 and 609 when leaving out after round 1).
 const (
-	elimFirst = 2
-	elimDrop  = 1e-5
-	elimMass  = 0.1
-	elimBack  = 2
-	priceIter = 40
+	elimFirst     = 2
+	elimDrop      = 1e-5
+	elimMass      = 0.1
+	elimMassLoose = 0.3
+	elimBack      = 2
+	priceIter     = 40
 )
 
 // pushOnlyTol: from this tolerance on, colElim prices the columns left out
@@ -394,16 +396,46 @@ func (e *colElim) compact(o, n int) {
 	}
 }
 
+// elimMassFor is the mass threshold of update (times n/M) after a round
+// whose relaxation was solved to the relative gap tol, from a common
+// start with every column in the first relaxation (all) or not. A
+// relaxation solved loosely is centred: every output keeps some mass,
+// about in proportion to the gap, so the outputs the optimum leaves
+// unused are told by their mass only against a higher threshold. Random
+// points, two hot spots, eps 1, the common start, the columns' mass·M/n
+// after the loose rounds (1e-2) against the outputs the last round used:
+// 1,000 points, rounds 1-3, the used ones at least 0.70, 0.93 and 1.57,
+// of the others half above 0.09, 0.23 and 0.23; 400 points, rounds 2-4,
+// the used ones at least 0.82, 0.80 and 0.74, the others' median 0.22,
+// 0.22 and 0.07. At 0.3 rather than 0.1 the loose rounds after the first
+// at 1,000 points solved about 200 columns instead of about 490, and the
+// whole took 522 and 561 s against 605 and 622 s side by side
+// (docs/MATH.md §11.7). The threshold stays elimMass after tight rounds
+// (2.4e-4 at 1,000 points, where the used ones had 0.46 or more and the
+// others' median was 0.011), from the toward start of grids (loose rounds
+// solved to looseTol), and from a spread subset of the columns
+// (startColsMin), where the columns solved follow those priced back
+// (2,500 points, one run: 208, 336, 307 and 457 in rounds 1-4 against
+// 208, 336, 358 and 524 in an earlier run, whose rounds 2-4 were as fast
+// or faster).
+func elimMassFor(tol float64, all bool) float64 {
+	if all && tol >= warmLooseTol {
+		return elimMassLoose
+	}
+	return elimMass
+}
+
 // update decides the next round's active columns from the slacks and
-// excesses of slack, the bound dual of the round, the tolerance tol and
-// whether the relaxations are solved tightly. An inactive column comes
+// excesses of slack, the bound dual of the round, the tolerance tol,
+// whether the relaxations are solved tightly, and the mass threshold
+// (elimMassFor). An inactive column comes
 // back when its excess is above tol·|dual|/(16 K), K the inactive columns
 // (so that together they weaken the bound by less than tol/16); an active
 // one is left out as the elimination thresholds say. A column brought back
 // elimBack times, or once in a tight round, stays: generation, which goes
 // on while columns come back, cannot cycle. It returns the numbers of
 // columns left out and brought back.
-func (e *colElim) update(p *Problem, sl, ex []float64, dual, tol float64, tight bool) (dropped, revived int) {
+func (e *colElim) update(p *Problem, sl, ex []float64, dual, tol float64, tight bool, mass float64) (dropped, revived int) {
 	n, m := p.N, p.M
 	if !(math.Abs(dual) > 0) || math.IsInf(dual, 0) {
 		return 0, 0 // no scale for the thresholds: keep the columns as they are
@@ -425,7 +457,7 @@ func (e *colElim) update(p *Problem, sl, ex []float64, dual, tol float64, tight 
 				e.back[o] = elimBack
 			}
 			revived++
-		case e.active[o] && e.back[o] < elimBack && sl[o]*scale < -elimDrop && e.mass[o]*float64(m) < elimMass*float64(n):
+		case e.active[o] && e.back[o] < elimBack && sl[o]*scale < -elimDrop && e.mass[o]*float64(m) < mass*float64(n):
 			e.active[o] = false
 			dropped++
 		}

@@ -183,3 +183,50 @@ func TestElimCompact(t *testing.T) {
 		}
 	}
 }
+
+// TestElimUpdateMass: update leaves out an active column only when its
+// slack is below -elimDrop |Dual|/n and its mass below the threshold it is
+// given, and elimMassFor gives the loose threshold only after a loose
+// relaxation from a common start with every column in it. Four columns of n = 10 rows, M = 4
+// (n/M = 2.5), Dual = -2 (|Dual|/n = 0.2): masses 0.5, 0.5, 0.1 and 2.0
+// (0.2, 0.2, 0.04 and 0.8 times n/M), slacks -1e-3, -1e-7, -1e-3, -1e-3
+// (times n/|Dual|: -5e-3, -5e-7, -5e-3, -5e-3).
+func TestElimUpdateMass(t *testing.T) {
+	if got := elimMassFor(warmLooseTol, true); got != elimMassLoose {
+		t.Errorf("elimMassFor(%v, true) = %v, want %v", warmLooseTol, got, elimMassLoose)
+	}
+	for _, c := range []struct {
+		tol float64
+		all bool
+	}{{warmLooseTol / 4, true}, {1e-6, true}, {warmLooseTol, false}, {looseTol, false}} {
+		if got := elimMassFor(c.tol, c.all); got != elimMass {
+			t.Errorf("elimMassFor(%v, %v) = %v, want %v", c.tol, c.all, got, elimMass)
+		}
+	}
+	p := &Problem{N: 10, M: 4}
+	sl := []float64{-1e-3, -1e-7, -1e-3, -1e-3}
+	ex := make([]float64, 4)
+	for _, c := range []struct {
+		mass float64
+		want []bool // active after update
+	}{
+		{elimMass, []bool{true, true, false, true}},
+		{elimMassLoose, []bool{false, true, false, true}},
+	} {
+		e := newColElim(4, 1)
+		copy(e.mass, []float64{0.5, 0.5, 0.1, 2.0})
+		dropped, revived := e.update(p, sl, ex, -2, 1e-6, false, c.mass)
+		want := 0
+		for o, a := range c.want {
+			if e.active[o] != a {
+				t.Errorf("threshold %v: column %d active %v, want %v", c.mass, o, e.active[o], a)
+			}
+			if !a {
+				want++
+			}
+		}
+		if dropped != want || revived != 0 {
+			t.Errorf("threshold %v: %d dropped, %d revived; want %d, 0", c.mass, dropped, revived, want)
+		}
+	}
+}

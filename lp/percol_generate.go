@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/optdp/optdp/run"
@@ -68,11 +69,7 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 	var best *Result
 	x := make([]float64, n*m)
 	// Per column and row, the most violated pair with the row as I and as H.
-	type cand struct {
-		k int
-		t float64
-	}
-	byI, byH := make([]cand, n*m), make([]cand, n*m)
+	byI, byH := make([]violCand, n*m), make([]violCand, n*m)
 	ce := newColElim(m, o.Workers)
 	ce.coarse = o.Tol >= pushOnlyTol
 	// With a common start (a spanner's pairs in every column, the first
@@ -209,9 +206,8 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 		stalled := common && !tight && boundStalled(prevDual, res.Dual, ro.Tol)
 		// Violations of the relaxation's solution, per column.
 		for k := range byI {
-			byI[k], byH[k] = cand{-1, 0}, cand{-1, 0}
+			byI[k], byH[k] = violCand{-1, 0}, violCand{-1, 0}
 		}
-		viol := 0
 		// Violations whose repair costs far below the tolerance are not
 		// worth a round; tight rounds, each costly, take all that could
 		// matter at once.
@@ -219,41 +215,11 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 		if tight {
 			thresh = o.Tol / 1024
 		}
-		extra = extra[:0]
 		// Only the columns of the relaxation: the others are 0 in x.
-		for k, q := range p.Pairs {
-			if k%violCheckCtx == 0 && ctx.Err() != nil {
-				return nil, fmt.Errorf("lp: generate: interrupted in round %d: %w", round, ctx.Err())
-			}
-			ri, rh := x[q.I*m:q.I*m+m], x[q.H*m:q.H*m+m]
-			bits := member[k*words : k*words+words]
-			slack := (q.W - 1) / float64(m)
-			wn := q.W
-			if !tight {
-				wn *= 1 - nearSlack
-			}
-			for _, c := range act {
-				a := ri[c] - wn*rh[c]
-				if a <= 0 || bits[c>>6]&(1<<(c&63)) != 0 {
-					continue
-				}
-				if ri[c] > q.W*rh[c] {
-					viol++
-				}
-				t := a / (a + slack)
-				if t < thresh {
-					continue
-				}
-				if tight {
-					extra = append(extra, [2]int{k, c})
-				}
-				if b := &byI[c*n+q.I]; t > b.t {
-					*b = cand{k, t}
-				}
-				if b := &byH[c*n+q.H]; t > b.t {
-					*b = cand{k, t}
-				}
-			}
+		var viol int
+		viol, extra, err = scanViolations(ctx, p, x, act, member, tight, thresh, byI, byH, extra[:0], o.Workers)
+		if err != nil {
+			return nil, fmt.Errorf("lp: generate: interrupted in round %d: %w", round, err)
 		}
 		res.Violated = append(res.Violated, viol)
 		// A feasible answer: the best of the solution raised and trimmed
@@ -314,7 +280,7 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 		revived := 0
 		if !g.KeepColumns && (round >= elimFirst || common) {
 			var dropped int
-			dropped, revived = ce.update(p, sl, ex, r.Dual, o.Tol, tight)
+			dropped, revived = ce.update(p, sl, ex, r.Dual, o.Tol, tight, elimMassFor(ro.Tol, common && !subset))
 			if subset {
 				// A column back for the first time starts from the pairs
 				// of the nearest column solved before (the binding pairs
@@ -354,7 +320,7 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 		added := 0
 		for c := 0; c < m; c++ {
 			inCol := 0
-			for _, cs := range [2][]cand{byI[c*n : c*n+n], byH[c*n : c*n+n]} {
+			for _, cs := range [2][]violCand{byI[c*n : c*n+n], byH[c*n : c*n+n]} {
 				for _, b := range cs {
 					if b.k < 0 || inCol >= g.MaxAdd {
 						continue
@@ -396,6 +362,84 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 		return res, fmt.Errorf("lp: generate: certified gap %.3g after %d rounds (tolerance %.3g): %w", res.Gap, res.Rounds, o.Tol, run.ErrNotConverged)
 	}
 	return res, nil
+}
+
+// violCand is a column's most violated pair for a row so far in
+// scanViolations: the pair's index k (-1 for none) and its repair weight t.
+type violCand struct {
+	k int
+	t float64
+}
+
+// scanViolations finds the pairs of p that x (row-major, p.N×p.M) violates
+// in the columns act and that are not in the column's list (bit c of
+// member[k·words:], words = ⌈M/64⌉). A violation a = x_I − W' x_H > 0,
+// W' = W, or W(1 − nearSlack) when not tight (the loose rounds also take
+// pairs nearly violated), weighs t = a/(a + (W−1)/M), the share of the
+// uniform matrix its repair needs (§11.3). It returns the number of
+// strict violations x_I > W x_H; for each column c and row i it keeps in
+// byI[c·N+i] (byH) the pair of greatest weight with I = i (H = i) among
+// those of weight at least thresh, and when tight it appends every such
+// (pair, column) to extra. The columns are shared among workers
+// goroutines, each scanning every pair in order for its own, so the
+// results, and the order of extra's entries within a column, are those of
+// a scan by pairs. A cancelled ctx returns its error.
+func scanViolations(ctx context.Context, p *Problem, x []float64, act []int, member []uint64, tight bool, thresh float64, byI, byH []violCand, extra [][2]int, workers int) (int, [][2]int, error) {
+	n, m := p.N, p.M
+	words := (m + 63) / 64
+	workers = max(1, min(workers, len(act)))
+	viols := make([]int, workers)
+	extras := make([][][2]int, workers)
+	var stop atomic.Bool
+	parallel(workers, workers, func(w int) {
+		cs := act[w*len(act)/workers : (w+1)*len(act)/workers]
+		viol, ext := 0, extras[w]
+		for k, q := range p.Pairs {
+			if k%violCheckCtx == 0 && (stop.Load() || ctx.Err() != nil) {
+				stop.Store(true)
+				return
+			}
+			ri, rh := x[q.I*m:q.I*m+m], x[q.H*m:q.H*m+m]
+			bits := member[k*words : k*words+words]
+			slack := (q.W - 1) / float64(m)
+			wn := q.W
+			if !tight {
+				wn *= 1 - nearSlack
+			}
+			for _, c := range cs {
+				a := ri[c] - wn*rh[c]
+				if a <= 0 || bits[c>>6]&(1<<(c&63)) != 0 {
+					continue
+				}
+				if ri[c] > q.W*rh[c] {
+					viol++
+				}
+				t := a / (a + slack)
+				if t < thresh {
+					continue
+				}
+				if tight {
+					ext = append(ext, [2]int{k, c})
+				}
+				if b := &byI[c*n+q.I]; t > b.t {
+					*b = violCand{k, t}
+				}
+				if b := &byH[c*n+q.H]; t > b.t {
+					*b = violCand{k, t}
+				}
+			}
+		}
+		viols[w], extras[w] = viol, ext
+	})
+	if stop.Load() {
+		return 0, extra, ctx.Err() // set once cancelled, never cleared
+	}
+	viol := 0
+	for w := range viols {
+		viol += viols[w]
+		extra = append(extra, extras[w]...)
+	}
+	return viol, extra, nil
 }
 
 // closeGap: once a round's certified gap is within closeGap·Tol, the next

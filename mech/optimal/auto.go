@@ -31,8 +31,9 @@ type Attempt struct {
 // distance, two-hot-spot prior, distance loss, eps 1, 2 shared cores: the
 // exact LP 0.3 s / 5 s at 40 / 80 points, 78 s at 120; constraint
 // generation from a spanner's pairs with warm rounds and the raise-and-trim
-// repair, certified to 1e-6: 0.12 s / 0.38 s / 3.6 s / 25-28 s / 8.8-10
-// min at 40 / 80 / 200 / 400 / 1,000 points; bench/README.md).
+// repair, certified to 1e-6: 0.12 s / 0.38 s / 3.6 s at 40 / 80 / 200
+// points, 33-34 s / 8.7-9.4 min at 400 / 1,000 in a slow hour;
+// bench/README.md).
 const (
 	// autoDenseDegree: more pairs per row than this (after the implied
 	// offsets of a lattice are dropped) is a dense metric, for which

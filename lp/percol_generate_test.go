@@ -1,0 +1,160 @@
+package lp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestScanViolations: the column-parallel scan of scanViolations, on 1 to
+// 3 workers, gives what a plain scan by pairs gives (the loop written out
+// below): the count of strict violations, the most violated pair per
+// column and row as I and as H, and in a tight round every significant
+// (pair, column), in the same order within each column. A random X on
+// 30 random points (every ordered pair listed), 70 of 90 columns active
+// (more than 64, so the membership bits span two words), a fifth of the
+// (pair, column) memberships set; and a cancelled context returns its
+// error.
+func TestScanViolations(t *testing.T) {
+	const n, m = 30, 90
+	p, _ := randomPlanar(n, 7, 1)
+	p.M, p.C = m, make([]float64, n*m)
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := make([]float64, n*m)
+	for k := range x {
+		x[k] = rng.Float64() * rng.Float64()
+	}
+	words := (m + 63) / 64
+	member := make([]uint64, len(p.Pairs)*words)
+	for k := range p.Pairs {
+		for c := range m {
+			if rng.IntN(5) == 0 {
+				member[k*words+c>>6] |= 1 << (c & 63)
+			}
+		}
+	}
+	act := rng.Perm(m)[:70]
+	slices.Sort(act)
+	for _, tight := range []bool{false, true} {
+		const thresh = 1e-3
+		// The plain scan by pairs.
+		wantI, wantH := fresh(n*m), fresh(n*m)
+		var wantExtra [][2]int
+		wantViol := 0
+		for k, q := range p.Pairs {
+			wn := q.W
+			if !tight {
+				wn *= 1 - nearSlack
+			}
+			for _, c := range act {
+				xi, xh := x[q.I*m+c], x[q.H*m+c]
+				a := xi - wn*xh
+				if a <= 0 || member[k*words+c>>6]&(1<<(c&63)) != 0 {
+					continue
+				}
+				if xi > q.W*xh {
+					wantViol++
+				}
+				tw := a / (a + (q.W-1)/m)
+				if tw < thresh {
+					continue
+				}
+				if tight {
+					wantExtra = append(wantExtra, [2]int{k, c})
+				}
+				if b := &wantI[c*n+q.I]; tw > b.t {
+					*b = violCand{k, tw}
+				}
+				if b := &wantH[c*n+q.H]; tw > b.t {
+					*b = violCand{k, tw}
+				}
+			}
+		}
+		if wantViol == 0 || (tight && len(wantExtra) == 0) {
+			t.Fatalf("tight %v: %d violations, %d extra: the case tests nothing", tight, wantViol, len(wantExtra))
+		}
+		for workers := 1; workers <= 3; workers++ {
+			byI, byH := fresh(n*m), fresh(n*m)
+			viol, extra, err := scanViolations(context.Background(), p, x, act, member, tight, thresh, byI, byH, nil, workers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if viol != wantViol || !slices.Equal(byI, wantI) || !slices.Equal(byH, wantH) {
+				t.Errorf("tight %v, %d workers: %d violations (want %d), candidates equal: %v %v", tight, workers, viol, wantViol, slices.Equal(byI, wantI), slices.Equal(byH, wantH))
+			}
+			if !slices.Equal(byColumn(extra, m), byColumn(wantExtra, m)) || len(extra) != len(wantExtra) {
+				t.Errorf("tight %v, %d workers: %d extra (want %d), or in another order within a column", tight, workers, len(extra), len(wantExtra))
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := scanViolations(ctx, p, x, act, member, true, 1e-3, fresh(n*m), fresh(n*m), nil, 2); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: error %v", err)
+	}
+}
+
+// fresh returns k candidates with no pair.
+func fresh(k int) []violCand {
+	v := make([]violCand, k)
+	for i := range v {
+		v[i] = violCand{-1, 0}
+	}
+	return v
+}
+
+// byColumn lists the pairs of extra column by column, each column's in
+// the order extra has them.
+func byColumn(extra [][2]int, m int) []int {
+	cols := make([][]int, m)
+	for _, e := range extra {
+		cols[e[1]] = append(cols[e[1]], e[0])
+	}
+	var out []int
+	for c, ks := range cols {
+		out = append(out, -1-c)
+		out = append(out, ks...)
+	}
+	return out
+}
+
+// BenchmarkScanViolations/workers=W: the separation's scan of a loose
+// round at 1,000 random points in a 10 km square (eps 1, every ordered
+// pair) over 500 active columns of a random X, on W goroutines.
+func BenchmarkScanViolations(b *testing.B) {
+	const n = 1000
+	rng := rand.New(rand.NewPCG(85, 86))
+	xs, ys := planePoints(rng, n, 10)
+	pairs := make([]Pair, 0, n*(n-1))
+	for i := range n {
+		for h := range n {
+			if i != h {
+				pairs = append(pairs, Pair{I: i, H: h, W: math.Exp(math.Hypot(xs[i]-xs[h], ys[i]-ys[h]))})
+			}
+		}
+	}
+	p := &Problem{N: n, M: n, C: make([]float64, n*n), Pairs: pairs}
+	x := make([]float64, n*n)
+	for k := range x {
+		x[k] = rng.ExpFloat64() / n
+	}
+	act := make([]int, 0, n/2)
+	for c := 0; c < n; c += 2 {
+		act = append(act, c)
+	}
+	member := make([]uint64, len(pairs)*((n+63)/64))
+	byI, byH := fresh(n*n), fresh(n*n)
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := scanViolations(context.Background(), p, x, act, member, false, 1e-8, byI, byH, nil, w); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
