@@ -28,12 +28,10 @@ const violCheckCtx = 1 << 12
 // which it is H.
 func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o config, start []bool) (*GenerateResult, error) {
 	n, m := p.N, p.M
-	if err := o.Budget.Check(fmt.Sprintf("lp: generate: membership of %d pairs in %d columns", len(p.Pairs), m),
-		8*float64(len(p.Pairs))*float64((m+63)/64)+16*2*float64(n)*float64(m), ""); err != nil {
+	if err := o.Budget.Check(fmt.Sprintf("lp: generate: candidates of %d rows in %d columns", n, m),
+		16*2*float64(n)*float64(m), ""); err != nil {
 		return nil, err
 	}
-	words := (m + 63) / 64
-	member := make([]uint64, len(p.Pairs)*words) // bit o of pair k: k is in column o
 	var cols [][]int
 	if start != nil {
 		cols = make([][]int, m)
@@ -42,6 +40,10 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 			if ok {
 				first = append(first, k)
 			}
+		}
+		if err := o.Budget.Check(fmt.Sprintf("lp: generate: %d start pairs in %d columns", len(first), m),
+			8*float64(len(first))*float64(m)+membersBytes(len(p.Pairs), len(first)), ""); err != nil {
+			return nil, err
 		}
 		for c := range cols {
 			cols[c] = slices.Clone(first)
@@ -52,10 +54,9 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 			return nil, err
 		}
 	}
-	for c, ks := range cols {
-		for _, k := range ks {
-			member[k*words+c>>6] |= 1 << (c & 63)
-		}
+	member, err := newColMembers(len(p.Pairs), cols)
+	if err != nil {
+		return nil, err
 	}
 	inner := o
 	inner.Tol = o.Tol / 2
@@ -99,7 +100,7 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 		loose.Tol = max(inner.Tol, warmLooseTol)
 		warmFrom, warmTo = newColWarm(n, m, warmGapLoose), newColWarm(n, m, warmGapLoose)
 	}
-	var extra [][2]int // tight rounds: every significant violation (pair, column)
+	var extra [][2]int // rounds that take every significant violation (takeEvery): those (pair, column)
 	lastAdded, lastTotal := 0, 0
 	lastGap := math.Inf(1)
 	refine := false // a coarse tight round added nothing: the next is solved to inner.Tol
@@ -134,13 +135,14 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 			}
 		}
 		// The round's solver gets the budget less what generation holds:
-		// the membership bits, the iterates by column, the candidates, the
-		// log-ratio table, the pair lists and the columns' analyses.
+		// the pair lists and their sorted copies (membership), the
+		// iterates by column, the candidates, the log-ratio table and the
+		// columns' analyses.
 		listed := 0
 		for _, ks := range cols {
 			listed += len(ks)
 		}
-		held := 8*float64(len(member)+len(lw)+listed+2*len(extra)) + 40*float64(n)*float64(m) + ce.bytes()
+		held := 8*float64(len(lw)+listed+2*len(extra)) + membersBytes(len(p.Pairs), listed) + 40*float64(n)*float64(m) + ce.bytes()
 		ro.Budget = o.Budget.Less(held)
 		r, pc, err := solveColumns(ctx, q, qcols, ro, prev)
 		if ro.colWarm != nil && (r == nil || r.warm) && errors.Is(err, run.ErrNotConverged) {
@@ -217,7 +219,12 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 		}
 		// Only the columns of the relaxation: the others are 0 in x.
 		var viol int
-		viol, extra, err = scanViolations(ctx, p, x, act, member, tight, thresh, byI, byH, extra[:0], o.Workers)
+		// A tight round takes every significant violation only when its
+		// relaxation was solved below looseTol: a coarser one is centred,
+		// and its many small violations are of the centring (docs/MATH.md
+		// §11.7, Separation).
+		every := takeEvery(tight, ro.Tol)
+		viol, extra, err = scanViolations(ctx, p, x, act, member, tight, every, thresh, byI, byH, extra[:0], o.Workers)
 		if err != nil {
 			return nil, fmt.Errorf("lp: generate: interrupted in round %d: %w", round, err)
 		}
@@ -299,11 +306,12 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 						continue
 					}
 					for _, k := range cols[near] {
-						if bit := &member[k*words+c>>6]; *bit&(1<<(c&63)) == 0 {
-							*bit |= 1 << (c & 63)
+						if !member.in(c, k) {
+							member.put(c, k)
 							cols[c] = append(cols[c], k)
 						}
 					}
+					member.flush(c)
 					ce.fresh[c] = false
 				}
 			}
@@ -317,6 +325,9 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 		if final && viol == 0 && revived == 0 {
 			break
 		}
+		// Each column gains its candidates by row, then its tight
+		// round's pairs (extra, in order within the column).
+		byCol := extraByColumn(extra, m)
 		added := 0
 		for c := 0; c < m; c++ {
 			inCol := 0
@@ -325,24 +336,23 @@ func generateColumns(ctx context.Context, p *Problem, g *GenerateOptions, o conf
 					if b.k < 0 || inCol >= g.MaxAdd {
 						continue
 					}
-					bit := &member[b.k*words+c>>6]
-					if *bit&(1<<(c&63)) != 0 {
+					if member.in(c, b.k) {
 						continue // chosen for both of its rows
 					}
-					*bit |= 1 << (c & 63)
+					member.put(c, b.k)
 					cols[c] = append(cols[c], b.k)
 					inCol++
 				}
 			}
 			added += inCol
-		}
-		for _, e := range extra {
-			k, c := e[0], e[1]
-			if bit := &member[k*words+c>>6]; *bit&(1<<(c&63)) == 0 {
-				*bit |= 1 << (c & 63)
-				cols[c] = append(cols[c], k)
-				added++
+			for _, e := range extra[byCol[c]:byCol[c+1]] {
+				if k := e[0]; !member.in(c, k) {
+					member.put(c, k)
+					cols[c] = append(cols[c], k)
+					added++
+				}
 			}
+			member.flush(c)
 		}
 		lastAdded, lastTotal = added, total+added
 		if added == 0 && revived == 0 {
@@ -372,27 +382,30 @@ type violCand struct {
 }
 
 // scanViolations finds the pairs of p that x (row-major, p.N×p.M) violates
-// in the columns act and that are not in the column's list (bit c of
-// member[k·words:], words = ⌈M/64⌉). A violation a = x_I − W' x_H > 0,
-// W' = W, or W(1 − nearSlack) when not tight (the loose rounds also take
-// pairs nearly violated), weighs t = a/(a + (W−1)/M), the share of the
-// uniform matrix its repair needs (§11.3). It returns the number of
+// in the columns act and that are not in the column's list (member). A
+// violation a = x_I − W' x_H > 0, W' = W, or W(1 − nearSlack) when not
+// tight (the loose rounds also take pairs nearly violated), weighs
+// t = a/(a + (W−1)/M), the share of the uniform matrix its repair needs
+// (§11.3). It returns the number of
 // strict violations x_I > W x_H; for each column c and row i it keeps in
 // byI[c·N+i] (byH) the pair of greatest weight with I = i (H = i) among
-// those of weight at least thresh, and when tight it appends every such
+// those of weight at least thresh, and when every it appends every such
 // (pair, column) to extra. The columns are shared among workers
 // goroutines, each scanning every pair in order for its own, so the
 // results, and the order of extra's entries within a column, are those of
 // a scan by pairs. A cancelled ctx returns its error.
-func scanViolations(ctx context.Context, p *Problem, x []float64, act []int, member []uint64, tight bool, thresh float64, byI, byH []violCand, extra [][2]int, workers int) (int, [][2]int, error) {
+func scanViolations(ctx context.Context, p *Problem, x []float64, act []int, member *colMembers, tight, every bool, thresh float64, byI, byH []violCand, extra [][2]int, workers int) (int, [][2]int, error) {
 	n, m := p.N, p.M
-	words := (m + 63) / 64
 	workers = max(1, min(workers, len(act)))
 	viols := make([]int, workers)
 	extras := make([][][2]int, workers)
 	var stop atomic.Bool
 	parallel(workers, workers, func(w int) {
 		cs := act[w*len(act)/workers : (w+1)*len(act)/workers]
+		held := make([]cursor, len(cs))
+		for j, c := range cs {
+			held[j].ks = member.sorted[c]
+		}
 		viol, ext := 0, extras[w]
 		for k, q := range p.Pairs {
 			if k%violCheckCtx == 0 && (stop.Load() || ctx.Err() != nil) {
@@ -400,15 +413,14 @@ func scanViolations(ctx context.Context, p *Problem, x []float64, act []int, mem
 				return
 			}
 			ri, rh := x[q.I*m:q.I*m+m], x[q.H*m:q.H*m+m]
-			bits := member[k*words : k*words+words]
 			slack := (q.W - 1) / float64(m)
 			wn := q.W
 			if !tight {
 				wn *= 1 - nearSlack
 			}
-			for _, c := range cs {
+			for j, c := range cs {
 				a := ri[c] - wn*rh[c]
-				if a <= 0 || bits[c>>6]&(1<<(c&63)) != 0 {
+				if a <= 0 || held[j].at(k) {
 					continue
 				}
 				if ri[c] > q.W*rh[c] {
@@ -418,7 +430,7 @@ func scanViolations(ctx context.Context, p *Problem, x []float64, act []int, mem
 				if t < thresh {
 					continue
 				}
-				if tight {
+				if every {
 					ext = append(ext, [2]int{k, c})
 				}
 				if b := &byI[c*n+q.I]; t > b.t {
@@ -440,6 +452,13 @@ func scanViolations(ctx context.Context, p *Problem, x []float64, act []int, mem
 		extra = append(extra, extras[w]...)
 	}
 	return viol, extra, nil
+}
+
+// takeEvery reports whether a round, tight or not, whose relaxation was
+// solved to the relative gap tol adds every significant violation of its
+// answer (scanViolations' every): only a tight one solved below looseTol.
+func takeEvery(tight bool, tol float64) bool {
+	return tight && tol < looseTol
 }
 
 // closeGap: once a round's certified gap is within closeGap·Tol, the next
@@ -573,4 +592,24 @@ func towardStart(p *Problem, k int, budget run.Budget) ([][]int, error) {
 		}
 	}
 	return cols, nil
+}
+
+// extraByColumn sorts extra's (pair, column) entries by column, stably, and
+// returns the offsets: column c's entries are extra[off[c]:off[c+1]].
+func extraByColumn(extra [][2]int, m int) []int {
+	off := make([]int, m+1)
+	for _, e := range extra {
+		off[e[1]+1]++
+	}
+	for c := 0; c < m; c++ {
+		off[c+1] += off[c]
+	}
+	sorted := make([][2]int, len(extra))
+	next := slices.Clone(off[:m])
+	for _, e := range extra {
+		sorted[next[e[1]]] = e
+		next[e[1]]++
+	}
+	copy(extra, sorted)
+	return off
 }

@@ -15,10 +15,10 @@ import (
 // below): the count of strict violations, the most violated pair per
 // column and row as I and as H, and in a tight round every significant
 // (pair, column), in the same order within each column. A random X on
-// 30 random points (every ordered pair listed), 70 of 90 columns active
-// (more than 64, so the membership bits span two words), a fifth of the
-// (pair, column) memberships set; and a cancelled context returns its
-// error.
+// 30 random points (every ordered pair listed), 70 of 90 columns active,
+// a fifth of the (pair, column) memberships set (each column's list in
+// random order, two columns with equal lists); and a cancelled context
+// returns its error.
 func TestScanViolations(t *testing.T) {
 	const n, m = 30, 90
 	p, _ := randomPlanar(n, 7, 1)
@@ -28,14 +28,24 @@ func TestScanViolations(t *testing.T) {
 	for k := range x {
 		x[k] = rng.Float64() * rng.Float64()
 	}
-	words := (m + 63) / 64
-	member := make([]uint64, len(p.Pairs)*words)
-	for k := range p.Pairs {
-		for c := range m {
+	in := make([]bool, len(p.Pairs)*m) // in[k*m+c]: pair k is in column c
+	cols := make([][]int, m)
+	for c := range m {
+		for _, k := range rng.Perm(len(p.Pairs)) {
 			if rng.IntN(5) == 0 {
-				member[k*words+c>>6] |= 1 << (c & 63)
+				cols[c] = append(cols[c], k)
 			}
 		}
+	}
+	cols[1] = slices.Clone(cols[0])
+	for c, ks := range cols {
+		for _, k := range ks {
+			in[k*m+c] = true
+		}
+	}
+	member, err := newColMembers(len(p.Pairs), cols)
+	if err != nil {
+		t.Fatal(err)
 	}
 	act := rng.Perm(m)[:70]
 	slices.Sort(act)
@@ -53,7 +63,7 @@ func TestScanViolations(t *testing.T) {
 			for _, c := range act {
 				xi, xh := x[q.I*m+c], x[q.H*m+c]
 				a := xi - wn*xh
-				if a <= 0 || member[k*words+c>>6]&(1<<(c&63)) != 0 {
+				if a <= 0 || in[k*m+c] {
 					continue
 				}
 				if xi > q.W*xh {
@@ -79,7 +89,7 @@ func TestScanViolations(t *testing.T) {
 		}
 		for workers := 1; workers <= 3; workers++ {
 			byI, byH := fresh(n*m), fresh(n*m)
-			viol, extra, err := scanViolations(context.Background(), p, x, act, member, tight, thresh, byI, byH, nil, workers)
+			viol, extra, err := scanViolations(context.Background(), p, x, act, member, tight, tight, thresh, byI, byH, nil, workers)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +103,7 @@ func TestScanViolations(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, err := scanViolations(ctx, p, x, act, member, true, 1e-3, fresh(n*m), fresh(n*m), nil, 2); !errors.Is(err, context.Canceled) {
+	if _, _, err := scanViolations(ctx, p, x, act, member, true, true, 1e-3, fresh(n*m), fresh(n*m), nil, 2); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: error %v", err)
 	}
 }
@@ -146,15 +156,38 @@ func BenchmarkScanViolations(b *testing.B) {
 	for c := 0; c < n; c += 2 {
 		act = append(act, c)
 	}
-	member := make([]uint64, len(pairs)*((n+63)/64))
+	member, err := newColMembers(len(pairs), make([][]int, n))
+	if err != nil {
+		b.Fatal(err)
+	}
 	byI, byH := fresh(n*n), fresh(n*n)
 	for _, w := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
 			for b.Loop() {
-				if _, _, err := scanViolations(context.Background(), p, x, act, member, false, 1e-8, byI, byH, nil, w); err != nil {
+				if _, _, err := scanViolations(context.Background(), p, x, act, member, false, false, 1e-8, byI, byH, nil, w); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
+	}
+}
+
+// TestTakeEvery: a round adds every significant violation only when tight
+// and solved below looseTol (1e-3; docs/MATH.md §11.7, Separation): the
+// tight rounds at Tol 1e-6 (solved to 1e-4 and below) do, those at Tol
+// 1e-2 (solved to Tol/2 and Tol/4) and loose ones do not.
+func TestTakeEvery(t *testing.T) {
+	for _, c := range []struct {
+		tight bool
+		tol   float64
+		want  bool
+	}{
+		{true, 1e-4, true}, {true, 5e-7, true}, {true, 9.9e-4, true},
+		{true, 1e-3, false}, {true, 5e-3, false}, {true, 2.5e-3, false},
+		{false, 1e-6, false}, {false, 1e-2, false},
+	} {
+		if got := takeEvery(c.tight, c.tol); got != c.want {
+			t.Errorf("takeEvery(%v, %v) = %v, want %v", c.tight, c.tol, got, c.want)
+		}
 	}
 }
