@@ -14,7 +14,8 @@ import (
 // 3 workers, gives what a plain scan by pairs gives (the loop written out
 // below): the count of strict violations, the most violated pair per
 // column and row as I and as H, and in a tight round every significant
-// (pair, column), in the same order within each column. A random X on
+// (pair, column), in the same order within each column (none when the
+// round does not take every violation). A random X on
 // 30 random points (every ordered pair listed), 70 of 90 columns active,
 // a fifth of the (pair, column) memberships set (each column's list in
 // random order, two columns with equal lists); and a cancelled context
@@ -98,6 +99,18 @@ func TestScanViolations(t *testing.T) {
 			}
 			if !slices.Equal(byColumn(extra, m), byColumn(wantExtra, m)) || len(extra) != len(wantExtra) {
 				t.Errorf("tight %v, %d workers: %d extra (want %d), or in another order within a column", tight, workers, len(extra), len(wantExtra))
+			}
+		}
+		// A tight round that does not take every violation (takeEvery):
+		// the same candidates, nothing in extra.
+		if tight {
+			byI, byH := fresh(n*m), fresh(n*m)
+			viol, extra, err := scanViolations(context.Background(), p, x, act, member, true, false, thresh, byI, byH, nil, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if viol != wantViol || !slices.Equal(byI, wantI) || !slices.Equal(byH, wantH) || len(extra) != 0 {
+				t.Errorf("tight, not every: %d violations (want %d), candidates equal %v %v, %d extra (want 0)", viol, wantViol, slices.Equal(byI, wantI), slices.Equal(byH, wantH), len(extra))
 			}
 		}
 	}
