@@ -26,6 +26,8 @@ import (
 //   - BenchmarkLPRandomPoints/N: N random points in a 10 km square
 //     (randomSquare, the generator of mech/optimal's tests), the two-hot-spot
 //     prior (twoSpots), target gap 1e-6 (1e-2 at 1,600 and 2,500 points);
+//   - BenchmarkLPRandomPointsUniform: the points of
+//     BenchmarkLPRandomPoints/1600 with the uniform prior, target 1e-2;
 //   - BenchmarkLPRoads/WxW: a synthetic road network (roadGrid) of W² nodes
 //     in the same square, road distances, the same prior, target 1e-6.
 //
@@ -203,6 +205,23 @@ func BenchmarkLPRandomPoints(b *testing.B) {
 			runOptimal(b, m, twoSpots(xs, ys), tol)
 		})
 	}
+}
+
+// BenchmarkLPRandomPointsUniform is BenchmarkLPRandomPoints/1600 with the
+// uniform prior, which MethodAuto leaves to the spanner: generation's
+// estimated memory exceeds the budget.
+func BenchmarkLPRandomPointsUniform(b *testing.B) {
+	const n = 1600
+	xs, ys := randomSquare(n, n)
+	m, err := metric.Points(xs, ys)
+	if err != nil {
+		b.Fatal(err)
+	}
+	prior := make([]float64, n)
+	for i := range prior {
+		prior[i] = 1.0 / n
+	}
+	runOptimal(b, m, prior, 1e-2)
 }
 
 func BenchmarkLPRoads(b *testing.B) {

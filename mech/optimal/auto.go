@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/optdp/optdp/lp"
@@ -32,8 +33,7 @@ type Attempt struct {
 // exact LP 0.3 s / 5 s at 40 / 80 points, 78 s at 120; constraint
 // generation from a spanner's pairs with warm rounds and the raise-and-trim
 // repair, certified to 1e-6: 0.12 s / 0.38 s / 3.6 s at 40 / 80 / 200
-// points, 33-34 s / 8.7-9.4 min at 400 / 1,000 in a slow hour;
-// bench/README.md).
+// points, 16 s / 4.7 min at 400 / 1,000; bench/README.md).
 const (
 	// autoDenseDegree: more pairs per row than this (after the implied
 	// offsets of a lattice are dropped) is a dense metric, for which
@@ -43,15 +43,72 @@ const (
 	// autoGenerateMax is the most points of a dense metric given to
 	// constraint generation at any tolerance; autoGenerateLooseMax the
 	// most at a tolerance of autoLooseTol or looser, which its rounds
-	// reach once few pairs are violated (1,600 random points to 1e-2: 6
-	// rounds, 6.2 min, 4.8 GB peak RSS). Beyond, the spanner's LP and
-	// bound: at 2,500 points generation certified 1e-2 in 22.6 min
-	// under an 8 GiB budget (peak RSS 13.5 GB), the 1.2-spanner a gap of
-	// 0.10 in 19 min.
+	// reach once few pairs are violated, and then only when its estimated
+	// workspace (generateBytes) fits the budget (2,500 points to 1e-2:
+	// 5 rounds, 12-14 min, in an 8 GiB budget). Beyond, the spanner's LP
+	// and bound (the 1.2-spanner at 2,500 points: a gap of 0.10).
 	autoGenerateMax      = 1200
-	autoGenerateLooseMax = 1600
+	autoGenerateLooseMax = 2500
 	autoLooseTol         = 1e-3
 )
+
+// Constraint generation's workspace on a dense metric of n points
+// (generateBytes), fitted to the memory its largest round counts (the
+// per-column LP's factors, iterate and multipliers, and what generation
+// holds beside them: the pair lists, the candidates, the log-ratio table
+// and the columns' stored analyses) on random planar points with the
+// distance loss at a tolerance of 1e-2. The outputs it solves number
+// 0.55-0.9 times the prior's effective number of locations eff
+// (effectiveLocations), and at least about n/5: of 1,000 points, 169 for
+// one hot spot of 189 effective locations, 200 for two of 329, 621-643
+// for a wide one of 877 (2.4 GiB counted), 706-756 for the uniform prior
+// (2.85 GiB); of 2,500 points, 469-520 for two hot spots of 841 (5.6
+// GiB); of 1,600 with the uniform prior, 1,146-1,207 (over 8 GiB in
+// round 5). Each costs about 2,400 + 1,200·eff/n bytes per point (a
+// spread prior takes more rounds, and its columns more pairs); the rest
+// grows as n². A prior that is zero at many locations can bring back
+// more outputs than it has effective locations (visit counts at 503 of
+// 1,000 points, 31 effective locations: 702 outputs in round 3);
+// generation's rounds check their own memory, and MethodAuto goes on to
+// the spanner when one does not fit.
+const (
+	genBytesPerOutputRow       = 2400
+	genBytesPerOutputRowSpread = 1200
+	genBytesPerSquare          = 100
+	genMinOutputsFrac          = 0.2
+)
+
+// generateBytes estimates the peak workspace of constraint generation on
+// a dense metric of n points whose prior has eff effective locations:
+//
+//	100·n² + (2400 + 1200·eff/n)·max(eff, n/5)·n
+//
+// (genBytesPerSquare, genBytesPerOutputRow, genBytesPerOutputRowSpread,
+// genMinOutputsFrac). It is an estimate for MethodAuto's choice, not a
+// check: each round checks its own memory.
+func generateBytes(n int, eff float64) float64 {
+	fn := float64(n)
+	perRow := genBytesPerOutputRow + genBytesPerOutputRowSpread*eff/fn
+	return genBytesPerSquare*fn*fn + perRow*max(eff, genMinOutputsFrac*fn)*fn
+}
+
+// effectiveLocations is exp(H(prior)), the exponential of the prior's
+// Shannon entropy (in nats): n for the uniform prior on n locations, k
+// for the uniform prior on k of them, and in between for a prior that
+// concentrates on some.
+func effectiveLocations(prior []float64) float64 {
+	var s, h float64
+	for _, p := range prior {
+		s += p
+	}
+	for _, p := range prior {
+		if p > 0 {
+			q := p / s
+			h -= q * math.Log(q)
+		}
+	}
+	return math.Exp(h)
+}
 
 // autoWiderDeltas returns the stretches MethodAuto tries, in order, after
 // the spanner at the default stretch 1.2 does not fit the budget. Random
@@ -61,11 +118,11 @@ const (
 func autoWiderDeltas() []float64 { return []float64{1.5, 2} }
 
 // solveAuto is MethodAuto: it chooses the first method from p's structure
-// (chooseMethod), then, while a method stops without reaching Tol
-// (run.ErrNotConverged) or does not fit the budget (run.ErrTooLarge),
-// tries the next of exact → generate → spanner, and, while the spanner's
-// LP is refused before any certified answer and o.Delta is 0, the spanner
-// at each of autoWiderDeltas. A cancelled ctx or bad input ends it at
+// and the prior's eff effective locations (chooseMethod), then, while a
+// method stops without reaching Tol (run.ErrNotConverged) or does not fit
+// the budget (run.ErrTooLarge), tries the next of exact → generate →
+// spanner, and, while the spanner's LP is refused before any certified
+// answer and o.Delta is 0, the spanner at each of autoWiderDeltas. A cancelled ctx or bad input ends it at
 // once. The answer is the best certified result of the attempts (the
 // smallest gap); the error is nil when some attempt reached its own
 // target (the spanner's: its LP to Tol, the gap to the optimum being its
@@ -77,8 +134,8 @@ func autoWiderDeltas() []float64 { return []float64{1.5, 2} }
 // the wider ones) do not fit the budget, as the early check found
 // (earlyRefusal): they are recorded as attempts with that error and not
 // searched again.
-func solveAuto(ctx context.Context, m metric.Metric, p *lp.Problem, lo *lp.Options, o Options, userTol bool, refused []string) (*lp.Result, Result, error) {
-	first, why := chooseMethod(m, p, lo)
+func solveAuto(ctx context.Context, m metric.Metric, p *lp.Problem, lo *lp.Options, o Options, userTol bool, eff float64, refused []string) (*lp.Result, Result, error) {
+	first, why := chooseMethod(m, p, lo, eff)
 	chain := []Method{MethodExact, MethodGenerate, MethodSpanner}
 	for chain[0] != first {
 		chain = chain[1:]
@@ -176,13 +233,16 @@ func solveAuto(ctx context.Context, m metric.Metric, p *lp.Problem, lo *lp.Optio
 }
 
 // chooseMethod is MethodAuto's first choice for p (the pairs as
-// privacyPairs lists them) and the reason: the exact LP for a sparse
+// privacyPairs lists them), whose prior has eff effective locations
+// (effectiveLocations), and the reason: the exact LP for a sparse
 // constraint graph (at most autoDenseDegree pairs per row) whose workspace
-// fits the budget, constraint generation for a dense metric of at most
-// autoGenerateMax points (autoGenerateLooseMax at a tolerance of
-// autoLooseTol or looser), the spanner beyond or when neither fits. It
-// does no O(n³) work: the estimate is lp.Problem.WorkspaceBytes.
-func chooseMethod(m metric.Metric, p *lp.Problem, lo *lp.Options) (Method, string) {
+// fits the budget; for a dense metric, constraint generation on at most
+// autoGenerateMax points, or on at most autoGenerateLooseMax at a
+// tolerance of autoLooseTol or looser when its estimated workspace
+// (generateBytes) fits the budget; the spanner otherwise. It does no
+// O(n³) work: the estimates are lp.Problem.WorkspaceBytes and
+// generateBytes.
+func chooseMethod(m metric.Metric, p *lp.Problem, lo *lp.Options, eff float64) (Method, string) {
 	n := p.N
 	deg := float64(len(p.Pairs)) / float64(max(1, n))
 	kind := "dense"
@@ -202,23 +262,33 @@ func chooseMethod(m metric.Metric, p *lp.Problem, lo *lp.Options) (Method, strin
 		}
 		return MethodSpanner, fmt.Sprintf("%s metric with %.3g pairs per row: the exact LP needs about %s, over the budget: the spanner and its bound", kind, deg, run.FormatBytes(need))
 	}
-	if !autoStartsWithSpanner(n, deg, lo.Tol) {
-		if n <= autoGenerateMax {
-			return MethodGenerate, fmt.Sprintf("%s metric with %.3g pairs per row (> %d) on %d points (<= %d): constraint generation", kind, deg, autoDenseDegree, n, autoGenerateMax)
-		}
-		return MethodGenerate, fmt.Sprintf("%s metric with %.3g pairs per row (> %d) on %d points (<= %d) to a gap of %.3g (>= %.3g): constraint generation", kind, deg, autoDenseDegree, n, autoGenerateLooseMax, lo.Tol, autoLooseTol)
+	dense := fmt.Sprintf("%s metric with %.3g pairs per row (> %d) on %d points", kind, deg, autoDenseDegree, n)
+	switch {
+	case n <= autoGenerateMax:
+		return MethodGenerate, fmt.Sprintf("%s (<= %d): constraint generation", dense, autoGenerateMax)
+	case n > autoGenerateLooseMax:
+		return MethodSpanner, fmt.Sprintf("%s (> %d): the spanner and its bound", dense, autoGenerateLooseMax)
+	case lo.Tol < autoLooseTol:
+		return MethodSpanner, fmt.Sprintf("%s (> %d) to a gap of %.3g (< %.3g): the spanner and its bound", dense, autoGenerateMax, lo.Tol, autoLooseTol)
 	}
-	if n <= autoGenerateLooseMax {
-		return MethodSpanner, fmt.Sprintf("%s metric with %.3g pairs per row on %d points (> %d) to a gap of %.3g (< %.3g): the spanner and its bound", kind, deg, n, autoGenerateMax, lo.Tol, autoLooseTol)
+	need := generateBytes(n, eff)
+	if !lo.Budget.Fits(need) {
+		return MethodSpanner, fmt.Sprintf("%s (> %d), a prior of %.0f effective locations: constraint generation needs about %s, over the budget of %s: the spanner and its bound",
+			dense, autoGenerateMax, eff, run.FormatBytes(need), run.FormatBytes(float64(lo.Budget.Bytes())))
 	}
-	return MethodSpanner, fmt.Sprintf("%s metric with %.3g pairs per row on %d points (> %d): the spanner and its bound", kind, deg, n, autoGenerateLooseMax)
+	return MethodGenerate, fmt.Sprintf("%s (<= %d) to a gap of %.3g (>= %.3g), a prior of %.0f effective locations: constraint generation (about %s)",
+		dense, autoGenerateLooseMax, lo.Tol, autoLooseTol, eff, run.FormatBytes(need))
 }
 
 // autoStartsWithSpanner reports whether chooseMethod picks the spanner for
-// a metric of n points with deg pairs per row on the grounds of size
-// alone (a dense metric beyond constraint generation's limits).
-func autoStartsWithSpanner(n int, deg, tol float64) bool {
-	return deg > autoDenseDegree && (n > autoGenerateLooseMax || (n > autoGenerateMax && tol < autoLooseTol))
+// a dense metric of n points with deg pairs per row, a prior of eff
+// effective locations and the given tolerance and budget (a metric beyond
+// constraint generation's limits).
+func autoStartsWithSpanner(n int, deg, tol, eff float64, budget run.Budget) bool {
+	if deg <= autoDenseDegree || n <= autoGenerateMax {
+		return false
+	}
+	return n > autoGenerateLooseMax || tol < autoLooseTol || !budget.Fits(generateBytes(n, eff))
 }
 
 // shortErr is err's message cut to 160 bytes, for a reason.

@@ -28,7 +28,7 @@ func listsAllPairs(m metric.Metric) bool { return sparsePairs(m, 1) == nil }
 //
 //   - when the method solves an LP on all n outputs with the kept pairs
 //     (exact, spanner, and auto when it would start with the spanner:
-//     chooseMethod), that LP needs at least lp.MinBytes(n, n, n): with
+//     chooseMethod, with the prior's eff effective locations), that LP needs at least lp.MinBytes(n, n, n): with
 //     every distance from point 0 finite and nonzero, every point is the
 //     first of some pair, and a kept pair starts at each;
 //
@@ -43,7 +43,7 @@ func listsAllPairs(m metric.Metric) bool { return sparsePairs(m, 1) == nil }
 // are counted by a pass over the distances, without storing them. Metrics with
 // symmetries (the solver keeps one output per orbit) are left to the
 // solver's own checks.
-func earlyRefusal(ctx context.Context, m metric.Metric, eps, tol float64, o Options) (refused []string, err error) {
+func earlyRefusal(ctx context.Context, m metric.Metric, eps, tol, eff float64, o Options) (refused []string, err error) {
 	method, budget := o.Method, o.Budget
 	n := m.Len()
 	if _, ok := m.(metric.Symmetric); ok || !listsAllPairs(m) || n < 2 {
@@ -55,7 +55,7 @@ func earlyRefusal(ctx context.Context, m metric.Metric, eps, tol float64, o Opti
 		connected = d > 0 && !math.IsInf(d, 1)
 	}
 	lpAllColumns := method == MethodExact || method == MethodSpanner ||
-		((method == "" || method == MethodAuto) && autoStartsWithSpanner(n, float64(n-1), tol))
+		((method == "" || method == MethodAuto) && autoStartsWithSpanner(n, float64(n-1), tol, eff, budget))
 	if connected && lpAllColumns {
 		if err := budget.Check(fmt.Sprintf("optimal: the LP on %d points and %d outputs, with one pair kept from each point at least", n, n),
 			lp.MinBytes(n, n, n), "its arrays grow as n², whatever the pairs: fewer points (e.g. merged into cells) or a larger budget"); err != nil {
@@ -92,7 +92,7 @@ func earlyRefusal(ctx context.Context, m metric.Metric, eps, tol float64, o Opti
 		if !connected {
 			return nil, nil
 		}
-		stretches, spanner := refusalStretches(n, pairs, tol, o)
+		stretches, spanner := refusalStretches(n, pairs, tol, eff, o)
 		// The LP's options as the solver sets them: the spanner's LP to
 		// SpannerTol unless the caller set a tolerance (solveAuto, Solve).
 		lo := &lp.Options{Tol: tol, Workers: o.Workers, Settings: run.Settings{Budget: budget}}

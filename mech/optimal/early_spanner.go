@@ -48,14 +48,14 @@ const (
 //   - MethodAuto, when it starts with the spanner (autoStartsWithSpanner),
 //     searches that one and, with Options.Delta 0, those of
 //     autoWiderDeltas while each does not fit.
-func refusalStretches(n int, pairs, tol float64, o Options) (stretches []float64, spanner bool) {
+func refusalStretches(n int, pairs, tol, eff float64, o Options) (stretches []float64, spanner bool) {
 	auto := o.Method == "" || o.Method == MethodAuto
 	switch {
 	case o.Method == MethodExact:
 		if pairs > lp.PruneMinDegree*float64(n) {
 			return []float64{1}, false
 		}
-	case o.Method == MethodSpanner || (auto && autoStartsWithSpanner(n, pairs/float64(n), tol)):
+	case o.Method == MethodSpanner || (auto && autoStartsWithSpanner(n, pairs/float64(n), tol, eff, o.Budget)):
 		if o.Delta > 0 {
 			return []float64{o.Delta}, true
 		}

@@ -76,7 +76,7 @@ func TestSpannerRefusal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stretches, spanner := refusalStretches(n, float64(len(ps)), 1e-8, c.o)
+		stretches, spanner := refusalStretches(n, float64(len(ps)), 1e-8, float64(n), c.o)
 		if c.o.Method == "" {
 			// Auto chooses the spanner only beyond 1,600 points: ask for it.
 			stretches, spanner = append([]float64{defaultDelta}, autoWiderDeltas()...), true
@@ -366,11 +366,11 @@ func TestEarlyRefusalCountsPairs(t *testing.T) {
 	}
 	o := Options{Method: MethodSpanner, Delta: 1.5, Workers: 2, Settings: run.Settings{Budget: at - 1}}
 	want := "the LP with the " + strconv.Itoa(len(sp)) + " pairs the 1.5-spanner keeps needs about"
-	if _, err := earlyRefusal(context.Background(), m, 1, 0, o); !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), want) {
+	if _, err := earlyRefusal(context.Background(), m, 1, 0, float64(m.Len()), o); !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), want) {
 		t.Errorf("under %d bytes: %v, want %q", o.Budget, err, want)
 	}
 	o.Budget = at
-	if refused, err := earlyRefusal(context.Background(), m, 1, 0, o); err != nil || len(refused) != 0 {
+	if refused, err := earlyRefusal(context.Background(), m, 1, 0, float64(m.Len()), o); err != nil || len(refused) != 0 {
 		t.Errorf("under %d bytes (the LP's estimate): %v %v, want the solver to go on", o.Budget, refused, err)
 	}
 }

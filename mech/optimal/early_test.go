@@ -41,7 +41,7 @@ func TestEarlyRefusal(t *testing.T) {
 	}
 	// At the floor itself the LP floor passes; the spanner's room (a few
 	// pairs) may still refuse, and then lp.SolveSpanner refuses too.
-	if _, err := earlyRefusal(context.Background(), m, 1, 1e-8, Options{Method: MethodSpanner, Settings: run.Settings{Budget: floor + 1}}); err != nil {
+	if _, err := earlyRefusal(context.Background(), m, 1, 1e-8, float64(m.Len()), Options{Method: MethodSpanner, Settings: run.Settings{Budget: floor + 1}}); err != nil {
 		if strings.Contains(err.Error(), "one pair kept from each point") {
 			t.Errorf("spanner under %d bytes: %v, want no refusal by the LP floor", floor+1, err)
 		}
@@ -49,12 +49,12 @@ func TestEarlyRefusal(t *testing.T) {
 			t.Errorf("spanner under %d bytes: early %v, but lp.SolveSpanner: %v", floor+1, err, serr)
 		}
 	}
-	if _, err := earlyRefusal(context.Background(), m, 1, 1e-8, Options{Method: MethodGenerate, Settings: run.Settings{Budget: floor}}); err != nil {
+	if _, err := earlyRefusal(context.Background(), m, 1, 1e-8, float64(m.Len()), Options{Method: MethodGenerate, Settings: run.Settings{Budget: floor}}); err != nil {
 		t.Errorf("generate under %d bytes: %v, want no early refusal", floor, err)
 	}
 	search := run.Budget(run.DenseBytes(n, n, 1) + 64*float64(n*(n-1)) - 1)
 	for _, method := range []Method{MethodGenerate, MethodAuto} {
-		_, err := earlyRefusal(context.Background(), m, 1, 1e-8, Options{Method: method, Settings: run.Settings{Budget: search}})
+		_, err := earlyRefusal(context.Background(), m, 1, 1e-8, float64(m.Len()), Options{Method: method, Settings: run.Settings{Budget: search}})
 		if !errors.Is(err, run.ErrTooLarge) || !strings.Contains(err.Error(), "spanner search") {
 			t.Errorf("%s under %d bytes: %v, want the spanner search's refusal", method, search, err)
 		}
@@ -73,7 +73,7 @@ func TestAutoAcceptsStoppedSpanner(t *testing.T) {
 	m, prior := randomPoints(t, n, 73)
 	p := distanceProblem(t, m, prior)
 	lo := &lp.Options{Tol: 1e-8, MaxIter: 3}
-	r, info, err := solveAuto(context.Background(), m, p, lo, Options{Gain: GainDistance}, false, nil)
+	r, info, err := solveAuto(context.Background(), m, p, lo, Options{Gain: GainDistance}, false, float64(p.N), nil)
 	if err != nil || r == nil {
 		t.Fatalf("auto: %v, want the stopped spanner's answer", err)
 	}

@@ -41,8 +41,11 @@ const (
 	// MethodAuto (default) picks one of the others from the metric's
 	// structure and size, and when it stalls continues with the next
 	// (solveAuto: exact for sparse constraint graphs, generation for
-	// dense metrics, the spanner for the largest, at wider stretches
-	// while its LP does not fit the budget and Delta is 0); Result.Method
+	// dense metrics, beyond 1,200 points only at loose tolerances and
+	// when its memory, estimated from the size and the prior's effective
+	// number of locations, fits the budget (chooseMethod); the spanner
+	// for the largest, at wider stretches while its LP does not fit the
+	// budget and Delta is 0); Result.Method
 	// names the method that answered, MethodReason why, Attempts every
 	// try.
 	MethodAuto Method = "auto"
@@ -225,7 +228,8 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 	if tol <= 0 {
 		tol = 1e-8
 	}
-	refused, err := earlyRefusal(ctx, m, eps, tol, o)
+	eff := effectiveLocations(prior)
+	refused, err := earlyRefusal(ctx, m, eps, tol, eff, o)
 	if err != nil {
 		return nil, fmt.Errorf("optimal mechanism for %s: %w", m, err)
 	}
@@ -269,7 +273,7 @@ func Solve(ctx context.Context, m metric.Metric, eps float64, prior []float64, o
 	var info Result
 	switch o.Method {
 	case "", MethodAuto:
-		res, info, solveErr = solveAuto(ctx, m, p, lo, o, userTol, refused)
+		res, info, solveErr = solveAuto(ctx, m, p, lo, o, userTol, eff, refused)
 		if res == nil && solveErr == nil {
 			solveErr = fmt.Errorf("optimal: auto: no method answered: %w", run.ErrNotConverged)
 		}
