@@ -28,6 +28,9 @@ import (
 //     prior (twoSpots), target gap 1e-6 (1e-2 at 1,600 and 2,500 points);
 //   - BenchmarkLPRandomPointsUniform: the points of
 //     BenchmarkLPRandomPoints/1600 with the uniform prior, target 1e-2;
+//   - BenchmarkLPRandomPointsCounts/N: those points with a prior of
+//     heavy-tailed visit counts, zero at about half of them (visitCounts),
+//     target 1e-6;
 //   - BenchmarkLPRoads/WxW: a synthetic road network (roadGrid) of W² nodes
 //     in the same square, road distances, the same prior, target 1e-6.
 //
@@ -222,6 +225,41 @@ func BenchmarkLPRandomPointsUniform(b *testing.B) {
 		prior[i] = 1.0 / n
 	}
 	runOptimal(b, m, prior, 1e-2)
+}
+
+// visitCounts is a prior from heavy-tailed visit counts at the points of
+// randomSquare(n, seed): floor(exp(3 Z)) for standard normal Z drawn from
+// the same generator after the points (about half are 0), normalised.
+func visitCounts(n int, seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	for range 2 * n {
+		rng.Float64()
+	}
+	p := make([]float64, n)
+	var s float64
+	for i := range p {
+		p[i] = math.Floor(math.Exp(3 * rng.NormFloat64()))
+		s += p[i]
+	}
+	for i := range p {
+		p[i] /= s
+	}
+	return p
+}
+
+// BenchmarkLPRandomPointsCounts is BenchmarkLPRandomPoints/N with the
+// visit-count prior (visitCounts), target gap 1e-6.
+func BenchmarkLPRandomPointsCounts(b *testing.B) {
+	for _, n := range []int{400, 1000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			xs, ys := randomSquare(n, uint64(n))
+			m, err := metric.Points(xs, ys)
+			if err != nil {
+				b.Fatal(err)
+			}
+			runOptimal(b, m, visitCounts(n, uint64(n)), 1e-6)
+		})
+	}
 }
 
 func BenchmarkLPRoads(b *testing.B) {
