@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/optdp/optdp/lp"
+	"github.com/optdp/optdp/mech"
 	"github.com/optdp/optdp/mech/metric"
 	"github.com/optdp/optdp/run"
 )
@@ -92,22 +93,17 @@ func generateBytes(n int, eff float64) float64 {
 	return genBytesPerSquare*fn*fn + perRow*max(eff, genMinOutputsFrac*fn)*fn
 }
 
-// effectiveLocations is exp(H(prior)), the exponential of the prior's
-// Shannon entropy (in nats): n for the uniform prior on n locations, k
-// for the uniform prior on k of them, and in between for a prior that
-// concentrates on some.
+// effectiveLocations is 2^H(prior), H the prior's Shannon entropy in bits
+// (mech.ShannonEntropy): n for the uniform prior on n locations, k for
+// the uniform prior on k of them, and in between for a prior that
+// concentrates on some. A prior mech.ShannonEntropy refuses (Solve has
+// validated it before) counts as uniform.
 func effectiveLocations(prior []float64) float64 {
-	var s, h float64
-	for _, p := range prior {
-		s += p
+	h, err := mech.ShannonEntropy(prior)
+	if err != nil {
+		return float64(len(prior))
 	}
-	for _, p := range prior {
-		if p > 0 {
-			q := p / s
-			h -= q * math.Log(q)
-		}
-	}
-	return math.Exp(h)
+	return math.Exp2(h)
 }
 
 // autoWiderDeltas returns the stretches MethodAuto tries, in order, after

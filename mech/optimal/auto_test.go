@@ -268,17 +268,17 @@ func TestGenerateBytes(t *testing.T) {
 	}
 }
 
-// TestEffectiveLocations: exp(H) of the prior: n for the uniform prior, k
-// for the uniform prior on k of n locations, unchanged by scaling (counts),
-// and exp(−p ln p − (1−p) ln(1−p)) for two locations.
+// TestEffectiveLocations: 2^H of the prior: n for the uniform prior, k
+// for the uniform prior on k of n locations, 1/(p^p (1−p)^(1−p)) for two
+// locations, and n for a prior mech.ShannonEntropy refuses.
 func TestEffectiveLocations(t *testing.T) {
 	uniform := make([]float64, 1000)
 	for i := range uniform {
 		uniform[i] = 1e-3
 	}
 	some := make([]float64, 1000)
-	for i := range 37 {
-		some[3*i] = 5 // counts, not normalised
+	for i := range 40 {
+		some[3*i] = 1.0 / 40
 	}
 	const p = 0.2
 	for _, tc := range []struct {
@@ -287,9 +287,10 @@ func TestEffectiveLocations(t *testing.T) {
 		want  float64
 	}{
 		{"uniform", uniform, 1000},
-		{"37 of 1000", some, 37},
+		{"40 of 1000", some, 40},
 		{"two", []float64{p, 1 - p}, 1 / (math.Pow(p, p) * math.Pow(1-p, 1-p))},
-		{"one", []float64{0, 0, 3, 0}, 1},
+		{"one", []float64{0, 0, 1, 0}, 1},
+		{"not a prior", []float64{0.5, 0.7, 0}, 3},
 	} {
 		if got := effectiveLocations(tc.prior); math.Abs(got-tc.want) > 1e-12*tc.want {
 			t.Errorf("%s: %.15g, want %.15g", tc.name, got, tc.want)
