@@ -28,9 +28,10 @@ func listsAllPairs(m metric.Metric) bool { return sparsePairs(m, 1) == nil }
 //
 //   - when the method solves an LP on all n outputs with the kept pairs
 //     (exact, spanner, and auto when it would start with the spanner:
-//     chooseMethod, with the prior's eff effective locations), that LP needs at least lp.MinBytes(n, n, n): with
-//     every distance from point 0 finite and nonzero, every point is the
-//     first of some pair, and a kept pair starts at each;
+//     chooseMethod, with the prior's eff effective locations), that LP
+//     needs at least lp.MinBytes(n, n, n): with every distance from
+//     point 0 finite and nonzero, every point is the first of some pair,
+//     and a kept pair starts at each;
 //
 //   - when, for every spanner the method searches, that LP does not fit:
 //     it keeps more pairs than the LP can hold, or its LP's workspace

@@ -45,9 +45,8 @@ const (
 	// when its memory, estimated from the size and the prior's effective
 	// number of locations, fits the budget (chooseMethod); the spanner
 	// for the largest, at wider stretches while its LP does not fit the
-	// budget and Delta is 0); Result.Method
-	// names the method that answered, MethodReason why, Attempts every
-	// try.
+	// budget and Delta is 0); Result.Method names the method that
+	// answered, MethodReason why, Attempts every try.
 	MethodAuto Method = "auto"
 	// MethodExact constrains every edge of a Graph metric, or
 	// every pair of another metric, less those implied by chains of others
