@@ -118,8 +118,8 @@ func autoWiderDeltas() []float64 { return []float64{1.5, 2} }
 // method stops without reaching Tol (run.ErrNotConverged) or does not fit
 // the budget (run.ErrTooLarge), tries the next of exact → generate →
 // spanner, and, while the spanner's LP is refused before any certified
-// answer and o.Delta is 0, the spanner at each of autoWiderDeltas. A cancelled ctx or bad input ends it at
-// once. The answer is the best certified result of the attempts (the
+// answer and o.Delta is 0, the spanner at each of autoWiderDeltas. A
+// cancelled ctx or bad input ends it at once. The answer is the best certified result of the attempts (the
 // smallest gap); the error is nil when some attempt reached its own
 // target (the spanner's: its LP to Tol, the gap to the optimum being its
 // bound) or the spanner's LP stopped for memory, or at the iteration
@@ -258,33 +258,41 @@ func chooseMethod(m metric.Metric, p *lp.Problem, lo *lp.Options, eff float64) (
 		}
 		return MethodSpanner, fmt.Sprintf("%s metric with %.3g pairs per row: the exact LP needs about %s, over the budget: the spanner and its bound", kind, deg, run.FormatBytes(need))
 	}
-	dense := fmt.Sprintf("%s metric with %.3g pairs per row (> %d) on %d points", kind, deg, autoDenseDegree, n)
+	method, why := denseChoice(n, lo.Tol, eff, lo.Budget)
+	return method, fmt.Sprintf("%s metric with %.3g pairs per row (> %d) on %d points %s", kind, deg, autoDenseDegree, n, why)
+}
+
+// denseChoice is chooseMethod's choice for a dense metric of n points (more
+// than autoDenseDegree pairs per row) whose prior has eff effective
+// locations, at the given tolerance and budget, and the reason's end.
+func denseChoice(n int, tol, eff float64, budget run.Budget) (Method, string) {
 	switch {
 	case n <= autoGenerateMax:
-		return MethodGenerate, fmt.Sprintf("%s (<= %d): constraint generation", dense, autoGenerateMax)
+		return MethodGenerate, fmt.Sprintf("(<= %d): constraint generation", autoGenerateMax)
 	case n > autoGenerateLooseMax:
-		return MethodSpanner, fmt.Sprintf("%s (> %d): the spanner and its bound", dense, autoGenerateLooseMax)
-	case lo.Tol < autoLooseTol:
-		return MethodSpanner, fmt.Sprintf("%s (> %d) to a gap of %.3g (< %.3g): the spanner and its bound", dense, autoGenerateMax, lo.Tol, autoLooseTol)
+		return MethodSpanner, fmt.Sprintf("(> %d): the spanner and its bound", autoGenerateLooseMax)
+	case tol < autoLooseTol:
+		return MethodSpanner, fmt.Sprintf("(> %d) to a gap of %.3g (< %.3g): the spanner and its bound", autoGenerateMax, tol, autoLooseTol)
 	}
 	need := generateBytes(n, eff)
-	if !lo.Budget.Fits(need) {
-		return MethodSpanner, fmt.Sprintf("%s (> %d), a prior of %.0f effective locations: constraint generation needs about %s, over the budget of %s: the spanner and its bound",
-			dense, autoGenerateMax, eff, run.FormatBytes(need), run.FormatBytes(float64(lo.Budget.Bytes())))
+	if !budget.Fits(need) {
+		return MethodSpanner, fmt.Sprintf("(> %d), a prior of %.0f effective locations: constraint generation needs about %s, over the budget of %s: the spanner and its bound",
+			autoGenerateMax, eff, run.FormatBytes(need), run.FormatBytes(float64(budget.Bytes())))
 	}
-	return MethodGenerate, fmt.Sprintf("%s (<= %d) to a gap of %.3g (>= %.3g), a prior of %.0f effective locations: constraint generation (about %s)",
-		dense, autoGenerateLooseMax, lo.Tol, autoLooseTol, eff, run.FormatBytes(need))
+	return MethodGenerate, fmt.Sprintf("(<= %d) to a gap of %.3g (>= %.3g), a prior of %.0f effective locations: constraint generation (about %s)",
+		autoGenerateLooseMax, tol, autoLooseTol, eff, run.FormatBytes(need))
 }
 
 // autoStartsWithSpanner reports whether chooseMethod picks the spanner for
-// a dense metric of n points with deg pairs per row, a prior of eff
-// effective locations and the given tolerance and budget (a metric beyond
-// constraint generation's limits).
+// a metric of n points with deg pairs per row, a prior of eff effective
+// locations and the given tolerance and budget on the grounds of size (a
+// dense metric beyond constraint generation's limits: denseChoice).
 func autoStartsWithSpanner(n int, deg, tol, eff float64, budget run.Budget) bool {
-	if deg <= autoDenseDegree || n <= autoGenerateMax {
+	if deg <= autoDenseDegree {
 		return false
 	}
-	return n > autoGenerateLooseMax || tol < autoLooseTol || !budget.Fits(generateBytes(n, eff))
+	method, _ := denseChoice(n, tol, eff, budget)
+	return method == MethodSpanner
 }
 
 // shortErr is err's message cut to 160 bytes, for a reason.
