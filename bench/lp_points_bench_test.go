@@ -163,6 +163,22 @@ func writePoints(b *testing.B, name string, xs, ys []float64) {
 	}
 }
 
+// writePrior writes the prior, one weight per line, to
+// $OPTDP_POINTS_OUT/name when that is set.
+func writePrior(b *testing.B, name string, prior []float64) {
+	dir := os.Getenv("OPTDP_POINTS_OUT")
+	if dir == "" {
+		return
+	}
+	var sb strings.Builder
+	for _, v := range prior {
+		fmt.Fprintf(&sb, "%.17g\n", v)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
+
 // runOptimal solves with optimal.Solve and reports the figures.
 func runOptimal(b *testing.B, m metric.Metric, prior []float64, tol float64) {
 	var r *optimal.Result
@@ -248,16 +264,21 @@ func visitCounts(n int, seed uint64) []float64 {
 }
 
 // BenchmarkLPRandomPointsCounts is BenchmarkLPRandomPoints/N with the
-// visit-count prior (visitCounts), target gap 1e-6.
+// visit-count prior (visitCounts), target gap 1e-6. With OPTDP_POINTS_OUT
+// it writes counts-points-N.csv and counts-prior-N.txt, for
+// lp_highs.py --points ... --prior-file ...
 func BenchmarkLPRandomPointsCounts(b *testing.B) {
-	for _, n := range []int{400, 1000} {
+	for _, n := range []int{40, 80, 400, 1000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			xs, ys := randomSquare(n, uint64(n))
+			prior := visitCounts(n, uint64(n))
+			writePoints(b, fmt.Sprintf("counts-points-%d.csv", n), xs, ys)
+			writePrior(b, fmt.Sprintf("counts-prior-%d.txt", n), prior)
 			m, err := metric.Points(xs, ys)
 			if err != nil {
 				b.Fatal(err)
 			}
-			runOptimal(b, m, visitCounts(n, uint64(n)), 1e-6)
+			runOptimal(b, m, prior, 1e-6)
 		})
 	}
 }

@@ -13,11 +13,16 @@ of optdp or its tests.
     OPTDP_POINTS_OUT=/tmp go test -run '^$' -bench 'LPRandomPoints/(40|80)$' -benchtime 1x ./bench/
     /usr/bin/python3 bench/peers/lp_highs.py --points /tmp/points-40.csv --eps 1 --method highs-ipm
 
+    OPTDP_POINTS_OUT=/tmp go test -run '^$' -bench 'LPRandomPointsCounts/(40|80)$' -benchtime 1x ./bench/
+    /usr/bin/python3 bench/peers/lp_highs.py --points /tmp/counts-points-40.csv \
+        --prior-file /tmp/counts-prior-40.txt --eps 1 --method highs-ipm
+
 --points FILE: the random point sets of bench/lp_points_bench_test.go (x,y in km, written by
-the Go benchmark), Euclidean distance, every ordered pair, the two-hot-spot prior (twospots).
+the Go benchmark), Euclidean distance, every ordered pair, the two-hot-spot prior (twospots), or
+with --prior-file FILE the weights of that file, one per line (normalised here).
 --pairs edges (Manhattan only): the 4-neighbour edges (what optdp solves
 after dropping implied pairs); --pairs all: every ordered pair.
-Prints one JSON line: the loss (= -optimum), wall time and process CPU time
+Prints one JSON line: the loss (= -optimum), HiGHS's iteration count, wall time and process CPU time
 of linprog (the CPU time is the fairer figure on a shared machine), status.
 """
 import argparse
@@ -78,6 +83,15 @@ def read_points(path):
     return pts
 
 
+def read_prior(path, n):
+    with open(path) as f:
+        p = [float(line) for line in f if line.strip()]
+    if len(p) != n or min(p) < 0 or sum(p) <= 0:
+        sys.exit("--prior-file: %d non-negative weights with a positive sum wanted, got %d" % (n, len(p)))
+    t = sum(p)
+    return [v / t for v in p]
+
+
 def pairs_of(metric, pts, w, eps, which):
     n = len(pts)
     out = []
@@ -110,6 +124,7 @@ def main():
     ap.add_argument("--method", default="highs-ipm", choices=["highs-ipm", "highs-ds", "highs"])
     ap.add_argument("--time-limit", type=float, default=600)
     ap.add_argument("--points", default=None, help="x,y file (km): Euclidean, all pairs, two-hot-spot prior")
+    ap.add_argument("--prior-file", default=None, help="one weight per line (with --points): the prior instead of the two hot spots")
     a = ap.parse_args()
     if a.points:
         a.metric, a.prior, a.pairs = "euclid", "twospots", "all"
@@ -119,7 +134,10 @@ def main():
         pts = points(a.w)
     which = a.pairs or ("edges" if a.metric == "manhattan" else "all")
     n = len(pts)
-    if a.prior == "twospots":
+    if a.prior_file:
+        a.prior = a.prior_file
+        prior = read_prior(a.prior_file, n)
+    elif a.prior == "twospots":
         prior = twospots_prior(pts)
     else:
         prior = [1.0 / n] * n if a.prior == "uniform" else hotspot_prior(pts, a.w)
@@ -145,7 +163,7 @@ def main():
     t, cpu = time.time() - t0, time.process_time() - c0
     print(json.dumps({"metric": a.metric, "w": a.w, "points": a.points, "n": n, "eps": a.eps, "prior": a.prior, "pairs": which,
                       "constraints": r + n, "variables": n * n, "method": a.method, "status": res.status,
-                      "message": res.message, "loss": res.fun, "time_s": round(t, 3), "cpu_s": round(cpu, 3)}))
+                      "message": res.message, "loss": res.fun, "iterations": int(res.nit), "time_s": round(t, 3), "cpu_s": round(cpu, 3)}))
 
 
 if __name__ == "__main__":
