@@ -149,32 +149,31 @@ func roadGrid(w int, seed uint64) (xs, ys []float64, edges []metric.WeightedEdge
 
 // writePoints writes the points to $OPTDP_POINTS_OUT/name when that is set.
 func writePoints(b *testing.B, name string, xs, ys []float64) {
-	dir := os.Getenv("OPTDP_POINTS_OUT")
-	if dir == "" {
-		return
-	}
 	var sb strings.Builder
 	sb.WriteString("x,y\n")
 	for i := range xs {
 		fmt.Fprintf(&sb, "%.17g,%.17g\n", xs[i], ys[i])
 	}
-	if err := os.WriteFile(filepath.Join(dir, name), []byte(sb.String()), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	writeOut(b, name, sb.String())
 }
 
 // writePrior writes the prior, one weight per line, to
 // $OPTDP_POINTS_OUT/name when that is set.
 func writePrior(b *testing.B, name string, prior []float64) {
-	dir := os.Getenv("OPTDP_POINTS_OUT")
-	if dir == "" {
-		return
-	}
 	var sb strings.Builder
 	for _, v := range prior {
 		fmt.Fprintf(&sb, "%.17g\n", v)
 	}
-	if err := os.WriteFile(filepath.Join(dir, name), []byte(sb.String()), 0o644); err != nil {
+	writeOut(b, name, sb.String())
+}
+
+// writeOut writes text to $OPTDP_POINTS_OUT/name when that is set.
+func writeOut(b *testing.B, name, text string) {
+	dir := os.Getenv("OPTDP_POINTS_OUT")
+	if dir == "" {
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 		b.Fatal(err)
 	}
 }
