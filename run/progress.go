@@ -23,6 +23,7 @@ const (
 	StageReproduce     Stage = "reproduce"      // repro: an experiment of optdp reproduce
 	StageMarginalPlan  Stage = "marginal plan"  // mech/linear: the max-variance marginal plan
 	StageCount         Stage = "count"          // mech/linear/tables: rows counted into a histogram
+	StageEstimate      Stage = "estimate"       // mech/optimal: a method's time, before it starts
 )
 
 // String returns the stage's name.
@@ -44,7 +45,8 @@ type Progress struct {
 	// Gap is the stage's convergence measure (relative duality gap,
 	// relative residual), or NaN.
 	Gap float64 `json:"gap"`
-	// Value is the current objective value, or NaN.
+	// Value is the current objective value (StageEstimate: the upper end
+	// of the estimate, in seconds), or NaN.
 	Value float64 `json:"value"`
 	// Message is a short human-readable status, or empty.
 	Message string `json:"message"`

@@ -222,20 +222,7 @@ func announceDense(env *runEnv, m metric.Metric, opts *tight.Options, enabled bo
 		return // the solve will be refused with the estimate in its message
 	}
 	fmt.Fprintf(env.stderr, "dense solve of n = %d: %.3g GB of memory, about %s on %s (a structured solver applies only to lattice, separable or ball-symmetric metrics)\n",
-		p.N, p.DenseBytes/1e9, fmtDuration(p.DenseSeconds), backend.Name())
-}
-
-// fmtDuration formats an estimate in seconds for people.
-func fmtDuration(sec float64) string {
-	switch {
-	case sec < 1:
-		return "under a second"
-	case sec < 120:
-		return fmt.Sprintf("%.0f s", sec)
-	case sec < 7200:
-		return fmt.Sprintf("%.0f min", sec/60)
-	}
-	return fmt.Sprintf("%.1f h", sec/3600)
+		p.N, p.DenseBytes/1e9, optrun.FormatSeconds(p.DenseSeconds), backend.Name())
 }
 
 // priorError classifies an error of parsePrior for the --prior spec: the

@@ -166,11 +166,17 @@ func runOptimal(env *runEnv, args []string) error {
 	}
 	pi := ps.prior
 	bar := newProgress(env, "optimal", progressEnabled(*asJSON, *prog))
+	const announceSeconds = 10.0 // estimates whose upper end is shorter stay unsaid
 	round := ""
 	opts.Progress = func(p optrun.Progress) {
 		switch p.Stage {
 		case optrun.StagePrune:
 			bar.Update(p.Frac, p.Message)
+		case optrun.StageEstimate:
+			// A method's time before it starts, when it may be long.
+			if p.Value >= announceSeconds {
+				bar.Note("estimate: " + p.Message)
+			}
 		case optrun.StageCuts:
 			// One line per round of constraint generation: the certified
 			// gap so far and the violated pairs.

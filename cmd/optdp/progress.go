@@ -91,6 +91,22 @@ func (p *progress) Update(frac float64, msg string) {
 	p.draw()
 }
 
+// Note prints line on a line of its own, which the status line does not
+// overwrite, when the progress is enabled (at once, without the quiet
+// first second of the status line).
+func (p *progress) Note(line string) {
+	if p == nil || !p.enabled {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty && p.drawn {
+		fmt.Fprintf(p.w, "\r\033[K")
+		p.drawn = false
+	}
+	fmt.Fprintf(p.w, "%s %s\n", p.label, line)
+}
+
 // Redraw draws the last status again (the elapsed time moves on).
 func (p *progress) Redraw() {
 	if p == nil || !p.enabled {

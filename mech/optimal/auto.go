@@ -25,6 +25,9 @@ type Attempt struct {
 	Gap        float64 `json:"gap"`
 	Iterations int     `json:"iterations"`
 	TimeS      float64 `json:"time_s"`
+	// EstimateS is the range of wall-clock seconds estimated before it
+	// started (timeRange; nil where no benchmark calibrates one).
+	EstimateS []float64 `json:"estimate_s,omitempty"`
 	// Error is its error, empty when it answered.
 	Error string `json:"error,omitempty"`
 }
@@ -180,6 +183,9 @@ func solveAuto(ctx context.Context, m metric.Metric, p *lp.Problem, lo *lp.Optio
 		start := time.Now()
 		r, info, err := solveWith(ctx, method, m, p, &mo, so)
 		a := Attempt{Method: method, Reason: reason, TimeS: time.Since(start).Seconds()}
+		if tlo, thi, ok := estimateFor(method, m, p, mo.Tol, mo.Workers); ok {
+			a.EstimateS = []float64{tlo, thi}
+		}
 		if r != nil {
 			a.Certified, a.Gap, a.Iterations = true, r.Gap, r.Iterations
 		}

@@ -350,6 +350,7 @@ const generateSpannerStart = 1.5
 // generateSpannerStart-spanner (lp.GenerateOptions.SpannerStart).
 func solveWith(ctx context.Context, method Method, m metric.Metric, p *lp.Problem, lo *lp.Options, o Options) (*lp.Result, Result, error) {
 	info := Result{Method: method}
+	reportEstimate(o, method, m, p, lo)
 	switch method {
 	case MethodGenerate:
 		gopts := &lp.GenerateOptions{Options: *lo, PerColumn: true}

@@ -57,7 +57,7 @@ KEYS = [
     ("optdp_linear_optimize", ("baselines",), {"name", "tse"}),  # OptimizeResult.baselines: (name, tse)
     ("optdp_linear_plan_marginals", ("marginals",), {"attrs", "weight"}),  # MarginalPlan.marginals: (attrs, weight)
     # OptimalResult.attempts: one dict per method tried
-    ("optdp_optimal", ("attempts",), {"method", "reason", "certified", "gap", "iterations", "time_s", "error"}),
+    ("optdp_optimal", ("attempts",), {"method", "reason", "certified", "gap", "iterations", "time_s", "estimate_s", "error"}),
     ("optdp_sampler_new", (), {"mix", "audit"}),  # Sampler.mix, Sampler.audit
     ("optdp_metric_info", (), {"n", "spec"}),  # Metric.n, Metric.spec
     ("optdp_stream_new", (), {"n", "sens2", "sigma", "grid"}),  # stream.Release's attributes

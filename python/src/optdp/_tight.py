@@ -256,7 +256,8 @@ class OptimalResult:
     symmetries of the metric, prior and gain the LP was reduced by; 1 for
     none) describe the work; method_reason says why method answered and
     attempts lists every method tried (dicts with method, reason,
-    certified, gap, iterations, time_s, error)."""
+    certified, gap, iterations, time_s, estimate_s (the range of seconds
+    estimated before it started, when the benchmarks calibrate one), error)."""
 
     x: np.ndarray
     utility: float
