@@ -14,8 +14,9 @@ import (
 // 2 cores: n points take between lo·n³ and hi·n³ seconds.
 type cubeSeconds struct{ lo, hi float64 }
 
-// The ranges of cubeSeconds by method and structure, each around the
-// whole solves of bench/README.md on the 2-core AMD EPYC VM (2026-11-30,
+// cubeRange is the range of cubeSeconds of method on a lattice or not, to
+// a loose tolerance (1e-3 or looser) or not; ok is false for a method
+// without one. Each range is around the whole solves of bench/README.md on the 2-core AMD EPYC VM (2026-11-30,
 // quiet; ×1e-8 s per n³, the measured wall time in brackets):
 //
 //   - exact, a lattice (grid) with at most autoDenseDegree pairs per row,
@@ -34,13 +35,21 @@ type cubeSeconds struct{ lo, hi float64 }
 //
 // A prior of wide range (visit counts) takes the upper end of generate's
 // range (docs/MATH.md §11.4, "Priors of wide range").
-var (
-	cubeExactLattice  = cubeSeconds{0.25e-8, 8e-8}
-	cubeExactGraph    = cubeSeconds{1e-7, 1e-6}
-	cubeGenerate      = cubeSeconds{1.5e-7, 2.5e-6}
-	cubeGenerateLoose = cubeSeconds{3e-8, 1.5e-7}
-	cubeSpanner       = cubeSeconds{0.8e-8, 1.5e-7}
-)
+func cubeRange(method Method, lattice, loose bool) (cubeSeconds, bool) {
+	switch {
+	case method == MethodExact && lattice:
+		return cubeSeconds{0.25e-8, 8e-8}, true
+	case method == MethodExact:
+		return cubeSeconds{1e-7, 1e-6}, true
+	case method == MethodGenerate && loose:
+		return cubeSeconds{3e-8, 1.5e-7}, true
+	case method == MethodGenerate:
+		return cubeSeconds{1.5e-7, 2.5e-6}, true
+	case method == MethodSpanner:
+		return cubeSeconds{0.8e-8, 1.5e-7}, true
+	}
+	return cubeSeconds{}, false
+}
 
 // estimateFor is timeRange for method on p, the pairs privacyPairs lists
 // for m.
@@ -51,29 +60,16 @@ func estimateFor(method Method, m metric.Metric, p *lp.Problem, tol float64, wor
 
 // timeRange estimates the wall-clock seconds that method takes on n points
 // with deg pairs per row (a lattice or not) to the tolerance tol on the
-// given number of workers (0: GOMAXPROCS): [lo, hi] from cubeSeconds,
+// given number of workers (0: GOMAXPROCS): [lo, hi] from cubeRange,
 // scaled by 2/workers at the low end (more cores may help, by up to their
 // number) and at both ends for one worker. ok is false where no benchmark
 // calibrates it: the exact LP on a dense metric.
 func timeRange(method Method, n int, deg float64, lattice bool, tol float64, workers int) (lo, hi float64, ok bool) {
-	var c cubeSeconds
-	switch method {
-	case MethodExact:
-		if deg > autoDenseDegree {
-			return 0, 0, false
-		}
-		c = cubeExactGraph
-		if lattice {
-			c = cubeExactLattice
-		}
-	case MethodGenerate:
-		c = cubeGenerate
-		if tol >= autoLooseTol {
-			c = cubeGenerateLoose
-		}
-	case MethodSpanner:
-		c = cubeSpanner
-	default:
+	if method == MethodExact && deg > autoDenseDegree {
+		return 0, 0, false
+	}
+	c, ok := cubeRange(method, lattice, tol >= autoLooseTol)
+	if !ok {
 		return 0, 0, false
 	}
 	if workers <= 0 {
